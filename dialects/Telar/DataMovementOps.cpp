@@ -1,0 +1,709 @@
+//===- DataMovementOps.cpp - Shape and data-movement ops ------------------===//
+//
+// Result-type inference, verifiers and sharding rules of the ops that move
+// data without arithmetic: reshape, transpose, (un)squeeze, concat, split,
+// slice, gather/scatter, expand, tile, pad, one_hot, top_k.
+//
+//===----------------------------------------------------------------------===//
+
+#include "telar/dialects/Telar/TelarOps.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+using namespace mlir;
+using namespace mlir::telar;
+
+using Types = SmallVectorImpl<Type>;
+using OptLoc = std::optional<Location>;
+
+static RankedTensorType tensorOf(Value v) {
+  return cast<RankedTensorType>(v.getType());
+}
+
+static std::string str(Type t) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << t;
+  return s;
+}
+
+static std::string str(ArrayRef<int64_t> a) {
+  std::string s = "[";
+  llvm::raw_string_ostream os(s);
+  llvm::interleaveComma(a, os);
+  os << ']';
+  return s;
+}
+
+static int64_t product(ArrayRef<int64_t> shape) {
+  int64_t p = 1;
+  for (int64_t d : shape)
+    p *= d;
+  return p;
+}
+
+/// Normalises a list of distinct axes against `rank`.
+static FailureOr<SmallVector<int64_t>> normalizeAxes(OptLoc loc,
+                                                     ArrayRef<int64_t> axes,
+                                                     int64_t rank,
+                                                     StringRef what) {
+  SmallVector<int64_t> out;
+  for (int64_t axis : axes) {
+    auto a = normalizeAxis(axis, rank);
+    if (!a)
+      return emitOptionalError(loc, what, " axis ", axis,
+                               " is out of range for rank ", rank);
+    if (llvm::is_contained(out, *a))
+      return emitOptionalError(loc, what, " axis ", axis, " is repeated");
+    out.push_back(*a);
+  }
+  return out;
+}
+
+static AffineMap mapOf(MLIRContext *ctx, unsigned numLoops,
+                       ArrayRef<AffineExpr> exprs) {
+  return AffineMap::get(numLoops, 0, exprs, ctx);
+}
+
+//===----------------------------------------------------------------------===//
+// reshape
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReshapeOp::inferReturnTypes(MLIRContext *, OptLoc loc,
+                                          Adaptor adaptor, Types &results) {
+  auto in = tensorOf(adaptor.getInput());
+  ArrayRef<int64_t> shape = adaptor.getShape();
+  if (llvm::any_of(shape, [](int64_t d) { return d < 0; }))
+    return emitOptionalError(loc, "reshape target shape ", str(shape),
+                             " must be fully resolved (no -1 or negative dims)");
+  if (in.hasStaticShape() && product(in.getShape()) != product(shape))
+    return emitOptionalError(loc, "cannot reshape ", str(in), " (",
+                             product(in.getShape()), " elements) to ",
+                             str(shape), " (", product(shape), " elements)");
+  results.push_back(RankedTensorType::get(shape, in.getElementType()));
+  return success();
+}
+
+/// Each input dim is a floordiv/mod expression of the linearised index over
+/// the result loops, computed within groups of dims whose sizes multiply to
+/// the same number so the expressions stay simple (`d1 * 16 + d2` for an
+/// expansion, `d1 floordiv 16` and `d1 mod 16` for a collapse).
+ShardingRule ReshapeOp::getShardingRule() {
+  MLIRContext *ctx = getContext();
+  ArrayRef<int64_t> in = getInput().getType().getShape();
+  ArrayRef<int64_t> out = getType().getShape();
+  if (!getInput().getType().hasStaticShape() || product(in) == 0)
+    return replicatedOperandsRule(getOperation());
+  ShardingRule rule;
+  rule.iterators.assign(out.size(), utils::IteratorType::parallel);
+  SmallVector<AffineExpr> inExprs;
+  size_t i = 0, j = 0;
+  while (i < in.size() || j < out.size()) {
+    size_t gi = i, gj = j;
+    int64_t pin = 1, pout = 1;
+    if (i < in.size())
+      pin *= in[i++];
+    if (j < out.size())
+      pout *= out[j++];
+    while (pin != pout) {
+      if (pin < pout && i < in.size())
+        pin *= in[i++];
+      else if (j < out.size())
+        pout *= out[j++];
+      else
+        break;
+    }
+    AffineExpr linear = getAffineConstantExpr(0, ctx);
+    int64_t stride = 1;
+    for (size_t k = j; k-- > gj;) {
+      if (out[k] != 1)
+        linear = linear + getAffineDimExpr(k, ctx) * stride;
+      stride *= out[k];
+    }
+    int64_t inStride = pin;
+    for (size_t k = gi; k < i; ++k) {
+      inStride /= in[k];
+      if (in[k] == 1) {
+        inExprs.push_back(getAffineConstantExpr(0, ctx));
+        continue;
+      }
+      AffineExpr e = linear.floorDiv(inStride);
+      if (k != gi)
+        e = e % in[k];
+      inExprs.push_back(simplifyAffineExpr(e, out.size(), 0));
+    }
+  }
+  rule.maps.push_back(mapOf(ctx, out.size(), inExprs));
+  rule.maps.push_back(AffineMap::getMultiDimIdentityMap(out.size(), ctx));
+  return rule;
+}
+
+//===----------------------------------------------------------------------===//
+// transpose
+//===----------------------------------------------------------------------===//
+
+LogicalResult TransposeOp::inferReturnTypes(MLIRContext *, OptLoc loc,
+                                            Adaptor adaptor, Types &results) {
+  auto in = tensorOf(adaptor.getInput());
+  ArrayRef<int64_t> perm = adaptor.getPerm();
+  int64_t rank = in.getRank();
+  SmallVector<bool> seen(rank, false);
+  if ((int64_t)perm.size() != rank)
+    return emitOptionalError(loc, "transpose permutation ", str(perm),
+                             " must have one entry per dimension of ", str(in));
+  SmallVector<int64_t> shape;
+  for (int64_t p : perm) {
+    if (p < 0 || p >= rank || seen[p])
+      return emitOptionalError(loc, "transpose permutation ", str(perm),
+                               " is not a permutation of 0..", rank - 1);
+    seen[p] = true;
+    shape.push_back(in.getDimSize(p));
+  }
+  results.push_back(RankedTensorType::get(shape, in.getElementType()));
+  return success();
+}
+
+ShardingRule TransposeOp::getShardingRule() {
+  MLIRContext *ctx = getContext();
+  ArrayRef<int64_t> perm = getPerm();
+  SmallVector<AffineExpr> inExprs(perm.size());
+  for (auto [i, p] : llvm::enumerate(perm))
+    inExprs[p] = getAffineDimExpr(i, ctx);
+  ShardingRule rule;
+  rule.iterators.assign(perm.size(), utils::IteratorType::parallel);
+  rule.maps.push_back(mapOf(ctx, perm.size(), inExprs));
+  rule.maps.push_back(AffineMap::getMultiDimIdentityMap(perm.size(), ctx));
+  return rule;
+}
+
+//===----------------------------------------------------------------------===//
+// squeeze / unsqueeze
+//===----------------------------------------------------------------------===//
+
+LogicalResult SqueezeOp::inferReturnTypes(MLIRContext *, OptLoc loc,
+                                          Adaptor adaptor, Types &results) {
+  auto in = tensorOf(adaptor.getInput());
+  auto axes = normalizeAxes(loc, adaptor.getAxes(), in.getRank(), "squeeze");
+  if (failed(axes))
+    return failure();
+  SmallVector<int64_t> shape;
+  for (int64_t i = 0; i < in.getRank(); ++i) {
+    bool listed = llvm::is_contained(*axes, i);
+    if (listed && in.getDimSize(i) != 1)
+      return emitOptionalError(loc, "cannot squeeze axis ", i, " of ", str(in),
+                               ": its size is not 1");
+    if (listed || (axes->empty() && in.getDimSize(i) == 1))
+      continue;
+    shape.push_back(in.getDimSize(i));
+  }
+  results.push_back(RankedTensorType::get(shape, in.getElementType()));
+  return success();
+}
+
+ShardingRule SqueezeOp::getShardingRule() {
+  MLIRContext *ctx = getContext();
+  auto in = getInput().getType();
+  int64_t outRank = getType().getRank();
+  SmallVector<int64_t> axes;
+  for (int64_t a : getAxes())
+    axes.push_back(*normalizeAxis(a, in.getRank()));
+  SmallVector<AffineExpr> inExprs;
+  int64_t next = 0;
+  for (int64_t i = 0; i < in.getRank(); ++i) {
+    bool removed = axes.empty() ? in.getDimSize(i) == 1
+                                : llvm::is_contained(axes, i);
+    inExprs.push_back(removed ? getAffineConstantExpr(0, ctx)
+                              : getAffineDimExpr(next++, ctx));
+  }
+  ShardingRule rule;
+  rule.iterators.assign(outRank, utils::IteratorType::parallel);
+  rule.maps.push_back(mapOf(ctx, outRank, inExprs));
+  rule.maps.push_back(AffineMap::getMultiDimIdentityMap(outRank, ctx));
+  return rule;
+}
+
+LogicalResult UnsqueezeOp::inferReturnTypes(MLIRContext *, OptLoc loc,
+                                            Adaptor adaptor, Types &results) {
+  auto in = tensorOf(adaptor.getInput());
+  int64_t outRank = in.getRank() + adaptor.getAxes().size();
+  auto axes = normalizeAxes(loc, adaptor.getAxes(), outRank, "unsqueeze");
+  if (failed(axes))
+    return failure();
+  SmallVector<int64_t> shape;
+  int64_t next = 0;
+  for (int64_t i = 0; i < outRank; ++i)
+    shape.push_back(llvm::is_contained(*axes, i) ? 1 : in.getDimSize(next++));
+  results.push_back(RankedTensorType::get(shape, in.getElementType()));
+  return success();
+}
+
+ShardingRule UnsqueezeOp::getShardingRule() {
+  MLIRContext *ctx = getContext();
+  int64_t outRank = getType().getRank();
+  SmallVector<int64_t> axes;
+  for (int64_t a : getAxes())
+    axes.push_back(*normalizeAxis(a, outRank));
+  SmallVector<AffineExpr> inExprs;
+  for (int64_t i = 0; i < outRank; ++i)
+    if (!llvm::is_contained(axes, i))
+      inExprs.push_back(getAffineDimExpr(i, ctx));
+  ShardingRule rule;
+  rule.iterators.assign(outRank, utils::IteratorType::parallel);
+  rule.maps.push_back(mapOf(ctx, outRank, inExprs));
+  rule.maps.push_back(AffineMap::getMultiDimIdentityMap(outRank, ctx));
+  return rule;
+}
+
+//===----------------------------------------------------------------------===//
+// concat / split
+//===----------------------------------------------------------------------===//
+
+LogicalResult ConcatOp::inferReturnTypes(MLIRContext *, OptLoc loc,
+                                         Adaptor adaptor, Types &results) {
+  if (adaptor.getInputs().empty())
+    return emitOptionalError(loc, "concat needs at least one input");
+  auto first = tensorOf(adaptor.getInputs().front());
+  auto axis = normalizeAxis(adaptor.getAxis(), first.getRank());
+  if (!axis)
+    return emitOptionalError(loc, "concat axis ", adaptor.getAxis(),
+                             " is out of range for ", str(first));
+  SmallVector<int64_t> shape(first.getShape());
+  for (Value v : adaptor.getInputs().drop_front()) {
+    auto t = tensorOf(v);
+    if (t.getRank() != first.getRank() ||
+        t.getElementType() != first.getElementType())
+      return emitOptionalError(loc, "concat inputs ", str(first), " and ",
+                               str(t), " differ in rank or element type");
+    for (int64_t i = 0; i < t.getRank(); ++i) {
+      if (i == *axis) {
+        shape[i] = ShapedType::isDynamic(shape[i]) || t.isDynamicDim(i)
+                       ? ShapedType::kDynamic
+                       : shape[i] + t.getDimSize(i);
+      } else if (t.getDimSize(i) != shape[i]) {
+        return emitOptionalError(loc, "concat inputs ", str(first), " and ",
+                                 str(t), " differ in dimension ", i,
+                                 ", which is not the concat axis ", *axis);
+      }
+    }
+  }
+  results.push_back(RankedTensorType::get(shape, first.getElementType()));
+  return success();
+}
+
+ShardingRule ConcatOp::getShardingRule() {
+  return keepWholeRule(getOperation(), {getAxis()});
+}
+
+LogicalResult SplitOp::inferReturnTypes(MLIRContext *, OptLoc loc,
+                                        Adaptor adaptor, Types &results) {
+  auto in = tensorOf(adaptor.getInput());
+  auto axis = normalizeAxis(adaptor.getAxis(), in.getRank());
+  if (!axis)
+    return emitOptionalError(loc, "split axis ", adaptor.getAxis(),
+                             " is out of range for ", str(in));
+  ArrayRef<int64_t> sizes = adaptor.getSizes();
+  if (sizes.empty())
+    return emitOptionalError(loc, "split needs at least one piece");
+  int64_t total = 0;
+  for (int64_t s : sizes) {
+    if (s < 0)
+      return emitOptionalError(loc, "split sizes ", str(sizes),
+                               " must be non-negative");
+    total += s;
+  }
+  if (!in.isDynamicDim(*axis) && total != in.getDimSize(*axis))
+    return emitOptionalError(loc, "split sizes ", str(sizes), " add up to ",
+                             total, ", not to dimension ", *axis, " of ",
+                             str(in));
+  for (int64_t s : sizes) {
+    SmallVector<int64_t> shape(in.getShape());
+    shape[*axis] = s;
+    results.push_back(RankedTensorType::get(shape, in.getElementType()));
+  }
+  return success();
+}
+
+ShardingRule SplitOp::getShardingRule() {
+  return keepWholeRule(getOperation(), {getAxis()});
+}
+
+//===----------------------------------------------------------------------===//
+// slice
+//===----------------------------------------------------------------------===//
+
+/// ONNX Slice semantics for one axis: clamps start/end, returns the count.
+static int64_t sliceCount(int64_t dim, int64_t start, int64_t end,
+                          int64_t step) {
+  auto clamp = [](int64_t v, int64_t lo, int64_t hi) {
+    return std::max(lo, std::min(v, hi));
+  };
+  if (start < 0)
+    start += dim;
+  if (end < 0)
+    end += dim;
+  if (step > 0) {
+    start = clamp(start, 0, dim);
+    end = clamp(end, 0, dim);
+    return end > start ? (end - start + step - 1) / step : 0;
+  }
+  start = clamp(start, 0, dim - 1);
+  end = clamp(end, -1, dim - 1);
+  return start > end ? (start - end + (-step) - 1) / (-step) : 0;
+}
+
+LogicalResult SliceOp::inferReturnTypes(MLIRContext *, OptLoc loc,
+                                        Adaptor adaptor, Types &results) {
+  auto in = tensorOf(adaptor.getInput());
+  ArrayRef<int64_t> starts = adaptor.getStarts(), ends = adaptor.getEnds(),
+                    steps = adaptor.getSteps();
+  auto axes = normalizeAxes(loc, adaptor.getAxes(), in.getRank(), "slice");
+  if (failed(axes))
+    return failure();
+  if (starts.size() != axes->size() || ends.size() != axes->size() ||
+      steps.size() != axes->size())
+    return emitOptionalError(loc, "slice needs one start, end and step per "
+                                  "axis; got ",
+                             axes->size(), " axes, ", starts.size(),
+                             " starts, ", ends.size(), " ends, ", steps.size(),
+                             " steps");
+  SmallVector<int64_t> shape(in.getShape());
+  for (auto [i, axis] : llvm::enumerate(*axes)) {
+    if (steps[i] == 0)
+      return emitOptionalError(loc, "slice step must not be 0");
+    if (!in.isDynamicDim(axis))
+      shape[axis] = sliceCount(in.getDimSize(axis), starts[i], ends[i], steps[i]);
+  }
+  results.push_back(RankedTensorType::get(shape, in.getElementType()));
+  return success();
+}
+
+ShardingRule SliceOp::getShardingRule() {
+  SmallVector<int64_t> sliced;
+  auto in = getInput().getType();
+  for (auto [i, axis] : llvm::enumerate(getAxes())) {
+    int64_t a = *normalizeAxis(axis, in.getRank());
+    if (getType().getDimSize(a) != in.getDimSize(a))
+      sliced.push_back(a);
+  }
+  return keepWholeRule(getOperation(), sliced);
+}
+
+//===----------------------------------------------------------------------===//
+// gather / scatter
+//===----------------------------------------------------------------------===//
+
+LogicalResult GatherOp::inferReturnTypes(MLIRContext *, OptLoc loc,
+                                         Adaptor adaptor, Types &results) {
+  auto data = tensorOf(adaptor.getData());
+  auto indices = tensorOf(adaptor.getIndices());
+  auto axis = normalizeAxis(adaptor.getAxis(), data.getRank());
+  if (!axis)
+    return emitOptionalError(loc, "gather axis ", adaptor.getAxis(),
+                             " is out of range for ", str(data));
+  SmallVector<int64_t> shape(data.getShape().take_front(*axis));
+  llvm::append_range(shape, indices.getShape());
+  llvm::append_range(shape, data.getShape().drop_front(*axis + 1));
+  results.push_back(RankedTensorType::get(shape, data.getElementType()));
+  return success();
+}
+
+ShardingRule GatherOp::getShardingRule() {
+  MLIRContext *ctx = getContext();
+  int64_t axis = *normalizeAxis(getAxis(), getData().getType().getRank());
+  int64_t q = getIndices().getType().getRank();
+  int64_t rank = getType().getRank();
+  SmallVector<AffineExpr> data, indices;
+  for (int64_t i = 0; i < getData().getType().getRank(); ++i) {
+    if (i < axis)
+      data.push_back(getAffineDimExpr(i, ctx));
+    else if (i == axis)
+      data.push_back(getAffineConstantExpr(0, ctx));
+    else
+      data.push_back(getAffineDimExpr(i - 1 + q, ctx));
+  }
+  for (int64_t i = 0; i < q; ++i)
+    indices.push_back(getAffineDimExpr(axis + i, ctx));
+  ShardingRule rule;
+  rule.iterators.assign(rank, utils::IteratorType::parallel);
+  rule.maps.push_back(mapOf(ctx, rank, data));
+  rule.maps.push_back(mapOf(ctx, rank, indices));
+  rule.maps.push_back(AffineMap::getMultiDimIdentityMap(rank, ctx));
+  return rule;
+}
+
+LogicalResult GatherElementsOp::inferReturnTypes(MLIRContext *, OptLoc loc,
+                                                 Adaptor adaptor,
+                                                 Types &results) {
+  auto data = tensorOf(adaptor.getData());
+  auto indices = tensorOf(adaptor.getIndices());
+  if (data.getRank() != indices.getRank() || data.getRank() == 0)
+    return emitOptionalError(loc, "gather_elements data ", str(data),
+                             " and indices ", str(indices),
+                             " must have the same rank >= 1");
+  if (failed(checkAxis(loc, data, adaptor.getAxis())))
+    return failure();
+  results.push_back(
+      RankedTensorType::get(indices.getShape(), data.getElementType()));
+  return success();
+}
+
+ShardingRule GatherElementsOp::getShardingRule() {
+  MLIRContext *ctx = getContext();
+  int64_t axis = *normalizeAxis(getAxis(), getData().getType().getRank());
+  auto data = getData().getType();
+  auto out = getType();
+  SmallVector<AffineExpr> dataExprs;
+  for (int64_t i = 0; i < data.getRank(); ++i)
+    dataExprs.push_back(i != axis && data.getDimSize(i) == out.getDimSize(i)
+                            ? getAffineDimExpr(i, ctx)
+                            : getAffineConstantExpr(0, ctx));
+  ShardingRule rule;
+  rule.iterators.assign(out.getRank(), utils::IteratorType::parallel);
+  rule.maps.push_back(mapOf(ctx, out.getRank(), dataExprs));
+  rule.maps.push_back(AffineMap::getMultiDimIdentityMap(out.getRank(), ctx));
+  rule.maps.push_back(AffineMap::getMultiDimIdentityMap(out.getRank(), ctx));
+  return rule;
+}
+
+LogicalResult GatherNDOp::inferReturnTypes(MLIRContext *, OptLoc loc,
+                                           Adaptor adaptor, Types &results) {
+  auto data = tensorOf(adaptor.getData());
+  auto indices = tensorOf(adaptor.getIndices());
+  int64_t b = adaptor.getBatchDims();
+  if (indices.getRank() < 1 || b < 0 || b >= std::min(data.getRank(), indices.getRank()) + (b == 0))
+    return emitOptionalError(loc, "gather_nd: batch_dims ", b,
+                             " is invalid for data ", str(data),
+                             " and indices ", str(indices));
+  int64_t last = indices.getShape().back();
+  if (ShapedType::isDynamic(last) || last < 1 || b + last > data.getRank())
+    return emitOptionalError(loc, "gather_nd: the last dimension of indices ",
+                             str(indices), " must be between 1 and ",
+                             data.getRank() - b);
+  for (int64_t i = 0; i < b; ++i)
+    if (data.getDimSize(i) != indices.getDimSize(i))
+      return emitOptionalError(loc, "gather_nd: batch dimension ", i,
+                               " differs between data ", str(data),
+                               " and indices ", str(indices));
+  SmallVector<int64_t> shape(indices.getShape().drop_back());
+  llvm::append_range(shape, data.getShape().drop_front(b + last));
+  results.push_back(RankedTensorType::get(shape, data.getElementType()));
+  return success();
+}
+
+ShardingRule GatherNDOp::getShardingRule() {
+  return replicatedOperandsRule(getOperation());
+}
+
+LogicalResult ScatterElementsOp::inferReturnTypes(MLIRContext *, OptLoc loc,
+                                                  Adaptor adaptor,
+                                                  Types &results) {
+  auto data = tensorOf(adaptor.getData());
+  auto indices = tensorOf(adaptor.getIndices());
+  auto updates = tensorOf(adaptor.getUpdates());
+  if (indices.getShape() != updates.getShape() ||
+      data.getRank() != indices.getRank() || data.getRank() == 0)
+    return emitOptionalError(loc, "scatter_elements: indices ", str(indices),
+                             " and updates ", str(updates),
+                             " must have the same shape, and the rank of data ",
+                             str(data));
+  if (updates.getElementType() != data.getElementType())
+    return emitOptionalError(loc, "scatter_elements: updates ", str(updates),
+                             " must have the element type of data ", str(data));
+  if (failed(checkAxis(loc, data, adaptor.getAxis())))
+    return failure();
+  StringRef r = adaptor.getReduction();
+  if (r != "none" && r != "add" && r != "mul" && r != "max" && r != "min")
+    return emitOptionalError(loc, "scatter reduction '", r,
+                             "' is not one of none, add, mul, max, min");
+  results.push_back(data);
+  return success();
+}
+
+ShardingRule ScatterElementsOp::getShardingRule() {
+  return keepWholeRule(getOperation(),
+                       llvm::to_vector(llvm::seq<int64_t>(
+                           0, getData().getType().getRank())));
+}
+
+LogicalResult ScatterNDOp::inferReturnTypes(MLIRContext *, OptLoc loc,
+                                            Adaptor adaptor, Types &results) {
+  auto data = tensorOf(adaptor.getData());
+  auto indices = tensorOf(adaptor.getIndices());
+  auto updates = tensorOf(adaptor.getUpdates());
+  if (indices.getRank() < 1)
+    return emitOptionalError(loc, "scatter_nd: indices must have rank >= 1");
+  int64_t k = indices.getShape().back();
+  if (ShapedType::isDynamic(k) || k < 1 || k > data.getRank())
+    return emitOptionalError(loc, "scatter_nd: the last dimension of indices ",
+                             str(indices), " must be between 1 and the rank of ",
+                             str(data));
+  SmallVector<int64_t> expected(indices.getShape().drop_back());
+  llvm::append_range(expected, data.getShape().drop_front(k));
+  if (updates.getShape() != ArrayRef<int64_t>(expected) ||
+      updates.getElementType() != data.getElementType())
+    return emitOptionalError(loc, "scatter_nd: updates ", str(updates),
+                             " must have shape ", str(expected),
+                             " and the element type of data ", str(data));
+  StringRef r = adaptor.getReduction();
+  if (r != "none" && r != "add" && r != "mul" && r != "max" && r != "min")
+    return emitOptionalError(loc, "scatter reduction '", r,
+                             "' is not one of none, add, mul, max, min");
+  results.push_back(data);
+  return success();
+}
+
+ShardingRule ScatterNDOp::getShardingRule() {
+  return replicatedOperandsRule(getOperation());
+}
+
+//===----------------------------------------------------------------------===//
+// expand / tile / pad
+//===----------------------------------------------------------------------===//
+
+LogicalResult ExpandOp::inferReturnTypes(MLIRContext *, OptLoc loc,
+                                         Adaptor adaptor, Types &results) {
+  auto in = tensorOf(adaptor.getInput());
+  auto shape = broadcastShapes(in.getShape(), adaptor.getShape());
+  if (!shape || llvm::any_of(adaptor.getShape(), [](int64_t d) { return d < 0; }))
+    return emitOptionalError(loc, "cannot expand ", str(in), " to shape ",
+                             str(adaptor.getShape()));
+  results.push_back(RankedTensorType::get(*shape, in.getElementType()));
+  return success();
+}
+
+ShardingRule ExpandOp::getShardingRule() {
+  return elementwiseRule(getOperation());
+}
+
+LogicalResult TileOp::inferReturnTypes(MLIRContext *, OptLoc loc,
+                                       Adaptor adaptor, Types &results) {
+  auto in = tensorOf(adaptor.getInput());
+  ArrayRef<int64_t> repeats = adaptor.getRepeats();
+  if ((int64_t)repeats.size() != in.getRank() ||
+      llvm::any_of(repeats, [](int64_t r) { return r < 0; }))
+    return emitOptionalError(loc, "tile needs one non-negative repeat count "
+                                  "per dimension of ",
+                             str(in), ", got ", str(repeats));
+  SmallVector<int64_t> shape;
+  for (auto [d, r] : llvm::zip(in.getShape(), repeats))
+    shape.push_back(ShapedType::isDynamic(d) ? d : d * r);
+  results.push_back(RankedTensorType::get(shape, in.getElementType()));
+  return success();
+}
+
+ShardingRule TileOp::getShardingRule() {
+  SmallVector<int64_t> tiled;
+  for (auto [i, r] : llvm::enumerate(getRepeats()))
+    if (r != 1)
+      tiled.push_back(i);
+  return keepWholeRule(getOperation(), tiled);
+}
+
+LogicalResult PadOp::inferReturnTypes(MLIRContext *, OptLoc loc,
+                                      Adaptor adaptor, Types &results) {
+  auto in = tensorOf(adaptor.getInput());
+  ArrayRef<int64_t> pads = adaptor.getPads();
+  int64_t rank = in.getRank();
+  if ((int64_t)pads.size() != 2 * rank)
+    return emitOptionalError(loc, "pad needs ", 2 * rank, " pads for ",
+                             str(in), " (begin pads, then end pads), got ",
+                             pads.size());
+  SmallVector<int64_t> shape;
+  for (int64_t i = 0; i < rank; ++i) {
+    int64_t d = in.getDimSize(i);
+    if (ShapedType::isDynamic(d)) {
+      shape.push_back(d);
+      continue;
+    }
+    int64_t out = d + pads[i] + pads[i + rank];
+    if (out < 0)
+      return emitOptionalError(loc, "pads ", str(pads), " crop dimension ", i,
+                               " of ", str(in), " below zero");
+    shape.push_back(out);
+  }
+  results.push_back(RankedTensorType::get(shape, in.getElementType()));
+  return success();
+}
+
+LogicalResult PadOp::verify() {
+  StringRef mode = getMode();
+  if (mode != "constant" && mode != "reflect" && mode != "edge" &&
+      mode != "wrap")
+    return emitOpError("mode '")
+           << mode << "' is not one of constant, reflect, edge, wrap";
+  return success();
+}
+
+ShardingRule PadOp::getShardingRule() {
+  SmallVector<int64_t> padded;
+  int64_t rank = getInput().getType().getRank();
+  ArrayRef<int64_t> pads = getPads();
+  for (int64_t i = 0; i < rank; ++i)
+    if (pads[i] != 0 || pads[i + rank] != 0)
+      padded.push_back(i);
+  return keepWholeRule(getOperation(), padded);
+}
+
+//===----------------------------------------------------------------------===//
+// one_hot / top_k
+//===----------------------------------------------------------------------===//
+
+LogicalResult OneHotOp::inferReturnTypes(MLIRContext *, OptLoc loc,
+                                         Adaptor adaptor, Types &results) {
+  auto indices = tensorOf(adaptor.getIndices());
+  auto values = tensorOf(adaptor.getValues());
+  if (values.getRank() != 1 || values.getDimSize(0) != 2)
+    return emitOptionalError(loc, "one_hot values must be a 2-element [off, on] "
+                                  "tensor, got ",
+                             str(values));
+  if (adaptor.getDepth() < 1)
+    return emitOptionalError(loc, "one_hot depth must be positive, got ",
+                             adaptor.getDepth());
+  auto axis = normalizeAxis(adaptor.getAxis(), indices.getRank() + 1);
+  if (!axis)
+    return emitOptionalError(loc, "one_hot axis ", adaptor.getAxis(),
+                             " is out of range for ", str(indices));
+  SmallVector<int64_t> shape(indices.getShape());
+  shape.insert(shape.begin() + *axis, adaptor.getDepth());
+  results.push_back(RankedTensorType::get(shape, values.getElementType()));
+  return success();
+}
+
+ShardingRule OneHotOp::getShardingRule() {
+  MLIRContext *ctx = getContext();
+  int64_t rank = getType().getRank();
+  int64_t axis = *normalizeAxis(getAxis(), rank);
+  SmallVector<AffineExpr> indices;
+  for (int64_t i = 0; i < rank; ++i)
+    if (i != axis)
+      indices.push_back(getAffineDimExpr(i, ctx));
+  ShardingRule rule;
+  rule.iterators.assign(rank, utils::IteratorType::parallel);
+  rule.maps.push_back(mapOf(ctx, rank, indices));
+  rule.maps.push_back(mapOf(ctx, rank, {getAffineConstantExpr(0, ctx)}));
+  rule.maps.push_back(AffineMap::getMultiDimIdentityMap(rank, ctx));
+  return rule;
+}
+
+LogicalResult TopKOp::inferReturnTypes(MLIRContext *ctx, OptLoc loc,
+                                       Adaptor adaptor, Types &results) {
+  auto in = tensorOf(adaptor.getInput());
+  auto axis = normalizeAxis(adaptor.getAxis(), in.getRank());
+  if (!axis)
+    return emitOptionalError(loc, "top_k axis ", adaptor.getAxis(),
+                             " is out of range for ", str(in));
+  int64_t k = adaptor.getK();
+  if (k < 0 || (!in.isDynamicDim(*axis) && k > in.getDimSize(*axis)))
+    return emitOptionalError(loc, "top_k: k = ", k,
+                             " must be between 0 and dimension ", *axis,
+                             " of ", str(in));
+  SmallVector<int64_t> shape(in.getShape());
+  shape[*axis] = k;
+  results.push_back(RankedTensorType::get(shape, in.getElementType()));
+  results.push_back(RankedTensorType::get(shape, IntegerType::get(ctx, 64)));
+  return success();
+}
+
+ShardingRule TopKOp::getShardingRule() {
+  return keepWholeRule(getOperation(), {getAxis()});
+}

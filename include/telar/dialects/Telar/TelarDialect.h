@@ -1,0 +1,9 @@
+//===- TelarDialect.h - The telar graph dialect -----------------*- C++ -*-===//
+#ifndef TELAR_DIALECTS_TELAR_TELARDIALECT_H
+#define TELAR_DIALECTS_TELAR_TELARDIALECT_H
+
+#include "mlir/IR/Dialect.h"
+
+#include "telar/dialects/Telar/TelarDialect.h.inc"
+
+#endif // TELAR_DIALECTS_TELAR_TELARDIALECT_H

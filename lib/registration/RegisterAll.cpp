@@ -1,0 +1,37 @@
+//===- RegisterAll.cpp - Register everything a Telar tool uses ------------===//
+
+#include "telar/InitAllTelar.h"
+#include "telar/dialects/Telar/TelarDialect.h"
+#include "telar/passes/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Func/Extensions/AllExtensions.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Shard/IR/ShardDialect.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/InitAllPasses.h"
+
+void mlir::telar::registerAllTelar(DialectRegistry &registry) {
+  registry.insert<TelarDialect, func::FuncDialect, arith::ArithDialect,
+                  math::MathDialect, tensor::TensorDialect,
+                  linalg::LinalgDialect, shard::ShardDialect, scf::SCFDialect,
+                  memref::MemRefDialect, bufferization::BufferizationDialect,
+                  gpu::GPUDialect, NVVM::NVVMDialect, LLVM::LLVMDialect>();
+  func::registerAllExtensions(registry);
+}
+
+void mlir::telar::registerAllTelarPasses() {
+  registerTelarPasses();
+  // Upstream passes: all of them are in libMLIR.so anyway, and the lowering
+  // pipeline uses passes from most dialects.
+  registerAllPasses();
+}
