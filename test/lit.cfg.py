@@ -11,10 +11,11 @@ config.suffixes = [".mlir", ".onnxtext", ".test"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.telar_obj_root, "test")
 config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "Inputs",
-                   "unittests", "models"]
+                   "unittests"]
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%telar_src", config.telar_src_root))
+config.substitutions.append(("%telar_obj", config.telar_obj_root))
 # The project's Python (the venv made by scripts/setup-python.sh).
 venv_python = os.path.join(config.telar_src_root, ".venv", "bin", "python")
 config.substitutions.append(
@@ -27,3 +28,7 @@ tool_dirs = [config.telar_tools_dir, config.llvm_tools_dir]
 tools = ["telar-opt", "telarc"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+
+# End-to-end tests need the project's Python with onnx/onnxruntime/torch.
+if os.path.exists(venv_python):
+    config.available_features.add("telar-python")

@@ -263,9 +263,9 @@ LogicalResult ConcatOp::inferReturnTypes(MLIRContext *, OptLoc loc,
   if (adaptor.getInputs().empty())
     return emitOptionalError(loc, "concat needs at least one input");
   auto first = tensorOf(adaptor.getInputs().front());
-  auto axis = normalizeAxis(adaptor.getAxis(), first.getRank());
+  auto axis = normalizeAxis(static_cast<int64_t>(adaptor.getAxis()), first.getRank());
   if (!axis)
-    return emitOptionalError(loc, "concat axis ", adaptor.getAxis(),
+    return emitOptionalError(loc, "concat axis ", static_cast<int64_t>(adaptor.getAxis()),
                              " is out of range for ", str(first));
   SmallVector<int64_t> shape(first.getShape());
   for (Value v : adaptor.getInputs().drop_front()) {
@@ -297,9 +297,9 @@ ShardingRule ConcatOp::getShardingRule() {
 LogicalResult SplitOp::inferReturnTypes(MLIRContext *, OptLoc loc,
                                         Adaptor adaptor, Types &results) {
   auto in = tensorOf(adaptor.getInput());
-  auto axis = normalizeAxis(adaptor.getAxis(), in.getRank());
+  auto axis = normalizeAxis(static_cast<int64_t>(adaptor.getAxis()), in.getRank());
   if (!axis)
-    return emitOptionalError(loc, "split axis ", adaptor.getAxis(),
+    return emitOptionalError(loc, "split axis ", static_cast<int64_t>(adaptor.getAxis()),
                              " is out of range for ", str(in));
   ArrayRef<int64_t> sizes = adaptor.getSizes();
   if (sizes.empty())
@@ -396,9 +396,9 @@ LogicalResult GatherOp::inferReturnTypes(MLIRContext *, OptLoc loc,
                                          Adaptor adaptor, Types &results) {
   auto data = tensorOf(adaptor.getData());
   auto indices = tensorOf(adaptor.getIndices());
-  auto axis = normalizeAxis(adaptor.getAxis(), data.getRank());
+  auto axis = normalizeAxis(static_cast<int64_t>(adaptor.getAxis()), data.getRank());
   if (!axis)
-    return emitOptionalError(loc, "gather axis ", adaptor.getAxis(),
+    return emitOptionalError(loc, "gather axis ", static_cast<int64_t>(adaptor.getAxis()),
                              " is out of range for ", str(data));
   SmallVector<int64_t> shape(data.getShape().take_front(*axis));
   llvm::append_range(shape, indices.getShape());
@@ -440,7 +440,7 @@ LogicalResult GatherElementsOp::inferReturnTypes(MLIRContext *, OptLoc loc,
     return emitOptionalError(loc, "gather_elements data ", str(data),
                              " and indices ", str(indices),
                              " must have the same rank >= 1");
-  if (failed(checkAxis(loc, data, adaptor.getAxis())))
+  if (failed(checkAxis(loc, data, static_cast<int64_t>(adaptor.getAxis()))))
     return failure();
   results.push_back(
       RankedTensorType::get(indices.getShape(), data.getElementType()));
@@ -469,7 +469,7 @@ LogicalResult GatherNDOp::inferReturnTypes(MLIRContext *, OptLoc loc,
                                            Adaptor adaptor, Types &results) {
   auto data = tensorOf(adaptor.getData());
   auto indices = tensorOf(adaptor.getIndices());
-  int64_t b = adaptor.getBatchDims();
+  int64_t b = static_cast<int64_t>(adaptor.getBatchDims());
   if (indices.getRank() < 1 || b < 0 || b >= std::min(data.getRank(), indices.getRank()) + (b == 0))
     return emitOptionalError(loc, "gather_nd: batch_dims ", b,
                              " is invalid for data ", str(data),
@@ -509,7 +509,7 @@ LogicalResult ScatterElementsOp::inferReturnTypes(MLIRContext *, OptLoc loc,
   if (updates.getElementType() != data.getElementType())
     return emitOptionalError(loc, "scatter_elements: updates ", str(updates),
                              " must have the element type of data ", str(data));
-  if (failed(checkAxis(loc, data, adaptor.getAxis())))
+  if (failed(checkAxis(loc, data, static_cast<int64_t>(adaptor.getAxis()))))
     return failure();
   StringRef r = adaptor.getReduction();
   if (r != "none" && r != "add" && r != "mul" && r != "max" && r != "min")
@@ -656,15 +656,15 @@ LogicalResult OneHotOp::inferReturnTypes(MLIRContext *, OptLoc loc,
     return emitOptionalError(loc, "one_hot values must be a 2-element [off, on] "
                                   "tensor, got ",
                              str(values));
-  if (adaptor.getDepth() < 1)
+  if (static_cast<int64_t>(adaptor.getDepth()) < 1)
     return emitOptionalError(loc, "one_hot depth must be positive, got ",
-                             adaptor.getDepth());
-  auto axis = normalizeAxis(adaptor.getAxis(), indices.getRank() + 1);
+                             static_cast<int64_t>(adaptor.getDepth()));
+  auto axis = normalizeAxis(static_cast<int64_t>(adaptor.getAxis()), indices.getRank() + 1);
   if (!axis)
-    return emitOptionalError(loc, "one_hot axis ", adaptor.getAxis(),
+    return emitOptionalError(loc, "one_hot axis ", static_cast<int64_t>(adaptor.getAxis()),
                              " is out of range for ", str(indices));
   SmallVector<int64_t> shape(indices.getShape());
-  shape.insert(shape.begin() + *axis, adaptor.getDepth());
+  shape.insert(shape.begin() + *axis, static_cast<int64_t>(adaptor.getDepth()));
   results.push_back(RankedTensorType::get(shape, values.getElementType()));
   return success();
 }
@@ -688,11 +688,11 @@ ShardingRule OneHotOp::getShardingRule() {
 LogicalResult TopKOp::inferReturnTypes(MLIRContext *ctx, OptLoc loc,
                                        Adaptor adaptor, Types &results) {
   auto in = tensorOf(adaptor.getInput());
-  auto axis = normalizeAxis(adaptor.getAxis(), in.getRank());
+  auto axis = normalizeAxis(static_cast<int64_t>(adaptor.getAxis()), in.getRank());
   if (!axis)
-    return emitOptionalError(loc, "top_k axis ", adaptor.getAxis(),
+    return emitOptionalError(loc, "top_k axis ", static_cast<int64_t>(adaptor.getAxis()),
                              " is out of range for ", str(in));
-  int64_t k = adaptor.getK();
+  int64_t k = static_cast<int64_t>(adaptor.getK());
   if (k < 0 || (!in.isDynamicDim(*axis) && k > in.getDimSize(*axis)))
     return emitOptionalError(loc, "top_k: k = ", k,
                              " must be between 0 and dimension ", *axis,

@@ -1,0 +1,138 @@
+//===- ShapeInferenceTest.cpp - Unit tests of the dialect's C++ helpers ---===//
+
+#include "telar/InitAllTelar.h"
+#include "telar/dialects/Telar/TelarOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+
+#include <gtest/gtest.h>
+
+using namespace mlir;
+using namespace mlir::telar;
+
+namespace {
+
+TEST(ShapeInference, BroadcastShapes) {
+  auto b = broadcastShapes({2, 1, 4}, {3, 1});
+  ASSERT_TRUE(b.has_value());
+  EXPECT_EQ(*b, (SmallVector<int64_t>{2, 3, 4}));
+  EXPECT_FALSE(broadcastShapes({2, 3}, {4}).has_value());
+  auto scalar = broadcastShapes({}, {5});
+  ASSERT_TRUE(scalar.has_value());
+  EXPECT_EQ(*scalar, (SmallVector<int64_t>{5}));
+}
+
+TEST(ShapeInference, NormalizeAxis) {
+  EXPECT_EQ(normalizeAxis(-1, 3), 2);
+  EXPECT_EQ(normalizeAxis(0, 3), 0);
+  EXPECT_FALSE(normalizeAxis(3, 3).has_value());
+  EXPECT_FALSE(normalizeAxis(-4, 3).has_value());
+}
+
+TEST(ShapeInference, WindowOutputSize) {
+  // ResNet stem: 224, k7 s2 p3 -> 112; max pool k3 s2 p1 -> 56.
+  EXPECT_EQ(windowOutputSize(224, 7, 2, 3, 3, 1, false), 112);
+  EXPECT_EQ(windowOutputSize(112, 3, 2, 1, 1, 1, false), 56);
+  // ceil_mode adds the partial window; dilation widens the kernel.
+  EXPECT_EQ(windowOutputSize(5, 2, 2, 0, 0, 1, false), 2);
+  EXPECT_EQ(windowOutputSize(5, 2, 2, 0, 0, 1, true), 3);
+  EXPECT_EQ(windowOutputSize(7, 3, 1, 0, 0, 2, false), 3);
+  EXPECT_LT(windowOutputSize(2, 5, 1, 0, 0, 1, false), 0);
+}
+
+class DialectTest : public ::testing::Test {
+protected:
+  DialectTest() {
+    DialectRegistry registry;
+    registerAllTelar(registry);
+    ctx.appendDialectRegistry(registry);
+    ctx.loadAllAvailableDialects();
+    module = ModuleOp::create(UnknownLoc::get(&ctx));
+    builder.setInsertionPointToEnd(module->getBody());
+  }
+  Value arg(ArrayRef<int64_t> shape, Type elementType = {}) {
+    if (!elementType)
+      elementType = builder.getF32Type();
+    auto type = RankedTensorType::get(shape, elementType);
+    // Block arguments of a scratch block stand in for function inputs.
+    if (!scratch)
+      scratch = new Block();
+    return scratch->addArgument(type, builder.getUnknownLoc());
+  }
+  std::string rule(Operation *op) {
+    std::string s;
+    llvm::raw_string_ostream os(s);
+    auto iface = cast<shard::ShardingInterface>(op);
+    ShardingRule r{iface.getLoopIteratorTypes(), iface.getIndexingMaps(),
+                   iface.getReductionLoopIteratorKinds()};
+    r.print(os, op->getNumOperands());
+    return s;
+  }
+  ~DialectTest() override { delete scratch; }
+
+  MLIRContext ctx;
+  OwningOpRef<ModuleOp> module;
+  OpBuilder builder{&ctx};
+  Block *scratch = nullptr;
+};
+
+TEST_F(DialectTest, BuildersInferResultTypes) {
+  Location loc = builder.getUnknownLoc();
+  Value a = arg({4, 16, 64}), b = arg({64});
+  auto add = AddOp::create(builder, loc, a, b);
+  EXPECT_EQ(add.getType(), RankedTensorType::get({4, 16, 64}, builder.getF32Type()));
+  auto sum = ReduceSumOp::create(builder, loc, add, builder.getDenseI64ArrayAttr({-1}),
+                                 builder.getBoolAttr(false));
+  EXPECT_EQ(sum.getType().getShape(), ArrayRef<int64_t>({4, 16}));
+  auto eq = EqualOp::create(builder, loc, a, a);
+  EXPECT_TRUE(eq.getType().getElementType().isInteger(1));
+}
+
+TEST_F(DialectTest, InferenceFailureIsAnError) {
+  Location loc = builder.getUnknownLoc();
+  Value a = arg({2, 3}), b = arg({4});
+  SmallVector<Type> types;
+  std::string message;
+  ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &d) {
+    message = d.str();
+    return success();
+  });
+  EXPECT_TRUE(failed(AddOp::inferReturnTypes(&ctx, loc, {a, b}, nullptr,
+                                             OpaqueProperties(nullptr), {}, types)));
+  EXPECT_NE(message.find("do not broadcast"), std::string::npos) << message;
+}
+
+TEST_F(DialectTest, ShardingRules) {
+  Location loc = builder.getUnknownLoc();
+  Value x = arg({2, 8, 64}), w = arg({64});
+  auto add = AddOp::create(builder, loc, x, w);
+  EXPECT_EQ(rule(add), "([d0, d1, d2], [d2]) -> ([d0, d1, d2]) {parallel, parallel, parallel}");
+  auto reshape = ReshapeOp::create(builder, loc, add,
+                                   builder.getDenseI64ArrayAttr({2, 8, 4, 16}));
+  EXPECT_EQ(rule(reshape), "([d0, d1, d2 * 16 + d3]) -> ([d0, d1, d2, d3]) "
+                           "{parallel, parallel, parallel, parallel}");
+  auto sum = ReduceSumOp::create(builder, loc, x, builder.getDenseI64ArrayAttr({2}),
+                                 builder.getBoolAttr(true));
+  EXPECT_EQ(rule(sum), "([d0, d1, d2]) -> ([d0, d1, 0]) {parallel, parallel, reduction:sum}");
+  auto softmax = SoftmaxOp::create(builder, loc, x, builder.getI64IntegerAttr(-1));
+  EXPECT_EQ(rule(softmax), "([d0, d1, 0]) -> ([d0, d1, 0]) {parallel, parallel}");
+}
+
+TEST_F(DialectTest, FoldsShapeMath) {
+  Location loc = builder.getUnknownLoc();
+  auto type = RankedTensorType::get({2}, builder.getI64Type());
+  Value c = builder.createOrFold<ConstantOp>(
+      loc, DenseElementsAttr::get(type, ArrayRef<int64_t>{3, 4}));
+  Value prod = builder.createOrFold<MulOp>(loc, c, c);
+  auto folded = prod.getDefiningOp<ConstantOp>();
+  ASSERT_TRUE(folded);
+  auto values = cast<DenseElementsAttr>(folded.getValue()).getValues<int64_t>();
+  EXPECT_EQ(SmallVector<int64_t>(values.begin(), values.end()),
+            (SmallVector<int64_t>{9, 16}));
+}
+
+} // namespace
