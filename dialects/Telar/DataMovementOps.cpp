@@ -121,6 +121,7 @@ ShardingRule ReshapeOp::getShardingRule() {
       stride *= out[k];
     }
     int64_t inStride = pin;
+    bool outermost = true; // Only size-1 dims before this one in the group.
     for (size_t k = gi; k < i; ++k) {
       inStride /= in[k];
       if (in[k] == 1) {
@@ -128,8 +129,9 @@ ShardingRule ReshapeOp::getShardingRule() {
         continue;
       }
       AffineExpr e = linear.floorDiv(inStride);
-      if (k != gi)
+      if (!outermost)
         e = e % in[k];
+      outermost = false;
       inExprs.push_back(simplifyAffineExpr(e, out.size(), 0));
     }
   }
@@ -337,6 +339,8 @@ static int64_t sliceCount(int64_t dim, int64_t start, int64_t end,
   auto clamp = [](int64_t v, int64_t lo, int64_t hi) {
     return std::max(lo, std::min(v, hi));
   };
+  if (dim == 0)
+    return 0;
   if (start < 0)
     start += dim;
   if (end < 0)
@@ -382,7 +386,9 @@ ShardingRule SliceOp::getShardingRule() {
   auto in = getInput().getType();
   for (auto [i, axis] : llvm::enumerate(getAxes())) {
     int64_t a = *normalizeAxis(axis, in.getRank());
-    if (getType().getDimSize(a) != in.getDimSize(a))
+    // A full-size slice with step 1 is the identity on that axis; any other
+    // (shorter, or reversed) slice moves elements across blocks.
+    if (getType().getDimSize(a) != in.getDimSize(a) || getSteps()[i] != 1)
       sliced.push_back(a);
   }
   return keepWholeRule(getOperation(), sliced);
@@ -673,15 +679,19 @@ ShardingRule OneHotOp::getShardingRule() {
   MLIRContext *ctx = getContext();
   int64_t rank = getType().getRank();
   int64_t axis = *normalizeAxis(getAxis(), rank);
-  SmallVector<AffineExpr> indices;
+  // Loops over the indices' dims; the depth axis stays whole, since element
+  // j of it is `index == j` and a block would need its global offset.
+  SmallVector<AffineExpr> indices, out;
+  for (int64_t i = 0; i < rank - 1; ++i)
+    indices.push_back(getAffineDimExpr(i, ctx));
   for (int64_t i = 0; i < rank; ++i)
-    if (i != axis)
-      indices.push_back(getAffineDimExpr(i, ctx));
+    out.push_back(i == axis ? getAffineConstantExpr(0, ctx)
+                            : getAffineDimExpr(i < axis ? i : i - 1, ctx));
   ShardingRule rule;
-  rule.iterators.assign(rank, utils::IteratorType::parallel);
-  rule.maps.push_back(mapOf(ctx, rank, indices));
-  rule.maps.push_back(mapOf(ctx, rank, {getAffineConstantExpr(0, ctx)}));
-  rule.maps.push_back(AffineMap::getMultiDimIdentityMap(rank, ctx));
+  rule.iterators.assign(rank - 1, utils::IteratorType::parallel);
+  rule.maps.push_back(mapOf(ctx, rank - 1, indices));
+  rule.maps.push_back(mapOf(ctx, rank - 1, {getAffineConstantExpr(0, ctx)}));
+  rule.maps.push_back(mapOf(ctx, rank - 1, out));
   return rule;
 }
 

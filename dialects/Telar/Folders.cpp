@@ -26,9 +26,11 @@ static DenseElementsAttr foldable(Attribute attr) {
   return dense;
 }
 
+/// Whether integer comparisons (and division) treat the element type as
+/// unsigned. `i1` is a boolean: true (1) > false (0), not -1 < 0.
 static bool isUnsigned(Type elementType) {
   auto it = dyn_cast<IntegerType>(elementType);
-  return it && it.isUnsigned();
+  return it && (it.isUnsigned() || it.getWidth() == 1);
 }
 
 OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }

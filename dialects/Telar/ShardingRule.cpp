@@ -106,30 +106,52 @@ ShardingRule reduceRule(Operation *op, ArrayRef<int64_t> axes, bool keepDims,
   return rule;
 }
 
+/// Drops the loops marked in `whole` from `rule`: every tensor dim they
+/// index becomes constant (kept whole), and the loop leaves the iteration
+/// space, with its reduction kind if it had one.
+static void dropLoops(ShardingRule &rule, ArrayRef<bool> whole,
+                      MLIRContext *ctx) {
+  SmallVector<AffineExpr> replacements;
+  SmallVector<utils::IteratorType> iterators;
+  SmallVector<shard::ReductionKind> kinds;
+  unsigned next = 0, reduction = 0;
+  for (auto [i, type] : llvm::enumerate(rule.iterators)) {
+    bool isReduction = type == utils::IteratorType::reduction;
+    if (whole[i]) {
+      replacements.push_back(getAffineConstantExpr(0, ctx));
+    } else {
+      replacements.push_back(getAffineDimExpr(next++, ctx));
+      iterators.push_back(type);
+      if (isReduction)
+        kinds.push_back(rule.reductionKinds[reduction]);
+    }
+    reduction += isReduction;
+  }
+  for (AffineMap &map : rule.maps)
+    map = map.replaceDimsAndSymbols(replacements, {}, next, 0);
+  rule.iterators = std::move(iterators);
+  rule.reductionKinds = std::move(kinds);
+}
+
 ShardingRule keepWholeRule(Operation *op, ArrayRef<int64_t> axes) {
   ShardingRule rule = elementwiseRule(op);
-  MLIRContext *ctx = op->getContext();
   int64_t rank = rankedType(op->getResult(0)).getRank();
   SmallVector<bool> whole(rank, false);
   for (int64_t axis : axes)
     if (auto a = normalizeAxis(axis, rank))
       whole[*a] = true;
-  // Any tensor dim indexed by a kept-whole loop becomes constant: that loop
-  // then indexes nothing, so it is dropped from the iteration space.
-  SmallVector<AffineExpr> replacements;
-  SmallVector<utils::IteratorType> iterators;
-  unsigned next = 0;
-  for (int64_t i = 0; i < rank; ++i) {
-    if (whole[i]) {
-      replacements.push_back(getAffineConstantExpr(0, ctx));
-    } else {
-      replacements.push_back(getAffineDimExpr(next++, ctx));
-      iterators.push_back(utils::IteratorType::parallel);
-    }
-  }
-  for (AffineMap &map : rule.maps)
-    map = map.replaceDimsAndSymbols(replacements, {}, next, 0);
-  rule.iterators = iterators;
+  dropLoops(rule, whole, op->getContext());
+  return rule;
+}
+
+ShardingRule keepReducedWholeRule(Operation *op, ArrayRef<int64_t> axes,
+                                  bool keepDims) {
+  ShardingRule rule =
+      reduceRule(op, axes, keepDims, shard::ReductionKind::Generic);
+  SmallVector<bool> whole;
+  for (utils::IteratorType t : rule.iterators)
+    whole.push_back(t == utils::IteratorType::reduction);
+  dropLoops(rule, whole, op->getContext());
   return rule;
 }
 
@@ -159,7 +181,7 @@ ShardingRule replicatedOperandsRule(Operation *op) {
 }
 
 ShardingRule windowRule(Operation *op, ArrayRef<int64_t> kernel,
-                        ArrayRef<int64_t> strides,
+                        ArrayRef<int64_t> strides, ArrayRef<int64_t> pads,
                         ArrayRef<int64_t> dilations) {
   ShardingRule rule;
   MLIRContext *ctx = op->getContext();
@@ -173,7 +195,7 @@ ShardingRule windowRule(Operation *op, ArrayRef<int64_t> kernel,
   for (int64_t i = 0; i < spatial; ++i) {
     AffineExpr o = getAffineDimExpr(2 + i, ctx);
     AffineExpr w = getAffineDimExpr(2 + spatial + i, ctx);
-    in.push_back(o * strides[i] + w * dilations[i]);
+    in.push_back(o * strides[i] + w * dilations[i] - pads[i]);
     out.push_back(o);
   }
   rule.maps.push_back(AffineMap::get(numLoops, 0, in, ctx));

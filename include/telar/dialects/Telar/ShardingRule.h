@@ -60,10 +60,17 @@ ShardingRule keepWholeRule(Operation *op, llvm::ArrayRef<int64_t> axes);
 /// stated.
 ShardingRule replicatedOperandsRule(Operation *op);
 
+/// Like reduceRule, but the reduced axes stay whole instead of being
+/// reduction loops: for reductions whose per-block results cannot be
+/// combined (arg_max / arg_min).
+ShardingRule keepReducedWholeRule(Operation *op, llvm::ArrayRef<int64_t> axes,
+                                  bool keepDims);
+
 /// Pooling windows over NC + spatial axes: loops (n, c, o_1..o_k, w_1..w_k),
-/// input spatial index = o_i * stride_i + w_i * dilation_i.
+/// input spatial index = o_i * stride_i + w_i * dilation_i - pad_begin_i.
 ShardingRule windowRule(Operation *op, llvm::ArrayRef<int64_t> kernel,
                         llvm::ArrayRef<int64_t> strides,
+                        llvm::ArrayRef<int64_t> pads,
                         llvm::ArrayRef<int64_t> dilations);
 
 } // namespace telar

@@ -45,7 +45,13 @@ def Telar_Dialect : Dialect {
 /// Element types a tensor may hold (ONNX's numeric and boolean types).
 def Telar_Tensor : RankedTensorOf<[AnyFloat, AnyInteger]>;
 def Telar_FloatTensor : RankedTensorOf<[AnyFloat]>;
-def Telar_IntTensor : RankedTensorOf<[AnyInteger]>;
+/// Integers other than bool: ONNX's int8..int64 and uint8..uint64.
+def Telar_Int : AnyTypeOf<[SignlessIntOfWidths<[8, 16, 32, 64]>,
+                           UnsignedIntOfWidths<[8, 16, 32, 64]>],
+                          "8- to 64-bit integer">;
+def Telar_IntTensor : RankedTensorOf<[Telar_Int]>;
+/// What arithmetic accepts: floats and integers, not bool.
+def Telar_NumericTensor : RankedTensorOf<[AnyFloat, Telar_Int]>;
 def Telar_BoolTensor : RankedTensorOf<[I1]>;
 def Telar_IndexTensor : RankedTensorOf<[I32, I64]>;
 

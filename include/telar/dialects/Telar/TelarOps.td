@@ -57,9 +57,9 @@ class Telar_UnaryOp<string mnemonic, Type operandType = Telar_FloatTensor,
     # " %x : (tensor<2x3xf32>) -> tensor<2x3xf32>\n```";
 }
 
-def Telar_AbsOp : Telar_UnaryOp<"abs", Telar_Tensor> { let summary = "|x| (ONNX Abs)"; }
-def Telar_NegOp : Telar_UnaryOp<"neg", Telar_Tensor> { let summary = "-x (ONNX Neg)"; }
-def Telar_SignOp : Telar_UnaryOp<"sign", Telar_Tensor> { let summary = "sign(x) (ONNX Sign)"; }
+def Telar_AbsOp : Telar_UnaryOp<"abs", Telar_NumericTensor> { let summary = "|x| (ONNX Abs)"; }
+def Telar_NegOp : Telar_UnaryOp<"neg", Telar_NumericTensor> { let summary = "-x (ONNX Neg)"; }
+def Telar_SignOp : Telar_UnaryOp<"sign", Telar_NumericTensor> { let summary = "sign(x) (ONNX Sign)"; }
 def Telar_ExpOp : Telar_UnaryOp<"exp"> { let summary = "e^x (ONNX Exp)"; }
 def Telar_LogOp : Telar_UnaryOp<"log"> { let summary = "ln(x) (ONNX Log)"; }
 def Telar_SqrtOp : Telar_UnaryOp<"sqrt"> { let summary = "sqrt(x) (ONNX Sqrt)"; }
@@ -80,7 +80,7 @@ def Telar_AcoshOp : Telar_UnaryOp<"acosh"> { let summary = "acosh(x) (ONNX Acosh
 def Telar_AtanhOp : Telar_UnaryOp<"atanh"> { let summary = "atanh(x) (ONNX Atanh)"; }
 def Telar_TanhOp : Telar_UnaryOp<"tanh"> { let summary = "tanh(x) (ONNX Tanh)"; }
 def Telar_SigmoidOp : Telar_UnaryOp<"sigmoid"> { let summary = "1/(1+e^-x) (ONNX Sigmoid)"; }
-def Telar_ReluOp : Telar_UnaryOp<"relu", Telar_Tensor> { let summary = "max(x, 0) (ONNX Relu)"; }
+def Telar_ReluOp : Telar_UnaryOp<"relu", Telar_NumericTensor> { let summary = "max(x, 0) (ONNX Relu)"; }
 def Telar_ErfOp : Telar_UnaryOp<"erf"> { let summary = "erf(x) (ONNX Erf)"; }
 def Telar_SoftplusOp : Telar_UnaryOp<"softplus"> { let summary = "ln(1+e^x) (ONNX Softplus)"; }
 def Telar_SoftsignOp : Telar_UnaryOp<"softsign"> { let summary = "x/(1+|x|) (ONNX Softsign)"; }
@@ -128,15 +128,15 @@ def Telar_ThresholdedReluOp : Telar_UnaryOp<"thresholded_relu"> {
   let arguments = (ins Telar_FloatTensor:$input,
                        DefaultValuedAttr<F32Attr, "1.0">:$alpha);
 }
-def Telar_ShrinkOp : Telar_UnaryOp<"shrink", Telar_Tensor> {
+def Telar_ShrinkOp : Telar_UnaryOp<"shrink", Telar_NumericTensor> {
   let summary = "x<-lambd ? x+bias : x>lambd ? x-bias : 0 (ONNX Shrink)";
-  let arguments = (ins Telar_Tensor:$input,
+  let arguments = (ins Telar_NumericTensor:$input,
                        DefaultValuedAttr<F32Attr, "0.0">:$bias,
                        DefaultValuedAttr<F32Attr, "0.5">:$lambd);
 }
-def Telar_ClipOp : Telar_UnaryOp<"clip", Telar_Tensor> {
+def Telar_ClipOp : Telar_UnaryOp<"clip", Telar_NumericTensor> {
   let summary = "clamp(x, min, max) (ONNX Clip, min/max as attributes in every opset)";
-  let arguments = (ins Telar_Tensor:$input,
+  let arguments = (ins Telar_NumericTensor:$input,
                        OptionalAttr<F64Attr>:$min, OptionalAttr<F64Attr>:$max);
   let hasVerifier = 1;
 }
@@ -183,7 +183,7 @@ def Telar_CastOp : Telar_Op<"cast"> {
 // Elementwise binary and ternary, with ONNX (numpy) broadcasting
 //===----------------------------------------------------------------------===//
 
-class Telar_BinaryOp<string mnemonic, Type operandType = Telar_Tensor,
+class Telar_BinaryOp<string mnemonic, Type operandType = Telar_NumericTensor,
                      bit isPredicate = 0, list<Trait> traits = []>
     : Telar_Op<mnemonic, traits> {
   let arguments = (ins operandType:$lhs, operandType:$rhs);
@@ -200,13 +200,13 @@ class Telar_BinaryOp<string mnemonic, Type operandType = Telar_Tensor,
     # !if(isPredicate, "i1", "f32") # ">\n```";
 }
 
-def Telar_AddOp : Telar_BinaryOp<"add", Telar_Tensor, 0, [Commutative]> { let summary = "x + y (ONNX Add, Sum)"; }
+def Telar_AddOp : Telar_BinaryOp<"add", Telar_NumericTensor, 0, [Commutative]> { let summary = "x + y (ONNX Add, Sum)"; }
 def Telar_SubOp : Telar_BinaryOp<"sub"> { let summary = "x - y (ONNX Sub)"; }
-def Telar_MulOp : Telar_BinaryOp<"mul", Telar_Tensor, 0, [Commutative]> { let summary = "x * y (ONNX Mul)"; }
+def Telar_MulOp : Telar_BinaryOp<"mul", Telar_NumericTensor, 0, [Commutative]> { let summary = "x * y (ONNX Mul)"; }
 def Telar_DivOp : Telar_BinaryOp<"div"> { let summary = "x / y, integer division truncates (ONNX Div)"; }
 def Telar_PowOp : Telar_BinaryOp<"pow"> { let summary = "x ^ y (ONNX Pow, exponent cast to the base type)"; }
-def Telar_MaxOp : Telar_BinaryOp<"max", Telar_Tensor, 0, [Commutative]> { let summary = "max(x, y), NaN-propagating (ONNX Max)"; }
-def Telar_MinOp : Telar_BinaryOp<"min", Telar_Tensor, 0, [Commutative]> { let summary = "min(x, y), NaN-propagating (ONNX Min)"; }
+def Telar_MaxOp : Telar_BinaryOp<"max", Telar_NumericTensor, 0, [Commutative]> { let summary = "max(x, y), NaN-propagating (ONNX Max)"; }
+def Telar_MinOp : Telar_BinaryOp<"min", Telar_NumericTensor, 0, [Commutative]> { let summary = "min(x, y), NaN-propagating (ONNX Min)"; }
 def Telar_PReluOp : Telar_BinaryOp<"prelu", Telar_FloatTensor> { let summary = "x<0 ? slope*x : x (ONNX PRelu)"; }
 def Telar_AndOp : Telar_BinaryOp<"and", Telar_BoolTensor, 0, [Commutative]> { let summary = "logical and (ONNX And)"; }
 def Telar_OrOp : Telar_BinaryOp<"or", Telar_BoolTensor, 0, [Commutative]> { let summary = "logical or (ONNX Or)"; }
@@ -215,14 +215,14 @@ def Telar_BitwiseAndOp : Telar_BinaryOp<"bitwise_and", Telar_IntTensor, 0, [Comm
 def Telar_BitwiseOrOp : Telar_BinaryOp<"bitwise_or", Telar_IntTensor, 0, [Commutative]> { let summary = "x | y (ONNX BitwiseOr)"; }
 def Telar_BitwiseXorOp : Telar_BinaryOp<"bitwise_xor", Telar_IntTensor, 0, [Commutative]> { let summary = "x ^ y (ONNX BitwiseXor)"; }
 def Telar_EqualOp : Telar_BinaryOp<"equal", Telar_Tensor, 1, [Commutative]> { let summary = "x == y (ONNX Equal)"; }
-def Telar_LessOp : Telar_BinaryOp<"less", Telar_Tensor, 1> { let summary = "x < y (ONNX Less)"; }
-def Telar_LessEqualOp : Telar_BinaryOp<"less_equal", Telar_Tensor, 1> { let summary = "x <= y (ONNX LessOrEqual)"; }
-def Telar_GreaterOp : Telar_BinaryOp<"greater", Telar_Tensor, 1> { let summary = "x > y (ONNX Greater)"; }
-def Telar_GreaterEqualOp : Telar_BinaryOp<"greater_equal", Telar_Tensor, 1> { let summary = "x >= y (ONNX GreaterOrEqual)"; }
+def Telar_LessOp : Telar_BinaryOp<"less", Telar_NumericTensor, 1> { let summary = "x < y (ONNX Less)"; }
+def Telar_LessEqualOp : Telar_BinaryOp<"less_equal", Telar_NumericTensor, 1> { let summary = "x <= y (ONNX LessOrEqual)"; }
+def Telar_GreaterOp : Telar_BinaryOp<"greater", Telar_NumericTensor, 1> { let summary = "x > y (ONNX Greater)"; }
+def Telar_GreaterEqualOp : Telar_BinaryOp<"greater_equal", Telar_NumericTensor, 1> { let summary = "x >= y (ONNX GreaterOrEqual)"; }
 
 def Telar_ModOp : Telar_BinaryOp<"mod"> {
   let summary = "remainder (ONNX Mod): sign of divisor, or of dividend when `fmod`";
-  let arguments = (ins Telar_Tensor:$lhs, Telar_Tensor:$rhs,
+  let arguments = (ins Telar_NumericTensor:$lhs, Telar_NumericTensor:$rhs,
                        DefaultValuedAttr<BoolAttr, "false">:$fmod);
 }
 def Telar_BitShiftOp : Telar_BinaryOp<"bit_shift", Telar_IntTensor> {
@@ -282,7 +282,8 @@ class Telar_ArgReduceOp<string mnemonic> : Telar_Op<mnemonic> {
                        DefaultValuedAttr<BoolAttr, "false">:$select_last_index);
   let results = (outs RankedTensorOf<[I64]>:$output);
   let inferBody = "return ::mlir::telar::inferArgReduce(location, adaptor.getInput().getType(), adaptor.getAxis(), adaptor.getKeepdims(), inferredReturnTypes);";
-  let ruleBody = "return ::mlir::telar::reduceRule(getOperation(), {getAxis()}, getKeepdims(), ::mlir::shard::ReductionKind::Generic);";
+  // Per-block indices cannot be combined without the values: the axis stays whole.
+  let ruleBody = "return ::mlir::telar::keepReducedWholeRule(getOperation(), {static_cast<int64_t>(getAxis())}, getKeepdims());";
   let description = "Index (`i64`) of the " # !if(!eq(mnemonic, "arg_max"), "largest", "smallest")
     # " element along `axis`.\n\n```mlir\n%i = telar." # mnemonic
     # " %x {axis = 1 : i64, keepdims = false} : (tensor<2x3xf32>) -> tensor<2xi64>\n```";
@@ -448,8 +449,8 @@ def Telar_MatMulOp : Telar_Op<"matmul"> {
     %c = telar.matmul %a, %b : (tensor<4x16x64xf32>, tensor<64x32xf32>) -> tensor<4x16x32xf32>
     ```
   }];
-  let arguments = (ins Telar_Tensor:$lhs, Telar_Tensor:$rhs);
-  let results = (outs Telar_Tensor:$output);
+  let arguments = (ins Telar_NumericTensor:$lhs, Telar_NumericTensor:$rhs);
+  let results = (outs Telar_NumericTensor:$output);
 }
 
 def Telar_EinsumOp : Telar_Op<"einsum"> {
@@ -518,7 +519,7 @@ class Telar_PoolOp<string mnemonic> : Telar_Op<mnemonic> {
                        DefaultValuedAttr<BoolAttr, "false">:$ceil_mode);
   let results = (outs Telar_FloatTensor:$output);
   let inferBody = "return ::mlir::telar::inferPool(location, adaptor.getInput().getType(), adaptor.getKernelShape(), adaptor.getStrides(), adaptor.getPads(), adaptor.getDilations(), adaptor.getCeilMode(), inferredReturnTypes);";
-  let ruleBody = "return ::mlir::telar::windowRule(getOperation(), getKernelShape(), getStrides(), getDilations());";
+  let ruleBody = "return ::mlir::telar::windowRule(getOperation(), getKernelShape(), getStrides(), getPads(), getDilations());";
 }
 def Telar_MaxPoolOp : Telar_PoolOp<"max_pool"> {
   let summary = "max pooling, NCHW (ONNX MaxPool; GlobalMaxPool becomes reduce_max)";
