@@ -1,0 +1,661 @@
+//===- GraphImporter.cpp - Walk an ONNX graph into func.func @main --------===//
+//
+// Steps: read the opset; inline model-local functions into a flat node list;
+// report every unsupported op in one error; build @main's signature from the
+// graph inputs (static shapes, fixed with ImportOptions::inputShapes);
+// initializers become telar.constant; order the nodes topologically
+// (dangling names and cycles are errors); convert each node, prefixing every
+// diagnostic with "node 'X' (OpType, opset N): "; check the declared output
+// types against the inferred ones.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ImporterInternal.h"
+#include "telar/onnx/Importer.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "telar/dialects/Telar/TelarDialect.h"
+#include "telar/dialects/Telar/TelarOps.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+
+#include <queue>
+
+using namespace mlir;
+using namespace mlir::telar;
+using namespace mlir::telar::onnx_import;
+
+namespace {
+
+constexpr int64_t kMinOpset = 11;
+constexpr int64_t kMaxOpset = 23;
+constexpr int kMaxInlineDepth = 16;
+
+bool isDefaultDomain(llvm::StringRef d) { return d.empty() || d == "ai.onnx"; }
+
+struct FlatNode {
+  ::onnx::NodeProto node;
+  int64_t opset;
+  std::string name; // display name
+};
+
+std::string describeType(const ::onnx::TypeProto_Tensor &t, MLIRContext *ctx) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << "tensor<";
+  if (t.has_shape()) {
+    for (const auto &d : t.shape().dim()) {
+      if (d.has_dim_value())
+        os << d.dim_value();
+      else if (d.has_dim_param() && !d.dim_param().empty())
+        os << d.dim_param();
+      else
+        os << "?";
+      os << "x";
+    }
+  } else {
+    os << "*x";
+  }
+  if (Type et = onnxElementType(ctx, t.elem_type()))
+    os << et;
+  else
+    os << "onnx-type-" << t.elem_type();
+  os << ">";
+  return s;
+}
+
+std::string typeStr(Type t) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << t;
+  return s;
+}
+
+class GraphImporter {
+public:
+  GraphImporter(MLIRContext &ctx, const ::onnx::ModelProto &model,
+                llvm::StringRef baseDir, llvm::StringRef sourceName,
+                const ImportOptions &options)
+      : ctx(ctx), model(model), options(options),
+        fileLoc(FileLineColLoc::get(&ctx, sourceName, 0, 0)),
+        tensors(&ctx, baseDir) {}
+
+  OwningOpRef<ModuleOp> run();
+
+private:
+  Location nodeLoc(const FlatNode &n) {
+    return NameLoc::get(StringAttr::get(&ctx, n.name), fileLoc);
+  }
+  Location valueLoc(llvm::StringRef name) {
+    return NameLoc::get(StringAttr::get(&ctx, name), fileLoc);
+  }
+  LogicalResult readOpset();
+  LogicalResult flatten(const google::protobuf::RepeatedPtrField<::onnx::NodeProto> &nodes,
+                        int64_t opset, const llvm::StringMap<std::string> *rename,
+                        const ::onnx::NodeProto *caller, llvm::StringRef prefix,
+                        int depth);
+  LogicalResult checkSupported();
+  FailureOr<RankedTensorType> inputType(const ::onnx::ValueInfoProto &vi,
+                                        llvm::SmallVectorImpl<std::string> &symbolic);
+  LogicalResult sortNodes(llvm::SmallVectorImpl<unsigned> &order);
+  LogicalResult convertNode(OpBuilder &b, const FlatNode &n);
+  LogicalResult checkOutputs(llvm::SmallVectorImpl<Value> &results);
+
+  MLIRContext &ctx;
+  const ::onnx::ModelProto &model;
+  const ImportOptions &options;
+  Location fileLoc;
+  TensorLoader tensors;
+  int64_t opset = 0;
+  std::vector<FlatNode> nodes;
+  llvm::StringMap<Value> values;
+  llvm::StringSet<> usedNames;
+  unsigned inlineCounter = 0;
+};
+
+} // namespace
+
+LogicalResult GraphImporter::readOpset() {
+  bool found = false;
+  for (const auto &o : model.opset_import())
+    if (isDefaultDomain(o.domain())) {
+      opset = o.version();
+      found = true;
+    }
+  if (!found) {
+    // Report ops of other domains first: they are the real problem.
+    if (failed(flatten(model.graph().node(), 0, nullptr, nullptr, "", 0)) ||
+        failed(checkSupported()))
+      return failure();
+    return emitError(fileLoc)
+           << "the model imports no opset of the default ONNX domain";
+  }
+  if (opset < kMinOpset || opset > kMaxOpset)
+    return emitError(fileLoc) << "unsupported ONNX opset " << opset
+                              << " (supported: " << kMinOpset << " to "
+                              << kMaxOpset << ")";
+  return success();
+}
+
+/// Appends `nodes` to the flat list, inlining calls of model-local
+/// functions. Inside a function body, `rename` maps formal names to actual
+/// ones and other names get `prefix`; `caller` supplies referenced
+/// attributes.
+LogicalResult GraphImporter::flatten(
+    const google::protobuf::RepeatedPtrField<::onnx::NodeProto> &body,
+    int64_t bodyOpset, const llvm::StringMap<std::string> *rename,
+    const ::onnx::NodeProto *caller, llvm::StringRef prefix, int depth) {
+  auto mapName = [&](const std::string &n) -> std::string {
+    if (!rename || n.empty())
+      return n;
+    auto it = rename->find(n);
+    if (it != rename->end())
+      return it->second;
+    return (prefix + n).str();
+  };
+  for (const auto &orig : body) {
+    ::onnx::NodeProto node = orig;
+    if (rename) {
+      for (auto &s : *node.mutable_input())
+        s = mapName(s);
+      for (auto &s : *node.mutable_output())
+        s = mapName(s);
+      // Substitute attribute references from the caller.
+      google::protobuf::RepeatedPtrField<::onnx::AttributeProto> attrs;
+      for (const auto &a : node.attribute()) {
+        if (a.ref_attr_name().empty()) {
+          *attrs.Add() = a;
+          continue;
+        }
+        for (const auto &ca : caller->attribute())
+          if (ca.name() == a.ref_attr_name()) {
+            ::onnx::AttributeProto copy = ca;
+            copy.set_name(a.name());
+            *attrs.Add() = copy;
+            break;
+          }
+      }
+      *node.mutable_attribute() = attrs;
+      if (!node.name().empty())
+        node.set_name((prefix + node.name()).str());
+    }
+
+    const ::onnx::FunctionProto *fn = nullptr;
+    for (const auto &f : model.functions())
+      if (f.name() == node.op_type() &&
+          (f.domain() == node.domain() ||
+           (isDefaultDomain(f.domain()) && isDefaultDomain(node.domain())))) {
+        fn = &f;
+        break;
+      }
+    if (!fn) {
+      FlatNode flat;
+      flat.opset = bodyOpset;
+      flat.name = node.name().empty()
+                      ? (prefix + node.op_type() + "#" +
+                         llvm::Twine(static_cast<unsigned>(nodes.size())))
+                            .str()
+                      : node.name();
+      flat.node = std::move(node);
+      nodes.push_back(std::move(flat));
+      continue;
+    }
+    if (depth >= kMaxInlineDepth)
+      return emitError(valueLoc(node.name()))
+             << "function '" << fn->name() << "' is nested more than "
+             << kMaxInlineDepth << " levels deep (recursive function?)";
+    llvm::StringMap<std::string> inner;
+    for (int i = 0; i < fn->input_size(); ++i)
+      inner[fn->input(i)] = i < node.input_size() ? node.input(i) : "";
+    for (int i = 0; i < fn->output_size(); ++i)
+      inner[fn->output(i)] = i < node.output_size() ? node.output(i) : "";
+    int64_t fnOpset = bodyOpset;
+    for (const auto &o : fn->opset_import())
+      if (isDefaultDomain(o.domain()))
+        fnOpset = o.version();
+    std::string innerPrefix =
+        (node.name().empty() ? fn->name() : node.name()) + "/" +
+        std::to_string(inlineCounter++) + "/";
+    if (failed(flatten(fn->node(), fnOpset, &inner, &node, innerPrefix,
+                       depth + 1)))
+      return failure();
+  }
+  return success();
+}
+
+LogicalResult GraphImporter::checkSupported() {
+  const ConverterTable &table = getConverterTable();
+  std::string list;
+  unsigned count = 0;
+  for (const FlatNode &n : nodes) {
+    bool ok = false;
+    if (isDefaultDomain(n.node.domain())) {
+      auto it = table.find(n.node.op_type());
+      ok = it != table.end() && n.opset >= it->second.minOpset;
+    }
+    if (ok)
+      continue;
+    ++count;
+    list += "\n  ";
+    if (!isDefaultDomain(n.node.domain()))
+      list += n.node.domain() + ".";
+    int64_t version = n.opset;
+    if (!isDefaultDomain(n.node.domain()))
+      for (const auto &o : model.opset_import())
+        if (o.domain() == n.node.domain())
+          version = o.version();
+    list += n.node.op_type() + " (opset " + std::to_string(version) +
+            ") in node '" + n.name + "'";
+  }
+  if (count == 0)
+    return success();
+  return emitError(fileLoc) << count << " unsupported ONNX operator"
+                            << (count == 1 ? "" : "s") << ":" << list;
+}
+
+FailureOr<RankedTensorType>
+GraphImporter::inputType(const ::onnx::ValueInfoProto &vi,
+                         llvm::SmallVectorImpl<std::string> &symbolic) {
+  Location loc = valueLoc(vi.name());
+  if (!vi.type().has_tensor_type())
+    return emitError(loc) << "graph input '" << vi.name()
+                          << "' is not a tensor (sequence, map and optional "
+                             "inputs are not supported)";
+  const auto &tt = vi.type().tensor_type();
+  Type et = tensors.elementType(tt.elem_type(), loc);
+  if (!et) {
+    emitRemark(loc) << "in graph input '" << vi.name() << "'";
+    return failure();
+  }
+  auto it = options.inputShapes.find(vi.name());
+  if (it != options.inputShapes.end()) {
+    const auto &given = it->second;
+    if (tt.has_shape()) {
+      const auto &dims = tt.shape().dim();
+      if (dims.size() != static_cast<int>(given.size()))
+        return emitError(loc)
+               << "--input-shape for '" << vi.name() << "' has rank "
+               << given.size() << ", but the model declares rank "
+               << dims.size() << " (" << describeType(tt, &ctx) << ")";
+      for (int i = 0; i < dims.size(); ++i)
+        if (dims[i].has_dim_value() && dims[i].dim_value() != given[i])
+          return emitError(loc)
+                 << "--input-shape for '" << vi.name() << "' gives dim " << i
+                 << " = " << given[i] << ", but the model fixes it to "
+                 << dims[i].dim_value();
+    }
+    return RankedTensorType::get(given, et);
+  }
+  if (!tt.has_shape()) {
+    symbolic.push_back("input '" + vi.name() + "' has no shape");
+    return RankedTensorType();
+  }
+  llvm::SmallVector<int64_t> shape;
+  bool isStatic = true;
+  int i = 0;
+  for (const auto &d : tt.shape().dim()) {
+    if (d.has_dim_value() && d.dim_value() >= 0) {
+      shape.push_back(d.dim_value());
+    } else {
+      isStatic = false;
+      symbolic.push_back("input '" + vi.name() + "' dim " + std::to_string(i) +
+                         " is '" +
+                         (d.has_dim_param() && !d.dim_param().empty()
+                              ? d.dim_param()
+                              : std::string("?")) +
+                         "'");
+    }
+    ++i;
+  }
+  if (!isStatic)
+    return RankedTensorType();
+  return RankedTensorType::get(shape, et);
+}
+
+LogicalResult GraphImporter::sortNodes(llvm::SmallVectorImpl<unsigned> &order) {
+  llvm::StringMap<unsigned> producer;
+  const auto &graph = model.graph();
+  for (unsigned i = 0; i < nodes.size(); ++i)
+    for (const auto &out : nodes[i].node.output()) {
+      if (out.empty())
+        continue;
+      if (values.count(out) || !producer.insert({out, i}).second)
+        return emitError(nodeLoc(nodes[i]))
+               << "node '" << nodes[i].name << "' (" << nodes[i].node.op_type()
+               << "): value '" << out
+               << "' is already defined (by another node, a graph input or "
+                  "an initializer)";
+    }
+  std::vector<llvm::SmallVector<unsigned>> users(nodes.size());
+  std::vector<unsigned> pending(nodes.size(), 0);
+  for (unsigned i = 0; i < nodes.size(); ++i) {
+    for (const auto &in : nodes[i].node.input()) {
+      if (in.empty())
+        continue;
+      usedNames.insert(in);
+      if (values.count(in))
+        continue;
+      auto it = producer.find(in);
+      if (it == producer.end())
+        return emitError(nodeLoc(nodes[i]))
+               << "node '" << nodes[i].name << "' (" << nodes[i].node.op_type()
+               << "): input '" << in
+               << "' is not produced by any node, graph input or initializer";
+      users[it->second].push_back(i);
+      ++pending[i];
+    }
+  }
+  for (const auto &out : graph.output()) {
+    usedNames.insert(out.name());
+    if (!values.count(out.name()) && !producer.count(out.name()))
+      return emitError(valueLoc(out.name()))
+             << "graph output '" << out.name()
+             << "' is not produced by any node, graph input or initializer";
+  }
+  std::priority_queue<unsigned, std::vector<unsigned>, std::greater<unsigned>>
+      ready;
+  for (unsigned i = 0; i < nodes.size(); ++i)
+    if (pending[i] == 0)
+      ready.push(i);
+  while (!ready.empty()) {
+    unsigned i = ready.top();
+    ready.pop();
+    order.push_back(i);
+    for (unsigned u : users[i])
+      if (--pending[u] == 0)
+        ready.push(u);
+  }
+  if (order.size() == nodes.size())
+    return success();
+  // Walk back along unresolved inputs from a stuck node until a node
+  // repeats: that loop is a cycle.
+  llvm::StringMap<unsigned> producerOf;
+  for (unsigned i = 0; i < nodes.size(); ++i)
+    for (const auto &out : nodes[i].node.output())
+      if (!out.empty())
+        producerOf[out] = i;
+  unsigned cur = 0;
+  while (pending[cur] == 0)
+    ++cur;
+  llvm::SmallVector<unsigned> path;
+  llvm::DenseMap<unsigned, unsigned> posInPath;
+  while (!posInPath.count(cur)) {
+    posInPath[cur] = path.size();
+    path.push_back(cur);
+    for (const auto &in : nodes[cur].node.input()) {
+      auto it = producerOf.find(in);
+      if (!in.empty() && it != producerOf.end() && pending[it->second] != 0) {
+        cur = it->second;
+        break;
+      }
+    }
+  }
+  llvm::SmallVector<unsigned> cycle(path.begin() + posInPath[cur], path.end());
+  std::reverse(cycle.begin(), cycle.end());
+  std::string list;
+  for (unsigned i : cycle)
+    list += "'" + nodes[i].name + "' (" + nodes[i].node.op_type() + ") -> ";
+  list += "'" + nodes[cycle.front()].name + "'";
+  return emitError(fileLoc) << "the graph has a cycle: " << list;
+}
+
+LogicalResult GraphImporter::convertNode(OpBuilder &b, const FlatNode &n) {
+  const ::onnx::NodeProto &node = n.node;
+  Location loc = nodeLoc(n);
+  llvm::SmallVector<Value> inputs;
+  for (const auto &in : node.input()) {
+    if (in.empty()) {
+      inputs.push_back(Value());
+      continue;
+    }
+    Value v = values.lookup(in);
+    if (!v)
+      return emitError(loc) << "node '" << n.name << "' (" << node.op_type()
+                            << ", opset " << n.opset << "): input '" << in
+                            << "' is an output its producer does not support";
+    inputs.push_back(v);
+  }
+  llvm::SmallVector<bool> used;
+  for (const auto &out : node.output())
+    used.push_back(!out.empty() && usedNames.contains(out));
+
+  const ConverterInfo &info = getConverterTable().find(node.op_type())->second;
+  std::vector<std::string> messages;
+  LogicalResult result = failure();
+  OpContext c(b, loc, node, n.opset, inputs, used, tensors);
+  {
+    ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &d) {
+      if (d.getSeverity() != DiagnosticSeverity::Error)
+        return failure();
+      messages.push_back(d.str());
+      return success();
+    });
+    try {
+      result = info.fn(c);
+    } catch (const std::exception &e) {
+      messages.push_back(std::string("internal error: ") + e.what());
+      result = failure();
+    }
+  }
+  std::string prefix = "node '" + n.name + "' (" + node.op_type() +
+                       ", opset " + std::to_string(n.opset) + "): ";
+  if (!messages.empty() || failed(result)) {
+    if (messages.empty())
+      messages.push_back("conversion failed");
+    for (const auto &m : messages)
+      emitError(loc) << prefix << m;
+    return failure();
+  }
+  for (int i = 0; i < node.output_size(); ++i) {
+    if (!used[i])
+      continue;
+    if (!c.results[i])
+      return emitError(loc) << prefix << "output " << i << " ('"
+                            << node.output(i)
+                            << "') is used but not supported by the importer";
+    values[node.output(i)] = c.results[i];
+  }
+  return success();
+}
+
+LogicalResult GraphImporter::checkOutputs(llvm::SmallVectorImpl<Value> &results) {
+  for (const auto &out : model.graph().output()) {
+    Value v = values.lookup(out.name());
+    if (!v)
+      return emitError(valueLoc(out.name()))
+             << "graph output '" << out.name() << "' is not computed";
+    results.push_back(v);
+    if (!out.type().has_tensor_type())
+      continue;
+    const auto &tt = out.type().tensor_type();
+    auto actual = llvm::cast<RankedTensorType>(v.getType());
+    bool mismatch = false;
+    if (tt.elem_type() != 0) {
+      Type et = onnxElementType(&ctx, tt.elem_type());
+      mismatch |= !et || et != actual.getElementType();
+    }
+    if (tt.has_shape()) {
+      const auto &dims = tt.shape().dim();
+      if (dims.size() != actual.getRank()) {
+        mismatch = true;
+      } else {
+        for (int i = 0; i < dims.size(); ++i)
+          if (dims[i].has_dim_value() &&
+              dims[i].dim_value() != actual.getDimSize(i))
+            mismatch = true;
+      }
+    }
+    if (mismatch)
+      return emitError(valueLoc(out.name()))
+             << "graph output '" << out.name() << "' is declared as "
+             << describeType(tt, &ctx) << " but the graph computes "
+             << typeStr(actual);
+  }
+  return success();
+}
+
+OwningOpRef<ModuleOp> GraphImporter::run() {
+  ctx.loadDialect<telar::TelarDialect, func::FuncDialect>();
+  if (failed(readOpset()))
+    return {};
+  const auto &graph = model.graph();
+  if (failed(flatten(graph.node(), opset, nullptr, nullptr, "", 0)) ||
+      failed(checkSupported()))
+    return {};
+
+  // Signature.
+  llvm::StringSet<> initNames;
+  for (const auto &t : graph.initializer())
+    initNames.insert(t.name());
+  llvm::StringSet<> inputNames;
+  for (const auto &vi : graph.input())
+    inputNames.insert(vi.name());
+  for (const auto &kv : options.inputShapes)
+    if (!inputNames.contains(kv.getKey()) || initNames.contains(kv.getKey())) {
+      emitError(fileLoc) << "--input-shape names '" << kv.getKey()
+                         << "', which is not a graph input";
+      return {};
+    }
+  llvm::SmallVector<Type> argTypes;
+  llvm::SmallVector<std::string> argNames, symbolic;
+  for (const auto &vi : graph.input()) {
+    if (initNames.contains(vi.name()))
+      continue;
+    auto t = inputType(vi, symbolic);
+    if (failed(t))
+      return {};
+    argTypes.push_back(*t);
+    argNames.push_back(vi.name());
+  }
+  if (!symbolic.empty()) {
+    auto diag = emitError(fileLoc)
+                << "graph inputs need static shapes; give them with "
+                   "--input-shape NAME=DxDx...:";
+    for (const auto &s : symbolic)
+      diag << "\n  " << s;
+    return {};
+  }
+
+  OpBuilder b(&ctx);
+  OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc);
+  module->getOperation()->setAttr("telar.opset", b.getI64IntegerAttr(opset));
+  std::string producer = model.producer_name();
+  if (!model.producer_version().empty())
+    producer += (producer.empty() ? "" : " ") + model.producer_version();
+  module->getOperation()->setAttr("telar.producer", b.getStringAttr(producer));
+
+  b.setInsertionPointToEnd(module->getBody());
+  auto func = func::FuncOp::create(b, fileLoc, "main",
+                                    b.getFunctionType(argTypes, {}));
+  Block *entry = func.addEntryBlock();
+  for (unsigned i = 0; i < argNames.size(); ++i) {
+    func.setArgAttr(i, "telar.name", b.getStringAttr(argNames[i]));
+    values[argNames[i]] = entry->getArgument(i);
+  }
+  b.setInsertionPointToEnd(entry);
+
+  // Initializers.
+  for (const auto &t : graph.initializer()) {
+    Location loc = valueLoc(t.name());
+    ElementsAttr attr = tensors.convert(t, loc);
+    if (!attr)
+      return {};
+    values[t.name()] =
+        telar::ConstantOp::create(b, loc, attr.getType(), attr).getResult();
+  }
+
+  llvm::SmallVector<unsigned> order;
+  if (failed(sortNodes(order)))
+    return {};
+  for (unsigned i : order)
+    if (failed(convertNode(b, nodes[i])))
+      return {};
+
+  llvm::SmallVector<Value> results;
+  if (failed(checkOutputs(results)))
+    return {};
+  func::ReturnOp::create(b, fileLoc, results);
+  func.setFunctionType(b.getFunctionType(argTypes, ValueRange(results).getTypes()));
+  llvm::SmallVector<Attribute> outNames;
+  for (const auto &out : graph.output())
+    outNames.push_back(b.getStringAttr(out.name()));
+  func->setAttr("telar.output_names", b.getArrayAttr(outNames));
+  if (failed(mlir::verify(*module)))
+    return {};
+  return module;
+}
+
+//===----------------------------------------------------------------------===//
+// Public API
+//===----------------------------------------------------------------------===//
+
+OwningOpRef<ModuleOp> mlir::telar::importModelBytes(
+    MLIRContext &ctx, llvm::StringRef bytes, llvm::StringRef baseDir,
+    llvm::StringRef sourceName, const ImportOptions &options, bool isText) {
+  ctx.loadDialect<telar::TelarDialect, func::FuncDialect>();
+  Location loc = FileLineColLoc::get(&ctx, sourceName, 0, 0);
+  ::onnx::ModelProto model;
+  if (failed(parseModel(bytes, isText, loc, model)))
+    return {};
+  GraphImporter importer(ctx, model, baseDir, sourceName, options);
+  try {
+    return importer.run();
+  } catch (const std::exception &e) {
+    emitError(loc) << "internal error while importing: " << e.what();
+    return {};
+  }
+}
+
+OwningOpRef<ModuleOp> mlir::telar::importModelFile(MLIRContext &ctx,
+                                                   llvm::StringRef path,
+                                                   const ImportOptions &options) {
+  Location loc = FileLineColLoc::get(&ctx, path, 0, 0);
+  auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(
+      path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  if (!buffer) {
+    emitError(loc) << "cannot open '" << path
+                   << "': " << buffer.getError().message();
+    return {};
+  }
+  llvm::SmallString<256> dir(path == "-" ? "." : path);
+  if (path != "-")
+    llvm::sys::path::remove_filename(dir);
+  if (dir.empty())
+    dir = ".";
+  bool isText = llvm::sys::path::extension(path) == ".onnxtext";
+  return importModelBytes(ctx, (*buffer)->getBuffer(), dir, path, options,
+                          isText);
+}
+
+std::vector<std::string> mlir::telar::supportedOpTypes() {
+  std::vector<std::string> out;
+  for (const auto &kv : getConverterTable())
+    out.push_back(kv.getKey().str());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string mlir::telar::parseInputShapeOption(llvm::StringRef spec,
+                                               ImportOptions &options) {
+  auto [name, dims] = spec.rsplit('=');
+  if (name.empty() || !spec.contains('='))
+    return "--input-shape expects NAME=DxDx... (e.g. input_ids=1x128), got '" +
+           spec.str() + "'";
+  llvm::SmallVector<int64_t> shape;
+  if (!dims.empty() && dims != "scalar") {
+    llvm::SmallVector<llvm::StringRef> parts;
+    dims.split(parts, 'x');
+    for (llvm::StringRef p : parts) {
+      int64_t d;
+      if (p.trim().getAsInteger(10, d) || d < 0)
+        return "--input-shape '" + spec.str() + "': '" + p.str() +
+               "' is not a dimension (non-negative integer)";
+      shape.push_back(d);
+    }
+  }
+  options.inputShapes[name] = shape;
+  return "";
+}

@@ -1,0 +1,282 @@
+//===- OpContext.cpp - Helpers converters use on one ONNX node ------------===//
+
+#include "ImporterInternal.h"
+
+#include "mlir/IR/Matchers.h"
+#include "llvm/ADT/StringSet.h"
+#include "telar/dialects/Telar/TelarOps.h"
+
+using namespace mlir;
+using namespace mlir::telar::onnx_import;
+
+std::optional<int64_t> mlir::telar::onnx_import::normAxis(int64_t axis,
+                                                          int64_t rank) {
+  if (axis < -rank || axis >= rank)
+    return std::nullopt;
+  return axis < 0 ? axis + rank : axis;
+}
+
+const ConverterTable &mlir::telar::onnx_import::getConverterTable() {
+  static const ConverterTable table = [] {
+    ConverterTable t;
+    registerElementwiseConverters(t);
+    registerReductionConverters(t);
+    registerNNConverters(t);
+    registerShapeConverters(t);
+    registerMiscConverters(t);
+    return t;
+  }();
+  return table;
+}
+
+Value OpContext::required(unsigned i, llvm::StringRef what) {
+  Value v = in(i);
+  if (!v)
+    (void)fail("missing required input " + llvm::Twine(i) + " ('" + what +
+               "')");
+  return v;
+}
+
+const ::onnx::AttributeProto *OpContext::attr(llvm::StringRef name) const {
+  for (const auto &a : node.attribute())
+    if (a.name() == name)
+      return &a;
+  return nullptr;
+}
+
+int64_t OpContext::getInt(llvm::StringRef name, int64_t dflt) const {
+  const auto *a = attr(name);
+  if (!a)
+    return dflt;
+  if (a->type() == ::onnx::AttributeProto::FLOAT)
+    return static_cast<int64_t>(a->f());
+  return a->i();
+}
+
+double OpContext::getFloat(llvm::StringRef name, double dflt) const {
+  const auto *a = attr(name);
+  if (!a)
+    return dflt;
+  if (a->type() == ::onnx::AttributeProto::INT)
+    return static_cast<double>(a->i());
+  return a->f();
+}
+
+std::string OpContext::getString(llvm::StringRef name,
+                                 llvm::StringRef dflt) const {
+  const auto *a = attr(name);
+  return a ? a->s() : dflt.str();
+}
+
+llvm::SmallVector<int64_t> OpContext::getInts(llvm::StringRef name) const {
+  llvm::SmallVector<int64_t> out;
+  if (const auto *a = attr(name)) {
+    out.append(a->ints().begin(), a->ints().end());
+    if (out.empty() && a->type() == ::onnx::AttributeProto::INT)
+      out.push_back(a->i());
+  }
+  return out;
+}
+
+llvm::SmallVector<double> OpContext::getFloats(llvm::StringRef name) const {
+  llvm::SmallVector<double> out;
+  if (const auto *a = attr(name)) {
+    for (float f : a->floats())
+      out.push_back(f);
+    if (out.empty() && a->type() == ::onnx::AttributeProto::FLOAT)
+      out.push_back(a->f());
+  }
+  return out;
+}
+
+LogicalResult OpContext::fail(const llvm::Twine &msg) {
+  emitError(loc) << msg;
+  return failure();
+}
+
+static llvm::StringRef inputName(const ::onnx::NodeProto &node, unsigned i) {
+  return i < static_cast<unsigned>(node.input_size())
+             ? llvm::StringRef(node.input(i))
+             : llvm::StringRef();
+}
+
+FailureOr<llvm::SmallVector<int64_t>>
+OpContext::constInts(unsigned i, llvm::StringRef what) {
+  Value v = in(i);
+  if (!v) {
+    (void)fail("missing required input '" + what + "'");
+    return failure();
+  }
+  Attribute a;
+  if (matchPattern(v, m_Constant(&a)))
+    if (auto ints = readInts(a))
+      return *ints;
+  (void)fail("input '" + what + "' ('" + inputName(node, i) +
+             "') must be a constant (static shapes required)");
+  return failure();
+}
+
+FailureOr<llvm::SmallVector<double>>
+OpContext::constFloats(unsigned i, llvm::StringRef what) {
+  Value v = in(i);
+  if (!v) {
+    (void)fail("missing required input '" + what + "'");
+    return failure();
+  }
+  Attribute a;
+  if (matchPattern(v, m_Constant(&a)))
+    if (auto fs = readFloats(a))
+      return *fs;
+  (void)fail("input '" + what + "' ('" + inputName(node, i) +
+             "') must be a constant (static shapes required)");
+  return failure();
+}
+
+FailureOr<std::optional<llvm::SmallVector<int64_t>>>
+OpContext::optConstInts(unsigned i, llvm::StringRef what) {
+  if (!has(i))
+    return std::optional<llvm::SmallVector<int64_t>>();
+  auto v = constInts(i, what);
+  if (failed(v))
+    return failure();
+  return std::optional<llvm::SmallVector<int64_t>>(*v);
+}
+
+/// Evaluates integer/boolean elementwise ops on small constants that the
+/// dialect does not fold (shape math in expanded functions: Neg, Not, And,
+/// Mod, Max, ...). Null when not applicable.
+static DenseElementsAttr evalSmallIntOp(llvm::StringRef name,
+                                        ValueRange operands,
+                                        DictionaryAttr attrs,
+                                        RankedTensorType resultType) {
+  static const llvm::StringSet<> handled = {
+      "telar.neg", "telar.abs", "telar.not", "telar.and", "telar.or",
+      "telar.xor", "telar.mod", "telar.max", "telar.min"};
+  if (!handled.contains(name) || operands.empty() ||
+      resultType.getNumElements() > kDenseElementLimit)
+    return {};
+  auto it = llvm::dyn_cast<IntegerType>(resultType.getElementType());
+  if (!it)
+    return {};
+  llvm::SmallVector<llvm::SmallVector<int64_t>> vals;
+  llvm::SmallVector<llvm::ArrayRef<int64_t>> shapes;
+  for (Value v : operands) {
+    Attribute a;
+    if (!matchPattern(v, m_Constant(&a)) ||
+        !llvm::isa<DenseIntElementsAttr>(a))
+      return {};
+    auto ints = readInts(a);
+    if (!ints)
+      return {};
+    vals.push_back(*ints);
+    shapes.push_back(llvm::cast<RankedTensorType>(v.getType()).getShape());
+  }
+  llvm::ArrayRef<int64_t> out = resultType.getShape();
+  int64_t n = resultType.getNumElements();
+  bool fmod = false;
+  if (auto f = attrs.getAs<BoolAttr>("fmod"))
+    fmod = f.getValue();
+  llvm::SmallVector<int64_t> result;
+  for (int64_t lin = 0; lin < n; ++lin) {
+    llvm::SmallVector<int64_t> args;
+    for (size_t k = 0; k < vals.size(); ++k) {
+      // Numpy broadcasting: align trailing dims, size-1 dims index 0.
+      int64_t idx = 0, rem = lin, stride = 1;
+      for (int64_t d = out.size() - 1, e = shapes[k].size() - 1; d >= 0;
+           --d, --e) {
+        int64_t coord = rem % out[d];
+        rem /= out[d];
+        if (e < 0)
+          continue;
+        int64_t size = shapes[k][e];
+        idx += (size == 1 ? 0 : coord) * stride;
+        stride *= size;
+      }
+      args.push_back(vals[k][idx]);
+    }
+    int64_t a = args[0], b = args.size() > 1 ? args[1] : 0, r;
+    if (name == "telar.neg") r = -a;
+    else if (name == "telar.abs") r = a < 0 ? -a : a;
+    else if (name == "telar.not") r = !a;
+    else if (name == "telar.and") r = a && b;
+    else if (name == "telar.or") r = a || b;
+    else if (name == "telar.xor") r = (a != 0) != (b != 0);
+    else if (name == "telar.max") r = std::max(a, b);
+    else if (name == "telar.min") r = std::min(a, b);
+    else { // mod
+      if (b == 0)
+        return {};
+      r = a % b;
+      if (!fmod && r != 0 && ((r < 0) != (b < 0)))
+        r += b;
+    }
+    result.push_back(r);
+  }
+  llvm::SmallVector<llvm::APInt> apints;
+  for (int64_t r : result)
+    apints.push_back(llvm::APInt(it.getWidth(), static_cast<uint64_t>(r),
+                                 /*isSigned=*/true, /*implicitTrunc=*/true));
+  return DenseElementsAttr::get(resultType, apints);
+}
+
+Value OpContext::constant(DenseElementsAttr value) {
+  return create<telar::ConstantOp>({}, {named("value", value)});
+}
+
+Value OpContext::constI64(llvm::ArrayRef<int64_t> values) {
+  auto type = RankedTensorType::get({static_cast<int64_t>(values.size())},
+                                    b.getI64Type());
+  return constant(DenseElementsAttr::get(type, values));
+}
+
+Value OpContext::scalar(Type et, double v) {
+  auto type = RankedTensorType::get({}, et);
+  if (auto ft = llvm::dyn_cast<FloatType>(et)) {
+    llvm::APFloat f(v);
+    bool lost;
+    f.convert(ft.getFloatSemantics(), llvm::APFloat::rmNearestTiesToEven,
+              &lost);
+    return constant(DenseElementsAttr::get(type, f));
+  }
+  auto it = llvm::cast<IntegerType>(et);
+  llvm::APInt i(it.getWidth(), static_cast<uint64_t>(static_cast<int64_t>(v)),
+                /*isSigned=*/!it.isUnsigned(), /*implicitTrunc=*/true);
+  return constant(DenseElementsAttr::get(type, i));
+}
+
+llvm::SmallVector<Value> OpContext::createGeneric(
+    llvm::StringRef name, ValueRange operands,
+    llvm::ArrayRef<NamedAttribute> attrs, OpaqueProperties props,
+    LogicalResult (*infer)(MLIRContext *, std::optional<Location>, ValueRange,
+                           DictionaryAttr, OpaqueProperties, RegionRange,
+                           llvm::SmallVectorImpl<Type> &)) {
+  MLIRContext *ctx = getContext();
+  for (Value v : operands)
+    if (!v) {
+      emitError(loc) << "internal error: missing operand for " << name;
+      return {};
+    }
+  llvm::SmallVector<Type> types;
+  DictionaryAttr dict = DictionaryAttr::get(ctx, attrs);
+  if (failed(infer(ctx, loc, operands, dict, props, {}, types)))
+    return {};
+  if (types.size() == 1)
+    if (auto folded = evalSmallIntOp(name, operands, dict,
+                                     llvm::cast<RankedTensorType>(types[0])))
+      return {constant(folded)};
+  OperationState state(loc, name);
+  state.addOperands(operands);
+  state.addAttributes(attrs);
+  state.addTypes(types);
+  Operation *op = b.create(state);
+  if (failed(mlir::verify(op))) {
+    op->erase();
+    return {};
+  }
+  llvm::SmallVector<Value> folded;
+  if (succeeded(b.tryFold(op, folded)) && !folded.empty()) {
+    op->erase();
+    return folded;
+  }
+  return llvm::SmallVector<Value>(op->getResults());
+}

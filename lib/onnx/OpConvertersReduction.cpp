@@ -1,0 +1,245 @@
+//===- OpConvertersReduction.cpp - Reductions, softmax, normalisation -----===//
+
+#include "ImporterInternal.h"
+
+#include "telar/dialects/Telar/TelarOps.h"
+
+using namespace mlir;
+using namespace mlir::telar;
+using namespace mlir::telar::onnx_import;
+
+namespace {
+
+/// The opset from which the op takes `axes` as an input.
+template <typename OpTy, int AxesInputOpset>
+LogicalResult convertReduce(OpContext &c) {
+  Value x = c.required(0, "data");
+  if (!x)
+    return failure();
+  llvm::SmallVector<int64_t> axes;
+  bool noop = false;
+  if (c.opset >= AxesInputOpset) {
+    auto given = c.optConstInts(1, "axes");
+    if (failed(given))
+      return failure();
+    if (*given)
+      axes = **given;
+    noop = c.getInt("noop_with_empty_axes", 0) != 0;
+  } else {
+    axes = c.getInts("axes");
+  }
+  if (axes.empty() && noop)
+    return c.done(x);
+  int64_t rank = rankOf(x);
+  for (int64_t &a : axes) {
+    auto n = normAxis(a, rank);
+    if (!n)
+      return c.fail("axis " + llvm::Twine(a) + " is out of range for rank " +
+                    llvm::Twine(rank));
+    a = *n;
+  }
+  return c.done(c.create<OpTy>(
+      {x}, {c.i64s("axes", axes), c.boolean("keepdims", c.getInt("keepdims", 1) != 0)}));
+}
+
+template <typename OpTy>
+LogicalResult convertArgReduce(OpContext &c) {
+  Value x = c.required(0, "data");
+  if (!x)
+    return failure();
+  return c.done(c.create<OpTy>(
+      {x}, {c.i64("axis", c.getInt("axis", 0)),
+            c.boolean("keepdims", c.getInt("keepdims", 1) != 0),
+            c.boolean("select_last_index", c.getInt("select_last_index", 0) != 0)}));
+}
+
+/// Softmax, LogSoftmax, Hardmax. Before opset 13 the input is coerced to 2-D
+/// at `axis` and the op runs over the flattened trailing part.
+template <typename OpTy>
+LogicalResult convertSoftmaxLike(OpContext &c) {
+  Value x = c.required(0, "input");
+  if (!x)
+    return failure();
+  int64_t rank = rankOf(x);
+  if (c.opset >= 13)
+    return c.done(c.create<OpTy>({x}, {c.i64("axis", c.getInt("axis", -1))}));
+  int64_t axis = c.getInt("axis", 1);
+  auto n = rank == 0 ? std::optional<int64_t>(0) : normAxis(axis, rank);
+  if (!n)
+    return c.fail("axis " + llvm::Twine(axis) + " is out of range for rank " +
+                  llvm::Twine(rank));
+  if (rank > 0 && *n == rank - 1)
+    return c.done(c.create<OpTy>({x}, {c.i64("axis", -1)}));
+  llvm::ArrayRef<int64_t> shape = shapeOf(x);
+  int64_t outer = 1, inner = 1;
+  for (int64_t i = 0; i < rank; ++i)
+    (i < *n ? outer : inner) *= shape[i];
+  Value flat = c.create<ReshapeOp>({x}, {c.i64s("shape", {outer, inner})});
+  Value y = flat ? c.create<OpTy>({flat}, {c.i64("axis", 1)}) : Value();
+  return c.done(y ? c.create<ReshapeOp>({y}, {c.i64s("shape", shape)}) : Value());
+}
+
+LogicalResult convertLayerNorm(OpContext &c) {
+  Value x = c.required(0, "X"), scale = x ? c.required(1, "Scale") : Value();
+  if (!scale)
+    return failure();
+  if (c.used(1) || c.used(2))
+    return c.fail("the Mean and InvStdDev outputs are not supported");
+  llvm::SmallVector<Value> operands{x, scale};
+  if (c.has(2))
+    operands.push_back(c.in(2));
+  return c.done(c.create<LayerNormOp>(
+      operands, {c.i64("axis", c.getInt("axis", -1)),
+                 c.f32("epsilon", c.getFloat("epsilon", 1e-5))}));
+}
+
+LogicalResult convertRMSNorm(OpContext &c) {
+  Value x = c.required(0, "X"), scale = x ? c.required(1, "scale") : Value();
+  if (!scale)
+    return failure();
+  return c.done(c.create<RMSNormOp>(
+      {x, scale}, {c.i64("axis", c.getInt("axis", -1)),
+                   c.f32("epsilon", c.getFloat("epsilon", 1e-5))}));
+}
+
+LogicalResult convertBatchNorm(OpContext &c) {
+  llvm::SmallVector<Value> operands;
+  const char *names[] = {"X", "scale", "B", "input_mean", "input_var"};
+  for (unsigned i = 0; i < 5; ++i) {
+    Value v = c.required(i, names[i]);
+    if (!v)
+      return failure();
+    operands.push_back(v);
+  }
+  if (c.getInt("training_mode", 0) != 0)
+    return c.fail("training mode (training_mode = 1) is not supported");
+  for (unsigned i = 1; i < c.results.size(); ++i)
+    if (c.used(i))
+      return c.fail("the running mean/variance outputs (training) are not "
+                    "supported");
+  return c.done(c.create<BatchNormOp>(
+      operands, {c.f32("epsilon", c.getFloat("epsilon", 1e-5))}));
+}
+
+LogicalResult convertInstanceNorm(OpContext &c) {
+  Value x = c.required(0, "input"), s = x ? c.required(1, "scale") : Value();
+  Value b = s ? c.required(2, "B") : Value();
+  if (!b)
+    return failure();
+  return c.done(c.create<InstanceNormOp>(
+      {x, s, b}, {c.f32("epsilon", c.getFloat("epsilon", 1e-5))}));
+}
+
+LogicalResult convertGroupNorm(OpContext &c) {
+  Value x = c.required(0, "X"), s = x ? c.required(1, "scale") : Value();
+  Value b = s ? c.required(2, "bias") : Value();
+  if (!b)
+    return failure();
+  if (!c.hasAttr("num_groups"))
+    return c.fail("missing attribute 'num_groups'");
+  int64_t groups = c.getInt("num_groups", 1);
+  // Opsets 18-20 give scale and bias per group: repeat them per channel.
+  if (rankOf(x) >= 2 && groups > 0 && shapeOf(x)[1] % groups == 0) {
+    int64_t channels = shapeOf(x)[1];
+    auto perChannel = [&](Value v) -> Value {
+      if (rankOf(v) != 1 || shapeOf(v)[0] != groups || groups == channels)
+        return v;
+      Value u = c.create<UnsqueezeOp>({v}, {c.i64s("axes", {1})});
+      Value e = u ? c.create<ExpandOp>(
+                        {u}, {c.i64s("shape", {groups, channels / groups})})
+                  : Value();
+      return e ? c.create<ReshapeOp>({e}, {c.i64s("shape", {channels})}) : Value();
+    };
+    s = perChannel(s);
+    b = s ? perChannel(b) : Value();
+    if (!b)
+      return failure();
+  }
+  return c.done(c.create<GroupNormOp>(
+      {x, s, b}, {c.i64("num_groups", groups),
+                  c.f32("epsilon", c.getFloat("epsilon", 1e-5))}));
+}
+
+LogicalResult convertLpNorm(OpContext &c) {
+  Value x = c.required(0, "input");
+  if (!x)
+    return failure();
+  return c.done(c.create<LpNormOp>(
+      {x}, {c.i64("axis", c.getInt("axis", -1)), c.i64("p", c.getInt("p", 2))}));
+}
+
+LogicalResult convertMVN(OpContext &c) {
+  Value x = c.required(0, "X");
+  if (!x)
+    return failure();
+  llvm::SmallVector<int64_t> axes = c.getInts("axes");
+  if (!c.hasAttr("axes"))
+    axes = {0, 2, 3};
+  int64_t rank = rankOf(x);
+  for (int64_t &a : axes) {
+    auto n = normAxis(a, rank);
+    if (!n)
+      return c.fail("axis " + llvm::Twine(a) + " is out of range for rank " +
+                    llvm::Twine(rank));
+    a = *n;
+  }
+  return c.done(c.create<MeanVarianceNormOp>({x}, {c.i64s("axes", axes)}));
+}
+
+LogicalResult convertLRN(OpContext &c) {
+  Value x = c.required(0, "X");
+  if (!x)
+    return failure();
+  if (!c.hasAttr("size"))
+    return c.fail("missing attribute 'size'");
+  return c.done(c.create<LRNOp>(
+      {x}, {c.i64("size", c.getInt("size", 1)),
+            c.f32("alpha", c.getFloat("alpha", 1e-4)),
+            c.f32("beta", c.getFloat("beta", 0.75)),
+            c.f32("bias", c.getFloat("bias", 1.0))}));
+}
+
+template <typename OpTy>
+LogicalResult convertGlobalPool(OpContext &c) {
+  Value x = c.required(0, "X");
+  if (!x)
+    return failure();
+  if (rankOf(x) < 3)
+    return c.fail("input must have rank >= 3 (N, C, spatial...), got rank " +
+                  llvm::Twine(rankOf(x)));
+  llvm::SmallVector<int64_t> axes;
+  for (int64_t i = 2; i < rankOf(x); ++i)
+    axes.push_back(i);
+  return c.done(
+      c.create<OpTy>({x}, {c.i64s("axes", axes), c.boolean("keepdims", true)}));
+}
+
+} // namespace
+
+void mlir::telar::onnx_import::registerReductionConverters(ConverterTable &t) {
+  t["ReduceSum"] = {convertReduce<ReduceSumOp, 13>};
+  t["ReduceMean"] = {convertReduce<ReduceMeanOp, 18>};
+  t["ReduceMax"] = {convertReduce<ReduceMaxOp, 18>};
+  t["ReduceMin"] = {convertReduce<ReduceMinOp, 18>};
+  t["ReduceProd"] = {convertReduce<ReduceProdOp, 18>};
+  t["ReduceL1"] = {convertReduce<ReduceL1Op, 18>};
+  t["ReduceL2"] = {convertReduce<ReduceL2Op, 18>};
+  t["ReduceLogSum"] = {convertReduce<ReduceLogSumOp, 18>};
+  t["ReduceLogSumExp"] = {convertReduce<ReduceLogSumExpOp, 18>};
+  t["ReduceSumSquare"] = {convertReduce<ReduceSumSquareOp, 18>};
+  t["ArgMax"] = {convertArgReduce<ArgMaxOp>};
+  t["ArgMin"] = {convertArgReduce<ArgMinOp>};
+  t["Softmax"] = {convertSoftmaxLike<SoftmaxOp>};
+  t["LogSoftmax"] = {convertSoftmaxLike<LogSoftmaxOp>};
+  t["Hardmax"] = {convertSoftmaxLike<HardmaxOp>};
+  t["LayerNormalization"] = {convertLayerNorm, 17};
+  t["RMSNormalization"] = {convertRMSNorm, 23};
+  t["BatchNormalization"] = {convertBatchNorm};
+  t["InstanceNormalization"] = {convertInstanceNorm};
+  t["GroupNormalization"] = {convertGroupNorm, 18};
+  t["LpNormalization"] = {convertLpNorm};
+  t["MeanVarianceNormalization"] = {convertMVN};
+  t["LRN"] = {convertLRN};
+  t["GlobalAveragePool"] = {convertGlobalPool<ReduceMeanOp>};
+  t["GlobalMaxPool"] = {convertGlobalPool<ReduceMaxOp>};
+}

@@ -1,0 +1,312 @@
+#!/usr/bin/env python3
+"""Export small, seeded test models from PyTorch to ONNX (opset 17, static shapes).
+
+Usage:
+    .venv/bin/python python/telar_testing/make_torch_models.py --out build/models
+    .venv/bin/python python/telar_testing/make_torch_models.py --out DIR --only gpt,moe_einsum
+    .venv/bin/python python/telar_testing/make_torch_models.py --out DIR --no-check
+
+Writes into DIR, for each model NAME:
+    NAME.onnx           the model, exported by torch.onnx.export(opset_version=17),
+                        fixed input shapes (no dynamic_axes), random weights
+                        (torch.manual_seed(SEED) before building each model)
+    NAME.inputs.npz     the inputs, keyed by ONNX graph input name
+    NAME.outputs.npz    torch's outputs for those inputs, keyed by ONNX output name
+
+Models:
+    gpt         token + position embeddings, nn.TransformerEncoder (2 layers,
+                d_model 64, 4 heads) with a causal mask, final LayerNorm, LM head;
+                vocab 100, input_ids int64 [2, 16] -> logits [2, 16, 100]
+    bert        word + position + token-type embeddings, LayerNorm,
+                nn.TransformerEncoder (2 layers, GELU), key-padding mask from
+                attention_mask, pooler (dense + tanh on token 0);
+                input_ids/token_type_ids/attention_mask int64 [2, 16]
+                -> sequence_output [2, 16, 64], pooled_output [2, 64]
+    resnet18    torchvision.models.resnet18(weights=None), input [1, 3, 64, 64]
+    vit         torchvision.models.VisionTransformer(image_size=32, patch_size=8,
+                num_layers=2, num_heads=2, hidden_dim=64, mlp_dim=128,
+                num_classes=10), input [1, 3, 32, 32]
+    moe_einsum  GShard-style top-2 mixture-of-experts FFN written with torch.einsum:
+                softmax gating, topk + one_hot routing, per-expert capacity
+                (cumsum positions), dispatch/combine einsums, expert weights
+                [E, d, h] / [E, h, d]; x float32 [2, 8, 32] -> y [2, 8, 32]
+
+With --check (the default) each exported model is also run with onnxruntime and
+compared with torch's outputs; a mismatch is an error (exit 1).
+
+All models are exported in eval mode. Torch 1.13's "fast path" kernels of
+nn.TransformerEncoderLayer / nn.MultiheadAttention (_transformer_encoder_layer_fwd,
+_native_multi_head_attention) have no ONNX symbolic; they are only taken under
+no_grad, so the export runs with grad enabled (torch.onnx.export traces the
+slow, decomposed path) and nested tensors are disabled.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import math
+import os
+import sys
+import time
+import warnings
+
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+OPSET = 17
+SEED = 0
+
+
+# --------------------------------------------------------------------------- GPT
+class TinyGPT(nn.Module):
+    def __init__(self, vocab=100, seq=16, d_model=64, heads=4, layers=2, ff=256):
+        super().__init__()
+        self.tok = nn.Embedding(vocab, d_model)
+        self.pos = nn.Embedding(seq, d_model)
+        layer = nn.TransformerEncoderLayer(
+            d_model, heads, dim_feedforward=ff, dropout=0.0, activation="gelu",
+            batch_first=True, norm_first=True)
+        self.blocks = nn.TransformerEncoder(layer, layers, enable_nested_tensor=False)
+        self.ln_f = nn.LayerNorm(d_model)
+        self.head = nn.Linear(d_model, vocab, bias=False)
+        # Additive causal mask, a constant in the exported graph.
+        mask = torch.triu(torch.full((seq, seq), float("-inf")), diagonal=1)
+        self.register_buffer("causal_mask", mask)
+        self.register_buffer("positions", torch.arange(seq).unsqueeze(0))
+
+    def forward(self, input_ids):
+        x = self.tok(input_ids) + self.pos(self.positions)
+        x = self.blocks(x, mask=self.causal_mask)
+        return self.head(self.ln_f(x))
+
+
+# -------------------------------------------------------------------------- BERT
+class TinyBERT(nn.Module):
+    def __init__(self, vocab=100, seq=16, d_model=64, heads=4, layers=2, ff=256,
+                 type_vocab=2):
+        super().__init__()
+        self.word = nn.Embedding(vocab, d_model)
+        self.pos = nn.Embedding(seq, d_model)
+        self.token_type = nn.Embedding(type_vocab, d_model)
+        self.emb_ln = nn.LayerNorm(d_model, eps=1e-12)
+        layer = nn.TransformerEncoderLayer(
+            d_model, heads, dim_feedforward=ff, dropout=0.0, activation="gelu",
+            batch_first=True, norm_first=False, layer_norm_eps=1e-12)
+        self.encoder = nn.TransformerEncoder(layer, layers, enable_nested_tensor=False)
+        self.pooler = nn.Linear(d_model, d_model)
+        self.register_buffer("positions", torch.arange(seq).unsqueeze(0))
+
+    def forward(self, input_ids, token_type_ids, attention_mask):
+        x = self.word(input_ids) + self.pos(self.positions) + self.token_type(token_type_ids)
+        x = self.emb_ln(x)
+        # Additive float key mask [B, S] -> [B*heads, S, S] is what MHA builds from a
+        # bool key_padding_mask; pass the bool mask (True = ignore).
+        x = self.encoder(x, src_key_padding_mask=attention_mask == 0)
+        pooled = torch.tanh(self.pooler(x[:, 0]))
+        return x, pooled
+
+
+# --------------------------------------------------------------------------- MoE
+class GShardMoE(nn.Module):
+    """Top-k (k=1 or 2) MoE FFN in GShard's einsum formulation.
+
+    Shapes: S tokens (B*T), d model dim, E experts, C capacity, h hidden.
+    """
+
+    def __init__(self, d=32, h=64, experts=4, k=2, capacity_factor=1.5, tokens=16):
+        super().__init__()
+        assert k in (1, 2)
+        self.k, self.E = k, experts
+        self.C = int(math.ceil(capacity_factor * k * tokens / experts))
+        self.wg = nn.Parameter(torch.randn(d, experts) / math.sqrt(d))
+        self.w1 = nn.Parameter(torch.randn(experts, d, h) / math.sqrt(d))
+        self.b1 = nn.Parameter(torch.randn(experts, h) * 0.1)
+        self.w2 = nn.Parameter(torch.randn(experts, h, d) / math.sqrt(h))
+        self.b2 = nn.Parameter(torch.randn(experts, d) * 0.1)
+
+    def forward(self, x):
+        B, T, d = x.shape
+        s = x.reshape(B * T, d)                                  # [S, d]
+        logits = torch.einsum("sd,de->se", s, self.wg)           # [S, E]
+        gates = torch.softmax(logits, dim=-1)
+        top_val, top_idx = torch.topk(gates, self.k, dim=-1)     # [S, k]
+        if self.k == 2:  # renormalise the two chosen gates
+            top_val = top_val / top_val.sum(dim=-1, keepdim=True)
+        combine = None
+        prior = None
+        for i in range(self.k):
+            mask = F.one_hot(top_idx[:, i], self.E).to(x.dtype)          # [S, E]
+            # Slot of each token in its expert's buffer (GShard: cumsum - 1),
+            # second choices queue behind all first choices.
+            loc = torch.cumsum(mask, dim=0) - 1.0
+            if prior is not None:
+                loc = loc + prior
+            mask = mask * (loc < self.C).to(x.dtype)                     # drop overflow
+            prior = mask.sum(dim=0, keepdim=True) if prior is None else prior + mask.sum(dim=0, keepdim=True)
+            loc_s = (loc * mask).sum(dim=-1).to(torch.int64)             # [S]
+            loc_oh = F.one_hot(loc_s, self.C).to(x.dtype)                # [S, C]
+            gate = top_val[:, i] * mask.sum(dim=-1)                      # [S]
+            term = torch.einsum("s,se,sc->sec", gate, mask, loc_oh)      # [S, E, C]
+            combine = term if combine is None else combine + term
+        dispatch = (combine > 0).to(x.dtype)                             # [S, E, C]
+        xe = torch.einsum("sec,sd->ecd", dispatch, s)                    # [E, C, d]
+        hid = torch.einsum("ecd,edh->ech", xe, self.w1) + self.b1.unsqueeze(1)
+        hid = F.relu(hid)
+        ye = torch.einsum("ech,ehd->ecd", hid, self.w2) + self.b2.unsqueeze(1)
+        y = torch.einsum("sec,ecd->sd", combine, ye)                     # [S, d]
+        return y.reshape(B, T, d)
+
+
+# ----------------------------------------------------------------------- builders
+def build_gpt():
+    model = TinyGPT()
+    g = torch.Generator().manual_seed(SEED + 1)
+    inputs = {"input_ids": torch.randint(0, 100, (2, 16), generator=g)}
+    return model, inputs, ["logits"]
+
+
+def build_bert():
+    model = TinyBERT()
+    g = torch.Generator().manual_seed(SEED + 2)
+    ids = torch.randint(0, 100, (2, 16), generator=g)
+    types = torch.zeros(2, 16, dtype=torch.int64)
+    types[:, 8:] = 1
+    attn = torch.ones(2, 16, dtype=torch.int64)
+    attn[1, 12:] = 0  # padded tail in the second sequence
+    inputs = {"input_ids": ids, "token_type_ids": types, "attention_mask": attn}
+    return model, inputs, ["sequence_output", "pooled_output"]
+
+
+def build_resnet18():
+    import torchvision
+    model = torchvision.models.resnet18(weights=None)
+    g = torch.Generator().manual_seed(SEED + 3)
+    return model, {"input": torch.randn(1, 3, 64, 64, generator=g)}, ["logits"]
+
+
+def build_vit():
+    import torchvision
+    model = torchvision.models.VisionTransformer(
+        image_size=32, patch_size=8, num_layers=2, num_heads=2, hidden_dim=64,
+        mlp_dim=128, num_classes=10)
+    # torchvision zero-initialises the class token and the classifier head, which
+    # would make every output 0 and the numeric check vacuous: randomise them.
+    with torch.no_grad():
+        model.class_token.normal_(0.0, 0.02)
+        model.heads.head.weight.normal_(0.0, 0.1)
+        model.heads.head.bias.normal_(0.0, 0.1)
+    g = torch.Generator().manual_seed(SEED + 4)
+    return model, {"input": torch.randn(1, 3, 32, 32, generator=g)}, ["logits"]
+
+
+def build_moe_einsum():
+    model = GShardMoE(d=32, h=64, experts=4, k=2, tokens=16)
+    g = torch.Generator().manual_seed(SEED + 5)
+    return model, {"x": torch.randn(2, 8, 32, generator=g)}, ["y"]
+
+
+MODELS = {
+    "gpt": build_gpt,
+    "bert": build_bert,
+    "resnet18": build_resnet18,
+    "vit": build_vit,
+    "moe_einsum": build_moe_einsum,
+}
+
+
+def _as_tuple(out):
+    return tuple(out) if isinstance(out, (tuple, list)) else (out,)
+
+
+def export_one(name, out_dir, check):
+    torch.manual_seed(SEED)
+    model, inputs, output_names = MODELS[name]()
+    model.eval()
+    args = tuple(inputs.values())
+    with torch.no_grad():
+        ref = _as_tuple(model(*args))
+    assert len(ref) == len(output_names), (name, len(ref), output_names)
+
+    path = os.path.join(out_dir, f"{name}.onnx")
+    # Export with grad enabled: keeps torch 1.13 off its fused fast-path kernels
+    # (no ONNX symbolic); export itself runs the model in eval mode.
+    with torch.enable_grad(), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(
+            model, args, path, opset_version=OPSET,
+            input_names=list(inputs), output_names=output_names,
+            do_constant_folding=True,
+            training=torch.onnx.TrainingMode.EVAL)
+
+    np.savez(os.path.join(out_dir, f"{name}.inputs.npz"),
+             **{k: v.numpy() for k, v in inputs.items()})
+    np.savez(os.path.join(out_dir, f"{name}.outputs.npz"),
+             **{k: v.detach().numpy() for k, v in zip(output_names, ref)})
+
+    msg = f"{os.path.getsize(path) / 1e6:.2f} MB"
+    if check:
+        msg += ", " + check_with_ort(path, inputs, output_names, ref)
+    return path, msg
+
+
+def check_with_ort(path, inputs, output_names, ref):
+    import onnx
+    import onnxruntime as ort
+    m = onnx.load(path)
+    onnx.checker.check_model(m)
+    for vi in list(m.graph.input) + list(m.graph.output):
+        for dim in vi.type.tensor_type.shape.dim:
+            if not dim.HasField("dim_value"):
+                raise RuntimeError(f"{path}: {vi.name} has a non-static dim")
+    ops = sorted({n.op_type for n in m.graph.node})
+    so = ort.SessionOptions()
+    so.log_severity_level = 3
+    sess = ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
+    got = sess.run(output_names, {k: v.numpy() for k, v in inputs.items()})
+    worst = 0.0
+    for name, g, r in zip(output_names, got, ref):
+        r = r.detach().numpy()
+        if g.shape != r.shape:
+            raise RuntimeError(f"{path}: {name} shape {g.shape} != torch {r.shape}")
+        err = float(np.max(np.abs(g - r))) if g.size else 0.0
+        if not np.allclose(g, r, rtol=1e-3, atol=1e-4):
+            raise RuntimeError(f"{path}: onnxruntime differs from torch on {name}: "
+                               f"max abs err {err:g}")
+        worst = max(worst, err)
+    return f"ort max abs err {worst:.2g}, {len(m.graph.node)} nodes, ops: {','.join(ops)}"
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--out", required=True, help="output directory (created)")
+    p.add_argument("--only", default="", help="comma-separated subset of: " + ",".join(MODELS))
+    p.add_argument("--check", dest="check", action="store_true", default=True,
+                   help="compare onnxruntime with torch (default)")
+    p.add_argument("--no-check", dest="check", action="store_false")
+    a = p.parse_args(argv)
+    names = [n for n in a.only.split(",") if n] or list(MODELS)
+    for n in names:
+        if n not in MODELS:
+            p.error(f"unknown model {n!r}; known: {', '.join(MODELS)}")
+    os.makedirs(a.out, exist_ok=True)
+    torch.set_num_threads(max(1, min(2, os.cpu_count() or 1)))
+    t_all = time.time()
+    failed = 0
+    for n in names:
+        t0 = time.time()
+        try:
+            path, msg = export_one(n, a.out, a.check)
+            print(f"{n}: wrote {path} ({msg}) in {time.time() - t0:.1f}s", flush=True)
+        except Exception as e:  # report every model, then fail
+            failed += 1
+            print(f"{n}: FAILED: {type(e).__name__}: {e}", file=sys.stderr, flush=True)
+    print(f"{len(names) - failed}/{len(names)} models written to {a.out} "
+          f"in {time.time() - t_all:.1f}s")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

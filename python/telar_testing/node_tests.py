@@ -1,0 +1,606 @@
+#!/usr/bin/env python3
+"""ONNX backend node tests as an import smoke test for telarc.
+
+Every node-test model (`onnx/backend/test/data/node/<test>/model.onnx` of the pip
+`onnx` package, plus Debian's libonnx-testdata node dir
+/usr/share/libonnx-testdata/data/node when present; de-duplicated by test name,
+the pip copy wins) is imported with
+
+    telarc <test>/model.onnx --emit=mlir        > a.mlir   (30 s limit)
+    telar-opt < a.mlir                          > b.mlir   (30 s limit)
+    telar-opt < b.mlir                          > /dev/null (30 s limit; --roundtrips 2)
+
+A test PASSES when every stage exits 0. A test is ELIGIBLE when all its nodes
+(including nodes in subgraphs: If/Loop/Scan bodies) are in the default ONNX
+domain and their op types are in the supported set printed by
+`telarc --list-ops` (one op type per line), or read from `--ops-file FILE`.
+
+Subcommands:
+
+  run --telarc build/bin/telarc [--telar-opt PATH] [--allowlist FILE] [--jobs 2]
+      [--filter REGEX] [--ops-file FILE] [--results out.json] [--roundtrips N]
+      Runs all models (eligible or not) and prints a summary: eligible count, pass
+      count, rate; failures of eligible tests grouped by the op named in the error
+      and by normalised reason, then listed; unsupported op types by the number of
+      tests they block; every crash and regression; last line
+      `node-tests: N passed, N failed` (eligible tests). Exit status 1 when
+        - a test listed in the allowlist does not pass (a regression), or
+        - any model, eligible or not, crashes: a stage killed by a signal, a stage
+          that hangs past the time limit, an exit code other than 0 or 1, or a
+          crash report on stderr ("Stack dump:", "PLEASE submit a bug report",
+          sanitizer reports). Unsupported models must fail with exit code 1 and a
+          message, never a crash.
+
+  update-allowlist (same options as run)
+      Runs the tests like `run` and rewrites the allowlist with every test that
+      passes, plus the op-type index (see below). Exit 1 on crashes (the files are
+      written all the same).
+
+  docs --out docs/SupportedOps.md [--allowlist FILE] [--telarc PATH | --ops-file FILE]
+      Writes the supported-ops table from the allowlist, the op-type index and the
+      supported set (telarc --list-ops); imports nothing. For each supported op
+      type: the opset versions where its schema changed (since_version <= 23 from
+      onnx.defs.get_all_schemas_with_history(), domain ''), and the node tests
+      containing that op: passing / eligible. The header has the supported-op
+      count and the overall node-test import rate. Output is sorted and does not
+      depend on the machine, so it is reproducible.
+
+  list [--ops-file FILE | --telarc PATH] [--filter REGEX]
+      Prints every discovered test with its source, op types and eligibility (no
+      imports); for checking discovery and eligibility without a telarc.
+
+Exit status 2: telarc/telar-opt missing or not startable (not a test result).
+Runtime: ~45-65 s for all 1471 models with --jobs 2 on 2 cores.
+
+Files (test/onnx/ by default):
+
+  node_tests_allowlist.txt   one passing test per line, sorted:
+                             `test_name<TAB>OpType,OpType,...` (its sorted op types).
+                             `#` starts a comment; only the first column matters to
+                             `run`, which also accepts bare test names.
+  node_tests_ops.txt         the op-type index: every discovered test, sorted,
+                             `test_name<TAB>OpType,...`; written by
+                             update-allowlist next to the allowlist (`--ops-index`
+                             to change). Ops outside the default domain are written
+                             `domain:OpType`; a model Python could not load is `?`.
+                             `docs` counts eligible tests from this file, so the
+                             table does not depend on which test data a machine has.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import concurrent.futures as cf
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+DEFAULT_ALLOWLIST = "test/onnx/node_tests_allowlist.txt"
+INDEX_NAME = "node_tests_ops.txt"
+DEBIAN_NODE_DIR = "/usr/share/libonnx-testdata/data/node"
+MAX_OPSET = 23
+TIMEOUT_S = 30
+DEFAULT_DOMAINS = ("", "ai.onnx")
+UBSAN_RE = re.compile(r"\.(c|cc|cpp|cxx|h|hpp|inc):\d+:\d+: runtime error: ")
+CRASH_MARKERS = (
+    "PLEASE submit a bug report",
+    "Stack dump:",
+    "ERROR: AddressSanitizer",
+    "ERROR: LeakSanitizer",
+    "ERROR: ThreadSanitizer",
+    "terminate called after throwing",
+)
+
+
+# ------------------------------------------------------------------ discovery
+def pip_node_dir():
+    import onnx
+    return os.path.join(os.path.dirname(onnx.__file__), "backend", "test", "data", "node")
+
+
+def discover(extra_dirs=(), use_debian=True):
+    """Returns {test_name: (source, model_path)}; earlier dirs win on name clashes."""
+    dirs = [("pip", pip_node_dir())]
+    if use_debian:
+        dirs.append(("debian", DEBIAN_NODE_DIR))
+    dirs += [("extra", d) for d in extra_dirs]
+    seen_real = set()
+    tests = {}
+    for source, d in dirs:
+        if not os.path.isdir(d):
+            continue
+        real = os.path.realpath(d)
+        if real in seen_real:
+            continue
+        seen_real.add(real)
+        for name in sorted(os.listdir(d)):
+            model = os.path.join(d, name, "model.onnx")
+            if name not in tests and os.path.isfile(model):
+                tests[name] = (source, model)
+    return tests
+
+
+def _graph_ops(graph, out):
+    import onnx
+    for node in graph.node:
+        if node.domain in DEFAULT_DOMAINS:
+            out.add(node.op_type)
+        else:
+            out.add(f"{node.domain}:{node.op_type}")
+        for attr in node.attribute:
+            if attr.type == onnx.AttributeProto.GRAPH:
+                _graph_ops(attr.g, out)
+            elif attr.type == onnx.AttributeProto.GRAPHS:
+                for g in attr.graphs:
+                    _graph_ops(g, out)
+
+
+def model_ops(path):
+    """Sorted op types of all nodes of a model (subgraphs included); ['?'] if unreadable."""
+    import onnx
+    try:
+        m = onnx.load(path, load_external_data=False)
+    except Exception:
+        return ["?"]
+    ops = set()
+    _graph_ops(m.graph, ops)
+    return sorted(ops)
+
+
+def is_eligible(ops, supported):
+    return bool(ops) and all(op in supported for op in ops)
+
+
+# -------------------------------------------------------------- supported ops
+def supported_ops(args):
+    if getattr(args, "ops_file", None):
+        with open(args.ops_file) as f:
+            text = f.read()
+    else:
+        if not args.telarc:
+            sys.exit("node_tests: need --telarc or --ops-file for the supported-op set")
+        try:
+            p = subprocess.run([args.telarc, "--list-ops"], capture_output=True,
+                               text=True, timeout=TIMEOUT_S)
+        except (OSError, subprocess.TimeoutExpired) as e:
+            sys.exit(f"node_tests: cannot run {args.telarc} --list-ops: {e}")
+        if p.returncode != 0:
+            sys.exit(f"node_tests: {args.telarc} --list-ops exited {p.returncode}:\n{p.stderr}")
+        text = p.stdout
+    ops = {line.strip() for line in text.splitlines()}
+    ops.discard("")
+    return {op for op in ops if not op.startswith("#")}
+
+
+# ------------------------------------------------------------ allowlist files
+def read_tab_file(path):
+    """Reads `name[<TAB>op,op,...]` lines -> {name: [ops] or None}."""
+    out = {}
+    if not os.path.exists(path):
+        return out
+    with open(path) as f:
+        for line in f:
+            line = line.split("#", 1)[0].rstrip("\n").strip()
+            if not line:
+                continue
+            name, _, ops = line.partition("\t")
+            name = name.strip()
+            ops = ops.strip()
+            out[name] = [o for o in ops.split(",") if o] if ops else None
+    return out
+
+
+def write_tab_file(path, rows, header):
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        for h in header:
+            f.write(f"# {h}\n")
+        for name in sorted(rows):
+            f.write(f"{name}\t{','.join(rows[name])}\n")
+    os.replace(tmp, path)
+
+
+def index_path(args):
+    return args.ops_index or os.path.join(os.path.dirname(args.allowlist) or ".", INDEX_NAME)
+
+
+# ------------------------------------------------------------------- running
+def crash_reason(rc, stderr, timed_out):
+    if timed_out:
+        return f"hang (no exit within {TIMEOUT_S}s)"
+    if rc < 0:
+        import signal
+        try:
+            sig = signal.Signals(-rc).name
+        except ValueError:
+            sig = str(-rc)
+        return f"killed by signal {sig}"
+    for m in CRASH_MARKERS:
+        if m in stderr:
+            return f"crash report on stderr ({m!r})"
+    if UBSAN_RE.search(stderr):
+        return "crash report on stderr (UBSan runtime error)"
+    if rc not in (0, 1):
+        return f"exit code {rc} (expected 0 or 1)"
+    return None
+
+
+class ToolError(Exception):
+    """telarc / telar-opt could not be started at all (not a test failure)."""
+
+
+def run_stage(cmd, stdin_path, stdout_path):
+    t0 = time.time()
+    stdin = open(stdin_path, "rb") if stdin_path else subprocess.DEVNULL
+    stdout = open(stdout_path, "wb") if stdout_path else subprocess.DEVNULL
+    try:
+        for attempt in range(5):
+            try:
+                p = subprocess.run(cmd, stdin=stdin, stdout=stdout,
+                                   stderr=subprocess.PIPE, timeout=TIMEOUT_S)
+                break
+            except OSError as e:  # e.g. the binary is being relinked right now
+                if attempt == 4:
+                    raise ToolError(f"cannot start {cmd[0]}: {e}") from e
+                time.sleep(2)
+        rc, err, timed_out = p.returncode, p.stderr, False
+    except subprocess.TimeoutExpired as e:
+        rc, err, timed_out = None, e.stderr or b"", True
+    finally:
+        if stdin_path:
+            stdin.close()
+        if stdout_path:
+            stdout.close()
+    err = err.decode("utf-8", "replace")
+    return {"rc": rc, "stderr": err, "seconds": round(time.time() - t0, 3),
+            "crash": crash_reason(rc if rc is not None else 0, err, timed_out)}
+
+
+def run_one(name, model, telarc, telar_opt, roundtrips, tmpdir):
+    a = os.path.join(tmpdir, f"{name}.0.mlir")
+    stages = [("telarc", [telarc, model, "--emit=mlir"], None, a)]
+    prev = a
+    for i in range(roundtrips):
+        nxt = os.path.join(tmpdir, f"{name}.{i + 1}.mlir") if i + 1 < roundtrips else None
+        stages.append((f"telar-opt#{i + 1}" if roundtrips > 1 else "telar-opt",
+                       [telar_opt], prev, nxt))
+        prev = nxt
+    result = {"name": name, "passed": False, "stage": None, "crash": None, "message": ""}
+    try:
+        for stage, cmd, stdin_path, stdout_path in stages:
+            r = run_stage(cmd, stdin_path, stdout_path)
+            if r["crash"] or r["rc"] != 0:
+                msg = first_error_line(r["stderr"].replace(model + ":", "model.onnx:"))
+                result.update(stage=stage, crash=r["crash"], rc=r["rc"], message=msg)
+                return result
+        result["passed"] = True
+        return result
+    finally:
+        for i in range(roundtrips + 1):
+            try:
+                os.unlink(os.path.join(tmpdir, f"{name}.{i}.mlir"))
+            except FileNotFoundError:
+                pass
+
+
+def first_error_line(stderr):
+    lines = [l.strip() for l in stderr.splitlines() if l.strip()]
+    for l in lines:
+        if "error" in l.lower():
+            return l[:1000]
+    return lines[0][:1000] if lines else "(no message on stderr)"
+
+
+def run_all(args):
+    telarc = os.path.abspath(args.telarc) if args.telarc else None
+    if not telarc or not os.access(telarc, os.X_OK):
+        sys.exit(f"node_tests: telarc not found or not executable: {args.telarc}")
+    telar_opt = args.telar_opt or os.path.join(os.path.dirname(telarc), "telar-opt")
+    if not os.access(telar_opt, os.X_OK):
+        sys.exit(f"node_tests: telar-opt not found or not executable: {telar_opt}")
+    supported = supported_ops(args)
+    tests = discover(args.test_dir, use_debian=not args.no_debian)
+    if args.filter:
+        rx = re.compile(args.filter)
+        tests = {k: v for k, v in tests.items() if rx.search(k)}
+    allow = read_tab_file(args.allowlist) if args.allowlist else {}
+    if args.allowlist and not os.path.exists(args.allowlist):
+        print(f"note: allowlist {args.allowlist} does not exist (no regression check)",
+              file=sys.stderr)
+    ops = {name: model_ops(path) for name, (_, path) in tests.items()}
+
+    t0 = time.time()
+    results = {}
+    with tempfile.TemporaryDirectory(prefix="telar-node-tests-") as tmp, \
+            cf.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        futs = {pool.submit(run_one, name, path, telarc, telar_opt, args.roundtrips, tmp): name
+                for name, (_, path) in tests.items()}
+        done = 0
+        for fut in cf.as_completed(futs):
+            r = fut.result()
+            results[r["name"]] = r
+            done += 1
+            if args.verbose:
+                status = "PASS" if r["passed"] else ("CRASH" if r["crash"] else "FAIL")
+                print(f"[{done}/{len(futs)}] {status} {r['name']}"
+                      + ("" if r["passed"] else f" ({r['stage']}: {r['crash'] or r['message']})"),
+                      flush=True)
+            elif done % 200 == 0:
+                print(f"  ... {done}/{len(futs)} models", file=sys.stderr, flush=True)
+    elapsed = time.time() - t0
+
+    for name, r in results.items():
+        r["ops"] = ops[name]
+        r["eligible"] = is_eligible(ops[name], supported)
+        r["source"] = tests[name][0]
+        r["allowlisted"] = name in allow
+    return results, supported, tests, allow, elapsed
+
+
+NODE_RE = re.compile(r"^node (?:'[^']*'|\S+) \((\w+), opset \d+\): ")
+
+
+def classify(r):
+    """(op type named in the error or '(model)', normalised reason) of a failure."""
+    msg = r["message"]
+    i = msg.find("error: ")
+    if i >= 0:
+        msg = msg[i + len("error: "):]
+    if r["stage"] != "telarc":
+        return f"({r['stage']})", re.sub(r"\d+", "N", msg)[:160]
+    m = NODE_RE.match(msg)
+    op = m.group(1) if m else "(model)"
+    if m:
+        msg = msg[m.end():]
+    msg = re.sub(r"'[^']*'", "'_'", msg)
+    msg = re.sub(r"\d+", "N", msg)
+    return op, msg[:160]
+
+
+def summarize(results, supported, allow, elapsed, out=sys.stdout):
+    eligible = sorted(n for n, r in results.items() if r["eligible"])
+    passed = [n for n in eligible if results[n]["passed"]]
+    failed = [n for n in eligible if not results[n]["passed"]]
+    crashes = sorted(n for n, r in results.items() if r["crash"])
+    regressions = sorted(n for n in allow if n in results and not results[n]["passed"])
+    missing = sorted(n for n in allow if n not in results)
+    extra_pass = sorted(n for n, r in results.items() if r["passed"] and not r["eligible"])
+    new_pass = sorted(n for n, r in results.items() if r["passed"] and n not in allow)
+
+    p = lambda *a: print(*a, file=out)
+    p(f"node tests: {len(results)} models run in {elapsed:.0f}s, "
+      f"{len(supported)} op types supported")
+    rate = 100.0 * len(passed) / len(eligible) if eligible else 0.0
+    p(f"eligible: {len(eligible)}  passed: {len(passed)}  rate: {rate:.1f}%")
+    if failed:
+        by_op = collections.Counter()
+        by_reason = collections.Counter()
+        for n in failed:
+            op, reason = classify(results[n])
+            by_op[op] += 1
+            by_reason[(op, reason)] += 1
+        p("\nfailures of eligible tests by op type (the op named in the error; "
+          "(model) = a model-level error):")
+        for op, c in sorted(by_op.items(), key=lambda x: (-x[1], x[0])):
+            p(f"  {op:28s} {c}")
+        p("\nfailures of eligible tests by reason (names -> '_', numbers -> N):")
+        for (op, reason), c in sorted(by_reason.items(), key=lambda x: (-x[1], x[0])):
+            p(f"  {c:4d}  {op}: {reason}")
+        p(f"\nfailing eligible tests ({len(failed)}):")
+        for n in failed:
+            r = results[n]
+            p(f"  {n} [{','.join(r['ops'])}] {r['stage']}: {r['crash'] or r['message']}")
+    missing_ops = collections.Counter(
+        op for r in results.values() if not r["eligible"]
+        for op in set(r["ops"]) - supported)
+    if missing_ops:
+        top = sorted(missing_ops.items(), key=lambda x: (-x[1], x[0]))[:30]
+        p(f"\nunsupported op types by node tests that contain them "
+          f"({len(results) - len(eligible)} ineligible tests, top {len(top)}):")
+        p("  " + ", ".join(f"{op} {c}" for op, c in top))
+    if crashes:
+        p(f"\nCRASHES ({len(crashes)}; any crash fails the run, eligible or not):")
+        for n in crashes:
+            r = results[n]
+            p(f"  {n} [{','.join(r['ops'])}] {r['stage']}: {r['crash']}: {r['message']}")
+    if extra_pass:
+        p(f"\nnote: {len(extra_pass)} tests pass although not eligible "
+          f"(op missing from --list-ops?): {' '.join(extra_pass[:20])}"
+          + (" ..." if len(extra_pass) > 20 else ""))
+    if new_pass and allow:
+        p(f"\nnote: {len(new_pass)} passing tests are not in the allowlist "
+          f"(update-allowlist adds them)")
+    if missing:
+        p(f"\nnote: {len(missing)} allowlisted tests were not found/run: "
+          f"{' '.join(missing[:20])}" + (" ..." if len(missing) > 20 else ""))
+    if regressions:
+        p(f"\nREGRESSIONS ({len(regressions)} allowlisted tests fail):")
+        for n in regressions:
+            r = results[n]
+            p(f"  {n} {r['stage']}: {r['crash'] or r['message']}")
+    ok = not crashes and not regressions
+    # A closing line in the "N passed, N failed" form.
+    p(f"\nnode-tests: {len(passed)} passed, {len(failed)} failed")
+    return ok
+
+
+def write_results(path, results):
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with open(path, "w") as f:
+        json.dump({n: results[n] for n in sorted(results)}, f, indent=1)
+
+
+def cmd_run(args):
+    results, supported, _, allow, elapsed = run_all(args)
+    if args.results:
+        write_results(args.results, results)
+    ok = summarize(results, supported, allow if not args.filter else
+                   {n: v for n, v in allow.items() if n in results}, elapsed)
+    return 0 if ok else 1
+
+
+def cmd_update_allowlist(args):
+    if args.filter:
+        sys.exit("node_tests: update-allowlist runs every test; drop --filter")
+    results, supported, tests, allow, elapsed = run_all(args)
+    if args.results:
+        write_results(args.results, results)
+    summarize(results, supported, {}, elapsed)
+    passing = {n: r["ops"] for n, r in results.items() if r["passed"]}
+    write_tab_file(args.allowlist, passing, [
+        "ONNX backend node tests that telarc imports and telar-opt round-trips.",
+        "Generated by: python/telar_testing/node_tests.py update-allowlist",
+        "Format: test_name<TAB>op types of its model (sorted).",
+    ])
+    idx = index_path(args)
+    write_tab_file(idx, {n: r["ops"] for n, r in results.items()}, [
+        "Op types of every ONNX backend node test (pip onnx + libonnx-testdata).",
+        "Generated by: python/telar_testing/node_tests.py update-allowlist",
+        "Format: test_name<TAB>op types (domain:OpType outside the default domain).",
+    ])
+    lost = sorted(set(allow) - set(passing))
+    print(f"wrote {args.allowlist} ({len(passing)} tests, +{len(set(passing) - set(allow))} "
+          f"-{len(lost)}) and {idx} ({len(results)} tests)")
+    if lost:
+        print("removed from the allowlist: " + " ".join(lost))
+    crashes = [n for n, r in results.items() if r["crash"]]
+    return 1 if crashes else 0
+
+
+def op_history():
+    import onnx.defs
+    hist = collections.defaultdict(set)
+    for s in onnx.defs.get_all_schemas_with_history():
+        if s.domain in DEFAULT_DOMAINS and s.since_version <= MAX_OPSET:
+            hist[s.name].add(s.since_version)
+    return hist
+
+
+def cmd_docs(args):
+    supported = supported_ops(args)
+    allow = read_tab_file(args.allowlist)
+    idx_file = index_path(args)
+    index = read_tab_file(idx_file)
+    if not index:
+        sys.exit(f"node_tests: {idx_file} is missing or empty; run update-allowlist first")
+    for n, ops in allow.items():  # allowlist rows carry ops too; prefer the index
+        if n not in index and ops is not None:
+            index[n] = ops
+    hist = op_history()
+    eligible = {n for n, ops in index.items() if ops and is_eligible(ops, supported)}
+    passing = {n for n in allow if n in index}
+    passing_el = passing & eligible
+    per_op_el = collections.Counter(op for n in eligible for op in index[n])
+    per_op_pass = collections.Counter(op for n in passing_el for op in index[n])
+    rate = 100.0 * len(passing_el) / len(eligible) if eligible else 0.0
+
+    lines = [
+        "# Supported ONNX operators",
+        "",
+        "<!-- Generated by `python/telar_testing/node_tests.py docs`; do not edit by hand. -->",
+        "<!-- Sources: `telarc --list-ops`, test/onnx/node_tests_allowlist.txt, "
+        "test/onnx/node_tests_ops.txt. -->",
+        "",
+        f"telarc imports **{len(supported)}** ONNX operator types (default domain, "
+        f"opsets up to {MAX_OPSET}).",
+        "",
+        f"ONNX backend node tests: **{len(passing_el)} / {len(eligible)}** eligible tests "
+        f"import and round-trip ({rate:.1f}%). A test is eligible when every op in its "
+        f"model is supported; it passes when `telarc --emit=mlir` and the `telar-opt` "
+        f"round trip both succeed. {len(index)} node tests exist in all.",
+        "",
+        "*Opset versions* lists the opsets in which the ONNX schema of the op changed "
+        f"(up to {MAX_OPSET}). *Node tests* counts the eligible tests that contain the op: "
+        "passing / eligible.",
+        "",
+        "| Op | Opset versions | Node tests |",
+        "| --- | --- | --- |",
+    ]
+    for op in sorted(supported):
+        vers = ", ".join(str(v) for v in sorted(hist.get(op, ()))) or "(not an ONNX op)"
+        el = per_op_el.get(op, 0)
+        tests = f"{per_op_pass.get(op, 0)} / {el}" if el else "-"
+        lines.append(f"| {op} | {vers} | {tests} |")
+    lines.append("")
+    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
+    with open(args.out, "w") as f:
+        f.write("\n".join(lines))
+    print(f"wrote {args.out}: {len(supported)} ops, node tests {len(passing_el)}/"
+          f"{len(eligible)} ({rate:.1f}%)")
+    return 0
+
+
+def cmd_list(args):
+    supported = supported_ops(args) if (args.ops_file or args.telarc) else set()
+    tests = discover(args.test_dir, use_debian=not args.no_debian)
+    rx = re.compile(args.filter) if args.filter else None
+    n_el = 0
+    by_source = collections.Counter()
+    for name, (source, path) in sorted(tests.items()):
+        if rx and not rx.search(name):
+            continue
+        ops = model_ops(path)
+        el = is_eligible(ops, supported)
+        n_el += el
+        by_source[source] += 1
+        print(f"{name}\t{source}\t{'eligible' if el else '-'}\t{','.join(ops)}")
+    print(f"# {sum(by_source.values())} tests ({', '.join(f'{k}: {v}' for k, v in sorted(by_source.items()))}), "
+          f"{n_el} eligible with {len(supported)} supported ops", file=sys.stderr)
+    return 0
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+
+    def common(p, need_run=False):
+        p.add_argument("--telarc", default="build/bin/telarc" if need_run else None,
+                       help="telarc binary (default build/bin/telarc for run)")
+        p.add_argument("--ops-file", help="read the supported op set from this file "
+                       "instead of `telarc --list-ops` (one op per line)")
+        p.add_argument("--allowlist", default=DEFAULT_ALLOWLIST)
+        p.add_argument("--ops-index", help=f"op-type index (default: {INDEX_NAME} "
+                       "next to the allowlist)")
+        p.add_argument("--test-dir", action="append", default=[],
+                       help="extra node-test dir (after pip and Debian's)")
+        p.add_argument("--no-debian", action="store_true",
+                       help=f"ignore {DEBIAN_NODE_DIR}")
+        p.add_argument("--filter", help="only tests whose name matches this regex")
+
+    for name, fn in (("run", cmd_run), ("update-allowlist", cmd_update_allowlist)):
+        p = sub.add_parser(name)
+        common(p, need_run=True)
+        p.add_argument("--telar-opt", help="default: telar-opt next to telarc")
+        p.add_argument("--jobs", "-j", type=int, default=2)
+        p.add_argument("--roundtrips", type=int, default=2,
+                       help="telar-opt stages after telarc (default 2: "
+                       "telarc | telar-opt | telar-opt)")
+        p.add_argument("--results", help="write per-test results as JSON here")
+        p.add_argument("--verbose", "-v", action="store_true")
+        p.set_defaults(fn=fn)
+    p = sub.add_parser("docs")
+    common(p)
+    p.add_argument("--out", default="docs/SupportedOps.md")
+    p.set_defaults(fn=cmd_docs)
+    p = sub.add_parser("list")
+    common(p)
+    p.set_defaults(fn=cmd_list)
+    args = ap.parse_args(argv)
+    if getattr(args, "roundtrips", 1) < 1:
+        ap.error("--roundtrips must be >= 1")
+    try:
+        return args.fn(args)
+    except ToolError as e:
+        print(f"node_tests: error: {e}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
