@@ -293,7 +293,7 @@ LogicalResult ConcatOp::inferReturnTypes(MLIRContext *, OptLoc loc,
 }
 
 ShardingRule ConcatOp::getShardingRule() {
-  return keepWholeRule(getOperation(), {getAxis()});
+  return keepWholeRule(getOperation(), {static_cast<int64_t>(getAxis())});
 }
 
 LogicalResult SplitOp::inferReturnTypes(MLIRContext *, OptLoc loc,
@@ -326,7 +326,7 @@ LogicalResult SplitOp::inferReturnTypes(MLIRContext *, OptLoc loc,
 }
 
 ShardingRule SplitOp::getShardingRule() {
-  return keepWholeRule(getOperation(), {getAxis()});
+  return keepWholeRule(getOperation(), {static_cast<int64_t>(getAxis())});
 }
 
 //===----------------------------------------------------------------------===//
@@ -715,5 +715,5 @@ LogicalResult TopKOp::inferReturnTypes(MLIRContext *ctx, OptLoc loc,
 }
 
 ShardingRule TopKOp::getShardingRule() {
-  return keepWholeRule(getOperation(), {getAxis()});
+  return keepWholeRule(getOperation(), {static_cast<int64_t>(getAxis())});
 }

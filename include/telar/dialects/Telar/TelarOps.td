@@ -304,7 +304,7 @@ class Telar_AxisOp<string mnemonic> : Telar_Op<mnemonic> {
     inferredReturnTypes.push_back(adaptor.getInput().getType());
     return ::mlir::success();
   }];
-  let ruleBody = "return ::mlir::telar::keepWholeRule(getOperation(), {getAxis()});";
+  let ruleBody = "return ::mlir::telar::keepWholeRule(getOperation(), {static_cast<int64_t>(getAxis())});";
   let description = "Normalises along one `axis` (opset-13 semantics; older "
     # "opsets' 2-D coercion is rewritten by the importer).\n\n```mlir\n%y = telar."
     # mnemonic # " %x {axis = -1 : i64} : (tensor<2x8xf32>) -> tensor<2x8xf32>\n```";
@@ -812,7 +812,7 @@ def Telar_CumSumOp : Telar_Op<"cum_sum"> {
     inferredReturnTypes.push_back(adaptor.getInput().getType());
     return ::mlir::success();
   }];
-  let ruleBody = "return ::mlir::telar::keepWholeRule(getOperation(), {getAxis()});";
+  let ruleBody = "return ::mlir::telar::keepWholeRule(getOperation(), {static_cast<int64_t>(getAxis())});";
 }
 
 def Telar_TriluOp : Telar_Op<"trilu"> {
