@@ -500,6 +500,13 @@ ShardingRule GatherNDOp::getShardingRule() {
   return replicatedOperandsRule(getOperation());
 }
 
+static LogicalResult checkScatterReduction(OptLoc loc, StringRef r) {
+  if (r != "none" && r != "add" && r != "mul" && r != "max" && r != "min")
+    return emitOptionalError(loc, "scatter reduction '", r,
+                             "' is not one of none, add, mul, max, min");
+  return success();
+}
+
 LogicalResult ScatterElementsOp::inferReturnTypes(MLIRContext *, OptLoc loc,
                                                   Adaptor adaptor,
                                                   Types &results) {
@@ -517,10 +524,8 @@ LogicalResult ScatterElementsOp::inferReturnTypes(MLIRContext *, OptLoc loc,
                              " must have the element type of data ", str(data));
   if (failed(checkAxis(loc, data, static_cast<int64_t>(adaptor.getAxis()))))
     return failure();
-  StringRef r = adaptor.getReduction();
-  if (r != "none" && r != "add" && r != "mul" && r != "max" && r != "min")
-    return emitOptionalError(loc, "scatter reduction '", r,
-                             "' is not one of none, add, mul, max, min");
+  if (failed(checkScatterReduction(loc, adaptor.getReduction())))
+    return failure();
   results.push_back(data);
   return success();
 }
@@ -550,10 +555,8 @@ LogicalResult ScatterNDOp::inferReturnTypes(MLIRContext *, OptLoc loc,
     return emitOptionalError(loc, "scatter_nd: updates ", str(updates),
                              " must have shape ", str(expected),
                              " and the element type of data ", str(data));
-  StringRef r = adaptor.getReduction();
-  if (r != "none" && r != "add" && r != "mul" && r != "max" && r != "min")
-    return emitOptionalError(loc, "scatter reduction '", r,
-                             "' is not one of none, add, mul, max, min");
+  if (failed(checkScatterReduction(loc, adaptor.getReduction())))
+    return failure();
   results.push_back(data);
   return success();
 }
