@@ -100,6 +100,8 @@ private:
   LogicalResult checkSupported();
   FailureOr<RankedTensorType> inputType(const ::onnx::ValueInfoProto &vi,
                                         llvm::SmallVectorImpl<std::string> &symbolic);
+  ElementsAttr bindInput(const ::onnx::ValueInfoProto &vi,
+                         llvm::StringRef path);
   LogicalResult sortNodes(llvm::SmallVectorImpl<unsigned> &order);
   LogicalResult convertNode(OpBuilder &b, const FlatNode &n);
   LogicalResult checkOutputs(llvm::SmallVectorImpl<Value> &results);
@@ -315,6 +317,55 @@ GraphImporter::inputType(const ::onnx::ValueInfoProto &vi,
   return RankedTensorType::get(shape, et);
 }
 
+/// Reads the value bound to graph input `vi` and checks it against the
+/// input's declared element type and static dims (or its --input-shape).
+ElementsAttr GraphImporter::bindInput(const ::onnx::ValueInfoProto &vi,
+                                      llvm::StringRef path) {
+  Location loc = valueLoc(vi.name());
+  if (!vi.type().has_tensor_type()) {
+    emitError(loc) << "--bind-input " << vi.name()
+                   << ": the input is not a tensor";
+    return {};
+  }
+  const auto &tt = vi.type().tensor_type();
+  Type declared = tt.elem_type() != 0 ? tensors.elementType(tt.elem_type(), loc)
+                                      : Type();
+  if (tt.elem_type() != 0 && !declared)
+    return {};
+  ElementsAttr attr = loadInputValue(&ctx, vi.name(), path, declared, loc);
+  if (!attr)
+    return {};
+  auto type = llvm::cast<RankedTensorType>(attr.getType());
+  auto mismatch = [&](llvm::StringRef what) {
+    emitError(loc) << "--bind-input " << vi.name() << ": '" << path
+                   << "' holds " << typeStr(type) << ", but input '"
+                   << vi.name() << "' is declared as " << describeType(tt, &ctx)
+                   << " (" << what << " differs)";
+    return ElementsAttr();
+  };
+  if (declared && declared != type.getElementType())
+    return mismatch("element type");
+  auto given = options.inputShapes.find(vi.name());
+  if (given != options.inputShapes.end()) {
+    if (llvm::ArrayRef<int64_t>(given->second) != type.getShape()) {
+      emitError(loc) << "--bind-input " << vi.name() << ": '" << path
+                     << "' holds " << typeStr(type)
+                     << ", but --input-shape gives its shape as "
+                     << typeStr(RankedTensorType::get(given->second,
+                                                      type.getElementType()));
+      return {};
+    }
+  } else if (tt.has_shape()) {
+    const auto &dims = tt.shape().dim();
+    if (dims.size() != type.getRank())
+      return mismatch("rank");
+    for (int i = 0; i < dims.size(); ++i)
+      if (dims[i].has_dim_value() && dims[i].dim_value() != type.getDimSize(i))
+        return mismatch("dim " + std::to_string(i));
+  }
+  return attr;
+}
+
 LogicalResult GraphImporter::sortNodes(llvm::SmallVectorImpl<unsigned> &order) {
   llvm::StringMap<unsigned> producer;
   const auto &graph = model.graph();
@@ -519,10 +570,28 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
                          << "', which is not a graph input";
       return {};
     }
+  for (const auto &kv : options.inputValues)
+    if (!inputNames.contains(kv.getKey())) {
+      emitError(fileLoc) << "--bind-input names '" << kv.getKey()
+                         << "', which is not a graph input";
+      return {};
+    }
+  // Bound inputs become constants (an initializer of the same name, the
+  // input's default value, is overridden).
+  llvm::StringMap<ElementsAttr> bound;
+  for (const auto &vi : graph.input()) {
+    auto it = options.inputValues.find(vi.name());
+    if (it == options.inputValues.end())
+      continue;
+    ElementsAttr attr = bindInput(vi, it->second);
+    if (!attr)
+      return {};
+    bound[vi.name()] = attr;
+  }
   llvm::SmallVector<Type> argTypes;
   llvm::SmallVector<std::string> argNames, symbolic;
   for (const auto &vi : graph.input()) {
-    if (initNames.contains(vi.name()))
+    if (initNames.contains(vi.name()) || bound.count(vi.name()))
       continue;
     auto t = inputType(vi, symbolic);
     if (failed(t))
@@ -557,8 +626,19 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
   }
   b.setInsertionPointToEnd(entry);
 
-  // Initializers.
+  // Bound inputs, then initializers.
+  for (const auto &vi : graph.input()) {
+    auto it = bound.find(vi.name());
+    if (it == bound.end() || values.count(vi.name()))
+      continue;
+    values[vi.name()] = telar::ConstantOp::create(b, valueLoc(vi.name()),
+                                                  it->second.getType(),
+                                                  it->second)
+                            .getResult();
+  }
   for (const auto &t : graph.initializer()) {
+    if (bound.count(t.name()))
+      continue;
     Location loc = valueLoc(t.name());
     ElementsAttr attr = tensors.convert(t, loc);
     if (!attr)
@@ -657,5 +737,16 @@ std::string mlir::telar::parseInputShapeOption(llvm::StringRef spec,
     }
   }
   options.inputShapes[name] = shape;
+  return "";
+}
+
+std::string mlir::telar::parseBindInputOption(llvm::StringRef spec,
+                                              ImportOptions &options) {
+  auto [name, file] = spec.split('=');
+  if (name.empty() || file.empty() || !spec.contains('='))
+    return "--bind-input expects NAME=FILE (a .npy file or an ONNX "
+           "TensorProto .pb), got '" +
+           spec.str() + "'";
+  options.inputValues[name] = file.str();
   return "";
 }

@@ -68,6 +68,13 @@ struct TensorLoader {
 ElementsAttr makeElements(RankedTensorType type, llvm::ArrayRef<char> raw,
                           llvm::StringRef blobName);
 
+/// Reads the value bound to graph input `name` from `path`: a numpy `.npy`
+/// file or a binary ONNX TensorProto. `declared` (may be null) is the
+/// input's element type, used to accept raw-byte numpy dtypes. Null (and an
+/// error at `loc`) when the file cannot be read.
+ElementsAttr loadInputValue(MLIRContext *ctx, llvm::StringRef name,
+                            llvm::StringRef path, Type declared, Location loc);
+
 /// Element type of an ONNX `to`/`dtype` enum, or null.
 Type onnxElementType(MLIRContext *ctx, int32_t onnxType);
 

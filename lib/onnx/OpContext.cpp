@@ -2,6 +2,7 @@
 
 #include "ImporterInternal.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/StringSet.h"
 #include "telar/dialects/Telar/TelarOps.h"
@@ -100,6 +101,45 @@ static llvm::StringRef inputName(const ::onnx::NodeProto &node, unsigned i) {
              : llvm::StringRef();
 }
 
+/// When `v` is a graph input, or computed (by ops that could not fold) from
+/// graph inputs, names them with a hint to bind them; empty otherwise.
+static std::string graphInputHint(Value v) {
+  llvm::SmallVector<std::string> names;
+  llvm::SmallPtrSet<void *, 16> seen;
+  llvm::SmallVector<Value> worklist{v};
+  unsigned budget = 4096;
+  while (!worklist.empty() && budget-- > 0) {
+    Value cur = worklist.pop_back_val();
+    if (!seen.insert(cur.getAsOpaquePointer()).second)
+      continue;
+    if (auto arg = llvm::dyn_cast<BlockArgument>(cur)) {
+      auto func = llvm::dyn_cast_or_null<func::FuncOp>(
+          arg.getOwner()->getParentOp());
+      if (!func)
+        continue;
+      if (auto name = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(),
+                                                        "telar.name"))
+        names.push_back(name.str());
+      continue;
+    }
+    Operation *op = cur.getDefiningOp();
+    // Operands in reverse so the first operand's inputs come out first.
+    for (Value operand : llvm::reverse(op->getOperands()))
+      worklist.push_back(operand);
+  }
+  if (names.empty())
+    return "";
+  std::string out =
+      llvm::isa<BlockArgument>(v) ? "; it is " : "; it depends on ";
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (i)
+      out += i + 1 == names.size() ? " and " : ", ";
+    out += "graph input '" + names[i] + "' (bind it with --bind-input " +
+           names[i] + "=FILE)";
+  }
+  return out;
+}
+
 FailureOr<llvm::SmallVector<int64_t>>
 OpContext::constInts(unsigned i, llvm::StringRef what) {
   Value v = in(i);
@@ -112,7 +152,8 @@ OpContext::constInts(unsigned i, llvm::StringRef what) {
     if (auto ints = readInts(a))
       return *ints;
   (void)fail("input '" + what + "' ('" + inputName(node, i) +
-             "') must be a constant (static shapes required)");
+             "') must be a constant (static shapes required)" +
+             graphInputHint(v));
   return failure();
 }
 
@@ -128,7 +169,8 @@ OpContext::constFloats(unsigned i, llvm::StringRef what) {
     if (auto fs = readFloats(a))
       return *fs;
   (void)fail("input '" + what + "' ('" + inputName(node, i) +
-             "') must be a constant (static shapes required)");
+             "') must be a constant (static shapes required)" +
+             graphInputHint(v));
   return failure();
 }
 

@@ -329,4 +329,100 @@ TEST_F(ImporterTest, GraphInputInitializerIsConstant) {
   EXPECT_EQ(func.getNumArguments(), 1u);
 }
 
+/// A numpy .npy file (format `version`) holding `data` with dtype `descr`.
+static std::string npyFile(int version, llvm::StringRef descr,
+                           llvm::StringRef shape, llvm::StringRef data) {
+  std::string header = ("{'descr': '" + descr +
+                        "', 'fortran_order': False, 'shape': (" + shape +
+                        "), }")
+                           .str();
+  size_t prefix = version == 1 ? 10 : 12;
+  while ((prefix + header.size() + 1) % 64 != 0)
+    header += ' ';
+  header += '\n';
+  std::string out = "\x93NUMPY";
+  out += static_cast<char>(version);
+  out += '\0';
+  uint32_t len = header.size();
+  for (size_t i = 0; i < (version == 1 ? 2u : 4u); ++i)
+    out += static_cast<char>((len >> (8 * i)) & 0xff);
+  return out + header + data.str();
+}
+
+TEST_F(ImporterTest, BindInputNpyVersion2) {
+  auto m = addModel({100}, ::onnx::TensorProto::FLOAT);
+  m.mutable_graph()->mutable_initializer(0)->set_raw_data(
+      std::string(400, '\0'));
+  std::vector<float> data(100);
+  for (int i = 0; i < 100; ++i)
+    data[i] = i + 0.25f;
+  writeFile("x.npy", npyFile(2, "<f4", "100,",
+                             llvm::StringRef(reinterpret_cast<char *>(
+                                                 data.data()),
+                                             400)));
+  options.inputValues["X"] = tmp + "/x.npy";
+  auto module = importProto(m);
+  ASSERT_TRUE(module) << errors;
+  auto func = *module->getOps<func::FuncOp>().begin();
+  EXPECT_EQ(func.getNumArguments(), 0u);
+  bool found = false;
+  module->walk([&](telar::ConstantOp op) {
+    auto res = llvm::dyn_cast<DenseResourceElementsAttr>(op.getValue());
+    if (!res || res.getRawHandle().getBlob()->getData().size() != 400)
+      return;
+    if (std::memcmp(res.getRawHandle().getBlob()->getData().data(),
+                    data.data(), 400) == 0)
+      found = true;
+  });
+  EXPECT_TRUE(found) << "the bound value must become a constant";
+}
+
+TEST_F(ImporterTest, BindInputTensorProtoTypedField) {
+  auto m = addModel({2}, ::onnx::TensorProto::INT64);
+  m.mutable_graph()->mutable_initializer(0)->add_int64_data(1);
+  m.mutable_graph()->mutable_initializer(0)->add_int64_data(2);
+  ::onnx::TensorProto t;
+  t.set_data_type(::onnx::TensorProto::INT64);
+  t.add_dims(2);
+  t.add_int64_data(10);
+  t.add_int64_data(-20);
+  std::string bytes;
+  t.SerializeToString(&bytes);
+  writeFile("x.pb", bytes);
+  options.inputValues["X"] = tmp + "/x.pb";
+  auto module = importProto(m);
+  ASSERT_TRUE(module) << errors;
+  // X + W folds: {11, -18}.
+  llvm::SmallVector<int64_t> folded;
+  module->walk([&](telar::ConstantOp op) {
+    if (auto d = llvm::dyn_cast<DenseIntElementsAttr>(op.getValue()))
+      if (d.getNumElements() == 2 &&
+          d.getValues<int64_t>()[0] == 11)
+        folded = llvm::to_vector(d.getValues<int64_t>());
+  });
+  EXPECT_EQ(folded, (llvm::SmallVector<int64_t>{11, -18}));
+}
+
+TEST_F(ImporterTest, BindInputNpyErrors) {
+  auto m = addModel({2}, ::onnx::TensorProto::INT32);
+  m.mutable_graph()->mutable_initializer(0)->add_int32_data(1);
+  m.mutable_graph()->mutable_initializer(0)->add_int32_data(2);
+  std::string eight(8, '\0');
+  writeFile("be.npy", npyFile(1, ">i4", "2,", eight));
+  options.inputValues["X"] = tmp + "/be.npy";
+  EXPECT_FALSE(importProto(m));
+  EXPECT_NE(errors.find("big-endian"), std::string::npos) << errors;
+  errors.clear();
+  writeFile("short.npy", npyFile(1, "<i4", "2,", "abc"));
+  options.inputValues["X"] = tmp + "/short.npy";
+  EXPECT_FALSE(importProto(m));
+  EXPECT_NE(errors.find("holds 3 data bytes"), std::string::npos) << errors;
+  errors.clear();
+  writeFile("c.npy", npyFile(1, "<c8", "2,", std::string(16, '\0')));
+  options.inputValues["X"] = tmp + "/c.npy";
+  EXPECT_FALSE(importProto(m));
+  EXPECT_NE(errors.find("unsupported numpy dtype '<c8'"), std::string::npos)
+      << errors;
+}
+
 } // namespace

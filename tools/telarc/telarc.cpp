@@ -1,6 +1,7 @@
 //===- telarc.cpp - The Telar compiler driver ------------------------------===//
 //
 //   telarc model.onnx --emit=mlir [-o out.mlir] [--input-shape NAME=DxD]...
+//                     [--bind-input NAME=FILE]...
 //
 // Imports the model (ONNX protobuf or .onnxtext), canonicalises it (shape
 // subgraphs fold away) and prints the telar IR. Exits 0 on success and 1 on
@@ -56,6 +57,13 @@ cl::list<std::string> inputShapes(
              "(repeatable; fixes symbolic dims)"),
     cl::value_desc("NAME=DxD..."), cl::cat(telarcCategory));
 
+cl::list<std::string> bindInputs(
+    "bind-input",
+    cl::desc("Bind a graph input to a constant read from FILE, a numpy .npy "
+             "or an ONNX TensorProto .pb (repeatable; for inputs that "
+             "determine shapes, e.g. Reshape's shape)"),
+    cl::value_desc("NAME=FILE"), cl::cat(telarcCategory));
+
 cl::opt<bool> listOps("list-ops",
                       cl::desc("Print the supported ONNX op types, one per "
                                "line, and exit"),
@@ -109,6 +117,14 @@ int run(int argc, char **argv) {
   telar::ImportOptions options;
   for (const std::string &spec : inputShapes) {
     std::string err = telar::parseInputShapeOption(spec, options);
+    if (!err.empty()) {
+      llvm::errs() << "telarc: error: " << err << "\n";
+      return 1;
+    }
+  }
+
+  for (const std::string &spec : bindInputs) {
+    std::string err = telar::parseBindInputOption(spec, options);
     if (!err.empty()) {
       llvm::errs() << "telarc: error: " << err << "\n";
       return 1;

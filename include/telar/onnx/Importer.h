@@ -29,6 +29,11 @@ struct ImportOptions {
   /// Static shapes for graph inputs, by input name; they replace the model's
   /// declared shape (and fix its symbolic dimensions).
   llvm::StringMap<llvm::SmallVector<int64_t>> inputShapes;
+  /// Values for graph inputs, by input name: the path of a numpy `.npy` file
+  /// or a binary ONNX TensorProto (`.pb`). Such an input becomes a constant
+  /// (so shape-determining inputs fold); the value's element type must be
+  /// the declared one and its shape must match the declared static dims.
+  llvm::StringMap<std::string> inputValues;
 };
 
 /// Imports the model at `path`: `.onnxtext` is parsed as the ONNX textual
@@ -53,6 +58,10 @@ std::vector<std::string> supportedOpTypes();
 /// Parses "NAME=4x128" (also "NAME=" for a scalar) into `options`; returns
 /// an error message, empty on success.
 std::string parseInputShapeOption(llvm::StringRef spec, ImportOptions &options);
+
+/// Parses "NAME=FILE" into `options.inputValues`; returns an error message,
+/// empty on success.
+std::string parseBindInputOption(llvm::StringRef spec, ImportOptions &options);
 
 } // namespace mlir::telar
 
