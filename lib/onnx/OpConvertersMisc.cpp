@@ -21,7 +21,7 @@ namespace {
 /// Little-endian bytes of `values` converted to `et`.
 std::vector<char> rawFromDoubles(Type et, llvm::ArrayRef<double> values) {
   unsigned bits = et.getIntOrFloatBitWidth();
-  unsigned width = bits == 1 ? 1 : bits / 8;
+  unsigned width = bits < 8 ? 1 : bits / 8; // bool, 4-bit: one byte
   std::vector<char> raw(values.size() * width);
   for (size_t i = 0; i < values.size(); ++i) {
     uint64_t word;

@@ -29,6 +29,8 @@ Type mlir::telar::onnx_import::onnxElementType(MLIRContext *ctx,
   auto uint = [&](unsigned w) {
     return IntegerType::get(ctx, w, IntegerType::Unsigned);
   };
+  // Types newer than libonnx 1.12's onnx.proto (17-23) are matched by
+  // number.
   switch (onnxType) {
   case ::onnx::TensorProto::FLOAT: return Float32Type::get(ctx);
   case ::onnx::TensorProto::UINT8: return uint(8);
@@ -43,6 +45,22 @@ Type mlir::telar::onnx_import::onnxElementType(MLIRContext *ctx,
   case ::onnx::TensorProto::UINT32: return uint(32);
   case ::onnx::TensorProto::UINT64: return uint(64);
   case ::onnx::TensorProto::BFLOAT16: return BFloat16Type::get(ctx);
+  case 17: // FLOAT8E4M3FN
+    return Float8E4M3FNType::get(ctx);
+  case 18: // FLOAT8E4M3FNUZ
+    return Float8E4M3FNUZType::get(ctx);
+  case 19: // FLOAT8E5M2
+    return Float8E5M2Type::get(ctx);
+  case 20: // FLOAT8E5M2FNUZ
+    return Float8E5M2FNUZType::get(ctx);
+  // 4-bit types: ONNX packs two per byte; telar holds one per byte (as
+  // MLIR's dense elements store them), see unpackNibbles.
+  case 21: // UINT4
+    return uint(4);
+  case 22: // INT4
+    return sint(4);
+  case 23: // FLOAT4E2M1
+    return Float4E2M1FNType::get(ctx);
   default: return Type();
   }
 }
@@ -64,10 +82,37 @@ static const char *onnxTypeName(int32_t t) {
   }
 }
 
-/// Bytes per element in ONNX raw data (bool: one byte).
+/// Bytes per element in telar's storage (bool and 4-bit types: one byte).
 static unsigned byteWidth(Type t) {
   unsigned bits = t.getIntOrFloatBitWidth();
-  return bits == 1 ? 1 : bits / 8;
+  return bits < 8 ? 1 : bits / 8;
+}
+
+static bool isPacked4Bit(Type t) { return t.getIntOrFloatBitWidth() == 4; }
+
+/// Bytes `count` elements of `t` take in ONNX data (4-bit types: two per
+/// byte).
+static uint64_t onnxBytes(Type t, int64_t count) {
+  if (isPacked4Bit(t))
+    return (static_cast<uint64_t>(count) + 1) / 2;
+  return static_cast<uint64_t>(count) * byteWidth(t);
+}
+
+/// Unpacks ONNX's two-per-byte 4-bit data (first element in the low
+/// nibble) into one element per byte, sign-extending signed integers.
+static std::vector<char> unpackNibbles(llvm::ArrayRef<char> packed,
+                                       int64_t count, Type t) {
+  bool isSigned = t.isSignedInteger() || t.isSignlessInteger();
+  std::vector<char> out;
+  out.reserve(count);
+  for (int64_t i = 0; i < count; ++i) {
+    uint8_t byte = static_cast<uint8_t>(packed[i / 2]);
+    uint8_t nib = (i % 2 == 0) ? (byte & 0x0F) : (byte >> 4);
+    if (isSigned && (nib & 0x8))
+      nib |= 0xF0;
+    out.push_back(static_cast<char>(nib));
+  }
+  return out;
 }
 
 static std::string blobKey(llvm::StringRef name) {
@@ -220,8 +265,7 @@ static ElementsAttr loadExternal(TensorLoader &loader,
     it = cache.insert({*path, std::move(m)}).first;
   }
   const ExternalDataCache::Mapping &m = it->second;
-  uint64_t expected = static_cast<uint64_t>(type.getNumElements()) *
-                      byteWidth(type.getElementType());
+  uint64_t expected = onnxBytes(type.getElementType(), type.getNumElements());
   if (length < 0)
     length = static_cast<int64_t>(m.size) - offset;
   if (static_cast<uint64_t>(offset) > m.size ||
@@ -244,6 +288,9 @@ static ElementsAttr loadExternal(TensorLoader &loader,
   llvm::ArrayRef<char> bytes(data, expected);
   unsigned align = byteWidth(type.getElementType());
   Type et = type.getElementType();
+  if (isPacked4Bit(et))
+    return makeElements(type, unpackNibbles(bytes, type.getNumElements(), et),
+                        tensor.name());
   if (et.isInteger(1) || type.getNumElements() <= kDenseElementLimit ||
       reinterpret_cast<uintptr_t>(data) % align != 0)
     return makeElements(type, bytes, tensor.name());
@@ -307,11 +354,16 @@ ElementsAttr TensorLoader::convert(const ::onnx::TensorProto &tensor,
 
   if (tensor.has_raw_data()) {
     const std::string &raw = tensor.raw_data();
-    if (raw.size() != static_cast<uint64_t>(count) * width) {
+    if (raw.size() != onnxBytes(et, count)) {
       tensorErr() << "raw_data holds " << raw.size() << " bytes, but " << type
-                  << " needs " << count * width;
+                  << " needs " << onnxBytes(et, count);
       return {};
     }
+    if (isPacked4Bit(et))
+      return makeElements(
+          type,
+          unpackNibbles(llvm::ArrayRef<char>(raw.data(), raw.size()), count, et),
+          tensor.name());
     return makeElements(type, llvm::ArrayRef<char>(raw.data(), raw.size()),
                         tensor.name());
   }
@@ -360,6 +412,16 @@ ElementsAttr TensorLoader::convert(const ::onnx::TensorProto &tensor,
       }
     break;
   }
+  if (isPacked4Bit(et)) {
+    // int32_data holds one packed byte (two elements) per entry.
+    int64_t packed = static_cast<int64_t>(onnxBytes(et, count));
+    if (have == packed) {
+      buf.clear();
+      for (int32_t v : tensor.int32_data())
+        buf.push_back(static_cast<char>(static_cast<uint8_t>(v)));
+      return makeElements(type, unpackNibbles(buf, count, et), tensor.name());
+    }
+  }
   if (have != count) {
     if (have == 0)
       tensorErr() << "has no data (expected " << count << " elements of "
@@ -407,13 +469,14 @@ mlir::telar::onnx_import::readInts(Attribute attr) {
   auto bytes = resourceBytes(attr);
   if (!bytes || it.getWidth() == 1)
     return std::nullopt;
-  unsigned w = it.getWidth() / 8;
+  unsigned w = byteWidth(it);
   if (bytes->size() != static_cast<size_t>(elements.getNumElements()) * w)
     return std::nullopt;
   for (int64_t i = 0, e = elements.getNumElements(); i < e; ++i) {
     uint64_t raw = 0;
     std::memcpy(&raw, bytes->data() + i * w, w);
-    llvm::APInt v(it.getWidth(), raw);
+    llvm::APInt v(it.getWidth(), raw, /*isSigned=*/false,
+                  /*implicitTrunc=*/true);
     out.push_back(isUnsigned ? static_cast<int64_t>(v.getZExtValue())
                              : v.getSExtValue());
   }
@@ -446,13 +509,15 @@ mlir::telar::onnx_import::readFloats(Attribute attr) {
   auto bytes = resourceBytes(attr);
   if (!bytes)
     return std::nullopt;
-  unsigned w = ft.getWidth() / 8;
+  unsigned w = byteWidth(ft);
   if (bytes->size() != static_cast<size_t>(elements.getNumElements()) * w)
     return std::nullopt;
   for (int64_t i = 0, e = elements.getNumElements(); i < e; ++i) {
     uint64_t raw = 0;
     std::memcpy(&raw, bytes->data() + i * w, w);
-    llvm::APFloat v(ft.getFloatSemantics(), llvm::APInt(ft.getWidth(), raw));
+    llvm::APFloat v(ft.getFloatSemantics(),
+                    llvm::APInt(ft.getWidth(), raw, /*isSigned=*/false,
+                                /*implicitTrunc=*/true));
     out.push_back(v.convertToDouble());
   }
   return out;

@@ -425,4 +425,85 @@ TEST_F(ImporterTest, BindInputNpyErrors) {
       << errors;
 }
 
+TEST_F(ImporterTest, Float8Initializer) {
+  auto m = addModel({2}, 17); // FLOAT8E4M3FN
+  m.mutable_graph()->mutable_initializer(0)->set_raw_data(
+      std::string("\x38\xC0", 2)); // 1.0, -2.0
+  auto module = importProto(m);
+  ASSERT_TRUE(module) << errors;
+  auto dense = llvm::dyn_cast<DenseFPElementsAttr>(weight(*module));
+  ASSERT_TRUE(dense);
+  EXPECT_TRUE(llvm::isa<Float8E4M3FNType>(dense.getElementType()));
+  auto values = llvm::to_vector(dense.getValues<llvm::APFloat>());
+  EXPECT_EQ(values[0].convertToDouble(), 1.0);
+  EXPECT_EQ(values[1].convertToDouble(), -2.0);
+  // float8 bits in int32_data.
+  auto m2 = addModel({1}, 19); // FLOAT8E5M2
+  m2.mutable_graph()->mutable_initializer(0)->add_int32_data(0x3C); // 1.0
+  auto module2 = importProto(m2);
+  ASSERT_TRUE(module2) << errors;
+  auto d2 = llvm::cast<DenseFPElementsAttr>(weight(*module2));
+  EXPECT_TRUE(llvm::isa<Float8E5M2Type>(d2.getElementType()));
+  EXPECT_EQ((*d2.getValues<llvm::APFloat>().begin()).convertToDouble(), 1.0);
+}
+
+/// Makes addModel's node `Y = Identity(W)` (for types Add does not take).
+static void identityOfWeight(::onnx::ModelProto &m) {
+  auto *n = m.mutable_graph()->mutable_node(0);
+  n->set_op_type("Identity");
+  n->clear_input();
+  n->add_input("W");
+}
+
+TEST_F(ImporterTest, Int4InitializerUnpacked) {
+  // {1, -1, 7}: two per byte, first in the low nibble.
+  auto m = addModel({3}, 22); // INT4
+  identityOfWeight(m);
+  m.mutable_graph()->mutable_initializer(0)->set_raw_data(
+      std::string("\xF1\x07", 2));
+  auto module = importProto(m);
+  ASSERT_TRUE(module) << errors;
+  auto dense = llvm::dyn_cast<DenseIntElementsAttr>(weight(*module));
+  ASSERT_TRUE(dense);
+  EXPECT_TRUE(dense.getElementType().isInteger(4));
+  llvm::SmallVector<int64_t> values;
+  for (const llvm::APInt &v : dense.getValues<llvm::APInt>())
+    values.push_back(v.getSExtValue());
+  EXPECT_EQ(values, (llvm::SmallVector<int64_t>{1, -1, 7}));
+  // uint4 in int32_data (one packed byte per entry); wrong size is an error.
+  auto m2 = addModel({2}, 21); // UINT4
+  identityOfWeight(m2);
+  m2.mutable_graph()->mutable_initializer(0)->add_int32_data(0xF3);
+  auto module2 = importProto(m2);
+  ASSERT_TRUE(module2) << errors;
+  auto d2 = llvm::cast<DenseIntElementsAttr>(weight(*module2));
+  auto v2 = llvm::to_vector(d2.getValues<llvm::APInt>());
+  EXPECT_EQ(v2[0].getZExtValue(), 3u);
+  EXPECT_EQ(v2[1].getZExtValue(), 15u);
+  auto m3 = addModel({4}, 22);
+  identityOfWeight(m3);
+  m3.mutable_graph()->mutable_initializer(0)->set_raw_data(std::string(3, '\0'));
+  EXPECT_FALSE(importProto(m3));
+  EXPECT_NE(errors.find("raw_data holds 3 bytes, but 'tensor<4xi4>' needs 2"),
+            std::string::npos)
+      << errors;
+}
+
+TEST_F(ImporterTest, Int4LargeIsOneBytePerElementBlob) {
+  auto m = addModel({100}, 21); // UINT4
+  identityOfWeight(m);
+  std::string packed(50, '\0');
+  for (int i = 0; i < 50; ++i)
+    packed[i] = static_cast<char>(((2 * i + 1) % 16) << 4 | ((2 * i) % 16));
+  m.mutable_graph()->mutable_initializer(0)->set_raw_data(packed);
+  auto module = importProto(m);
+  ASSERT_TRUE(module) << errors;
+  auto res = llvm::dyn_cast<DenseResourceElementsAttr>(weight(*module));
+  ASSERT_TRUE(res);
+  ArrayRef<char> blob = res.getRawHandle().getBlob()->getData();
+  ASSERT_EQ(blob.size(), 100u);
+  for (int i = 0; i < 100; ++i)
+    EXPECT_EQ(blob[i], i % 16) << i;
+}
+
 } // namespace
