@@ -12,18 +12,35 @@ the pip copy wins) is imported with
 
 A test PASSES when every stage exits 0. A test is ELIGIBLE when all its nodes
 (including nodes in subgraphs: If/Loop/Scan bodies) are in the default ONNX
-domain and their op types are in the supported set printed by
-`telarc --list-ops` (one op type per line), or read from `--ops-file FILE`.
+domain, their op types are in the supported set printed by
+`telarc --list-ops` (one op type per line), or read from `--ops-file FILE`,
+and the model's default-domain opset is in the supported range 11-23. Tests
+with an unsupported op and tests outside the opset range are counted
+separately ("unsupported ops", "out of opset range"); every other failure
+(element types, rejected attributes, ...) counts against the rate.
+
+Bound inputs: node tests feed some inputs that must be compile-time constants
+(Reshape's shape, Slice's starts, Tile's repeats, ...) as graph inputs. When
+telarc supports `--bind-input NAME=FILE` (it is in `telarc --help`) and its
+error names `graph input 'X'` in a message about a constant / --bind-input,
+where X is a tensor graph input of the model whose test data
+`test_data_set_0/input_K.pb` exists (K = X's index among the graph inputs that
+are not initializers), telarc is rerun with `--bind-input X=<that file>`,
+accumulating binds for up to 8 rounds -- as a user compiling static shapes
+would. A pass with binds is a pass; the allowlist records the binds
+(`bind=X,Y`) and `run` passes them up front, so the result is reproducible.
 
 Subcommands:
 
   run --telarc build/bin/telarc [--telar-opt PATH] [--allowlist FILE] [--jobs 2]
       [--filter REGEX] [--ops-file FILE] [--results out.json] [--roundtrips N]
       Runs all models (eligible or not) and prints a summary: eligible count, pass
-      count, rate; failures of eligible tests grouped by the op named in the error
-      and by normalised reason, then listed; unsupported op types by the number of
-      tests they block; every crash and regression; last line
-      `node-tests: N passed, N failed` (eligible tests). Exit status 1 when
+      count (and how many with bound inputs), rate; failing eligible tests listed;
+      unsupported op types by the number of tests they block; the out-of-opset-
+      range count; then the failure summary: failures of eligible tests grouped by
+      the op named in the error and by short reason (first line of the error,
+      names -> '_', numbers -> N) with counts; every crash and regression; last
+      line `node-tests: N passed, N failed` (eligible tests). Exit status 1 when
         - a test listed in the allowlist does not pass (a regression), or
         - any model, eligible or not, crashes: a stage killed by a signal, a stage
           that hangs past the time limit, an exit code other than 0 or 1, or a
@@ -41,25 +58,31 @@ Subcommands:
       supported set (telarc --list-ops); imports nothing. For each supported op
       type: the opset versions where its schema changed (since_version <= 23 from
       onnx.defs.get_all_schemas_with_history(), domain ''), and the node tests
-      containing that op: passing / eligible. The header has the supported-op
-      count and the overall node-test import rate. Output is sorted and does not
-      depend on the machine, so it is reproducible.
+      containing that op: passing / eligible, how many of the passing ones need
+      bound inputs, and a status (all pass / partial / none pass / no eligible
+      test). The header has the supported-op count, the overall node-test import
+      rate, how it is computed, and the counts of tests passing with bound
+      inputs, out of opset range and with unsupported ops. Output is sorted and
+      does not depend on the machine, so it is reproducible.
 
   list [--ops-file FILE | --telarc PATH] [--filter REGEX]
       Prints every discovered test with its source, op types and eligibility (no
       imports); for checking discovery and eligibility without a telarc.
 
 Exit status 2: telarc/telar-opt missing or not startable (not a test result).
-Runtime: ~45-65 s for all 1471 models with --jobs 2 on 2 cores.
+Runtime: ~1-2 min for all 1471 models with --jobs 2 on 2 cores (binding reruns telarc).
 
 Files (test/onnx/ by default):
 
   node_tests_allowlist.txt   one passing test per line, sorted:
-                             `test_name<TAB>OpType,OpType,...` (its sorted op types).
-                             `#` starts a comment; only the first column matters to
-                             `run`, which also accepts bare test names.
+                             `test_name<TAB>OpType,OpType,...` (its sorted op types),
+                             plus `<TAB>bind=X,Y` when it passes only with those
+                             graph inputs bound to its test data (in input order).
+                             `#` starts a comment; `run` reads the name and the
+                             binds, and also accepts bare test names.
   node_tests_ops.txt         the op-type index: every discovered test, sorted,
-                             `test_name<TAB>OpType,...`; written by
+                             `test_name<TAB>OpType,...<TAB>opset=N` (N: the
+                             default-domain opset, `-` when none); written by
                              update-allowlist next to the allowlist (`--ops-index`
                              to change). Ops outside the default domain are written
                              `domain:OpType`; a model Python could not load is `?`.
@@ -83,7 +106,9 @@ import time
 DEFAULT_ALLOWLIST = "test/onnx/node_tests_allowlist.txt"
 INDEX_NAME = "node_tests_ops.txt"
 DEBIAN_NODE_DIR = "/usr/share/libonnx-testdata/data/node"
+MIN_OPSET = 11
 MAX_OPSET = 23
+MAX_BIND_ROUNDS = 8
 TIMEOUT_S = 30
 DEFAULT_DOMAINS = ("", "ai.onnx")
 UBSAN_RE = re.compile(r"\.(c|cc|cpp|cxx|h|hpp|inc):\d+:\d+: runtime error: ")
@@ -140,20 +165,85 @@ def _graph_ops(graph, out):
                     _graph_ops(g, out)
 
 
-def model_ops(path):
-    """Sorted op types of all nodes of a model (subgraphs included); ['?'] if unreadable."""
+def model_info(path):
+    """{ops, opset, inputs} of a model: sorted op types of all nodes (subgraphs
+    included; ['?'] if unreadable), the default-domain opset (None if none), and
+    the graph inputs that are not initializers, in order, as (name, is_tensor)."""
     import onnx
     try:
         m = onnx.load(path, load_external_data=False)
     except Exception:
-        return ["?"]
+        return {"ops": ["?"], "opset": None, "inputs": []}
     ops = set()
     _graph_ops(m.graph, ops)
-    return sorted(ops)
+    opsets = [o.version for o in m.opset_import if o.domain in DEFAULT_DOMAINS]
+    inits = {t.name for t in m.graph.initializer}
+    inputs = [(i.name, i.type.HasField("tensor_type"))
+              for i in m.graph.input if i.name not in inits]
+    return {"ops": sorted(ops), "opset": max(opsets) if opsets else None,
+            "inputs": inputs}
 
 
-def is_eligible(ops, supported):
-    return bool(ops) and all(op in supported for op in ops)
+def model_ops(path):
+    return model_info(path)["ops"]
+
+
+def opset_in_range(opset):
+    return opset is not None and MIN_OPSET <= opset <= MAX_OPSET
+
+
+def ineligibility(ops, supported, opset):
+    """None when eligible; else 'ops' (an op is unsupported / not in the default
+    domain / the model is unreadable) or 'opset' (default-domain opset outside
+    MIN_OPSET..MAX_OPSET). Unsupported ops take precedence."""
+    if not ops or not all(op in supported for op in ops):
+        return "ops"
+    if not opset_in_range(opset):
+        return "opset"
+    return None
+
+
+def is_eligible(ops, supported, opset):
+    return ineligibility(ops, supported, opset) is None
+
+
+def bindable_inputs(model, inputs):
+    """{name: test_data_set_0/input_K.pb} for the tensor graph inputs whose test data
+    exists and whose name can be written in `--bind-input NAME=FILE` and in the
+    allowlist's `bind=` column (insertion order = input order)."""
+    data = os.path.join(os.path.dirname(model), "test_data_set_0")
+    out = {}
+    for k, (name, is_tensor) in enumerate(inputs):
+        pb = os.path.join(data, f"input_{k}.pb")
+        if (is_tensor and name and not re.search(r"[=,\s#]", name)
+                and os.path.isfile(pb)):
+            out[name] = pb
+    return out
+
+
+def telarc_can_bind(telarc):
+    try:
+        p = subprocess.run([telarc, "--help"], capture_output=True, text=True,
+                           timeout=TIMEOUT_S)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return "--bind-input" in p.stdout
+
+
+GRAPH_INPUT_RE = re.compile(r"graph input '([^']*)'")
+
+
+def inputs_to_bind(stderr):
+    """Graph inputs that telarc's error asks to bind: names in `graph input 'X'` on
+    lines about a constant or --bind-input (not, e.g., "graph input 'X' is not a
+    tensor"), in order of appearance."""
+    names = []
+    for line in stderr.splitlines():
+        if "bind-input" in line or "constant" in line:
+            for n in GRAPH_INPUT_RE.findall(line):
+                if n not in names:
+                    names.append(n)
+    return names
 
 
 # -------------------------------------------------------------- supported ops
@@ -179,7 +269,9 @@ def supported_ops(args):
 
 # ------------------------------------------------------------ allowlist files
 def read_tab_file(path):
-    """Reads `name[<TAB>op,op,...]` lines -> {name: [ops] or None}."""
+    """Reads `name[<TAB>op,op,...][<TAB>key=value]...` lines ->
+    {name: {"ops": [ops] or None, "bind": [names], "opset": int or None,
+    "has_opset": bool}}."""
     out = {}
     if not os.path.exists(path):
         return out
@@ -188,21 +280,33 @@ def read_tab_file(path):
             line = line.split("#", 1)[0].rstrip("\n").strip()
             if not line:
                 continue
-            name, _, ops = line.partition("\t")
-            name = name.strip()
-            ops = ops.strip()
-            out[name] = [o for o in ops.split(",") if o] if ops else None
+            cols = [c.strip() for c in line.split("\t")]
+            row = {"ops": None, "bind": [], "opset": None, "has_opset": False}
+            if len(cols) > 1 and cols[1]:
+                row["ops"] = [o for o in cols[1].split(",") if o]
+            for col in cols[2:]:
+                key, _, val = col.partition("=")
+                if key == "bind":
+                    row["bind"] = [b for b in val.split(",") if b]
+                elif key == "opset":
+                    row["has_opset"] = True
+                    row["opset"] = int(val) if val.isdigit() else None
+            out[cols[0]] = row
     return out
 
 
 def write_tab_file(path, rows, header):
+    """rows: {name: [column, ...]} (columns after the name, joined by tabs)."""
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     tmp = path + ".tmp"
     with open(tmp, "w") as f:
         for h in header:
             f.write(f"# {h}\n")
         for name in sorted(rows):
-            f.write(f"{name}\t{','.join(rows[name])}\n")
+            cols = list(rows[name])
+            while cols and not cols[-1]:
+                cols.pop()
+            f.write("\t".join([name] + cols) + "\n")
     os.replace(tmp, path)
 
 
@@ -262,23 +366,50 @@ def run_stage(cmd, stdin_path, stdout_path):
             "crash": crash_reason(rc if rc is not None else 0, err, timed_out)}
 
 
-def run_one(name, model, telarc, telar_opt, roundtrips, tmpdir):
+def run_one(name, model, telarc, telar_opt, roundtrips, tmpdir, binds=(), bindable=None):
+    """binds: graph inputs to bind up front (the allowlist's bind= column);
+    bindable: {input name: test data .pb} that may be bound when telarc asks for
+    it, or None when telarc has no --bind-input (then nothing is retried)."""
     a = os.path.join(tmpdir, f"{name}.0.mlir")
-    stages = [("telarc", [telarc, model, "--emit=mlir"], None, a)]
-    prev = a
-    for i in range(roundtrips):
-        nxt = os.path.join(tmpdir, f"{name}.{i + 1}.mlir") if i + 1 < roundtrips else None
-        stages.append((f"telar-opt#{i + 1}" if roundtrips > 1 else "telar-opt",
-                       [telar_opt], prev, nxt))
-        prev = nxt
-    result = {"name": name, "passed": False, "stage": None, "crash": None, "message": ""}
+    order = list(bindable or {})
+    binds = list(binds)
+    result = {"name": name, "passed": False, "stage": None, "crash": None, "message": "",
+              "binds": []}
+
+    def fail(stage, r):
+        msg = first_error_line(r["stderr"].replace(model + ":", "model.onnx:"))
+        result.update(stage=stage, crash=r["crash"], rc=r["rc"], message=msg)
+        return result
+
     try:
-        for stage, cmd, stdin_path, stdout_path in stages:
-            r = run_stage(cmd, stdin_path, stdout_path)
+        unbindable = [b for b in binds if not bindable or b not in bindable]
+        if unbindable:
+            why = ("telarc has no --bind-input" if bindable is None else
+                   "no tensor test data test_data_set_0/input_K.pb for it")
+            result.update(stage="telarc", rc=None, binds=binds,
+                          message=f"cannot bind {','.join(unbindable)} ({why})")
+            return result
+        for rnd in range(MAX_BIND_ROUNDS + 1):
+            cmd = [telarc, model, "--emit=mlir"]
+            for b in binds:
+                cmd += ["--bind-input", f"{b}={bindable[b]}"]
+            r = run_stage(cmd, None, a)
+            result["binds"] = list(binds)
+            if not r["crash"] and r["rc"] == 0:
+                break
+            new = [n for n in inputs_to_bind(r["stderr"])
+                   if bindable and n in bindable and n not in binds]
+            if r["crash"] or not new or rnd == MAX_BIND_ROUNDS:
+                return fail("telarc", r)
+            binds = sorted(binds + new, key=order.index)
+        prev = a
+        for i in range(roundtrips):
+            nxt = os.path.join(tmpdir, f"{name}.{i + 1}.mlir") if i + 1 < roundtrips else None
+            stage = f"telar-opt#{i + 1}" if roundtrips > 1 else "telar-opt"
+            r = run_stage([telar_opt], prev, nxt)
             if r["crash"] or r["rc"] != 0:
-                msg = first_error_line(r["stderr"].replace(model + ":", "model.onnx:"))
-                result.update(stage=stage, crash=r["crash"], rc=r["rc"], message=msg)
-                return result
+                return fail(stage, r)
+            prev = nxt
         result["passed"] = True
         return result
     finally:
@@ -313,13 +444,20 @@ def run_all(args):
     if args.allowlist and not os.path.exists(args.allowlist):
         print(f"note: allowlist {args.allowlist} does not exist (no regression check)",
               file=sys.stderr)
-    ops = {name: model_ops(path) for name, (_, path) in tests.items()}
+    can_bind = telarc_can_bind(telarc)
+    if not can_bind and any(row["bind"] for row in allow.values()):
+        print(f"note: {args.telarc} has no --bind-input; allowlisted tests with "
+              f"bind= will fail", file=sys.stderr)
+    info = {name: model_info(path) for name, (_, path) in tests.items()}
+    ops = {name: i["ops"] for name, i in info.items()}
 
     t0 = time.time()
     results = {}
     with tempfile.TemporaryDirectory(prefix="telar-node-tests-") as tmp, \
             cf.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        futs = {pool.submit(run_one, name, path, telarc, telar_opt, args.roundtrips, tmp): name
+        futs = {pool.submit(run_one, name, path, telarc, telar_opt, args.roundtrips, tmp,
+                            allow[name]["bind"] if name in allow else (),
+                            bindable_inputs(path, info[name]["inputs"]) if can_bind else None): name
                 for name, (_, path) in tests.items()}
         done = 0
         for fut in cf.as_completed(futs):
@@ -329,6 +467,7 @@ def run_all(args):
             if args.verbose:
                 status = "PASS" if r["passed"] else ("CRASH" if r["crash"] else "FAIL")
                 print(f"[{done}/{len(futs)}] {status} {r['name']}"
+                      + (f" [bind={','.join(r['binds'])}]" if r["binds"] else "")
                       + ("" if r["passed"] else f" ({r['stage']}: {r['crash'] or r['message']})"),
                       flush=True)
             elif done % 200 == 0:
@@ -337,36 +476,52 @@ def run_all(args):
 
     for name, r in results.items():
         r["ops"] = ops[name]
-        r["eligible"] = is_eligible(ops[name], supported)
+        r["opset"] = info[name]["opset"]
+        r["ineligible"] = ineligibility(ops[name], supported, info[name]["opset"])
+        r["eligible"] = r["ineligible"] is None
         r["source"] = tests[name][0]
         r["allowlisted"] = name in allow
     return results, supported, tests, allow, elapsed
 
 
 NODE_RE = re.compile(r"^node (?:'[^']*'|\S+) \((\w+), opset \d+\): ")
+LOC_RE = re.compile(r"^(?:\S+?(?::\d+){0,2}: )?error: ")
+
+
+def normalise(msg):
+    """Names in quotes -> '_', numbers standing alone -> N (float8e4m3fn stays)."""
+    msg = re.sub(r"--bind-input [^\s=]+=", "--bind-input _=", msg)
+    msg = re.sub(r"'[^']*'", "'_'", msg)
+    msg = re.sub(r"(?<![\w.])\d+(?![\w.])", "N", msg)
+    return msg[:160]
 
 
 def classify(r):
-    """(op type named in the error or '(model)', normalised reason) of a failure."""
+    """(op type named in the error or '(model)', normalised short reason) of a failure."""
     msg = r["message"]
-    i = msg.find("error: ")
-    if i >= 0:
+    m = LOC_RE.match(msg)
+    if m:
+        msg = msg[m.end():]
+    elif (i := msg.find("error: ")) >= 0:
         msg = msg[i + len("error: "):]
+    if r["crash"]:
+        return f"({r['stage']})", r["crash"]
     if r["stage"] != "telarc":
-        return f"({r['stage']})", re.sub(r"\d+", "N", msg)[:160]
+        return f"({r['stage']})", normalise(msg)
     m = NODE_RE.match(msg)
     op = m.group(1) if m else "(model)"
     if m:
         msg = msg[m.end():]
-    msg = re.sub(r"'[^']*'", "'_'", msg)
-    msg = re.sub(r"\d+", "N", msg)
-    return op, msg[:160]
+    return op, normalise(msg)
 
 
 def summarize(results, supported, allow, elapsed, out=sys.stdout):
     eligible = sorted(n for n, r in results.items() if r["eligible"])
     passed = [n for n in eligible if results[n]["passed"]]
+    passed_bound = [n for n in passed if results[n]["binds"]]
     failed = [n for n in eligible if not results[n]["passed"]]
+    no_ops = sorted(n for n, r in results.items() if r["ineligible"] == "ops")
+    no_opset = sorted(n for n, r in results.items() if r["ineligible"] == "opset")
     crashes = sorted(n for n, r in results.items() if r["crash"])
     regressions = sorted(n for n in allow if n in results and not results[n]["passed"])
     missing = sorted(n for n in allow if n not in results)
@@ -377,48 +532,62 @@ def summarize(results, supported, allow, elapsed, out=sys.stdout):
     p(f"node tests: {len(results)} models run in {elapsed:.0f}s, "
       f"{len(supported)} op types supported")
     rate = 100.0 * len(passed) / len(eligible) if eligible else 0.0
-    p(f"eligible: {len(eligible)}  passed: {len(passed)}  rate: {rate:.1f}%")
+    p(f"eligible: {len(eligible)}  passed: {len(passed)} "
+      f"(with bound inputs: {len(passed_bound)})  rate: {rate:.1f}%")
+    p(f"not eligible: {len(no_ops)} with unsupported ops, {len(no_opset)} out of "
+      f"opset range (default-domain opset outside {MIN_OPSET}..{MAX_OPSET})")
     if failed:
-        by_op = collections.Counter()
-        by_reason = collections.Counter()
-        for n in failed:
-            op, reason = classify(results[n])
-            by_op[op] += 1
-            by_reason[(op, reason)] += 1
-        p("\nfailures of eligible tests by op type (the op named in the error; "
-          "(model) = a model-level error):")
-        for op, c in sorted(by_op.items(), key=lambda x: (-x[1], x[0])):
-            p(f"  {op:28s} {c}")
-        p("\nfailures of eligible tests by reason (names -> '_', numbers -> N):")
-        for (op, reason), c in sorted(by_reason.items(), key=lambda x: (-x[1], x[0])):
-            p(f"  {c:4d}  {op}: {reason}")
         p(f"\nfailing eligible tests ({len(failed)}):")
         for n in failed:
             r = results[n]
-            p(f"  {n} [{','.join(r['ops'])}] {r['stage']}: {r['crash'] or r['message']}")
+            p(f"  {n} [{','.join(r['ops'])}]"
+              + (f" [bind={','.join(r['binds'])}]" if r["binds"] else "")
+              + f" {r['stage']}: {r['crash'] or r['message']}")
     missing_ops = collections.Counter(
-        op for r in results.values() if not r["eligible"]
-        for op in set(r["ops"]) - supported)
+        op for n in no_ops for op in set(results[n]["ops"]) - supported)
     if missing_ops:
         top = sorted(missing_ops.items(), key=lambda x: (-x[1], x[0]))[:30]
         p(f"\nunsupported op types by node tests that contain them "
-          f"({len(results) - len(eligible)} ineligible tests, top {len(top)}):")
+          f"({len(no_ops)} tests, top {len(top)}):")
         p("  " + ", ".join(f"{op} {c}" for op, c in top))
-    if crashes:
-        p(f"\nCRASHES ({len(crashes)}; any crash fails the run, eligible or not):")
-        for n in crashes:
-            r = results[n]
-            p(f"  {n} [{','.join(r['ops'])}] {r['stage']}: {r['crash']}: {r['message']}")
+    if no_opset:
+        by_opset = collections.Counter(results[n]["opset"] for n in no_opset)
+        p(f"\nout of opset range ({len(no_opset)} tests whose ops are all supported), "
+          f"by default-domain opset: "
+          + ", ".join(f"{'none' if v is None else v}: {c}"
+                      for v, c in sorted(by_opset.items(), key=lambda x: (x[0] is None, x[0] or 0))))
     if extra_pass:
-        p(f"\nnote: {len(extra_pass)} tests pass although not eligible "
-          f"(op missing from --list-ops?): {' '.join(extra_pass[:20])}"
-          + (" ..." if len(extra_pass) > 20 else ""))
+        p(f"\nnote: {len(extra_pass)} tests pass although not eligible: "
+          f"{' '.join(extra_pass[:20])}" + (" ..." if len(extra_pass) > 20 else ""))
     if new_pass and allow:
         p(f"\nnote: {len(new_pass)} passing tests are not in the allowlist "
           f"(update-allowlist adds them)")
     if missing:
         p(f"\nnote: {len(missing)} allowlisted tests were not found/run: "
           f"{' '.join(missing[:20])}" + (" ..." if len(missing) > 20 else ""))
+    if failed:
+        by_op = collections.Counter()
+        by_reason = collections.defaultdict(collections.Counter)
+        for n in failed:
+            op, reason = classify(results[n])
+            by_op[op] += 1
+            by_reason[reason][op] += 1
+        p(f"\nfailure summary: {len(failed)} eligible tests fail")
+        p("by op type (the op named in the error; (model) = a model-level error):")
+        p("  " + ", ".join(f"{op} {c}" for op, c in
+                           sorted(by_op.items(), key=lambda x: (-x[1], x[0]))))
+        p("by reason (first line of the error; names -> '_', numbers -> N; "
+          "[ops named in it]):")
+        for reason, ops in sorted(by_reason.items(),
+                                  key=lambda x: (-sum(x[1].values()), x[0])):
+            opl = ", ".join(f"{o} {c}" for o, c in
+                            sorted(ops.items(), key=lambda x: (-x[1], x[0])))
+            p(f"  {sum(ops.values()):4d}  {reason}  [{opl}]")
+    if crashes:
+        p(f"\nCRASHES ({len(crashes)}; any crash fails the run, eligible or not):")
+        for n in crashes:
+            r = results[n]
+            p(f"  {n} [{','.join(r['ops'])}] {r['stage']}: {r['crash']}: {r['message']}")
     if regressions:
         p(f"\nREGRESSIONS ({len(regressions)} allowlisted tests fail):")
         for n in regressions:
@@ -452,21 +621,28 @@ def cmd_update_allowlist(args):
     if args.results:
         write_results(args.results, results)
     summarize(results, supported, {}, elapsed)
-    passing = {n: r["ops"] for n, r in results.items() if r["passed"]}
+    passing = {n: [",".join(r["ops"]),
+                   f"bind={','.join(r['binds'])}" if r["binds"] else ""]
+               for n, r in results.items() if r["passed"]}
     write_tab_file(args.allowlist, passing, [
         "ONNX backend node tests that telarc imports and telar-opt round-trips.",
         "Generated by: python/telar_testing/node_tests.py update-allowlist",
-        "Format: test_name<TAB>op types of its model (sorted).",
+        "Format: test_name<TAB>op types of its model (sorted)[<TAB>bind=X,Y: graph inputs",
+        "bound to test_data_set_0/input_K.pb with telarc --bind-input, in input order].",
     ])
     idx = index_path(args)
-    write_tab_file(idx, {n: r["ops"] for n, r in results.items()}, [
+    write_tab_file(idx, {n: [",".join(r["ops"]),
+                             f"opset={'-' if r['opset'] is None else r['opset']}"]
+                         for n, r in results.items()}, [
         "Op types of every ONNX backend node test (pip onnx + libonnx-testdata).",
         "Generated by: python/telar_testing/node_tests.py update-allowlist",
-        "Format: test_name<TAB>op types (domain:OpType outside the default domain).",
+        "Format: test_name<TAB>op types (domain:OpType outside the default domain)"
+        "<TAB>opset=N (default-domain opset; - when none).",
     ])
     lost = sorted(set(allow) - set(passing))
-    print(f"wrote {args.allowlist} ({len(passing)} tests, +{len(set(passing) - set(allow))} "
-          f"-{len(lost)}) and {idx} ({len(results)} tests)")
+    n_bound = sum(1 for row in passing.values() if row[1])
+    print(f"wrote {args.allowlist} ({len(passing)} tests, {n_bound} with bound inputs, "
+          f"+{len(set(passing) - set(allow))} -{len(lost)}) and {idx} ({len(results)} tests)")
     if lost:
         print("removed from the allowlist: " + " ".join(lost))
     crashes = [n for n, r in results.items() if r["crash"]]
@@ -489,16 +665,42 @@ def cmd_docs(args):
     index = read_tab_file(idx_file)
     if not index:
         sys.exit(f"node_tests: {idx_file} is missing or empty; run update-allowlist first")
-    for n, ops in allow.items():  # allowlist rows carry ops too; prefer the index
-        if n not in index and ops is not None:
-            index[n] = ops
+    if not any(row["has_opset"] for row in index.values()):
+        sys.exit(f"node_tests: {idx_file} has no opset= column (an old index); "
+                 f"rerun update-allowlist")
+    for n, row in allow.items():  # allowlist rows carry ops too; prefer the index
+        if n not in index and row["ops"] is not None:
+            print(f"note: {n} is allowlisted but not in {idx_file} (opset unknown: "
+                  f"counted as not eligible)", file=sys.stderr)
+            index[n] = row
     hist = op_history()
-    eligible = {n for n, ops in index.items() if ops and is_eligible(ops, supported)}
+    why = {n: ineligibility(row["ops"], supported, row["opset"]) for n, row in index.items()}
+    eligible = {n for n, w in why.items() if w is None}
+    n_no_ops = sum(1 for w in why.values() if w == "ops")
+    n_no_opset = sum(1 for w in why.values() if w == "opset")
     passing = {n for n in allow if n in index}
     passing_el = passing & eligible
-    per_op_el = collections.Counter(op for n in eligible for op in index[n])
-    per_op_pass = collections.Counter(op for n in passing_el for op in index[n])
+    bound_el = {n for n in passing_el if allow[n]["bind"]}
+    per_op_el = collections.Counter(op for n in eligible for op in index[n]["ops"])
+    per_op_pass = collections.Counter(op for n in passing_el for op in index[n]["ops"])
+    per_op_bound = collections.Counter(op for n in bound_el for op in index[n]["ops"])
     rate = 100.0 * len(passing_el) / len(eligible) if eligible else 0.0
+    status_count = collections.Counter()
+
+    def status(op):
+        el, ok = per_op_el.get(op, 0), per_op_pass.get(op, 0)
+        s = ("no eligible test" if not el else "all pass" if ok == el else
+             "none pass" if not ok else "partial")
+        status_count[s] += 1
+        return s
+
+    rows = []
+    for op in sorted(supported):
+        vers = ", ".join(str(v) for v in sorted(hist.get(op, ()))) or "(not an ONNX op)"
+        el = per_op_el.get(op, 0)
+        tests = f"{per_op_pass.get(op, 0)} / {el}" if el else "-"
+        bound = str(per_op_bound.get(op, 0)) if el else "-"
+        rows.append(f"| {op} | {vers} | {tests} | {bound} | {status(op)} |")
 
     lines = [
         "# Supported ONNX operators",
@@ -508,31 +710,48 @@ def cmd_docs(args):
         "test/onnx/node_tests_ops.txt. -->",
         "",
         f"telarc imports **{len(supported)}** ONNX operator types (default domain, "
-        f"opsets up to {MAX_OPSET}).",
+        f"opsets {MIN_OPSET} to {MAX_OPSET}).",
         "",
         f"ONNX backend node tests: **{len(passing_el)} / {len(eligible)}** eligible tests "
-        f"import and round-trip ({rate:.1f}%). A test is eligible when every op in its "
-        f"model is supported; it passes when `telarc --emit=mlir` and the `telar-opt` "
-        f"round trip both succeed. {len(index)} node tests exist in all.",
+        f"import and round-trip (**{rate:.1f}%**), {len(bound_el)} of them with bound "
+        f"inputs. {len(index)} node tests exist in all (pip onnx and libonnx-testdata); "
+        f"{n_no_ops} are not eligible because they contain an unsupported op (or one "
+        f"outside the default domain) and {n_no_opset} because their opset is outside "
+        f"{MIN_OPSET} to {MAX_OPSET}.",
+        "",
+        "How the rate is computed:",
+        "",
+        f"- *eligible*: every op of the model (subgraphs included) is in the default "
+        f"ONNX domain and supported, and the model's default-domain opset is "
+        f"{MIN_OPSET} to {MAX_OPSET}. Every other reason for a failure (unsupported "
+        f"element types such as int4 or string, rejected attributes or outputs) counts "
+        f"against the rate.",
+        "- *passes*: `telarc --emit=mlir` succeeds (the IR verifies) and the output "
+        "round-trips through `telar-opt` twice.",
+        "- *bound inputs*: node tests feed some inputs that must be compile-time "
+        "constants (Reshape's shape, Slice's starts, Tile's repeats, ...) as graph "
+        "inputs. When telarc's error asks for such an input, it is bound to the test's "
+        "own data (`test_data_set_0/input_K.pb`) with `--bind-input NAME=FILE`, as a "
+        "user compiling static shapes would; the allowlist records which.",
         "",
         "*Opset versions* lists the opsets in which the ONNX schema of the op changed "
         f"(up to {MAX_OPSET}). *Node tests* counts the eligible tests that contain the op: "
-        "passing / eligible.",
+        "passing / eligible (a failing test counts against every op in it, so an op can "
+        "be partial because of another op's failure); *bound* how many of the passing "
+        "ones need bound inputs. "
+        "*Status*: all pass / partial / none pass (of its eligible node tests), or no "
+        "eligible test (import not covered by a node test). "
+        + ", ".join(f"{c} {k}" for k, c in sorted(status_count.items())) + ".",
         "",
-        "| Op | Opset versions | Node tests |",
-        "| --- | --- | --- |",
-    ]
-    for op in sorted(supported):
-        vers = ", ".join(str(v) for v in sorted(hist.get(op, ()))) or "(not an ONNX op)"
-        el = per_op_el.get(op, 0)
-        tests = f"{per_op_pass.get(op, 0)} / {el}" if el else "-"
-        lines.append(f"| {op} | {vers} | {tests} |")
+        "| Op | Opset versions | Node tests | Bound | Status |",
+        "| --- | --- | --- | --- | --- |",
+    ] + rows
     lines.append("")
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     with open(args.out, "w") as f:
         f.write("\n".join(lines))
     print(f"wrote {args.out}: {len(supported)} ops, node tests {len(passing_el)}/"
-          f"{len(eligible)} ({rate:.1f}%)")
+          f"{len(eligible)} ({rate:.1f}%), {len(bound_el)} with bound inputs")
     return 0
 
 
@@ -540,18 +759,23 @@ def cmd_list(args):
     supported = supported_ops(args) if (args.ops_file or args.telarc) else set()
     tests = discover(args.test_dir, use_debian=not args.no_debian)
     rx = re.compile(args.filter) if args.filter else None
-    n_el = 0
+    counts = collections.Counter()
     by_source = collections.Counter()
     for name, (source, path) in sorted(tests.items()):
         if rx and not rx.search(name):
             continue
-        ops = model_ops(path)
-        el = is_eligible(ops, supported)
-        n_el += el
+        info = model_info(path)
+        why = ineligibility(info["ops"], supported, info["opset"])
+        counts[why] += 1
         by_source[source] += 1
-        print(f"{name}\t{source}\t{'eligible' if el else '-'}\t{','.join(ops)}")
+        el = ("eligible" if why is None else
+              "unsupported-ops" if why == "ops" else "out-of-opset-range")
+        opset = "-" if info["opset"] is None else info["opset"]
+        print(f"{name}\t{source}\t{el}\topset={opset}\t{','.join(info['ops'])}")
     print(f"# {sum(by_source.values())} tests ({', '.join(f'{k}: {v}' for k, v in sorted(by_source.items()))}), "
-          f"{n_el} eligible with {len(supported)} supported ops", file=sys.stderr)
+          f"{counts[None]} eligible with {len(supported)} supported ops, "
+          f"{counts['ops']} with unsupported ops, {counts['opset']} out of opset range "
+          f"{MIN_OPSET}..{MAX_OPSET}", file=sys.stderr)
     return 0
 
 
