@@ -83,14 +83,50 @@ LogicalResult convertLayerNorm(OpContext &c) {
   Value x = c.required(0, "X"), scale = x ? c.required(1, "Scale") : Value();
   if (!scale)
     return failure();
-  if (c.used(1) || c.used(2))
-    return c.fail("the Mean and InvStdDev outputs are not supported");
   llvm::SmallVector<Value> operands{x, scale};
   if (c.has(2))
     operands.push_back(c.in(2));
-  return c.done(c.create<LayerNormOp>(
-      operands, {c.i64("axis", c.getInt("axis", -1)),
-                 c.f32("epsilon", c.getFloat("epsilon", 1e-5))}));
+  int64_t axis = c.getInt("axis", -1);
+  double epsilon = c.getFloat("epsilon", 1e-5);
+  if (failed(c.done(c.create<LayerNormOp>(
+          operands, {c.i64("axis", axis), c.f32("epsilon", epsilon)}))))
+    return failure();
+  if (!c.used(1) && !c.used(2))
+    return success();
+
+  // Mean and InvStdDev, computed in the stash type as the ONNX function
+  // body does: Mean = ReduceMean(X), InvStdDev = 1 / sqrt(ReduceMean((X -
+  // Mean)^2) + epsilon), over axes [axis, rank), kept as size 1.
+  int64_t rank = rankOf(x);
+  auto norm = normAxis(axis, rank);
+  if (!norm)
+    return c.fail("axis " + llvm::Twine(axis) + " is out of range for rank " +
+                  llvm::Twine(rank));
+  int64_t stashType = c.getInt("stash_type", 1);
+  Type stash = onnxElementType(c.getContext(), static_cast<int32_t>(stashType));
+  if (!stash || !llvm::isa<FloatType>(stash))
+    return c.fail("stash_type " + llvm::Twine(stashType) +
+                  " is not a floating-point type");
+  Value xs = x;
+  if (elementTypeOf(x) != stash)
+    xs = c.create<CastOp>({x}, {c.named("to", TypeAttr::get(stash))});
+  llvm::SmallVector<int64_t> axes;
+  for (int64_t a = *norm; a < rank; ++a)
+    axes.push_back(a);
+  auto reduceAttrs = {c.i64s("axes", axes), c.boolean("keepdims", true)};
+  Value mean = xs ? c.create<ReduceMeanOp>({xs}, reduceAttrs) : Value();
+  Value d = mean ? c.create<SubOp>({xs, mean}) : Value();
+  Value dd = d ? c.create<MulOp>({d, d}) : Value();
+  Value var = dd ? c.create<ReduceMeanOp>({dd}, reduceAttrs) : Value();
+  Value eps = c.scalar(stash, epsilon);
+  Value ve = var && eps ? c.create<AddOp>({var, eps}) : Value();
+  Value sd = ve ? c.create<SqrtOp>({ve}) : Value();
+  Value inv = sd ? c.create<ReciprocalOp>({sd}) : Value();
+  if (!inv)
+    return failure();
+  c.results[1] = mean;
+  c.results[2] = inv;
+  return success();
 }
 
 LogicalResult convertRMSNorm(OpContext &c) {
