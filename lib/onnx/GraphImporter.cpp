@@ -67,6 +67,27 @@ std::string describeType(const ::onnx::TypeProto_Tensor &t, MLIRContext *ctx) {
   return s;
 }
 
+/// Whether the declared type `tt` contradicts `actual` (symbolic or
+/// missing dims and an undefined element type agree with anything).
+bool contradicts(const ::onnx::TypeProto_Tensor &tt,
+                        RankedTensorType actual, MLIRContext *ctx) {
+  if (tt.elem_type() != 0) {
+    Type et = onnxElementType(ctx, tt.elem_type());
+    if (!et || et != actual.getElementType())
+      return true;
+  }
+  if (tt.has_shape()) {
+    const auto &dims = tt.shape().dim();
+    if (dims.size() != actual.getRank())
+      return true;
+    for (int i = 0; i < dims.size(); ++i)
+      if (dims[i].has_dim_value() &&
+          dims[i].dim_value() != actual.getDimSize(i))
+        return true;
+  }
+  return false;
+}
+
 std::string typeStr(Type t) {
   std::string s;
   llvm::raw_string_ostream os(s);
@@ -115,6 +136,8 @@ private:
   std::vector<FlatNode> nodes;
   llvm::StringMap<Value> values;
   llvm::StringSet<> usedNames;
+  /// Declared types of intermediate values (the graph's value_info).
+  llvm::StringMap<const ::onnx::TypeProto_Tensor *> valueInfo;
   unsigned inlineCounter = 0;
 };
 
@@ -508,6 +531,16 @@ LogicalResult GraphImporter::convertNode(OpBuilder &b, const FlatNode &n) {
                             << node.output(i)
                             << "') is used but not supported by the importer";
     values[node.output(i)] = c.results[i];
+    auto declared = valueInfo.find(node.output(i));
+    if (declared == valueInfo.end())
+      continue;
+    auto actual = llvm::cast<RankedTensorType>(c.results[i].getType());
+    if (contradicts(*declared->second, actual, &ctx))
+      return emitError(valueLoc(node.output(i)))
+             << prefix << "value '" << node.output(i)
+             << "' is declared (value_info) as "
+             << describeType(*declared->second, &ctx)
+             << " but the node computes " << typeStr(actual);
   }
   return success();
 }
@@ -523,23 +556,7 @@ LogicalResult GraphImporter::checkOutputs(llvm::SmallVectorImpl<Value> &results)
       continue;
     const auto &tt = out.type().tensor_type();
     auto actual = llvm::cast<RankedTensorType>(v.getType());
-    bool mismatch = false;
-    if (tt.elem_type() != 0) {
-      Type et = onnxElementType(&ctx, tt.elem_type());
-      mismatch |= !et || et != actual.getElementType();
-    }
-    if (tt.has_shape()) {
-      const auto &dims = tt.shape().dim();
-      if (dims.size() != actual.getRank()) {
-        mismatch = true;
-      } else {
-        for (int i = 0; i < dims.size(); ++i)
-          if (dims[i].has_dim_value() &&
-              dims[i].dim_value() != actual.getDimSize(i))
-            mismatch = true;
-      }
-    }
-    if (mismatch)
+    if (contradicts(tt, actual, &ctx))
       return emitError(valueLoc(out.name()))
              << "graph output '" << out.name() << "' is declared as "
              << describeType(tt, &ctx) << " but the graph computes "
@@ -646,6 +663,10 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
     values[t.name()] =
         telar::ConstantOp::create(b, loc, attr.getType(), attr).getResult();
   }
+
+  for (const auto &vi : graph.value_info())
+    if (vi.type().has_tensor_type())
+      valueInfo[vi.name()] = &vi.type().tensor_type();
 
   llvm::SmallVector<unsigned> order;
   if (failed(sortNodes(order)))
