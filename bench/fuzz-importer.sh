@@ -37,6 +37,7 @@ fi
 echo "fuzz-importer: $(ls "$corpus" | wc -l) corpus inputs, running ${seconds}s"
 start=$(date +%s)
 status=0
+cd "$build" # libFuzzer writes fuzz-N.log files to the working directory
 ASAN_OPTIONS=detect_leaks=0 "$build/bin/telar-import-fuzzer" "$corpus" \
   -max_total_time="$seconds" -timeout=20 -rss_limit_mb=4096 -max_len=1000000 \
   -jobs="$jobs" -workers="$jobs" -artifact_prefix="$build/crashes/" \

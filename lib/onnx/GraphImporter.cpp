@@ -492,6 +492,11 @@ LogicalResult GraphImporter::convertNode(OpBuilder &b, const FlatNode &n) {
                             << "' is an output its producer does not support";
     inputs.push_back(v);
   }
+  // Every supported op produces at least one value; converters rely on it.
+  if (node.output_size() == 0 || node.output(0).empty())
+    return emitError(loc) << "node '" << n.name << "' (" << node.op_type()
+                          << ", opset " << n.opset
+                          << "): has no (first) output";
   llvm::SmallVector<bool> used;
   for (const auto &out : node.output())
     used.push_back(!out.empty() && usedNames.contains(out));
