@@ -12,6 +12,7 @@
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Matchers.h"
+#include "llvm/ADT/APSInt.h"
 
 using namespace mlir;
 using namespace mlir::telar;
@@ -277,16 +278,62 @@ OpFoldResult CastOp::fold(FoldAdaptor a) {
   Type from = in.getElementType(), to = getType().getElementType();
   auto fromInt = dyn_cast<IntegerType>(from);
   auto toInt = dyn_cast<IntegerType>(to);
-  // Integer <-> integer covers the shape math; float casts stay at run time.
-  if (!fromInt || !toInt)
+  auto fromFloat = dyn_cast<FloatType>(from);
+  auto toFloat = dyn_cast<FloatType>(to);
+  if (fromInt && toInt) {
+    return in.mapValues(to, [&](const APInt &v) {
+      if (toInt.getWidth() == 1)
+        return APInt(1, !v.isZero());
+      return fromInt.isUnsigned() || fromInt.getWidth() == 1
+                 ? v.zextOrTrunc(toInt.getWidth())
+                 : v.sextOrTrunc(toInt.getWidth());
+    });
+  }
+  // Casts involving floats fold only when every value converts exactly
+  // (window functions and Range limits computed from integer inputs); the
+  // rounding and saturation rules of inexact casts stay with the runtime.
+  bool exact = true;
+  if (fromInt && toFloat && toFloat.getWidth() >= 16) {
+    SmallVector<APFloat> out;
+    for (const APInt &v : in.getValues<APInt>()) {
+      APFloat f(toFloat.getFloatSemantics());
+      bool isSigned = !fromInt.isUnsigned() && fromInt.getWidth() != 1;
+      exact &= f.convertFromAPInt(v, isSigned, APFloat::rmNearestTiesToEven) ==
+               APFloat::opOK;
+      out.push_back(f);
+    }
+    if (exact)
+      return DenseElementsAttr::get(getType(), out);
     return {};
-  return in.mapValues(to, [&](const APInt &v) {
-    if (toInt.getWidth() == 1)
-      return APInt(1, !v.isZero());
-    return fromInt.isUnsigned() || fromInt.getWidth() == 1
-               ? v.zextOrTrunc(toInt.getWidth())
-               : v.sextOrTrunc(toInt.getWidth());
-  });
+  }
+  if (fromFloat && toFloat && toFloat.getWidth() >= 16 &&
+      fromFloat.getWidth() >= 16) {
+    SmallVector<APFloat> out;
+    for (APFloat f : in.getValues<APFloat>()) {
+      bool lost = false;
+      exact &= f.convert(toFloat.getFloatSemantics(),
+                         APFloat::rmNearestTiesToEven, &lost) == APFloat::opOK &&
+               !lost;
+      out.push_back(f);
+    }
+    if (exact)
+      return DenseElementsAttr::get(getType(), out);
+    return {};
+  }
+  if (fromFloat && toInt && toInt.getWidth() > 1) {
+    SmallVector<APInt> out;
+    for (const APFloat &f : in.getValues<APFloat>()) {
+      APSInt v(toInt.getWidth(), toInt.isUnsigned());
+      bool isExact = false;
+      exact &= f.convertToInteger(v, APFloat::rmTowardZero, &isExact) ==
+                   APFloat::opOK &&
+               isExact;
+      out.push_back(v);
+    }
+    if (exact)
+      return DenseElementsAttr::get(getType(), out);
+  }
+  return {};
 }
 
 //===----------------------------------------------------------------------===//

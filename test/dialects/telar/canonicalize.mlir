@@ -252,11 +252,11 @@ func.func @cast_int() -> (tensor<3xi32>, tensor<3xi1>, tensor<3xi64>, tensor<3xu
 
 // -----
 
-// Casts to or from floats stay at run time.
+// Inexact float to integer casts stay at run time (their rounding is the
+// runtime's); an integer that converts exactly folds.
 // CHECK-LABEL: func @cast_float_stays
-// CHECK-DAG: %[[A:.*]] = telar.constant dense<[-1, 0, 300]> : tensor<3xi64>
+// CHECK-DAG: %[[C0:.*]] = telar.constant dense<[-1.000000e+00, 0.000000e+00, 3.000000e+02]> : tensor<3xf32>
 // CHECK-DAG: %[[F:.*]] = telar.constant dense<[1.500000e+00, -2.500000e+00]> : tensor<2xf32>
-// CHECK-DAG: %[[C0:.*]] = telar.cast %[[A]] {to = f32} : (tensor<3xi64>) -> tensor<3xf32>
 // CHECK-DAG: %[[C1:.*]] = telar.cast %[[F]] {to = i64} : (tensor<2xf32>) -> tensor<2xi64>
 // CHECK: return %[[C0]], %[[C1]]
 func.func @cast_float_stays() -> (tensor<3xf32>, tensor<2xi64>) {
@@ -490,3 +490,24 @@ func.func @resource_not_folded() -> (tensor<3xi32>, tensor<3xi32>, tensor<1x3xi3
 }
 
 {-# dialect_resources: { builtin: { r0: "0x04000000010000000200000003000000" } } #-}
+
+// -----
+
+// Casts with floats fold when every value converts exactly; inexact ones
+// (2.5 to i32) are left to run time.
+// CHECK-LABEL: func @float_casts
+// CHECK-DAG: %[[F:.*]] = telar.constant dense<[3.000000e+00, -4.000000e+00]> : tensor<2xf32>
+// CHECK-DAG: %[[RT:.*]] = telar.constant dense<[2.000000e+00, -1.000000e+00]> : tensor<2xf32>
+// CHECK-DAG: %[[INEXACT:.*]] = telar.constant dense<[2.500000e+00, -1.000000e+00]> : tensor<2xf32>
+// CHECK: %[[I:.*]] = telar.cast %[[INEXACT]] {to = i32}
+// CHECK: return %[[F]], %[[I]], %[[RT]]
+func.func @float_casts() -> (tensor<2xf32>, tensor<2xi32>, tensor<2xf32>) {
+  %a = telar.constant dense<[3, -4]> : tensor<2xi32>
+  %0 = telar.cast %a {to = f32} : (tensor<2xi32>) -> tensor<2xf32>
+  %b = telar.constant dense<[2.5, -1.0]> : tensor<2xf32>
+  %1 = telar.cast %b {to = i32} : (tensor<2xf32>) -> tensor<2xi32>
+  %c = telar.constant dense<[2.0, -1.0]> : tensor<2xf32>
+  %2 = telar.cast %c {to = i32} : (tensor<2xf32>) -> tensor<2xi32>
+  %3 = telar.cast %2 {to = f32} : (tensor<2xi32>) -> tensor<2xf32>
+  return %0, %1, %3 : tensor<2xf32>, tensor<2xi32>, tensor<2xf32>
+}
