@@ -1333,22 +1333,55 @@ RotaryEmbeddingOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
   if (cos.getShape() != sin.getShape())
     return emitOptionalError(loc, op, ": cos_cache ", cos, " and sin_cache ",
                              sin, " must have the same shape");
+  // The caches' last dim C holds rotary_dim / 2 angles; with partial
+  // rotation ONNX also allows head_size / 2 entries (the reference slices
+  // the first rotary_dim / 2), so rotary_dim / 2 <= C <= head_size / 2.
   int64_t half = isDynamic(rot) ? kDynamic : rot / 2;
+  int64_t maxHalf = isDynamic(headSize) ? kDynamic : headSize / 2;
+  auto cacheDimOk = [&](int64_t c) {
+    if (isDynamic(c))
+      return true;
+    if (!isDynamic(half) && c < half)
+      return false;
+    return isDynamic(maxHalf) || c <= maxHalf;
+  };
+  // Partial rotation: the message gives the range of C.
+  bool partial = !isDynamic(half) && half != maxHalf;
+  std::string range =
+      partial ? " with rotary_dim / 2 = " + std::to_string(half) +
+                    " <= C <= head_size / 2" +
+                    (isDynamic(maxHalf) ? std::string()
+                                        : " = " + std::to_string(maxHalf))
+              : std::string();
   if (auto pos = adaptor.getPositionIds()) {
     auto ids = cast<RankedTensorType>(pos.getType());
     if (ids.getRank() != 2 || !dimsAgree(ids.getDimSize(0), batch) ||
         !dimsAgree(ids.getDimSize(1), seq))
       return emitOptionalError(loc, op, ": position_ids ", ids,
                                " must be [batch, seq] of input ", input);
-    if (cos.getRank() != 2 || !dimsAgree(cos.getDimSize(1), half))
+    if (cos.getRank() != 2 || !cacheDimOk(cos.getDimSize(1))) {
+      if (partial)
+        return emitOptionalError(loc, op,
+                                 ": with position_ids the caches must be "
+                                 "[max_position, C]",
+                                 range, ", got ", cos);
       return emitOptionalError(loc, op,
                                ": with position_ids the caches must "
                                "be [max_position, ",
                                half, "], got ", cos);
+    }
   } else if (cos.getRank() != 3 ||
              !(cos.getDimSize(0) == 1 || dimsAgree(cos.getDimSize(0), batch)) ||
              !dimsAgree(cos.getDimSize(1), seq) ||
-             !dimsAgree(cos.getDimSize(2), half)) {
+             !cacheDimOk(cos.getDimSize(2))) {
+    if (partial) {
+      std::string dims = fmt({batch, seq});
+      dims.insert(dims.size() - 1, ", C");
+      return emitOptionalError(loc, op,
+                               ": without position_ids the caches must be "
+                               "[batch, seq, C] = ",
+                               dims, range, ", got ", cos);
+    }
     return emitOptionalError(loc, op,
                              ": without position_ids the caches must be "
                              "[batch, seq, rotary_dim / 2] = ",

@@ -390,6 +390,14 @@ func.func @pool_kernel_rank(%x: tensor<1x8x32x32xf32>) {
 
 // -----
 
+func.func @average_pool_int(%x: tensor<1x2x4x4xi8>) {
+  // expected-error @+1 {{'telar.average_pool' op operand #0 must be ranked tensor of floating-point values}}
+  %0 = telar.average_pool %x {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x2x4x4xi8>) -> tensor<1x2x2x2xi8>
+  return
+}
+
+// -----
+
 func.func @pool_pads_count(%x: tensor<1x8x32x32xf32>) {
   // expected-error @+2 {{needs 2 kernel sizes, strides and dilations and 4 pads; got 2, 2, 2 and 2}}
   // expected-error @+1 {{'telar.average_pool' op failed to infer returned types}}

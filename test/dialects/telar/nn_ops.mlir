@@ -277,3 +277,19 @@ func.func @rotary_embedding_positions(%x: tensor<2x8x64xf16>, %cos: tensor<128x4
       : (tensor<2x8x64xf16>, tensor<128x4xf16>, tensor<128x4xf16>, tensor<2x8xi64>) -> tensor<2x8x64xf16>
   return %y : tensor<2x8x64xf16>
 }
+
+// -----
+
+// Partial rotation (rotary_embedding_dim 4 < head size 8): the caches may
+// hold rotary_embedding_dim / 2 or head_size / 2 angles (ONNX's node tests
+// use the latter; the first rotary_embedding_dim / 2 are used).
+// CHECK-LABEL: func @rotary_embedding_partial
+func.func @rotary_embedding_partial(%x: tensor<2x3x4x8xf32>, %c2: tensor<2x4x2xf32>, %c4: tensor<50x4xf32>, %pos: tensor<2x4xi64>) -> (tensor<2x3x4x8xf32>, tensor<2x3x4x8xf32>) {
+  // CHECK: telar.rotary_embedding {{.*}} : (tensor<2x3x4x8xf32>, tensor<2x4x2xf32>, tensor<2x4x2xf32>) -> tensor<2x3x4x8xf32>
+  %0 = telar.rotary_embedding %x, %c2, %c2 {rotary_embedding_dim = 4 : i64}
+      : (tensor<2x3x4x8xf32>, tensor<2x4x2xf32>, tensor<2x4x2xf32>) -> tensor<2x3x4x8xf32>
+  // CHECK: telar.rotary_embedding {{.*}} : (tensor<2x3x4x8xf32>, tensor<50x4xf32>, tensor<50x4xf32>, tensor<2x4xi64>) -> tensor<2x3x4x8xf32>
+  %1 = telar.rotary_embedding %x, %c4, %c4, %pos {rotary_embedding_dim = 4 : i64}
+      : (tensor<2x3x4x8xf32>, tensor<50x4xf32>, tensor<50x4xf32>, tensor<2x4xi64>) -> tensor<2x3x4x8xf32>
+  return %0, %1 : tensor<2x3x4x8xf32>, tensor<2x3x4x8xf32>
+}

@@ -522,6 +522,24 @@ func.func @rotary_cache_shape(%x: tensor<2x4x8x16xf32>, %c: tensor<2x8x16xf32>) 
 
 // -----
 
+func.func @rotary_partial_cache(%x: tensor<2x4x8x16xf32>, %c: tensor<2x8x10xf32>) -> tensor<2x4x8x16xf32> {
+  // expected-error @+2 {{rotary_embedding: without position_ids the caches must be [batch, seq, C] = [2, 8, C] with rotary_dim / 2 = 4 <= C <= head_size / 2 = 8, got 'tensor<2x8x10xf32>'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %y = telar.rotary_embedding %x, %c, %c {rotary_embedding_dim = 8 : i64} : (tensor<2x4x8x16xf32>, tensor<2x8x10xf32>, tensor<2x8x10xf32>) -> tensor<2x4x8x16xf32>
+  return %y : tensor<2x4x8x16xf32>
+}
+
+// -----
+
+func.func @rotary_partial_positions(%x: tensor<2x4x8x16xf32>, %c: tensor<64x3xf32>, %p: tensor<2x8xi64>) -> tensor<2x4x8x16xf32> {
+  // expected-error @+2 {{rotary_embedding: with position_ids the caches must be [max_position, C] with rotary_dim / 2 = 4 <= C <= head_size / 2 = 8, got 'tensor<64x3xf32>'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %y = telar.rotary_embedding %x, %c, %c, %p {rotary_embedding_dim = 8 : i64} : (tensor<2x4x8x16xf32>, tensor<64x3xf32>, tensor<64x3xf32>, tensor<2x8xi64>) -> tensor<2x4x8x16xf32>
+  return %y : tensor<2x4x8x16xf32>
+}
+
+// -----
+
 func.func @rotary_sin_cos(%x: tensor<2x4x8x16xf32>, %c: tensor<2x8x8xf32>, %s: tensor<1x8x8xf32>) -> tensor<2x4x8x16xf32> {
   // expected-error @+2 {{rotary_embedding: cos_cache 'tensor<2x8x8xf32>' and sin_cache 'tensor<1x8x8xf32>' must have the same shape}}
   // expected-error @+1 {{failed to infer returned types}}

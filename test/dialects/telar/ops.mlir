@@ -363,6 +363,18 @@ func.func @pooling(%x: tensor<1x8x32x32xf32>, %y: tensor<2x4x10xf32>) -> (tensor
 
 // -----
 
+// ONNX MaxPool takes int8 and uint8 too.
+// CHECK-LABEL: func @max_pool_int
+func.func @max_pool_int(%x: tensor<1x2x4x4xi8>, %u: tensor<1x2x4x4xui8>) -> (tensor<1x2x2x2xi8>, tensor<1x2x2x2xui8>) {
+  // CHECK: telar.max_pool %{{.*}} : (tensor<1x2x4x4xi8>) -> tensor<1x2x2x2xi8>
+  %0 = telar.max_pool %x {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x2x4x4xi8>) -> tensor<1x2x2x2xi8>
+  // CHECK: telar.max_pool %{{.*}} : (tensor<1x2x4x4xui8>) -> tensor<1x2x2x2xui8>
+  %1 = telar.max_pool %u {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x2x4x4xui8>) -> tensor<1x2x2x2xui8>
+  return %0, %1 : tensor<1x2x2x2xi8>, tensor<1x2x2x2xui8>
+}
+
+// -----
+
 // CHECK-LABEL: func @reshape_transpose
 func.func @reshape_transpose(%x: tensor<2x8x64xf32>, %s: tensor<i64>) -> (tensor<2x8x4x16xf32>, tensor<16x64xf32>, tensor<2x4x8x16xf32>, tensor<1xi64>, tensor<64x2x8xf32>) {
   // CHECK: telar.reshape %{{.*}} {shape = array<i64: 2, 8, 4, 16>} : (tensor<2x8x64xf32>) -> tensor<2x8x4x16xf32>

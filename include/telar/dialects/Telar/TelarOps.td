@@ -524,12 +524,20 @@ class Telar_PoolOp<string mnemonic> : Telar_Op<mnemonic> {
 def Telar_MaxPoolOp : Telar_PoolOp<"max_pool"> {
   let summary = "max pooling, NCHW (ONNX MaxPool; GlobalMaxPool becomes reduce_max)";
   let description = [{
+    Takes floats and, as ONNX MaxPool does, 8-bit integers (and wider);
+    padding never wins the maximum.
+
     ```mlir
     %y = telar.max_pool %x {kernel_shape = array<i64: 3, 3>, strides = array<i64: 2, 2>,
                             pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>}
         : (tensor<1x8x32x32xf32>) -> tensor<1x8x16x16xf32>
     ```
   }];
+  let arguments = (ins Telar_NumericTensor:$input, DenseI64ArrayAttr:$kernel_shape,
+                       DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
+                       DenseI64ArrayAttr:$dilations,
+                       DefaultValuedAttr<BoolAttr, "false">:$ceil_mode);
+  let results = (outs Telar_NumericTensor:$output);
 }
 def Telar_AveragePoolOp : Telar_PoolOp<"average_pool"> {
   let summary = "average pooling, NCHW (ONNX AveragePool; GlobalAveragePool becomes reduce_mean)";
@@ -891,7 +899,11 @@ def Telar_RotaryEmbeddingOp : Telar_Op<"rotary_embedding"> {
     Rotates pairs of features of `input` (`[batch, heads, seq, head_dim]`, or
     `[batch, seq, hidden]` with `num_heads`) by the angles whose cosines and
     sines are given, indexed by `position_ids` when present. Pairs are
-    adjacent when `interleaved`, else the two halves.
+    adjacent when `interleaved`, else the two halves. Only the first
+    `rotary_embedding_dim` features rotate (all when 0); the caches' last
+    dim C holds the angles, `rotary_embedding_dim / 2 <= C <= head_dim / 2`,
+    of which the first `rotary_embedding_dim / 2` are used. Caches are
+    `[batch or 1, seq, C]`, or `[max_position, C]` with `position_ids`.
 
     ```mlir
     %y = telar.rotary_embedding %x, %cos, %sin {interleaved = false, rotary_embedding_dim = 0 : i64,
