@@ -261,34 +261,6 @@ static DenseElementsAttr evalSmallIntOp(llvm::StringRef name,
   return DenseElementsAttr::get(resultType, apints);
 }
 
-/// Casts a small integer constant to a float type (the dialect keeps float
-/// casts for run time; expanded functions such as HannWindow compute sizes
-/// that way). Null when not applicable.
-static DenseElementsAttr evalSmallIntToFloatCast(llvm::StringRef name,
-                                                 ValueRange operands,
-                                                 RankedTensorType resultType) {
-  if (name != "telar.cast" || operands.size() != 1 ||
-      resultType.getNumElements() > kDenseElementLimit)
-    return {};
-  auto ft = llvm::dyn_cast<FloatType>(resultType.getElementType());
-  Attribute a;
-  if (!ft || !matchPattern(operands[0], m_Constant(&a)) ||
-      !llvm::isa<DenseIntElementsAttr>(a))
-    return {};
-  auto ints = readInts(a);
-  if (!ints)
-    return {};
-  llvm::SmallVector<llvm::APFloat> values;
-  for (int64_t v : *ints) {
-    llvm::APFloat f(static_cast<double>(v));
-    bool lost;
-    f.convert(ft.getFloatSemantics(), llvm::APFloat::rmNearestTiesToEven,
-              &lost);
-    values.push_back(f);
-  }
-  return DenseElementsAttr::get(resultType, values);
-}
-
 Value OpContext::constant(DenseElementsAttr value) {
   return create<telar::ConstantOp>({}, {named("value", value)});
 }
@@ -330,13 +302,10 @@ llvm::SmallVector<Value> OpContext::createGeneric(
   DictionaryAttr dict = DictionaryAttr::get(ctx, attrs);
   if (failed(infer(ctx, loc, operands, dict, props, {}, types)))
     return {};
-  if (types.size() == 1) {
-    auto resultType = llvm::cast<RankedTensorType>(types[0]);
-    if (auto folded = evalSmallIntOp(name, operands, dict, resultType))
+  if (types.size() == 1)
+    if (auto folded = evalSmallIntOp(name, operands, dict,
+                                     llvm::cast<RankedTensorType>(types[0])))
       return {constant(folded)};
-    if (auto folded = evalSmallIntToFloatCast(name, operands, resultType))
-      return {constant(folded)};
-  }
   OperationState state(loc, name);
   state.addOperands(operands);
   state.addAttributes(attrs);
