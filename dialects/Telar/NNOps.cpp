@@ -348,17 +348,6 @@ LogicalResult GeluOp::verify() {
   return success();
 }
 
-LogicalResult ClipOp::verify() {
-  std::optional<APFloat> lo = getMin(), hi = getMax();
-  if (lo && hi && lo->compare(*hi) == APFloat::cmpGreaterThan) {
-    SmallString<16> l, h;
-    lo->toString(l);
-    hi->toString(h);
-    return emitOpError("min (") << l << ") must not exceed max (" << h << ")";
-  }
-  return success();
-}
-
 LogicalResult LpNormOp::verify() {
   int64_t p = static_cast<int64_t>(getP());
   if (p != 1 && p != 2)

@@ -293,3 +293,13 @@ func.func @rotary_embedding_partial(%x: tensor<2x3x4x8xf32>, %c2: tensor<2x4x2xf
       : (tensor<2x3x4x8xf32>, tensor<50x4xf32>, tensor<50x4xf32>, tensor<2x4xi64>) -> tensor<2x3x4x8xf32>
   return %0, %1 : tensor<2x3x4x8xf32>, tensor<2x3x4x8xf32>
 }
+
+// -----
+
+// min > max is valid, as in ONNX (every element becomes max).
+// CHECK-LABEL: func @clip_min_above_max
+// CHECK: telar.clip %{{.*}} {max = 1.000000e+00 : f64, min = 2.000000e+00 : f64}
+func.func @clip_min_above_max(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %y = telar.clip %x {min = 2.0 : f64, max = 1.0 : f64} : (tensor<4xf32>) -> tensor<4xf32>
+  return %y : tensor<4xf32>
+}

@@ -8,14 +8,6 @@ func.func @gelu_approximate(%x: tensor<2xf32>) -> tensor<2xf32> {
 
 // -----
 
-func.func @clip_min_max(%x: tensor<2xf32>) -> tensor<2xf32> {
-  // expected-error @+1 {{min (6) must not exceed max (0)}}
-  %y = telar.clip %x {min = 6.0 : f64, max = 0.0 : f64} : (tensor<2xf32>) -> tensor<2xf32>
-  return %y : tensor<2xf32>
-}
-
-// -----
-
 func.func @lp_norm_p(%x: tensor<2xf32>) -> tensor<2xf32> {
   // expected-error @+1 {{p must be 1 or 2, got 3}}
   %y = telar.lp_norm %x {p = 3 : i64} : (tensor<2xf32>) -> tensor<2xf32>

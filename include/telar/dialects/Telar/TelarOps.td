@@ -135,10 +135,17 @@ def Telar_ShrinkOp : Telar_UnaryOp<"shrink", Telar_NumericTensor> {
                        DefaultValuedAttr<F32Attr, "0.5">:$lambd);
 }
 def Telar_ClipOp : Telar_UnaryOp<"clip", Telar_NumericTensor> {
-  let summary = "clamp(x, min, max) (ONNX Clip, min/max as attributes in every opset)";
+  let summary = "min(max(x, min), max) (ONNX Clip, min/max as attributes in every opset)";
+  let description = [{
+    Clamps every element. As in ONNX, when `min` exceeds `max` every element
+    becomes `max`.
+
+    ```mlir
+    %y = telar.clip %x {min = 0.0 : f64, max = 6.0 : f64} : (tensor<4xf32>) -> tensor<4xf32>
+    ```
+  }];
   let arguments = (ins Telar_NumericTensor:$input,
                        OptionalAttr<F64Attr>:$min, OptionalAttr<F64Attr>:$max);
-  let hasVerifier = 1;
 }
 
 /// Unary predicates.
