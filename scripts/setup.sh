@@ -39,6 +39,6 @@ fi
 
 "$root/scripts/setup-python.sh"
 
-log "building (first build takes ~10 minutes on 2 cores; ccache makes rebuilds fast)"
+log "building (a clean build takes about 2 minutes on 2 cores; ccache makes rebuilds fast)"
 "$root/scripts/build.sh"
 log "done: tools are in build/bin (telarc, telar-opt)"

@@ -233,9 +233,53 @@ OpFoldResult XorOp::fold(FoldAdaptor a) {
       nullptr);
 }
 
+OpFoldResult ModOp::fold(FoldAdaptor a) {
+  bool fmod = getFmod();
+  return foldBinary(
+      a.getLhs(), a.getRhs(), getType(),
+      [fmod](const APInt &x, const APInt &y, bool u) -> std::optional<APInt> {
+        if (y.isZero())
+          return std::nullopt;
+        if (u)
+          return x.urem(y);
+        // srem takes the dividend's sign (fmod); ONNX's default takes the
+        // divisor's.
+        APInt r = x.srem(y);
+        if (!fmod && !r.isZero() && r.isNegative() != y.isNegative())
+          r += y;
+        return r;
+      },
+      nullptr);
+}
+
+/// Elementwise fold of an integer unary op on a small dense constant.
+static Attribute foldUnaryInt(Attribute attr, RankedTensorType type,
+                              function_ref<APInt(const APInt &)> fn) {
+  DenseElementsAttr in = foldable(attr);
+  if (!in || !isa<IntegerType>(in.getElementType()))
+    return {};
+  return in.mapValues(type.getElementType(), fn);
+}
+
+OpFoldResult NegOp::fold(FoldAdaptor a) {
+  return foldUnaryInt(a.getInput(), getType(),
+                      [](const APInt &x) { return -x; });
+}
+
+OpFoldResult AbsOp::fold(FoldAdaptor a) {
+  bool u = isUnsigned(getType().getElementType());
+  return foldUnaryInt(a.getInput(), getType(), [u](const APInt &x) {
+    return u ? x : x.abs();
+  });
+}
+
+OpFoldResult NotOp::fold(FoldAdaptor a) {
+  return foldUnaryInt(a.getInput(), getType(),
+                      [](const APInt &x) { return ~x; });
+}
+
 // Ops whose folding is not worth it for shape math.
 OpFoldResult PowOp::fold(FoldAdaptor) { return {}; }
-OpFoldResult ModOp::fold(FoldAdaptor) { return {}; }
 OpFoldResult PReluOp::fold(FoldAdaptor) { return {}; }
 OpFoldResult BitwiseAndOp::fold(FoldAdaptor) { return {}; }
 OpFoldResult BitwiseOrOp::fold(FoldAdaptor) { return {}; }

@@ -12,6 +12,8 @@
 #ifndef TELAR_LIB_ONNX_IMPORTERINTERNAL_H
 #define TELAR_LIB_ONNX_IMPORTERINTERNAL_H
 
+#include "telar/dialects/Telar/ShapeInference.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -244,8 +246,8 @@ inline llvm::ArrayRef<int64_t> shapeOf(Value v) {
 inline int64_t rankOf(Value v) { return tensorType(v).getRank(); }
 inline Type elementTypeOf(Value v) { return tensorType(v).getElementType(); }
 
-/// Normalises a possibly negative axis; nullopt when out of range.
-std::optional<int64_t> normAxis(int64_t axis, int64_t rank);
+/// Axes are normalised with the dialect's helper.
+using mlir::telar::normalizeAxis;
 
 } // namespace mlir::telar::onnx_import
 

@@ -4,18 +4,10 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Matchers.h"
-#include "llvm/ADT/StringSet.h"
 #include "telar/dialects/Telar/TelarOps.h"
 
 using namespace mlir;
 using namespace mlir::telar::onnx_import;
-
-std::optional<int64_t> mlir::telar::onnx_import::normAxis(int64_t axis,
-                                                          int64_t rank) {
-  if (axis < -rank || axis >= rank)
-    return std::nullopt;
-  return axis < 0 ? axis + rank : axis;
-}
 
 const ConverterTable &mlir::telar::onnx_import::getConverterTable() {
   static const ConverterTable table = [] {
@@ -184,83 +176,6 @@ OpContext::optConstInts(unsigned i, llvm::StringRef what) {
   return std::optional<llvm::SmallVector<int64_t>>(*v);
 }
 
-/// Evaluates integer/boolean elementwise ops on small constants that the
-/// dialect does not fold (shape math in expanded functions: Neg, Not, And,
-/// Mod, Max, ...). Null when not applicable.
-static DenseElementsAttr evalSmallIntOp(llvm::StringRef name,
-                                        ValueRange operands,
-                                        DictionaryAttr attrs,
-                                        RankedTensorType resultType) {
-  static const llvm::StringSet<> handled = {
-      "telar.neg", "telar.abs", "telar.not", "telar.and", "telar.or",
-      "telar.xor", "telar.mod", "telar.max", "telar.min"};
-  if (!handled.contains(name) || operands.empty() ||
-      resultType.getNumElements() > kDenseElementLimit)
-    return {};
-  auto it = llvm::dyn_cast<IntegerType>(resultType.getElementType());
-  if (!it)
-    return {};
-  llvm::SmallVector<llvm::SmallVector<int64_t>> vals;
-  llvm::SmallVector<llvm::ArrayRef<int64_t>> shapes;
-  for (Value v : operands) {
-    Attribute a;
-    if (!matchPattern(v, m_Constant(&a)) ||
-        !llvm::isa<DenseIntElementsAttr>(a))
-      return {};
-    auto ints = readInts(a);
-    if (!ints)
-      return {};
-    vals.push_back(*ints);
-    shapes.push_back(llvm::cast<RankedTensorType>(v.getType()).getShape());
-  }
-  llvm::ArrayRef<int64_t> out = resultType.getShape();
-  int64_t n = resultType.getNumElements();
-  bool fmod = false;
-  if (auto f = attrs.getAs<BoolAttr>("fmod"))
-    fmod = f.getValue();
-  llvm::SmallVector<int64_t> result;
-  for (int64_t lin = 0; lin < n; ++lin) {
-    llvm::SmallVector<int64_t> args;
-    for (size_t k = 0; k < vals.size(); ++k) {
-      // Numpy broadcasting: align trailing dims, size-1 dims index 0.
-      int64_t idx = 0, rem = lin, stride = 1;
-      for (int64_t d = out.size() - 1, e = shapes[k].size() - 1; d >= 0;
-           --d, --e) {
-        int64_t coord = rem % out[d];
-        rem /= out[d];
-        if (e < 0)
-          continue;
-        int64_t size = shapes[k][e];
-        idx += (size == 1 ? 0 : coord) * stride;
-        stride *= size;
-      }
-      args.push_back(vals[k][idx]);
-    }
-    int64_t a = args[0], b = args.size() > 1 ? args[1] : 0, r;
-    if (name == "telar.neg") r = -a;
-    else if (name == "telar.abs") r = a < 0 ? -a : a;
-    else if (name == "telar.not") r = !a;
-    else if (name == "telar.and") r = a && b;
-    else if (name == "telar.or") r = a || b;
-    else if (name == "telar.xor") r = (a != 0) != (b != 0);
-    else if (name == "telar.max") r = std::max(a, b);
-    else if (name == "telar.min") r = std::min(a, b);
-    else { // mod
-      if (b == 0)
-        return {};
-      r = a % b;
-      if (!fmod && r != 0 && ((r < 0) != (b < 0)))
-        r += b;
-    }
-    result.push_back(r);
-  }
-  llvm::SmallVector<llvm::APInt> apints;
-  for (int64_t r : result)
-    apints.push_back(llvm::APInt(it.getWidth(), static_cast<uint64_t>(r),
-                                 /*isSigned=*/true, /*implicitTrunc=*/true));
-  return DenseElementsAttr::get(resultType, apints);
-}
-
 Value OpContext::constant(DenseElementsAttr value) {
   return create<telar::ConstantOp>({}, {named("value", value)});
 }
@@ -302,10 +217,6 @@ llvm::SmallVector<Value> OpContext::createGeneric(
   DictionaryAttr dict = DictionaryAttr::get(ctx, attrs);
   if (failed(infer(ctx, loc, operands, dict, props, {}, types)))
     return {};
-  if (types.size() == 1)
-    if (auto folded = evalSmallIntOp(name, operands, dict,
-                                     llvm::cast<RankedTensorType>(types[0])))
-      return {constant(folded)};
   OperationState state(loc, name);
   state.addOperands(operands);
   state.addAttributes(attrs);

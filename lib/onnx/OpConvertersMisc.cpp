@@ -288,7 +288,7 @@ LogicalResult buildResize(OpContext &c, Value x,
     for (int64_t i = 0; i < rank; ++i)
       axes.push_back(i);
   for (int64_t &a : axes) {
-    auto n = normAxis(a, rank);
+    auto n = normalizeAxis(a, rank);
     if (!n)
       return c.fail("axis " + llvm::Twine(a) + " is out of range for rank " +
                     llvm::Twine(rank));

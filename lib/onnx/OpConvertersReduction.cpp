@@ -32,7 +32,7 @@ LogicalResult convertReduce(OpContext &c) {
     return c.done(x);
   int64_t rank = rankOf(x);
   for (int64_t &a : axes) {
-    auto n = normAxis(a, rank);
+    auto n = normalizeAxis(a, rank);
     if (!n)
       return c.fail("axis " + llvm::Twine(a) + " is out of range for rank " +
                     llvm::Twine(rank));
@@ -64,7 +64,7 @@ LogicalResult convertSoftmaxLike(OpContext &c) {
   if (c.opset >= 13)
     return c.done(c.create<OpTy>({x}, {c.i64("axis", c.getInt("axis", -1))}));
   int64_t axis = c.getInt("axis", 1);
-  auto n = rank == 0 ? std::optional<int64_t>(0) : normAxis(axis, rank);
+  auto n = rank == 0 ? std::optional<int64_t>(0) : normalizeAxis(axis, rank);
   if (!n)
     return c.fail("axis " + llvm::Twine(axis) + " is out of range for rank " +
                   llvm::Twine(rank));
@@ -98,7 +98,7 @@ LogicalResult convertLayerNorm(OpContext &c) {
   // body does: Mean = ReduceMean(X), InvStdDev = 1 / sqrt(ReduceMean((X -
   // Mean)^2) + epsilon), over axes [axis, rank), kept as size 1.
   int64_t rank = rankOf(x);
-  auto norm = normAxis(axis, rank);
+  auto norm = normalizeAxis(axis, rank);
   if (!norm)
     return c.fail("axis " + llvm::Twine(axis) + " is out of range for rank " +
                   llvm::Twine(rank));
@@ -213,7 +213,7 @@ LogicalResult convertMVN(OpContext &c) {
     axes = {0, 2, 3};
   int64_t rank = rankOf(x);
   for (int64_t &a : axes) {
-    auto n = normAxis(a, rank);
+    auto n = normalizeAxis(a, rank);
     if (!n)
       return c.fail("axis " + llvm::Twine(a) + " is out of range for rank " +
                     llvm::Twine(rank));

@@ -26,7 +26,7 @@ std::string shapeStr(llvm::ArrayRef<int64_t> s) {
 LogicalResult normAxes(OpContext &c, llvm::SmallVectorImpl<int64_t> &axes,
                        int64_t rank) {
   for (int64_t &a : axes) {
-    auto n = normAxis(a, rank);
+    auto n = normalizeAxis(a, rank);
     if (!n)
       return c.fail("axis " + llvm::Twine(a) + " is out of range for rank " +
                     llvm::Twine(rank));
@@ -159,7 +159,7 @@ LogicalResult convertSplit(OpContext &c) {
   if (!x)
     return failure();
   int64_t rank = rankOf(x), axis = c.getInt("axis", 0);
-  auto n = normAxis(axis, rank);
+  auto n = normalizeAxis(axis, rank);
   if (!n)
     return c.fail("axis " + llvm::Twine(axis) + " is out of range for rank " +
                   llvm::Twine(rank));

@@ -192,21 +192,45 @@ func.func @logical() -> (tensor<4xi1>, tensor<4xi1>, tensor<4xi1>) {
 
 // -----
 
-// Mod, pow and the bitwise ops have no folder.
+// Pow and the bitwise ops have no folder.
 // CHECK-LABEL: func @no_folder_ops
-// CHECK: telar.mod
 // CHECK: telar.pow
 // CHECK: telar.bitwise_and
 // CHECK: telar.bit_shift
-func.func @no_folder_ops() -> (tensor<2xi64>, tensor<2xf32>, tensor<2xi64>, tensor<2xi64>) {
+func.func @no_folder_ops() -> (tensor<2xf32>, tensor<2xi64>, tensor<2xi64>) {
   %a = telar.constant dense<[7, 8]> : tensor<2xi64>
   %b = telar.constant dense<[2, 3]> : tensor<2xi64>
   %f = telar.constant dense<[2.0, 3.0]> : tensor<2xf32>
-  %0 = telar.mod %a, %b : (tensor<2xi64>, tensor<2xi64>) -> tensor<2xi64>
   %1 = telar.pow %f, %f : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
   %2 = telar.bitwise_and %a, %b : (tensor<2xi64>, tensor<2xi64>) -> tensor<2xi64>
   %3 = telar.bit_shift %a, %b : (tensor<2xi64>, tensor<2xi64>) -> tensor<2xi64>
-  return %0, %1, %2, %3 : tensor<2xi64>, tensor<2xf32>, tensor<2xi64>, tensor<2xi64>
+  return %1, %2, %3 : tensor<2xf32>, tensor<2xi64>, tensor<2xi64>
+}
+
+// -----
+
+// Integer mod takes the divisor's sign, or the dividend's with fmod; mod by
+// zero stays. Neg, abs and not fold on integer constants.
+// CHECK-LABEL: func @int_unary_and_mod
+// CHECK-DAG: %[[MOD:.*]] = telar.constant dense<[1, -1, -1, 1]> : tensor<4xi64>
+// CHECK-DAG: %[[FMOD:.*]] = telar.constant dense<[1, -1, 1, -1]> : tensor<4xi64>
+// CHECK-DAG: %[[NEG:.*]] = telar.constant dense<[-7, 7, -1, 1]> : tensor<4xi64>
+// CHECK-DAG: %[[ABS:.*]] = telar.constant dense<[7, 7, 1, 1]> : tensor<4xi64>
+// CHECK-DAG: %[[NOT:.*]] = telar.constant dense<[false, true]> : tensor<2xi1>
+// CHECK-DAG: %[[BYZERO:.*]] = telar.mod
+// CHECK: return %[[MOD]], %[[FMOD]], %[[NEG]], %[[ABS]], %[[NOT]], %[[BYZERO]]
+func.func @int_unary_and_mod() -> (tensor<4xi64>, tensor<4xi64>, tensor<4xi64>, tensor<4xi64>, tensor<2xi1>, tensor<4xi64>) {
+  %a = telar.constant dense<[7, -7, 1, -1]> : tensor<4xi64>
+  %b = telar.constant dense<[3, -3, -2, 2]> : tensor<4xi64>
+  %z = telar.constant dense<[0, 1, 1, 1]> : tensor<4xi64>
+  %t = telar.constant dense<[true, false]> : tensor<2xi1>
+  %0 = telar.mod %a, %b : (tensor<4xi64>, tensor<4xi64>) -> tensor<4xi64>
+  %1 = telar.mod %a, %b {fmod = true} : (tensor<4xi64>, tensor<4xi64>) -> tensor<4xi64>
+  %2 = telar.neg %a : (tensor<4xi64>) -> tensor<4xi64>
+  %3 = telar.abs %a : (tensor<4xi64>) -> tensor<4xi64>
+  %4 = telar.not %t : (tensor<2xi1>) -> tensor<2xi1>
+  %5 = telar.mod %a, %z : (tensor<4xi64>, tensor<4xi64>) -> tensor<4xi64>
+  return %0, %1, %2, %3, %4, %5 : tensor<4xi64>, tensor<4xi64>, tensor<4xi64>, tensor<4xi64>, tensor<2xi1>, tensor<4xi64>
 }
 
 // -----

@@ -57,8 +57,8 @@ class Telar_UnaryOp<string mnemonic, Type operandType = Telar_FloatTensor,
     # " %x : (tensor<2x3xf32>) -> tensor<2x3xf32>\n```";
 }
 
-def Telar_AbsOp : Telar_UnaryOp<"abs", Telar_NumericTensor> { let summary = "|x| (ONNX Abs)"; }
-def Telar_NegOp : Telar_UnaryOp<"neg", Telar_NumericTensor> { let summary = "-x (ONNX Neg)"; }
+def Telar_AbsOp : Telar_UnaryOp<"abs", Telar_NumericTensor> { let summary = "|x| (ONNX Abs)"; let hasFolder = 1; }
+def Telar_NegOp : Telar_UnaryOp<"neg", Telar_NumericTensor> { let summary = "-x (ONNX Neg)"; let hasFolder = 1; }
 def Telar_SignOp : Telar_UnaryOp<"sign", Telar_NumericTensor> { let summary = "sign(x) (ONNX Sign)"; }
 def Telar_ExpOp : Telar_UnaryOp<"exp"> { let summary = "e^x (ONNX Exp)"; }
 def Telar_LogOp : Telar_UnaryOp<"log"> { let summary = "ln(x) (ONNX Log)"; }
@@ -86,7 +86,7 @@ def Telar_SoftplusOp : Telar_UnaryOp<"softplus"> { let summary = "ln(1+e^x) (ONN
 def Telar_SoftsignOp : Telar_UnaryOp<"softsign"> { let summary = "x/(1+|x|) (ONNX Softsign)"; }
 def Telar_HardSwishOp : Telar_UnaryOp<"hard_swish"> { let summary = "x*max(0,min(1,x/6+1/2)) (ONNX HardSwish)"; }
 def Telar_MishOp : Telar_UnaryOp<"mish"> { let summary = "x*tanh(softplus(x)) (ONNX Mish)"; }
-def Telar_NotOp : Telar_UnaryOp<"not", Telar_BoolTensor> { let summary = "logical not (ONNX Not)"; }
+def Telar_NotOp : Telar_UnaryOp<"not", Telar_BoolTensor> { let summary = "logical not (ONNX Not)"; let hasFolder = 1; }
 def Telar_BitwiseNotOp : Telar_UnaryOp<"bitwise_not", Telar_IntTensor> { let summary = "~x (ONNX BitwiseNot)"; }
 
 /// Unary ops with typed attributes.
