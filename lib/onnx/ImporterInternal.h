@@ -152,6 +152,10 @@ public:
   // --- diagnostics ----------------------------------------------------
   /// Emits `msg` as an error (the importer prefixes the node) and fails.
   LogicalResult fail(const llvm::Twine &msg);
+  /// Normalises possibly negative axes against `rank` in place; fails naming
+  /// the first out-of-range axis.
+  LogicalResult normalizeAxes(llvm::SmallVectorImpl<int64_t> &axes,
+                              int64_t rank);
 
   // --- constants ------------------------------------------------------
   /// The integer values of input `i`, which must be a constant.

@@ -22,6 +22,18 @@ const ConverterTable &mlir::telar::onnx_import::getConverterTable() {
   return table;
 }
 
+LogicalResult OpContext::normalizeAxes(llvm::SmallVectorImpl<int64_t> &axes,
+                                       int64_t rank) {
+  for (int64_t &a : axes) {
+    auto n = normalizeAxis(a, rank);
+    if (!n)
+      return fail("axis " + llvm::Twine(a) + " is out of range for rank " +
+                  llvm::Twine(rank));
+    a = *n;
+  }
+  return success();
+}
+
 Value OpContext::required(unsigned i, llvm::StringRef what) {
   Value v = in(i);
   if (!v)

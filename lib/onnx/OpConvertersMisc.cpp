@@ -287,13 +287,8 @@ LogicalResult buildResize(OpContext &c, Value x,
   if (axes.empty())
     for (int64_t i = 0; i < rank; ++i)
       axes.push_back(i);
-  for (int64_t &a : axes) {
-    auto n = normalizeAxis(a, rank);
-    if (!n)
-      return c.fail("axis " + llvm::Twine(a) + " is out of range for rank " +
-                    llvm::Twine(rank));
-    a = *n;
-  }
+  if (failed(c.normalizeAxes(axes, rank)))
+    return failure();
   llvm::SmallVector<float> fullScales(rank, 1.0f);
   llvm::SmallVector<int64_t> fullSizes(in.begin(), in.end());
   if (sizes) {

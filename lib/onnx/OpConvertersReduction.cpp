@@ -31,13 +31,8 @@ LogicalResult convertReduce(OpContext &c) {
   if (axes.empty() && noop)
     return c.done(x);
   int64_t rank = rankOf(x);
-  for (int64_t &a : axes) {
-    auto n = normalizeAxis(a, rank);
-    if (!n)
-      return c.fail("axis " + llvm::Twine(a) + " is out of range for rank " +
-                    llvm::Twine(rank));
-    a = *n;
-  }
+  if (failed(c.normalizeAxes(axes, rank)))
+    return failure();
   return c.done(c.create<OpTy>(
       {x}, {c.i64s("axes", axes), c.boolean("keepdims", c.getInt("keepdims", 1) != 0)}));
 }
@@ -212,13 +207,8 @@ LogicalResult convertMVN(OpContext &c) {
   if (!c.hasAttr("axes"))
     axes = {0, 2, 3};
   int64_t rank = rankOf(x);
-  for (int64_t &a : axes) {
-    auto n = normalizeAxis(a, rank);
-    if (!n)
-      return c.fail("axis " + llvm::Twine(a) + " is out of range for rank " +
-                    llvm::Twine(rank));
-    a = *n;
-  }
+  if (failed(c.normalizeAxes(axes, rank)))
+    return failure();
   return c.done(c.create<MeanVarianceNormOp>({x}, {c.i64s("axes", axes)}));
 }
 

@@ -23,18 +23,6 @@ std::string shapeStr(llvm::ArrayRef<int64_t> s) {
 }
 
 /// Normalises every axis against `rank`; fails naming the bad one.
-LogicalResult normAxes(OpContext &c, llvm::SmallVectorImpl<int64_t> &axes,
-                       int64_t rank) {
-  for (int64_t &a : axes) {
-    auto n = normalizeAxis(a, rank);
-    if (!n)
-      return c.fail("axis " + llvm::Twine(a) + " is out of range for rank " +
-                    llvm::Twine(rank));
-    a = *n;
-  }
-  return success();
-}
-
 LogicalResult convertReshape(OpContext &c) {
   Value x = c.required(0, "data");
   if (!x)
@@ -118,7 +106,7 @@ LogicalResult convertSqueeze(OpContext &c) {
   } else {
     axes = c.getInts("axes");
   }
-  if (failed(normAxes(c, axes, rankOf(x))))
+  if (failed(c.normalizeAxes(axes, rankOf(x))))
     return failure();
   return c.done(c.create<SqueezeOp>({x}, {c.i64s("axes", axes)}));
 }
@@ -136,7 +124,7 @@ LogicalResult convertUnsqueeze(OpContext &c) {
   } else {
     axes = c.getInts("axes");
   }
-  if (failed(normAxes(c, axes, rankOf(x) + axes.size())))
+  if (failed(c.normalizeAxes(axes, rankOf(x) + axes.size())))
     return failure();
   llvm::sort(axes);
   return c.done(c.create<UnsqueezeOp>({x}, {c.i64s("axes", axes)}));
@@ -240,7 +228,7 @@ LogicalResult convertSlice(OpContext &c) {
   for (int64_t s : steps)
     if (s == 0)
       return c.fail("steps must be nonzero");
-  if (failed(normAxes(c, axes, rank)))
+  if (failed(c.normalizeAxes(axes, rank)))
     return failure();
   return c.done(c.create<SliceOp>(
       {x}, {c.i64s("axes", axes), c.i64s("starts", starts),
@@ -345,7 +333,7 @@ LogicalResult convertPad(OpContext &c) {
       return failure();
     if (*axes) {
       llvm::SmallVector<int64_t> ax = **axes;
-      if (failed(normAxes(c, ax, rank)))
+      if (failed(c.normalizeAxes(ax, rank)))
         return failure();
       if (pads.size() != 2 * ax.size())
         return c.fail("pads has " + llvm::Twine(pads.size()) +
