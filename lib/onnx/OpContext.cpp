@@ -144,38 +144,36 @@ static std::string graphInputHint(Value v) {
   return out;
 }
 
-FailureOr<llvm::SmallVector<int64_t>>
-OpContext::constInts(unsigned i, llvm::StringRef what) {
-  Value v = in(i);
+/// Input `i` of `c` read as a constant through `read`, or an error naming
+/// the input (and the graph input to bind, when it comes from one).
+template <typename T, typename ReadFn>
+static FailureOr<llvm::SmallVector<T>>
+readConstInput(OpContext &c, unsigned i, llvm::StringRef what, ReadFn read) {
+  Value v = c.in(i);
   if (!v) {
-    (void)fail("missing required input '" + what + "'");
+    (void)c.fail("missing required input '" + what + "'");
     return failure();
   }
   Attribute a;
   if (matchPattern(v, m_Constant(&a)))
-    if (auto ints = readInts(a))
-      return *ints;
-  (void)fail("input '" + what + "' ('" + inputName(node, i) +
-             "') must be a constant (static shapes required)" +
-             graphInputHint(v));
+    if (std::optional<llvm::SmallVector<T>> values = read(a))
+      return *values;
+  (void)c.fail("input '" + what + "' ('" + inputName(c.node, i) +
+               "') must be a constant (static shapes required)" +
+               graphInputHint(v));
   return failure();
+}
+
+FailureOr<llvm::SmallVector<int64_t>>
+OpContext::constInts(unsigned i, llvm::StringRef what) {
+  return readConstInput<int64_t>(*this, i, what,
+                                 [](Attribute a) { return readInts(a); });
 }
 
 FailureOr<llvm::SmallVector<double>>
 OpContext::constFloats(unsigned i, llvm::StringRef what) {
-  Value v = in(i);
-  if (!v) {
-    (void)fail("missing required input '" + what + "'");
-    return failure();
-  }
-  Attribute a;
-  if (matchPattern(v, m_Constant(&a)))
-    if (auto fs = readFloats(a))
-      return *fs;
-  (void)fail("input '" + what + "' ('" + inputName(node, i) +
-             "') must be a constant (static shapes required)" +
-             graphInputHint(v));
-  return failure();
+  return readConstInput<double>(*this, i, what,
+                                [](Attribute a) { return readFloats(a); });
 }
 
 FailureOr<std::optional<llvm::SmallVector<int64_t>>>
