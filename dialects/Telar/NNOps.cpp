@@ -705,8 +705,9 @@ static FailureOr<EinsumEquation> parseEinsum(std::optional<Location> loc,
       return emitOptionalError(loc, "einsum: output letter '",
                                StringRef(&ch, 1), "' appears twice in \"",
                                equation, "\"");
+    char letter = ch; // Lambdas cannot capture structured bindings in C++17.
     if (llvm::none_of(result.inputs, [&](const std::string &t) {
-          return StringRef(t).contains(ch);
+          return StringRef(t).contains(letter);
         }))
       return emitOptionalError(loc, "einsum: output letter '",
                                StringRef(&ch, 1), "' appears in no input of \"",
