@@ -20,21 +20,6 @@ static RankedTensorType tensorOf(Value v) {
   return cast<RankedTensorType>(v.getType());
 }
 
-static std::string str(Type t) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  os << t;
-  return s;
-}
-
-static std::string str(ArrayRef<int64_t> a) {
-  std::string s = "[";
-  llvm::raw_string_ostream os(s);
-  llvm::interleaveComma(a, os);
-  os << ']';
-  return s;
-}
-
 static int64_t product(ArrayRef<int64_t> shape) {
   int64_t p = 1;
   for (int64_t d : shape)
@@ -74,12 +59,12 @@ LogicalResult ReshapeOp::inferReturnTypes(MLIRContext *, OptLoc loc,
   auto in = tensorOf(adaptor.getInput());
   ArrayRef<int64_t> shape = adaptor.getShape();
   if (llvm::any_of(shape, [](int64_t d) { return d < 0; }))
-    return emitOptionalError(loc, "reshape target shape ", str(shape),
+    return emitOptionalError(loc, "reshape target shape ", toString(shape),
                              " must be fully resolved (no -1 or negative dims)");
   if (in.hasStaticShape() && product(in.getShape()) != product(shape))
-    return emitOptionalError(loc, "cannot reshape ", str(in), " (",
+    return emitOptionalError(loc, "cannot reshape ", toString(in), " (",
                              product(in.getShape()), " elements) to ",
-                             str(shape), " (", product(shape), " elements)");
+                             toString(shape), " (", product(shape), " elements)");
   results.push_back(RankedTensorType::get(shape, in.getElementType()));
   return success();
 }
@@ -151,12 +136,12 @@ LogicalResult TransposeOp::inferReturnTypes(MLIRContext *, OptLoc loc,
   int64_t rank = in.getRank();
   SmallVector<bool> seen(rank, false);
   if ((int64_t)perm.size() != rank)
-    return emitOptionalError(loc, "transpose permutation ", str(perm),
-                             " must have one entry per dimension of ", str(in));
+    return emitOptionalError(loc, "transpose permutation ", toString(perm),
+                             " must have one entry per dimension of ", toString(in));
   SmallVector<int64_t> shape;
   for (int64_t p : perm) {
     if (p < 0 || p >= rank || seen[p])
-      return emitOptionalError(loc, "transpose permutation ", str(perm),
+      return emitOptionalError(loc, "transpose permutation ", toString(perm),
                                " is not a permutation of 0..", rank - 1);
     seen[p] = true;
     shape.push_back(in.getDimSize(p));
@@ -192,7 +177,7 @@ LogicalResult SqueezeOp::inferReturnTypes(MLIRContext *, OptLoc loc,
   for (int64_t i = 0; i < in.getRank(); ++i) {
     bool listed = llvm::is_contained(*axes, i);
     if (listed && in.getDimSize(i) != 1)
-      return emitOptionalError(loc, "cannot squeeze axis ", i, " of ", str(in),
+      return emitOptionalError(loc, "cannot squeeze axis ", i, " of ", toString(in),
                                ": its size is not 1");
     if (listed || (axes->empty() && in.getDimSize(i) == 1))
       continue;
@@ -268,22 +253,22 @@ LogicalResult ConcatOp::inferReturnTypes(MLIRContext *, OptLoc loc,
   auto axis = normalizeAxis(static_cast<int64_t>(adaptor.getAxis()), first.getRank());
   if (!axis)
     return emitOptionalError(loc, "concat axis ", static_cast<int64_t>(adaptor.getAxis()),
-                             " is out of range for ", str(first));
+                             " is out of range for ", toString(first));
   SmallVector<int64_t> shape(first.getShape());
   for (Value v : adaptor.getInputs().drop_front()) {
     auto t = tensorOf(v);
     if (t.getRank() != first.getRank() ||
         t.getElementType() != first.getElementType())
-      return emitOptionalError(loc, "concat inputs ", str(first), " and ",
-                               str(t), " differ in rank or element type");
+      return emitOptionalError(loc, "concat inputs ", toString(first), " and ",
+                               toString(t), " differ in rank or element type");
     for (int64_t i = 0; i < t.getRank(); ++i) {
       if (i == *axis) {
         shape[i] = ShapedType::isDynamic(shape[i]) || t.isDynamicDim(i)
                        ? ShapedType::kDynamic
                        : shape[i] + t.getDimSize(i);
       } else if (t.getDimSize(i) != shape[i]) {
-        return emitOptionalError(loc, "concat inputs ", str(first), " and ",
-                                 str(t), " differ in dimension ", i,
+        return emitOptionalError(loc, "concat inputs ", toString(first), " and ",
+                                 toString(t), " differ in dimension ", i,
                                  ", which is not the concat axis ", *axis);
       }
     }
@@ -302,21 +287,21 @@ LogicalResult SplitOp::inferReturnTypes(MLIRContext *, OptLoc loc,
   auto axis = normalizeAxis(static_cast<int64_t>(adaptor.getAxis()), in.getRank());
   if (!axis)
     return emitOptionalError(loc, "split axis ", static_cast<int64_t>(adaptor.getAxis()),
-                             " is out of range for ", str(in));
+                             " is out of range for ", toString(in));
   ArrayRef<int64_t> sizes = adaptor.getSizes();
   if (sizes.empty())
     return emitOptionalError(loc, "split needs at least one piece");
   int64_t total = 0;
   for (int64_t s : sizes) {
     if (s < 0)
-      return emitOptionalError(loc, "split sizes ", str(sizes),
+      return emitOptionalError(loc, "split sizes ", toString(sizes),
                                " must be non-negative");
     total += s;
   }
   if (!in.isDynamicDim(*axis) && total != in.getDimSize(*axis))
-    return emitOptionalError(loc, "split sizes ", str(sizes), " add up to ",
+    return emitOptionalError(loc, "split sizes ", toString(sizes), " add up to ",
                              total, ", not to dimension ", *axis, " of ",
-                             str(in));
+                             toString(in));
   for (int64_t s : sizes) {
     SmallVector<int64_t> shape(in.getShape());
     shape[*axis] = s;
@@ -405,7 +390,7 @@ LogicalResult GatherOp::inferReturnTypes(MLIRContext *, OptLoc loc,
   auto axis = normalizeAxis(static_cast<int64_t>(adaptor.getAxis()), data.getRank());
   if (!axis)
     return emitOptionalError(loc, "gather axis ", static_cast<int64_t>(adaptor.getAxis()),
-                             " is out of range for ", str(data));
+                             " is out of range for ", toString(data));
   SmallVector<int64_t> shape(data.getShape().take_front(*axis));
   llvm::append_range(shape, indices.getShape());
   llvm::append_range(shape, data.getShape().drop_front(*axis + 1));
@@ -443,8 +428,8 @@ LogicalResult GatherElementsOp::inferReturnTypes(MLIRContext *, OptLoc loc,
   auto data = tensorOf(adaptor.getData());
   auto indices = tensorOf(adaptor.getIndices());
   if (data.getRank() != indices.getRank() || data.getRank() == 0)
-    return emitOptionalError(loc, "gather_elements data ", str(data),
-                             " and indices ", str(indices),
+    return emitOptionalError(loc, "gather_elements data ", toString(data),
+                             " and indices ", toString(indices),
                              " must have the same rank >= 1");
   if (failed(checkAxis(loc, data, static_cast<int64_t>(adaptor.getAxis()))))
     return failure();
@@ -478,18 +463,18 @@ LogicalResult GatherNDOp::inferReturnTypes(MLIRContext *, OptLoc loc,
   int64_t b = static_cast<int64_t>(adaptor.getBatchDims());
   if (indices.getRank() < 1 || b < 0 || b >= std::min(data.getRank(), indices.getRank()) + (b == 0))
     return emitOptionalError(loc, "gather_nd: batch_dims ", b,
-                             " is invalid for data ", str(data),
-                             " and indices ", str(indices));
+                             " is invalid for data ", toString(data),
+                             " and indices ", toString(indices));
   int64_t last = indices.getShape().back();
   if (ShapedType::isDynamic(last) || last < 1 || b + last > data.getRank())
     return emitOptionalError(loc, "gather_nd: the last dimension of indices ",
-                             str(indices), " must be between 1 and ",
+                             toString(indices), " must be between 1 and ",
                              data.getRank() - b);
   for (int64_t i = 0; i < b; ++i)
     if (data.getDimSize(i) != indices.getDimSize(i))
       return emitOptionalError(loc, "gather_nd: batch dimension ", i,
-                               " differs between data ", str(data),
-                               " and indices ", str(indices));
+                               " differs between data ", toString(data),
+                               " and indices ", toString(indices));
   SmallVector<int64_t> shape(indices.getShape().drop_back());
   llvm::append_range(shape, data.getShape().drop_front(b + last));
   results.push_back(RankedTensorType::get(shape, data.getElementType()));
@@ -515,13 +500,13 @@ LogicalResult ScatterElementsOp::inferReturnTypes(MLIRContext *, OptLoc loc,
   auto updates = tensorOf(adaptor.getUpdates());
   if (indices.getShape() != updates.getShape() ||
       data.getRank() != indices.getRank() || data.getRank() == 0)
-    return emitOptionalError(loc, "scatter_elements: indices ", str(indices),
-                             " and updates ", str(updates),
+    return emitOptionalError(loc, "scatter_elements: indices ", toString(indices),
+                             " and updates ", toString(updates),
                              " must have the same shape, and the rank of data ",
-                             str(data));
+                             toString(data));
   if (updates.getElementType() != data.getElementType())
-    return emitOptionalError(loc, "scatter_elements: updates ", str(updates),
-                             " must have the element type of data ", str(data));
+    return emitOptionalError(loc, "scatter_elements: updates ", toString(updates),
+                             " must have the element type of data ", toString(data));
   if (failed(checkAxis(loc, data, static_cast<int64_t>(adaptor.getAxis()))))
     return failure();
   if (failed(checkScatterReduction(loc, adaptor.getReduction())))
@@ -546,15 +531,15 @@ LogicalResult ScatterNDOp::inferReturnTypes(MLIRContext *, OptLoc loc,
   int64_t k = indices.getShape().back();
   if (ShapedType::isDynamic(k) || k < 1 || k > data.getRank())
     return emitOptionalError(loc, "scatter_nd: the last dimension of indices ",
-                             str(indices), " must be between 1 and the rank of ",
-                             str(data));
+                             toString(indices), " must be between 1 and the rank of ",
+                             toString(data));
   SmallVector<int64_t> expected(indices.getShape().drop_back());
   llvm::append_range(expected, data.getShape().drop_front(k));
   if (updates.getShape() != ArrayRef<int64_t>(expected) ||
       updates.getElementType() != data.getElementType())
-    return emitOptionalError(loc, "scatter_nd: updates ", str(updates),
-                             " must have shape ", str(expected),
-                             " and the element type of data ", str(data));
+    return emitOptionalError(loc, "scatter_nd: updates ", toString(updates),
+                             " must have shape ", toString(expected),
+                             " and the element type of data ", toString(data));
   if (failed(checkScatterReduction(loc, adaptor.getReduction())))
     return failure();
   results.push_back(data);
@@ -574,8 +559,8 @@ LogicalResult ExpandOp::inferReturnTypes(MLIRContext *, OptLoc loc,
   auto in = tensorOf(adaptor.getInput());
   auto shape = broadcastShapes(in.getShape(), adaptor.getShape());
   if (!shape || llvm::any_of(adaptor.getShape(), [](int64_t d) { return d < 0; }))
-    return emitOptionalError(loc, "cannot expand ", str(in), " to shape ",
-                             str(adaptor.getShape()));
+    return emitOptionalError(loc, "cannot expand ", toString(in), " to shape ",
+                             toString(adaptor.getShape()));
   results.push_back(RankedTensorType::get(*shape, in.getElementType()));
   return success();
 }
@@ -592,7 +577,7 @@ LogicalResult TileOp::inferReturnTypes(MLIRContext *, OptLoc loc,
       llvm::any_of(repeats, [](int64_t r) { return r < 0; }))
     return emitOptionalError(loc, "tile needs one non-negative repeat count "
                                   "per dimension of ",
-                             str(in), ", got ", str(repeats));
+                             toString(in), ", got ", toString(repeats));
   SmallVector<int64_t> shape;
   for (auto [d, r] : llvm::zip(in.getShape(), repeats))
     shape.push_back(ShapedType::isDynamic(d) ? d : d * r);
@@ -615,7 +600,7 @@ LogicalResult PadOp::inferReturnTypes(MLIRContext *, OptLoc loc,
   int64_t rank = in.getRank();
   if ((int64_t)pads.size() != 2 * rank)
     return emitOptionalError(loc, "pad needs ", 2 * rank, " pads for ",
-                             str(in), " (begin pads, then end pads), got ",
+                             toString(in), " (begin pads, then end pads), got ",
                              pads.size());
   SmallVector<int64_t> shape;
   for (int64_t i = 0; i < rank; ++i) {
@@ -626,8 +611,8 @@ LogicalResult PadOp::inferReturnTypes(MLIRContext *, OptLoc loc,
     }
     int64_t out = d + pads[i] + pads[i + rank];
     if (out < 0)
-      return emitOptionalError(loc, "pads ", str(pads), " crop dimension ", i,
-                               " of ", str(in), " below zero");
+      return emitOptionalError(loc, "pads ", toString(pads), " crop dimension ", i,
+                               " of ", toString(in), " below zero");
     shape.push_back(out);
   }
   results.push_back(RankedTensorType::get(shape, in.getElementType()));
@@ -664,14 +649,14 @@ LogicalResult OneHotOp::inferReturnTypes(MLIRContext *, OptLoc loc,
   if (values.getRank() != 1 || values.getDimSize(0) != 2)
     return emitOptionalError(loc, "one_hot values must be a 2-element [off, on] "
                                   "tensor, got ",
-                             str(values));
+                             toString(values));
   if (static_cast<int64_t>(adaptor.getDepth()) < 1)
     return emitOptionalError(loc, "one_hot depth must be positive, got ",
                              static_cast<int64_t>(adaptor.getDepth()));
   auto axis = normalizeAxis(static_cast<int64_t>(adaptor.getAxis()), indices.getRank() + 1);
   if (!axis)
     return emitOptionalError(loc, "one_hot axis ", static_cast<int64_t>(adaptor.getAxis()),
-                             " is out of range for ", str(indices));
+                             " is out of range for ", toString(indices));
   SmallVector<int64_t> shape(indices.getShape());
   shape.insert(shape.begin() + *axis, static_cast<int64_t>(adaptor.getDepth()));
   results.push_back(RankedTensorType::get(shape, values.getElementType()));
@@ -704,12 +689,12 @@ LogicalResult TopKOp::inferReturnTypes(MLIRContext *ctx, OptLoc loc,
   auto axis = normalizeAxis(static_cast<int64_t>(adaptor.getAxis()), in.getRank());
   if (!axis)
     return emitOptionalError(loc, "top_k axis ", static_cast<int64_t>(adaptor.getAxis()),
-                             " is out of range for ", str(in));
+                             " is out of range for ", toString(in));
   int64_t k = static_cast<int64_t>(adaptor.getK());
   if (k < 0 || (!in.isDynamicDim(*axis) && k > in.getDimSize(*axis)))
     return emitOptionalError(loc, "top_k: k = ", k,
                              " must be between 0 and dimension ", *axis,
-                             " of ", str(in));
+                             " of ", toString(in));
   SmallVector<int64_t> shape(in.getShape());
   shape[*axis] = k;
   results.push_back(RankedTensorType::get(shape, in.getElementType()));

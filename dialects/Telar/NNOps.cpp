@@ -59,21 +59,6 @@ static std::optional<int64_t> addDims(int64_t a, int64_t b) {
   return r;
 }
 
-/// `[2, ?, 3]`, for diagnostics.
-static std::string fmt(ArrayRef<int64_t> values) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  os << '[';
-  llvm::interleaveComma(values, os, [&](int64_t v) {
-    if (isDynamic(v))
-      os << '?';
-    else
-      os << v;
-  });
-  os << ']';
-  return s;
-}
-
 static RankedTensorType asRanked(Type type) {
   return dyn_cast_or_null<RankedTensorType>(type);
 }
@@ -129,7 +114,7 @@ static LogicalResult requireBroadcastsTo(std::optional<Location> loc,
   if (!ok)
     return emitOptionalError(loc, op, ": ", name, " ", param,
                              " does not broadcast to the input shape ",
-                             fmt(shape));
+                             toString(shape));
   return success();
 }
 
@@ -526,7 +511,7 @@ MeanVarianceNormOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                " is out of range for input ", input);
     if (seen[*a])
       return emitOptionalError(loc, "mean_variance_norm: axis ", axis,
-                               " is listed twice in ", fmt(adaptor.getAxes()));
+                               " is listed twice in ", toString(adaptor.getAxes()));
     seen[*a] = true;
   }
   results.push_back(input);
@@ -584,8 +569,8 @@ LogicalResult MatMulOp::inferReturnTypes(MLIRContext *,
   ArrayRef<int64_t> bBatch = b.drop_back(b.size() >= 2 ? 2 : 1);
   std::optional<SmallVector<int64_t>> batch = broadcastShapes(aBatch, bBatch);
   if (!batch)
-    return emitOptionalError(loc, "matmul: batch dimensions ", fmt(aBatch),
-                             " of lhs ", lhs, " and ", fmt(bBatch), " of rhs ",
+    return emitOptionalError(loc, "matmul: batch dimensions ", toString(aBatch),
+                             " of lhs ", lhs, " and ", toString(bBatch), " of rhs ",
                              rhs, " do not broadcast");
   SmallVector<int64_t> shape = *batch;
   if (a.size() >= 2)
@@ -841,14 +826,14 @@ checkConvCommon(std::optional<Location> loc, StringRef op, Type inputType,
       static_cast<int64_t>(pads.size()) != 2 * k)
     return emitOptionalError(
         loc, op, ": ", k, " spatial axes need ", k, " strides, ", k,
-        " dilations and ", 2 * k, " pads, got strides ", fmt(strides),
-        ", dilations ", fmt(dilations), ", pads ", fmt(pads));
+        " dilations and ", 2 * k, " pads, got strides ", toString(strides),
+        ", dilations ", toString(dilations), ", pads ", toString(pads));
   for (int64_t i = 0; i < k; ++i) {
     if (strides[i] < 1 || dilations[i] < 1)
       return emitOptionalError(loc, op,
                                ": strides and dilations must be positive, got "
                                "strides ",
-                               fmt(strides), ", dilations ", fmt(dilations));
+                               toString(strides), ", dilations ", toString(dilations));
     int64_t kernel = weight.getDimSize(2 + i);
     if (!isDynamic(kernel) && kernel < 1)
       return emitOptionalError(loc, op, ": kernel size ", kernel, " of weight ",
@@ -856,7 +841,7 @@ checkConvCommon(std::optional<Location> loc, StringRef op, Type inputType,
   }
   if (llvm::any_of(pads, [](int64_t p) { return p < 0; }))
     return emitOptionalError(loc, op, ": pads must not be negative, got ",
-                             fmt(pads));
+                             toString(pads));
   if (group < 1)
     return emitOptionalError(loc, op, ": group must be positive, got ", group);
   return k;
@@ -993,7 +978,7 @@ ConvTransposeOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
       llvm::any_of(outputPadding, [](int64_t p) { return p < 0; }))
     return emitOptionalError(loc, "conv_transpose: output_padding must hold ",
                              *k, " non-negative values, got ",
-                             fmt(outputPadding));
+                             toString(outputPadding));
   // weight: [C, M/group, k1, ...].
   int64_t c = input.getDimSize(1), wc = weight.getDimSize(0),
           mg = weight.getDimSize(1);
@@ -1094,12 +1079,12 @@ LogicalResult ResizeOp::inferReturnTypes(MLIRContext *,
     return emitOptionalError(loc, "resize: input must be a ranked tensor");
   ArrayRef<int64_t> sizes = adaptor.getSizes();
   if (static_cast<int64_t>(sizes.size()) != input.getRank())
-    return emitOptionalError(loc, "resize: sizes ", fmt(sizes), " has ",
+    return emitOptionalError(loc, "resize: sizes ", toString(sizes), " has ",
                              sizes.size(), " values but the input ", input,
                              " has rank ", input.getRank());
   if (llvm::any_of(sizes, [](int64_t s) { return s < 1; }))
     return emitOptionalError(loc, "resize: sizes must be positive, got ",
-                             fmt(sizes));
+                             toString(sizes));
   results.push_back(RankedTensorType::get(sizes, input.getElementType()));
   return success();
 }
@@ -1121,8 +1106,8 @@ LogicalResult ResizeOp::verify() {
       llvm::all_of(sizes, [](int64_t s) { return s >= 1; }) &&
       sizes != result.getShape())
     return emitOpError("sizes ")
-           << fmt(getSizes()) << " must equal the result shape "
-           << fmt(result.getShape());
+           << toString(getSizes()) << " must equal the result shape "
+           << toString(result.getShape());
   StringRef mode = getMode();
   if (mode != "nearest" && mode != "linear" && mode != "cubic")
     return emitOpError("mode must be \"nearest\", \"linear\" or \"cubic\", "
@@ -1365,7 +1350,7 @@ RotaryEmbeddingOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
              !dimsAgree(cos.getDimSize(1), seq) ||
              !cacheDimOk(cos.getDimSize(2))) {
     if (partial) {
-      std::string dims = fmt({batch, seq});
+      std::string dims = toString({batch, seq});
       dims.insert(dims.size() - 1, ", C");
       return emitOptionalError(loc, op,
                                ": without position_ids the caches must be "
@@ -1375,7 +1360,7 @@ RotaryEmbeddingOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
     return emitOptionalError(loc, op,
                              ": without position_ids the caches must be "
                              "[batch, seq, rotary_dim / 2] = ",
-                             fmt({batch, seq, half}), ", got ", cos);
+                             toString({batch, seq, half}), ", got ", cos);
   }
   results.push_back(input);
   return success();

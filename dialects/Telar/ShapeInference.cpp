@@ -9,10 +9,24 @@ using namespace mlir;
 
 namespace mlir::telar {
 
-static std::string shapeStr(Type type) {
+std::string toString(Type type) {
   std::string s;
   llvm::raw_string_ostream os(s);
   os << type;
+  return s;
+}
+
+std::string toString(ArrayRef<int64_t> dims) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << '[';
+  llvm::interleaveComma(dims, os, [&](int64_t d) {
+    if (ShapedType::isDynamic(d))
+      os << '?';
+    else
+      os << d;
+  });
+  os << ']';
   return s;
 }
 
@@ -48,7 +62,7 @@ LogicalResult checkAxis(std::optional<Location> loc, Type type, int64_t axis) {
     return emitOptionalError(loc, "expected a ranked tensor, got ", type);
   if (!normalizeAxis(axis, ranked.getRank()))
     return emitOptionalError(loc, "axis ", axis, " is out of range for ",
-                             shapeStr(type), " (rank ", ranked.getRank(), ")");
+                             toString(type), " (rank ", ranked.getRank(), ")");
   return success();
 }
 
@@ -68,11 +82,11 @@ LogicalResult inferBroadcast(std::optional<Location> loc,
     auto ranked = cast<RankedTensorType>(t);
     if (ranked.getElementType() != first.getElementType())
       return emitOptionalError(loc, "operands have different element types: ",
-                               shapeStr(first), " and ", shapeStr(ranked));
+                               toString(first), " and ", toString(ranked));
     auto b = broadcastShapes(shape, ranked.getShape());
     if (!b)
       return emitOptionalError(loc, "operand shapes do not broadcast: ",
-                               shapeStr(first), " and ", shapeStr(ranked));
+                               toString(first), " and ", toString(ranked));
     shape = *b;
   }
   results.push_back(RankedTensorType::get(
@@ -89,8 +103,8 @@ LogicalResult inferWhere(std::optional<Location> loc, Type cond, Type lhs,
   auto v = cast<RankedTensorType>(values.front());
   auto shape = broadcastShapes(c.getShape(), v.getShape());
   if (!shape)
-    return emitOptionalError(loc, "condition ", shapeStr(c),
-                             " does not broadcast with ", shapeStr(v));
+    return emitOptionalError(loc, "condition ", toString(c),
+                             " does not broadcast with ", toString(v));
   results.push_back(RankedTensorType::get(*shape, v.getElementType()));
   return success();
 }
@@ -106,7 +120,7 @@ LogicalResult inferReduce(std::optional<Location> loc, Type input,
     auto a = normalizeAxis(axis, rank);
     if (!a)
       return emitOptionalError(loc, "reduction axis ", axis,
-                               " is out of range for ", shapeStr(type));
+                               " is out of range for ", toString(type));
     if (reduced[*a])
       return emitOptionalError(loc, "reduction axis ", axis, " is repeated");
     reduced[*a] = true;
@@ -158,7 +172,7 @@ LogicalResult inferPool(std::optional<Location> loc, Type input,
   int64_t spatial = type.getRank() - 2;
   if (spatial < 1)
     return emitOptionalError(loc, "pooling needs an N x C x spatial... input, got ",
-                             shapeStr(type));
+                             toString(type));
   if ((int64_t)kernel.size() != spatial || (int64_t)strides.size() != spatial ||
       (int64_t)dilations.size() != spatial || (int64_t)pads.size() != 2 * spatial)
     return emitOptionalError(
@@ -179,7 +193,7 @@ LogicalResult inferPool(std::optional<Location> loc, Type input,
     if (out != ShapedType::kDynamic && out < 1)
       return emitOptionalError(loc, "pooling window of ", kernel[i],
                                " does not fit spatial axis ", i, " of ",
-                               shapeStr(type));
+                               toString(type));
     shape.push_back(out);
   }
   results.push_back(RankedTensorType::get(shape, type.getElementType()));

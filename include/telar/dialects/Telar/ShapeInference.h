@@ -12,9 +12,15 @@
 #include "mlir/IR/Location.h"
 #include "llvm/ADT/SmallVector.h"
 #include <optional>
+#include <string>
 
 namespace mlir {
 namespace telar {
+
+/// `tensor<2x3xf32>`, for diagnostics.
+std::string toString(Type type);
+/// `[2, ?, 3]` (dynamic sizes as `?`), for diagnostics.
+std::string toString(llvm::ArrayRef<int64_t> dims);
 
 /// Numpy broadcasting of shapes; nullopt when they do not broadcast.
 std::optional<llvm::SmallVector<int64_t>>

@@ -65,7 +65,6 @@ class Telar_Op<string mnemonic, list<Trait> traits = []>
                       "getReductionLoopIteratorKinds"]>]> {
   code inferBody = "";
   code ruleBody = "";
-  code extraDefs = "";
   let assemblyFormat =
       "operands attr-dict `:` functional-type(operands, results)";
   let extraClassDeclaration = [{
@@ -91,7 +90,7 @@ class Telar_Op<string mnemonic, list<Trait> traits = []>
     ::llvm::SmallVector<::mlir::shard::ReductionKind> $cppClass::getReductionLoopIteratorKinds() {
       return getShardingRule().reductionKinds;
     }
-  }], extraDefs);
+  }]);
 }
 
 #endif // TELAR_BASE_TD
