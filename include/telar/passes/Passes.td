@@ -22,4 +22,63 @@ def TestTelarShardingRules : Pass<"test-telar-sharding-rules"> {
   }];
 }
 
+
+//===----------------------------------------------------------------------===//
+// Lowering (passes/lowering)
+//===----------------------------------------------------------------------===//
+
+def TelarOutlineWeights : Pass<"telar-outline-weights", "ModuleOp"> {
+  let summary = "Turn weight constants into trailing arguments of @main";
+  let description = [{
+    Every `telar.constant dense_resource<...>` in `@main` becomes a new
+    argument of `@main`, appended after the model inputs and marked
+    `{telar.weight = "<resource name>"}`. The compiled program then takes
+    weights as buffers that the runtime memory-maps from the artifact's
+    safetensors file, rather than baking them into the code. Identical
+    resources used twice become one argument.
+
+    ```mlir
+    func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+      %w = telar.constant dense_resource<w0> : tensor<4xf32>
+      ...
+    // becomes
+    func.func @main(%x: tensor<4xf32>, %w: tensor<4xf32> {telar.weight = "w0"}) -> ...
+    ```
+  }];
+}
+
+def TelarLowerToLinalg : Pass<"telar-lower-to-linalg", "ModuleOp"> {
+  let summary = "Lower telar ops to linalg, tensor, arith and math on tensors";
+  let description = [{
+    Every telar op becomes linalg (named ops for contractions and
+    convolutions, `linalg.generic` for elementwise ops, reductions and
+    normalisations), `tensor` (reshapes, slices, pads, concatenation) and
+    `arith`/`math` for the scalar bodies. Shapes must be static; an op with
+    no lowering, or with dynamic shapes, is reported with its name.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
+    "::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect",
+    "::mlir::scf::SCFDialect", "::mlir::bufferization::BufferizationDialect"
+  ];
+}
+
+def TelarLinalgToLibraryCalls : Pass<"telar-linalg-to-library-calls", "ModuleOp"> {
+  let summary = "Replace large f32 linalg contractions on memrefs by runtime calls";
+  let description = [{
+    After bufferization, `linalg.matmul`, `linalg.batch_matmul` and
+    `linalg.conv_2d_nchw_fchw` on f32 memrefs whose work exceeds
+    `min-flops` become calls into the runtime's kernels
+    (`telarrt_matmul_f32`, `telarrt_batch_matmul_f32`,
+    `telarrt_conv2d_nchw_f32`, with the C interface for memref descriptors),
+    which use OpenBLAS. Smaller ones stay linalg and are compiled inline.
+    The calls accumulate into the output, as the linalg ops do.
+  }];
+  let options = [
+    Option<"minFlops", "min-flops", "int64_t", /*default=*/"4096",
+           "Contractions with fewer multiply-adds stay inline">
+  ];
+  let dependentDialects = ["::mlir::func::FuncDialect", "::mlir::memref::MemRefDialect"];
+}
+
 #endif // TELAR_PASSES_TD

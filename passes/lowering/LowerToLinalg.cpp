@@ -1,0 +1,105 @@
+//===- LowerToLinalg.cpp - The telar-lower-to-linalg pass ------------------===//
+//
+// Collects the per-family patterns (Lower*.cpp) and runs one partial
+// conversion: telar is illegal afterwards. Unsigned integer tensors become
+// signless (arith only knows signless integers); patterns read signedness
+// from the original telar op when it matters.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LoweringUtils.h"
+#include "telar/dialects/Telar/TelarOps.h"
+#include "telar/passes/Lowering.h"
+#include "telar/passes/Passes.h"
+
+#include "mlir/Dialect/Func/Transforms/FuncConversions.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace mlir::telar {
+#define GEN_PASS_DEF_TELARLOWERTOLINALG
+#include "telar/passes/Passes.h.inc"
+} // namespace mlir::telar
+
+using namespace mlir;
+using namespace mlir::telar;
+
+namespace {
+
+struct LowerConstant : OpConversionPattern<ConstantOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ConstantOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = cast<RankedTensorType>(
+        getTypeConverter()->convertType(op.getType()));
+    TypedAttr value = cast<TypedAttr>(op.getValue());
+    if (type != op.getType()) {
+      if (auto dense = dyn_cast<DenseElementsAttr>(value))
+        value = dense.bitcast(type.getElementType());
+      else if (auto res = dyn_cast<DenseResourceElementsAttr>(value))
+        value = DenseResourceElementsAttr::get(type, res.getRawHandle());
+      else
+        return rewriter.notifyMatchFailure(op, "unsupported constant kind");
+    }
+    rewriter.replaceOpWithNewOp<arith::ConstantOp>(op, type, value);
+    return success();
+  }
+};
+
+struct TelarLowerToLinalg
+    : public telar::impl::TelarLowerToLinalgBase<TelarLowerToLinalg> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    // Static shapes are a precondition: report every offender by name
+    // instead of a generic legalization failure.
+    bool dynamic = false;
+    module.walk([&](Operation *op) {
+      if (!isa<TelarDialect>(op->getDialect()))
+        return;
+      auto isStatic = [](Type t) {
+        auto rt = dyn_cast<RankedTensorType>(t);
+        return rt && rt.hasStaticShape();
+      };
+      if (llvm::all_of(op->getOperandTypes(), isStatic) &&
+          llvm::all_of(op->getResultTypes(), isStatic))
+        return;
+      op->emitError() << "'" << op->getName()
+                      << "' has dynamic shapes; code generation needs static "
+                         "shapes (give them with --input-shape)";
+      dynamic = true;
+    });
+    if (dynamic)
+      return signalPassFailure();
+
+    MLIRContext *ctx = &getContext();
+    TelarTypeConverter converter;
+    ConversionTarget target(*ctx);
+    target.addIllegalDialect<TelarDialect>();
+    target.addLegalDialect<arith::ArithDialect, math::MathDialect,
+                           linalg::LinalgDialect, tensor::TensorDialect,
+                           scf::SCFDialect,
+                           bufferization::BufferizationDialect>();
+    target.addDynamicallyLegalOp<func::FuncOp>([&](func::FuncOp op) {
+      return converter.isSignatureLegal(op.getFunctionType()) &&
+             converter.isLegal(&op.getBody());
+    });
+    target.addDynamicallyLegalOp<func::ReturnOp, func::CallOp>(
+        [&](Operation *op) { return converter.isLegal(op); });
+
+    RewritePatternSet patterns(ctx);
+    patterns.add<LowerConstant>(converter, ctx);
+    populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns,
+                                                                   converter);
+    populateReturnOpTypeConversionPattern(patterns, converter);
+    populateCallOpTypeConversionPattern(patterns, converter);
+    populateElementwiseLoweringPatterns(converter, patterns);
+    populateReductionLoweringPatterns(converter, patterns);
+    populateDataMovementLoweringPatterns(converter, patterns);
+    populateContractionLoweringPatterns(converter, patterns);
+    if (failed(applyPartialConversion(module, target, std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace

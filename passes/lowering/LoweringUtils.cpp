@@ -1,0 +1,167 @@
+//===- LoweringUtils.cpp - Shared helpers of the linalg lowering ----------===//
+
+#include "LoweringUtils.h"
+
+#include <limits>
+
+using namespace mlir;
+
+AffineMap telar::broadcastMap(MLIRContext *ctx, ShapedType operandType,
+                              int64_t resultRank, int64_t resultDimOfSizeOne) {
+  (void)resultDimOfSizeOne;
+  int64_t rank = operandType.getRank();
+  SmallVector<AffineExpr> exprs;
+  for (int64_t i = 0; i < rank; ++i) {
+    int64_t resultDim = resultRank - rank + i;
+    if (operandType.getDimSize(i) == 1)
+      exprs.push_back(getAffineConstantExpr(0, ctx));
+    else
+      exprs.push_back(getAffineDimExpr(resultDim, ctx));
+  }
+  return AffineMap::get(resultRank, 0, exprs, ctx);
+}
+
+Value telar::emptyTensor(OpBuilder &b, Location loc, RankedTensorType type) {
+  return tensor::EmptyOp::create(b, loc, type.getShape(),
+                                 type.getElementType());
+}
+
+Value telar::filledTensor(OpBuilder &b, Location loc, RankedTensorType type,
+                          TypedAttr value) {
+  Value init = emptyTensor(b, loc, type);
+  Value scalar = arith::ConstantOp::create(b, loc, value);
+  return linalg::FillOp::create(b, loc, scalar, init).getResult(0);
+}
+
+SmallVector<AffineMap> telar::identityMaps(MLIRContext *ctx, int64_t rank,
+                                           int n) {
+  return SmallVector<AffineMap>(n, AffineMap::getMultiDimIdentityMap(rank, ctx));
+}
+
+SmallVector<utils::IteratorType> telar::parallelIterators(int64_t n) {
+  return SmallVector<utils::IteratorType>(n, utils::IteratorType::parallel);
+}
+
+Value telar::buildElementwise(OpBuilder &b, Location loc,
+                              RankedTensorType resultType, ValueRange operands,
+                              ScalarBuilder body) {
+  MLIRContext *ctx = b.getContext();
+  int64_t rank = resultType.getRank();
+  SmallVector<AffineMap> maps;
+  for (Value operand : operands)
+    maps.push_back(
+        broadcastMap(ctx, cast<ShapedType>(operand.getType()), rank));
+  maps.push_back(AffineMap::getMultiDimIdentityMap(rank, ctx));
+  Value init = emptyTensor(b, loc, resultType);
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{resultType}, operands, ValueRange{init}, maps,
+      parallelIterators(rank),
+      [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        Value result = body(nb, nloc, args.drop_back());
+        linalg::YieldOp::create(nb, nloc, result);
+      });
+  return generic.getResult(0);
+}
+
+TypedAttr telar::scalarAttr(Type type, double value) {
+  if (auto ft = dyn_cast<FloatType>(type))
+    return FloatAttr::get(ft, value);
+  if (type.isIndex())
+    return IntegerAttr::get(type, static_cast<int64_t>(value));
+  auto it = cast<IntegerType>(type);
+  return IntegerAttr::get(it, APInt(it.getWidth(), static_cast<int64_t>(value),
+                                    /*isSigned=*/true, /*implicitTrunc=*/true));
+}
+
+Value telar::scalarConstant(OpBuilder &b, Location loc, Type type,
+                            double value) {
+  return arith::ConstantOp::create(b, loc, scalarAttr(type, value));
+}
+
+TypedAttr telar::lowestValue(Type type) {
+  if (auto ft = dyn_cast<FloatType>(type))
+    return FloatAttr::get(
+        ft, APFloat::getInf(ft.getFloatSemantics(), /*Negative=*/true));
+  auto it = cast<IntegerType>(type);
+  if (it.getWidth() == 1 || it.isUnsigned())
+    return IntegerAttr::get(it, APInt::getMinValue(it.getWidth()));
+  return IntegerAttr::get(it, APInt::getSignedMinValue(it.getWidth()));
+}
+
+TypedAttr telar::highestValue(Type type) {
+  if (auto ft = dyn_cast<FloatType>(type))
+    return FloatAttr::get(ft, APFloat::getInf(ft.getFloatSemantics()));
+  auto it = cast<IntegerType>(type);
+  if (it.getWidth() == 1 || it.isUnsigned())
+    return IntegerAttr::get(it, APInt::getMaxValue(it.getWidth()));
+  return IntegerAttr::get(it, APInt::getSignedMaxValue(it.getWidth()));
+}
+
+Type telar::signlessElementType(Type type) {
+  if (auto it = dyn_cast<IntegerType>(type); it && !it.isSignless())
+    return IntegerType::get(type.getContext(), it.getWidth());
+  return type;
+}
+
+telar::TelarTypeConverter::TelarTypeConverter() {
+  addConversion([](Type t) { return t; });
+  addConversion([](RankedTensorType t) -> Type {
+    return t.clone(signlessElementType(t.getElementType()));
+  });
+}
+
+Value telar::convertScalar(OpBuilder &b, Location loc, Value v, Type toType,
+                           bool fromUnsigned, bool toUnsigned) {
+  Type from = v.getType();
+  if (from == toType)
+    return v;
+  auto fromF = dyn_cast<FloatType>(from);
+  auto toF = dyn_cast<FloatType>(toType);
+  bool fromBool = from.isInteger(1);
+  bool toBool = toType.isInteger(1);
+  fromUnsigned = fromUnsigned || fromBool;
+  if (toBool) {
+    if (fromF) {
+      Value zero = scalarConstant(b, loc, from, 0.0);
+      return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, v, zero);
+    }
+    Value zero = scalarConstant(b, loc, from, 0.0);
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, v, zero);
+  }
+  if (fromF && toF) {
+    if (fromF.getWidth() < toF.getWidth())
+      return arith::ExtFOp::create(b, loc, toType, v);
+    return arith::TruncFOp::create(b, loc, toType, v);
+  }
+  if (fromF) {
+    if (toUnsigned)
+      return arith::FPToUIOp::create(b, loc, toType, v);
+    return arith::FPToSIOp::create(b, loc, toType, v);
+  }
+  if (toF) {
+    if (fromUnsigned)
+      return arith::UIToFPOp::create(b, loc, toType, v);
+    return arith::SIToFPOp::create(b, loc, toType, v);
+  }
+  unsigned fromW = from.getIntOrFloatBitWidth();
+  unsigned toW = toType.getIntOrFloatBitWidth();
+  if (fromW == toW)
+    return arith::BitcastOp::create(b, loc, toType, v);
+  if (fromW > toW)
+    return arith::TruncIOp::create(b, loc, toType, v);
+  if (fromUnsigned)
+    return arith::ExtUIOp::create(b, loc, toType, v);
+  return arith::ExtSIOp::create(b, loc, toType, v);
+}
+
+LogicalResult telar::requireStaticShapes(Operation *op,
+                                         PatternRewriter &rewriter) {
+  auto isStatic = [](Type t) {
+    auto rt = dyn_cast<RankedTensorType>(t);
+    return rt && rt.hasStaticShape();
+  };
+  if (llvm::all_of(op->getOperandTypes(), isStatic) &&
+      llvm::all_of(op->getResultTypes(), isStatic))
+    return success();
+  return rewriter.notifyMatchFailure(op, "dynamic shapes are not supported");
+}

@@ -1,0 +1,56 @@
+//===- OutlineWeights.cpp - Weight constants become @main arguments -------===//
+
+#include "telar/dialects/Telar/TelarOps.h"
+#include "telar/passes/Passes.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+
+namespace mlir::telar {
+#define GEN_PASS_DEF_TELAROUTLINEWEIGHTS
+#include "telar/passes/Passes.h.inc"
+} // namespace mlir::telar
+
+using namespace mlir;
+
+namespace {
+struct TelarOutlineWeights
+    : public telar::impl::TelarOutlineWeightsBase<TelarOutlineWeights> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    auto main = module.lookupSymbol<func::FuncOp>("main");
+    if (!main || main.isExternal()) {
+      module.emitError() << "telar-outline-weights: no @main function";
+      return signalPassFailure();
+    }
+    Block &entry = main.getBody().front();
+    // Resource name -> the argument replacing it (one per resource + type).
+    llvm::MapVector<std::pair<StringRef, Type>, BlockArgument> args;
+    SmallVector<telar::ConstantOp> constants;
+    main.walk([&](telar::ConstantOp op) {
+      if (isa<DenseResourceElementsAttr>(op.getValue()))
+        constants.push_back(op);
+    });
+    MLIRContext *ctx = &getContext();
+    for (telar::ConstantOp op : constants) {
+      auto res = cast<DenseResourceElementsAttr>(op.getValue());
+      StringRef name = res.getRawHandle().getKey();
+      auto key = std::make_pair(name, op.getType());
+      auto it = args.find(key);
+      if (it == args.end()) {
+        unsigned index = main.getNumArguments();
+        if (failed(main.insertArgument(
+                index, op.getType(),
+                DictionaryAttr::get(
+                    ctx, {NamedAttribute(StringAttr::get(ctx, "telar.weight"),
+                                         StringAttr::get(ctx, name))}),
+                op.getLoc())))
+          return signalPassFailure();
+        it = args.insert({key, entry.getArgument(index)}).first;
+      }
+      op.replaceAllUsesWith(it->second);
+      op.erase();
+    }
+  }
+};
+} // namespace
