@@ -27,6 +27,19 @@ llvm_config.use_default_substitutions()
 tool_dirs = [config.telar_tools_dir, config.llvm_tools_dir]
 tools = ["telar-opt", "telarc"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
+# Numeric checks of the lowering: run lowered IR with MLIR's JIT runner and
+# its printing utilities (printMemrefF32 & co).
+_libs = os.path.join(config.llvm_tools_dir, "..", "lib")
+config.substitutions.append((
+    "%mlir_runner",
+    os.path.join(config.llvm_tools_dir, "mlir-runner") +
+    " -entry-point-result=void -shared-libs=" +
+    os.path.join(_libs, "libmlir_runner_utils.so") + "," +
+    os.path.join(_libs, "libmlir_c_runner_utils.so")))
+# The pipeline options for such checks: no runtime library, one thread.
+config.substitutions.append((
+    "%lower_standalone",
+    "--telar-lower-to-llvm='library-calls=0 runtime-allocator=0 parallel=0'"))
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 # End-to-end tests need the project's Python with onnx/onnxruntime/torch.

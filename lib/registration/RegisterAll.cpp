@@ -18,7 +18,10 @@
 #include "mlir/Dialect/Shard/IR/ShardDialect.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
+#include "telar/codegen/Pipeline.h"
 
 void mlir::telar::registerAllTelar(DialectRegistry &registry) {
   registry.insert<TelarDialect, func::FuncDialect, arith::ArithDialect,
@@ -27,6 +30,11 @@ void mlir::telar::registerAllTelar(DialectRegistry &registry) {
                   memref::MemRefDialect, bufferization::BufferizationDialect,
                   gpu::GPUDialect, NVVM::NVVMDialect, LLVM::LLVMDialect>();
   func::registerAllExtensions(registry);
+  // The lowering pipeline needs the bufferization, inlining and
+  // LLVM-conversion interface models of most upstream dialects (and the
+  // omp dialect for threads); they all live in libMLIR.so anyway.
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
 }
 
 void mlir::telar::registerAllTelarPasses() {
@@ -34,4 +42,5 @@ void mlir::telar::registerAllTelarPasses() {
   // Upstream passes: all of them are in libMLIR.so anyway, and the lowering
   // pipeline uses passes from most dialects.
   registerAllPasses();
+  registerCpuLoweringPipeline();
 }

@@ -1,0 +1,50 @@
+//===- Pipeline.cpp - The telar -> LLVM dialect pass pipeline --------------===//
+
+#include "telar/codegen/Pipeline.h"
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "llvm/Support/ErrorHandling.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+
+void telar::buildCpuLoweringPipeline(OpPassManager &pm,
+                                     const CpuPipelineOptions &options) {
+  // Written as one textual pipeline so that it reads like (and can be pasted
+  // into) a telar-opt/mlir-opt command line.
+  std::string text = llvm::formatv(
+      "telar-lower-to-linalg,canonicalize,linalg-fuse-elementwise-ops,cse,"
+      // Function-boundary bufferization with identity layouts, results
+      // turned into caller-provided out-params (the runtime passes output
+      // buffers); the final allocs are hoisted into them.
+      "one-shot-bufferize{{bufferize-function-boundaries=1 "
+      "function-boundary-type-conversion=identity-layout-map},"
+      "func.func(buffer-hoisting),"
+      "buffer-results-to-out-params{{hoist-static-allocs=1 modify-public-functions=1},"
+      "{0}"
+      "buffer-deallocation-pipeline,"
+      "func.func({1}),"
+      "{2}"
+      "lower-affine,convert-scf-to-cf,expand-strided-metadata,"
+      "finalize-memref-to-llvm{{use-generic-functions={3}},"
+      "convert-math-to-llvm,convert-math-to-libm,convert-arith-to-llvm,"
+      "convert-index-to-llvm,convert-cf-to-llvm,convert-func-to-llvm,"
+      "{4}"
+      "reconcile-unrealized-casts,canonicalize",
+      options.libraryCalls ? "telar-linalg-to-library-calls," : "",
+      options.parallel ? "convert-linalg-to-parallel-loops"
+                       : "convert-linalg-to-loops",
+      options.parallel ? "convert-scf-to-openmp," : "",
+      options.runtimeAllocator ? "1" : "0",
+      options.parallel ? "convert-openmp-to-llvm," : "");
+  if (failed(parsePassPipeline(text, pm)))
+    llvm::report_fatal_error("telar: the built-in CPU pipeline does not parse");
+}
+
+void telar::registerCpuLoweringPipeline() {
+  PassPipelineRegistration<CpuPipelineOptions>(
+      "telar-lower-to-llvm",
+      "Lower telar (tensors, static shapes) to the LLVM dialect for the CPU",
+      buildCpuLoweringPipeline);
+}
