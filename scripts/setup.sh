@@ -18,6 +18,10 @@ APT_PACKAGES=(
   zlib1g-dev libzstd-dev libedit-dev libxml2-dev libcurl4-openssl-dev
   libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata
   libgtest-dev
+  liblld-22-dev
+  libomp-22-dev
+  libopenblas-dev
+  nlohmann-json3-dev
   python3 python3-venv python3-pip python3-torch python3-torchvision
 )
 
