@@ -5,6 +5,7 @@ Usage:
     .venv/bin/python python/telar_testing/make_torch_models.py --out build/models
     .venv/bin/python python/telar_testing/make_torch_models.py --out DIR --only gpt,moe_einsum
     .venv/bin/python python/telar_testing/make_torch_models.py --out DIR --no-check
+    .venv/bin/python python/telar_testing/make_torch_models.py --out DIR --size bench
 
 Writes into DIR, for each model NAME:
     NAME.onnx           the model, exported by torch.onnx.export(opset_version=17),
@@ -12,6 +13,7 @@ Writes into DIR, for each model NAME:
                         (torch.manual_seed(SEED) before building each model)
     NAME.inputs.npz     the inputs, keyed by ONNX graph input name
     NAME.outputs.npz    torch's outputs for those inputs, keyed by ONNX output name
+    NAME.ort_outputs.npz onnxruntime's outputs (CPUExecutionProvider; with --check)
 
 Models:
     gpt         token + position embeddings, nn.TransformerEncoder (2 layers,
@@ -30,6 +32,12 @@ Models:
                 softmax gating, topk + one_hot routing, per-expert capacity
                 (cumsum positions), dispatch/combine einsums, expert weights
                 [E, d, h] / [E, h, d]; x float32 [2, 8, 32] -> y [2, 8, 32]
+
+Sizes above are --size small (the default). --size bench makes benchmark-sized
+variants: gpt and bert d_model 512, 8 heads, 4 layers, ff 2048, vocab 2048,
+[1, 128] tokens; resnet18 at [1, 3, 224, 224]; vit ViT-S/16-like (224x224,
+patch 16, hidden 384, 6 heads, mlp 1536) with 4 layers; moe_einsum d 256, h 1024,
+8 experts, x [1, 128, 256].
 
 With --check (the default) each exported model is also run with onnxruntime and
 compared with torch's outputs; a mismatch is an error (exit 1).
@@ -161,37 +169,53 @@ class GShardMoE(nn.Module):
 
 
 # ----------------------------------------------------------------------- builders
-def build_gpt():
-    model = TinyGPT()
+# Two sizes: "small" (the default; CI compiles and runs every model in seconds) and
+# "bench" (closer to real workloads, for bench/cpu_vs_onnxruntime).
+SIZES = ("small", "bench")
+
+
+def build_gpt(size="small"):
+    c = (dict(vocab=100, seq=16, d_model=64, heads=4, layers=2, ff=256, batch=2)
+         if size == "small" else
+         dict(vocab=2048, seq=128, d_model=512, heads=8, layers=4, ff=2048, batch=1))
+    batch = c.pop("batch")
+    model = TinyGPT(**c)
     g = torch.Generator().manual_seed(SEED + 1)
-    inputs = {"input_ids": torch.randint(0, 100, (2, 16), generator=g)}
+    inputs = {"input_ids": torch.randint(0, c["vocab"], (batch, c["seq"]), generator=g)}
     return model, inputs, ["logits"]
 
 
-def build_bert():
-    model = TinyBERT()
+def build_bert(size="small"):
+    c = (dict(vocab=100, seq=16, d_model=64, heads=4, layers=2, ff=256, batch=2)
+         if size == "small" else
+         dict(vocab=2048, seq=128, d_model=512, heads=8, layers=4, ff=2048, batch=1))
+    batch, seq = c.pop("batch"), c["seq"]
+    model = TinyBERT(**c)
     g = torch.Generator().manual_seed(SEED + 2)
-    ids = torch.randint(0, 100, (2, 16), generator=g)
-    types = torch.zeros(2, 16, dtype=torch.int64)
-    types[:, 8:] = 1
-    attn = torch.ones(2, 16, dtype=torch.int64)
-    attn[1, 12:] = 0  # padded tail in the second sequence
+    ids = torch.randint(0, c["vocab"], (batch, seq), generator=g)
+    types = torch.zeros(batch, seq, dtype=torch.int64)
+    types[:, seq // 2:] = 1
+    attn = torch.ones(batch, seq, dtype=torch.int64)
+    attn[-1, seq * 3 // 4:] = 0  # padded tail in the last sequence
     inputs = {"input_ids": ids, "token_type_ids": types, "attention_mask": attn}
     return model, inputs, ["sequence_output", "pooled_output"]
 
 
-def build_resnet18():
+def build_resnet18(size="small"):
     import torchvision
     model = torchvision.models.resnet18(weights=None)
+    hw = 64 if size == "small" else 224
     g = torch.Generator().manual_seed(SEED + 3)
-    return model, {"input": torch.randn(1, 3, 64, 64, generator=g)}, ["logits"]
+    return model, {"input": torch.randn(1, 3, hw, hw, generator=g)}, ["logits"]
 
 
-def build_vit():
+def build_vit(size="small"):
     import torchvision
-    model = torchvision.models.VisionTransformer(
-        image_size=32, patch_size=8, num_layers=2, num_heads=2, hidden_dim=64,
-        mlp_dim=128, num_classes=10)
+    c = (dict(image_size=32, patch_size=8, num_layers=2, num_heads=2, hidden_dim=64,
+              mlp_dim=128) if size == "small" else
+         dict(image_size=224, patch_size=16, num_layers=4, num_heads=6, hidden_dim=384,
+              mlp_dim=1536))
+    model = torchvision.models.VisionTransformer(num_classes=10, **c)
     # torchvision zero-initialises the class token and the classifier head, which
     # would make every output 0 and the numeric check vacuous: randomise them.
     with torch.no_grad():
@@ -199,13 +223,18 @@ def build_vit():
         model.heads.head.weight.normal_(0.0, 0.1)
         model.heads.head.bias.normal_(0.0, 0.1)
     g = torch.Generator().manual_seed(SEED + 4)
-    return model, {"input": torch.randn(1, 3, 32, 32, generator=g)}, ["logits"]
+    hw = c["image_size"]
+    return model, {"input": torch.randn(1, 3, hw, hw, generator=g)}, ["logits"]
 
 
-def build_moe_einsum():
-    model = GShardMoE(d=32, h=64, experts=4, k=2, tokens=16)
+def build_moe_einsum(size="small"):
+    if size == "small":
+        b, t, d, h, e = 2, 8, 32, 64, 4
+    else:
+        b, t, d, h, e = 1, 128, 256, 1024, 8
+    model = GShardMoE(d=d, h=h, experts=e, k=2, tokens=b * t)
     g = torch.Generator().manual_seed(SEED + 5)
-    return model, {"x": torch.randn(2, 8, 32, generator=g)}, ["y"]
+    return model, {"x": torch.randn(b, t, d, generator=g)}, ["y"]
 
 
 MODELS = {
@@ -221,9 +250,9 @@ def _as_tuple(out):
     return tuple(out) if isinstance(out, (tuple, list)) else (out,)
 
 
-def export_one(name, out_dir, check):
+def export_one(name, out_dir, check, size="small"):
     torch.manual_seed(SEED)
-    model, inputs, output_names = MODELS[name]()
+    model, inputs, output_names = MODELS[name](size)
     model.eval()
     args = tuple(inputs.values())
     with torch.no_grad():
@@ -248,11 +277,14 @@ def export_one(name, out_dir, check):
 
     msg = f"{os.path.getsize(path) / 1e6:.2f} MB"
     if check:
-        msg += ", " + check_with_ort(path, inputs, output_names, ref)
+        msg += ", " + check_with_ort(path, inputs, output_names, ref,
+                                     os.path.join(out_dir, f"{name}.ort_outputs.npz"))
     return path, msg
 
 
-def check_with_ort(path, inputs, output_names, ref):
+def check_with_ort(path, inputs, output_names, ref, save_to=None):
+    """Runs the model with onnxruntime, compares with torch's outputs `ref` and
+    saves onnxruntime's outputs to `save_to` (an .npz keyed by output name)."""
     import onnx
     import onnxruntime as ort
     m = onnx.load(path)
@@ -266,6 +298,8 @@ def check_with_ort(path, inputs, output_names, ref):
     so.log_severity_level = 3
     sess = ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
     got = sess.run(output_names, {k: v.numpy() for k, v in inputs.items()})
+    if save_to:
+        np.savez(save_to, **dict(zip(output_names, got)))
     worst = 0.0
     for name, g, r in zip(output_names, got, ref):
         r = r.detach().numpy()
@@ -283,6 +317,8 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--out", required=True, help="output directory (created)")
     p.add_argument("--only", default="", help="comma-separated subset of: " + ",".join(MODELS))
+    p.add_argument("--size", choices=SIZES, default="small",
+                   help="small (default; for tests) or bench (benchmark sizes)")
     p.add_argument("--check", dest="check", action="store_true", default=True,
                    help="compare onnxruntime with torch (default)")
     p.add_argument("--no-check", dest="check", action="store_false")
@@ -298,7 +334,7 @@ def main(argv=None):
     for n in names:
         t0 = time.time()
         try:
-            path, msg = export_one(n, a.out, a.check)
+            path, msg = export_one(n, a.out, a.check, a.size)
             print(f"{n}: wrote {path} ({msg}) in {time.time() - t0:.1f}s", flush=True)
         except Exception as e:  # report every model, then fail
             failed += 1
