@@ -21,6 +21,7 @@
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "telar/codegen/Pipeline.h"
 
 void mlir::telar::registerAllTelar(DialectRegistry &registry) {
@@ -35,6 +36,7 @@ void mlir::telar::registerAllTelar(DialectRegistry &registry) {
   // omp dialect for threads); they all live in libMLIR.so anyway.
   registerAllDialects(registry);
   registerAllExtensions(registry);
+  registerAllToLLVMIRTranslations(registry);
 }
 
 void mlir::telar::registerAllTelarPasses() {

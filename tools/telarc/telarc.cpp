@@ -1,16 +1,22 @@
 //===- telarc.cpp - The Telar compiler driver ------------------------------===//
 //
-//   telarc model.onnx --emit=mlir [-o out.mlir] [--input-shape NAME=DxD]...
-//                     [--bind-input NAME=FILE]...
+//   telarc model.onnx -o out/ --target cpu [--cpu=native] [-q] [--timings]
+//   telarc model.onnx --emit=mlir|linalg|llvm [-o out.mlir]
+//   common: [--input-shape NAME=DxD]... [--bind-input NAME=FILE]...
 //
-// Imports the model (ONNX protobuf or .onnxtext), canonicalises it (shape
-// subgraphs fold away) and prints the telar IR. Exits 0 on success and 1 on
-// any error; errors name the node, op type and opset.
+// Imports the model (ONNX protobuf or .onnxtext) and canonicalises it (shape
+// subgraphs fold away). With --target it compiles the model into an
+// artifact directory (docs/Artifact.md); with --emit it prints the IR at
+// one stage of the lowering. Exits 0 on success and 1 on any error; errors
+// name the node, op type and opset.
 //
 //===----------------------------------------------------------------------===//
 
 #include "telar/InitAllTelar.h"
+#include "telar/codegen/Artifact.h"
+#include "telar/codegen/Pipeline.h"
 #include "telar/onnx/Importer.h"
+#include "telar/passes/Passes.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -21,9 +27,13 @@
 #include "mlir/Transforms/Passes.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
 
 #ifndef TELAR_VERSION
 #define TELAR_VERSION "0.0.0"
@@ -33,7 +43,7 @@ using namespace mlir;
 namespace cl = llvm::cl;
 
 namespace {
-enum class EmitKind { MLIR };
+enum class EmitKind { MLIR, Linalg, LLVM };
 
 cl::OptionCategory telarcCategory("telarc options");
 
@@ -44,12 +54,44 @@ cl::opt<std::string> inputFile(cl::Positional,
 cl::opt<EmitKind> emit(
     "emit", cl::desc("What to produce"), cl::init(EmitKind::MLIR),
     cl::values(clEnumValN(EmitKind::MLIR, "mlir",
-                          "the imported telar graph IR, canonicalised")),
+                          "the imported telar graph IR, canonicalised"),
+               clEnumValN(EmitKind::Linalg, "linalg",
+                          "after lowering to linalg/tensor (weights as "
+                          "arguments)"),
+               clEnumValN(EmitKind::LLVM, "llvm",
+                          "the LLVM dialect handed to code generation")),
     cl::cat(telarcCategory));
 
-cl::opt<std::string> outputFile("o", cl::desc("Output file (default: stdout)"),
-                                cl::value_desc("file"), cl::init("-"),
-                                cl::cat(telarcCategory));
+cl::opt<std::string> outputFile(
+    "o",
+    cl::desc("Output: the artifact directory with --target, else the IR "
+             "file (default: stdout)"),
+    cl::value_desc("path"), cl::init("-"), cl::cat(telarcCategory));
+
+cl::opt<std::string> target(
+    "target",
+    cl::desc("Compile to an artifact directory for this target (cpu)"),
+    cl::value_desc("cpu"), cl::cat(telarcCategory));
+
+cl::opt<std::string> cpu(
+    "cpu",
+    cl::desc("CPU to generate code for: 'native' (this machine, with the "
+             "vector extensions it has) or an LLVM CPU name such as "
+             "x86-64-v3 or skylake-avx512"),
+    cl::init("native"), cl::cat(telarcCategory));
+
+cl::opt<bool> libraryCalls(
+    "library-calls",
+    cl::desc("Send large f32 matmuls/convolutions to the runtime's OpenBLAS "
+             "kernels (default on; --library-calls=false generates them)"),
+    cl::init(true), cl::cat(telarcCategory));
+
+cl::opt<bool> quiet("q", cl::desc("No progress lines"),
+                    cl::cat(telarcCategory));
+
+cl::opt<bool> timings("timings",
+                      cl::desc("Print the wall time of each compile stage"),
+                      cl::cat(telarcCategory));
 
 cl::list<std::string> inputShapes(
     "input-shape",
@@ -92,6 +134,56 @@ LogicalResult printDiagnostic(Diagnostic &diag) {
   return success();
 }
 
+/// --target cpu: the artifact directory, with a progress line per stage
+/// on a terminal and a table of stage times with --timings.
+int compileArtifact(ModuleOp module, double importSeconds) {
+  if (target != "cpu") {
+    llvm::errs() << "telarc: error: unknown target '" << target
+                 << "' (supported: cpu)\n";
+    return 1;
+  }
+  if (outputFile == "-") {
+    llvm::errs() << "telarc: error: --target needs an output directory "
+                    "(-o DIR)\n";
+    return 1;
+  }
+  bool progress = !quiet && llvm::sys::Process::StandardErrIsDisplayed();
+  SmallVector<std::pair<std::string, double>> stageTimes = {
+      {"importing", importSeconds}};
+  telar::CpuArtifactOptions options;
+  options.outputDir = outputFile;
+  options.modelPath = inputFile;
+  options.cpu = cpu;
+  options.libraryCalls = libraryCalls;
+  options.onStageBegin = [&](StringRef stage, int index, int count) {
+    if (progress)
+      llvm::errs() << "telarc: [" << index << "/" << count << "] " << stage
+                   << "...\n";
+  };
+  options.onStageEnd = [&](StringRef stage, double seconds) {
+    stageTimes.push_back({stage.str(), seconds});
+  };
+  std::string error;
+  if (failed(telar::compileCpuArtifact(module, options, error))) {
+    if (!error.empty())
+      llvm::errs() << sourceName << ": error: " << error << "\n";
+    return 1;
+  }
+  if (timings) {
+    double total = 0;
+    llvm::errs() << "telarc: stage times\n";
+    for (auto &[stage, seconds] : stageTimes) {
+      llvm::errs() << llvm::format("  %-24s %8.3f s\n", stage.c_str(),
+                                   seconds);
+      total += seconds;
+    }
+    llvm::errs() << llvm::format("  %-24s %8.3f s\n", "total", total);
+  }
+  if (progress)
+    llvm::errs() << "telarc: wrote " << outputFile << "\n";
+  return 0;
+}
+
 int run(int argc, char **argv) {
   cl::SetVersionPrinter([](llvm::raw_ostream &os) {
     os << "telarc " << TELAR_VERSION << " (LLVM " << LLVM_VERSION_STRING
@@ -101,7 +193,9 @@ int run(int argc, char **argv) {
   cl::ParseCommandLineOptions(argc, argv,
                               "telarc - the Telar ONNX compiler\n\n"
                               "Imports an ONNX model (.onnx protobuf or "
-                              ".onnxtext) into the telar dialect.\n");
+                              ".onnxtext) and compiles it to an artifact "
+                              "directory (--target cpu -o DIR) or prints its "
+                              "IR (--emit).\n");
 
   if (listOps) {
     for (const std::string &op : telar::supportedOpTypes())
@@ -131,6 +225,9 @@ int run(int argc, char **argv) {
     }
   }
 
+  auto start = std::chrono::steady_clock::now();
+  // The lowering pipeline is built from pass names.
+  telar::registerAllTelarPasses();
   DialectRegistry registry;
   telar::registerAllTelar(registry);
   MLIRContext ctx(registry);
@@ -146,6 +243,25 @@ int run(int argc, char **argv) {
   pm.addPass(createCSEPass());
   if (failed(pm.run(*module)))
     return 1;
+  std::chrono::duration<double> importTime =
+      std::chrono::steady_clock::now() - start;
+
+  if (!target.empty())
+    return compileArtifact(*module, importTime.count());
+
+  if (emit != EmitKind::MLIR) {
+    PassManager lower(&ctx);
+    lower.addPass(telar::createTelarOutlineWeights());
+    if (emit == EmitKind::Linalg) {
+      lower.addPass(telar::createTelarLowerToLinalg());
+    } else {
+      telar::CpuPipelineOptions pipeline;
+      pipeline.libraryCalls = libraryCalls;
+      telar::buildCpuLoweringPipeline(lower, pipeline);
+    }
+    if (failed(lower.run(*module)))
+      return 1;
+  }
 
   std::string err;
   auto out = openOutputFile(outputFile, &err);

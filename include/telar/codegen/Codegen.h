@@ -1,0 +1,49 @@
+//===- Codegen.h - LLVM dialect to a native shared library ------*- C++ -*-===//
+//
+// In-process native code generation: the LLVM-dialect module becomes LLVM
+// IR, gets the C entry point of docs/Artifact.md, is optimised (O3, loop and
+// SLP vectorisation for the target CPU) and emitted as an object by LLVM's
+// TargetMachine; lld links the object into a shared library. No system
+// compiler or linker runs.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TELAR_CODEGEN_CODEGEN_H
+#define TELAR_CODEGEN_CODEGEN_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Support/LLVM.h"
+
+#include <string>
+
+namespace mlir::telar {
+
+/// The CPU code is generated for.
+struct CpuTarget {
+  std::string triple;
+  std::string cpu;
+  std::string features; // "+avx2,+fma,-avx512f,..."
+};
+
+/// Resolves `--cpu=`: "" or "native" is the host CPU with its detected
+/// features; anything else is an LLVM CPU name (e.g. x86-64-v3,
+/// skylake-avx512), checked against the target's list.
+FailureOr<CpuTarget> resolveCpuTarget(StringRef cpu, std::string &error);
+
+/// Translates `module` (LLVM dialect, with a `@main` taking one memref
+/// descriptor per buffer) to LLVM IR, adds `telar_main_entry(void **)`
+/// calling `@main` with dense descriptors of the given static shapes,
+/// optimises it and writes an object file to `objectPath`.
+LogicalResult emitObjectFile(ModuleOp module,
+                             ArrayRef<SmallVector<int64_t>> bufferShapes,
+                             const CpuTarget &target, StringRef objectPath,
+                             std::string &error);
+
+/// Links one object into a shared library with the in-process lld.
+/// Runtime symbols (allocator, kernels, OpenMP) stay undefined and resolve
+/// at load time against the process's runtime library.
+LogicalResult linkSharedLibrary(StringRef objectPath, StringRef libraryPath,
+                                std::string &error);
+
+} // namespace mlir::telar
+
+#endif // TELAR_CODEGEN_CODEGEN_H

@@ -1,0 +1,193 @@
+//===- ObjectEmitter.cpp - LLVM dialect -> optimised native object ---------===//
+
+#include "telar/codegen/Codegen.h"
+
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/MC/MCSubtargetInfo.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/Triple.h"
+
+using namespace mlir;
+
+static const llvm::Target *lookupNativeTarget(const llvm::Triple &triple,
+                                              std::string &error) {
+  static bool initialized = [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    return true;
+  }();
+  (void)initialized;
+  return llvm::TargetRegistry::lookupTarget(triple, error);
+}
+
+FailureOr<telar::CpuTarget> telar::resolveCpuTarget(StringRef cpu,
+                                                    std::string &error) {
+  CpuTarget target;
+  target.triple = llvm::sys::getDefaultTargetTriple();
+  const llvm::Target *llvmTarget =
+      lookupNativeTarget(llvm::Triple(target.triple), error);
+  if (!llvmTarget)
+    return failure();
+  if (cpu.empty() || cpu == "native") {
+    target.cpu = llvm::sys::getHostCPUName().str();
+    SmallVector<std::string> features;
+    for (const auto &feature : llvm::sys::getHostCPUFeatures())
+      features.push_back((feature.second ? "+" : "-") + feature.first().str());
+    llvm::sort(features);
+    target.features = llvm::join(features, ",");
+    return target;
+  }
+  std::unique_ptr<llvm::MCSubtargetInfo> sti(
+      llvmTarget->createMCSubtargetInfo(llvm::Triple(target.triple), "", ""));
+  if (!sti || !sti->isCPUStringValid(cpu)) {
+    error = ("unknown CPU '" + cpu +
+             "' (use 'native', or an LLVM CPU name such as x86-64-v3, "
+             "x86-64-v4, skylake-avx512, znver4)")
+                .str();
+    return failure();
+  }
+  target.cpu = cpu.str();
+  return target;
+}
+
+/// `telar_main_entry(void **buffers)`: builds a dense descriptor
+/// (ptr, ptr, 0, sizes..., strides...) per buffer and calls the lowered
+/// `main`, which is made internal so that it is inlined into the entry.
+static LogicalResult addEntryPoint(llvm::Module &module,
+                                   ArrayRef<SmallVector<int64_t>> shapes,
+                                   std::string &error) {
+  llvm::Function *impl = module.getFunction("main");
+  if (!impl) {
+    error = "the lowered module has no @main";
+    return failure();
+  }
+  size_t expected = 0;
+  for (const auto &shape : shapes)
+    expected += 3 + 2 * shape.size();
+  if (impl->arg_size() != expected) {
+    error = "@main takes " + std::to_string(impl->arg_size()) +
+            " scalar arguments, expected " + std::to_string(expected) +
+            " for " + std::to_string(shapes.size()) + " buffers";
+    return failure();
+  }
+  impl->setName("telar_main");
+  impl->setLinkage(llvm::GlobalValue::InternalLinkage);
+
+  llvm::LLVMContext &ctx = module.getContext();
+  auto *ptrTy = llvm::PointerType::getUnqual(ctx);
+  auto *i64 = llvm::Type::getInt64Ty(ctx);
+  auto *entry = llvm::Function::Create(
+      llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptrTy}, false),
+      llvm::GlobalValue::ExternalLinkage, "telar_main_entry", module);
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", entry));
+  SmallVector<llvm::Value *> args;
+  for (auto [i, shape] : llvm::enumerate(shapes)) {
+    llvm::Value *slot = b.CreateConstInBoundsGEP1_64(ptrTy, entry->getArg(0), i);
+    llvm::Value *ptr = b.CreateLoad(ptrTy, slot);
+    args.push_back(ptr);
+    args.push_back(ptr);
+    args.push_back(b.getInt64(0));
+    for (int64_t size : shape)
+      args.push_back(llvm::ConstantInt::get(i64, size));
+    int64_t stride = 1;
+    SmallVector<int64_t> strides(shape.size());
+    for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
+      strides[d] = stride;
+      stride *= shape[d];
+    }
+    for (int64_t s : strides)
+      args.push_back(llvm::ConstantInt::get(i64, s));
+  }
+  b.CreateCall(impl, args);
+  b.CreateRetVoid();
+  return success();
+}
+
+LogicalResult telar::emitObjectFile(ModuleOp module,
+                                    ArrayRef<SmallVector<int64_t>> bufferShapes,
+                                    const CpuTarget &target,
+                                    StringRef objectPath, std::string &error) {
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(module, llvmContext, "telar_program");
+  if (!llvmModule) {
+    error = "translation to LLVM IR failed";
+    return failure();
+  }
+  if (failed(addEntryPoint(*llvmModule, bufferShapes, error)))
+    return failure();
+
+  llvm::Triple triple(target.triple);
+  const llvm::Target *llvmTarget = lookupNativeTarget(triple, error);
+  if (!llvmTarget)
+    return failure();
+  llvm::TargetOptions options;
+  std::unique_ptr<llvm::TargetMachine> machine(llvmTarget->createTargetMachine(
+      triple, target.cpu, target.features, options, llvm::Reloc::PIC_,
+      std::nullopt, llvm::CodeGenOptLevel::Aggressive));
+  if (!machine) {
+    error = "cannot create a target machine for " + target.triple;
+    return failure();
+  }
+  llvmModule->setTargetTriple(triple);
+  llvmModule->setDataLayout(machine->createDataLayout());
+  // Attributes the vectorisers and the backend read per function.
+  for (llvm::Function &f : *llvmModule) {
+    if (f.isDeclaration())
+      continue;
+    f.addFnAttr("target-cpu", target.cpu);
+    if (!target.features.empty())
+      f.addFnAttr("target-features", target.features);
+  }
+  if (llvm::verifyModule(*llvmModule, &llvm::errs())) {
+    error = "the generated LLVM IR does not verify";
+    return failure();
+  }
+
+  {
+    llvm::LoopAnalysisManager lam;
+    llvm::FunctionAnalysisManager fam;
+    llvm::CGSCCAnalysisManager cgam;
+    llvm::ModuleAnalysisManager mam;
+    llvm::PipelineTuningOptions tuning;
+    tuning.LoopVectorization = true;
+    tuning.SLPVectorization = true;
+    tuning.LoopUnrolling = true;
+    llvm::PassBuilder pb(machine.get(), tuning);
+    pb.registerModuleAnalyses(mam);
+    pb.registerCGSCCAnalyses(cgam);
+    pb.registerFunctionAnalyses(fam);
+    pb.registerLoopAnalyses(lam);
+    pb.crossRegisterProxies(lam, fam, cgam, mam);
+    llvm::ModulePassManager mpm =
+        pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+    mpm.run(*llvmModule, mam);
+  }
+
+  std::error_code ec;
+  llvm::ToolOutputFile out(objectPath, ec, llvm::sys::fs::OF_None);
+  if (ec) {
+    error = "cannot write " + objectPath.str() + ": " + ec.message();
+    return failure();
+  }
+  llvm::legacy::PassManager codegen;
+  if (machine->addPassesToEmitFile(codegen, out.os(), nullptr,
+                                   llvm::CodeGenFileType::ObjectFile)) {
+    error = "the target cannot emit object files";
+    return failure();
+  }
+  codegen.run(*llvmModule);
+  out.keep();
+  return success();
+}
