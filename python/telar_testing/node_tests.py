@@ -60,10 +60,39 @@ Subcommands:
       onnx.defs.get_all_schemas_with_history(), domain ''), and the node tests
       containing that op: passing / eligible, how many of the passing ones need
       bound inputs, and a status (all pass / partial / none pass / no eligible
-      test). The header has the supported-op count, the overall node-test import
-      rate, how it is computed, and the counts of tests passing with bound
-      inputs, out of opset range and with unsupported ops. Output is sorted and
+      test), and the same for execution from the exec allowlist (execution tests
+      passing / eligible, execution status). The header has the supported-op
+      count, the overall node-test import and execution rates, how they are
+      computed, and the counts of tests passing with bound inputs, out of opset
+      range and with unsupported ops. Output is sorted and
       does not depend on the machine, so it is reproducible.
+
+  exec --telarc build/bin/telarc [--telar-run PATH] [--allowlist FILE]
+      [--exec-allowlist FILE] [--only-exec-allowlisted] [--jobs 2] [--filter REGEX]
+      [--timeout 120] [--run-threads 1] [--results out.json] [-v]
+      Execution on the CPU. For every test of the (import) allowlist -- or, with
+      --only-exec-allowlisted, of the exec allowlist only:
+          telarc model.onnx -o ART --target cpu -q [--bind-input X=input_K.pb ...]
+          telar-run ART --input NAME=test_data_set_N/input_K.pb ... --output-dir D
+              --format npy|pb --threads 1 -q
+      with the import test's bind logic (the allowlist's binds up front, more when
+      telarc asks), NAME = the K-th graph input that is not an initializer (bound
+      inputs are not passed), for every test_data_set_N (sets whose bound inputs
+      differ from set 0's are skipped). Outputs (.pb when an output type has no
+      .npy form: bfloat16, float8, int4, ...) are compared with output_K.pb: same
+      shape and dtype; float32/float64 within rtol 1e-4, atol 1e-5, float16 1e-3,
+      bfloat16 1e-2; float8/float4, integers and bools exactly; NaN matches NaN.
+      Per-test status: pass / compile-fail / run-fail / mismatch, with the first
+      error line. Runs in a process pool (--jobs). Prints counts per status, the
+      compile/run times, the overall rate (passing / eligible, eligible as for the
+      import test), every failing test, failures grouped by status and reason,
+      crashes (not fatal), regressions; last line `node-tests-exec: N passed, N
+      failed`. Exit 1 when an exec-allowlisted test does not pass.
+
+  update-exec-allowlist (same options as exec)
+      Runs every import-allowlisted test like `exec` and rewrites the exec
+      allowlist (node_tests_exec_allowlist.txt next to the allowlist, same format)
+      with the tests that pass.
 
   list [--ops-file FILE | --telarc PATH] [--filter REGEX]
       Prints every discovered test with its source, op types and eligibility (no
@@ -80,6 +109,8 @@ Files (test/onnx/ by default):
                              graph inputs bound to its test data (in input order).
                              `#` starts a comment; `run` reads the name and the
                              binds, and also accepts bare test names.
+  node_tests_exec_allowlist.txt  the tests that pass `exec` (same format; written
+                             by update-exec-allowlist; --exec-allowlist to change).
   node_tests_ops.txt         the op-type index: every discovered test, sorted,
                              `test_name<TAB>OpType,...<TAB>opset=N` (N: the
                              default-domain opset, `-` when none); written by
@@ -166,22 +197,25 @@ def _graph_ops(graph, out):
 
 
 def model_info(path):
-    """{ops, opset, inputs} of a model: sorted op types of all nodes (subgraphs
-    included; ['?'] if unreadable), the default-domain opset (None if none), and
-    the graph inputs that are not initializers, in order, as (name, is_tensor)."""
+    """{ops, opset, inputs, outputs} of a model: sorted op types of all nodes
+    (subgraphs included; ['?'] if unreadable), the default-domain opset (None if
+    none), the graph inputs that are not initializers, in order, as (name,
+    is_tensor), and the graph outputs as (name, TensorProto elem_type or None)."""
     import onnx
     try:
         m = onnx.load(path, load_external_data=False)
     except Exception:
-        return {"ops": ["?"], "opset": None, "inputs": []}
+        return {"ops": ["?"], "opset": None, "inputs": [], "outputs": []}
     ops = set()
     _graph_ops(m.graph, ops)
     opsets = [o.version for o in m.opset_import if o.domain in DEFAULT_DOMAINS]
     inits = {t.name for t in m.graph.initializer}
     inputs = [(i.name, i.type.HasField("tensor_type"))
               for i in m.graph.input if i.name not in inits]
+    outputs = [(o.name, o.type.tensor_type.elem_type if o.type.HasField("tensor_type")
+                else None) for o in m.graph.output]
     return {"ops": sorted(ops), "opset": max(opsets) if opsets else None,
-            "inputs": inputs}
+            "inputs": inputs, "outputs": outputs}
 
 
 def model_ops(path):
@@ -315,9 +349,9 @@ def index_path(args):
 
 
 # ------------------------------------------------------------------- running
-def crash_reason(rc, stderr, timed_out):
+def crash_reason(rc, stderr, timed_out, timeout=TIMEOUT_S):
     if timed_out:
-        return f"hang (no exit within {TIMEOUT_S}s)"
+        return f"hang (no exit within {timeout}s)"
     if rc < 0:
         import signal
         try:
@@ -339,7 +373,7 @@ class ToolError(Exception):
     """telarc / telar-opt could not be started at all (not a test failure)."""
 
 
-def run_stage(cmd, stdin_path, stdout_path):
+def run_stage(cmd, stdin_path, stdout_path, timeout=TIMEOUT_S):
     t0 = time.time()
     stdin = open(stdin_path, "rb") if stdin_path else subprocess.DEVNULL
     stdout = open(stdout_path, "wb") if stdout_path else subprocess.DEVNULL
@@ -347,7 +381,7 @@ def run_stage(cmd, stdin_path, stdout_path):
         for attempt in range(5):
             try:
                 p = subprocess.run(cmd, stdin=stdin, stdout=stdout,
-                                   stderr=subprocess.PIPE, timeout=TIMEOUT_S)
+                                   stderr=subprocess.PIPE, timeout=timeout)
                 break
             except OSError as e:  # e.g. the binary is being relinked right now
                 if attempt == 4:
@@ -363,7 +397,29 @@ def run_stage(cmd, stdin_path, stdout_path):
             stdout.close()
     err = err.decode("utf-8", "replace")
     return {"rc": rc, "stderr": err, "seconds": round(time.time() - t0, 3),
-            "crash": crash_reason(rc if rc is not None else 0, err, timed_out)}
+            "crash": crash_reason(rc if rc is not None else 0, err, timed_out, timeout)}
+
+
+def telarc_with_binds(cmd, binds, bindable, stdout_path, timeout=TIMEOUT_S):
+    """Runs telarc `cmd` plus `--bind-input X=FILE` for each of `binds`; while it
+    fails asking for more graph inputs to be bound (and they are `bindable`),
+    adds them and reruns (up to MAX_BIND_ROUNDS). Returns (last stage result,
+    binds used)."""
+    order = list(bindable or {})
+    binds = list(binds)
+    for rnd in range(MAX_BIND_ROUNDS + 1):
+        full = list(cmd)
+        for b in binds:
+            full += ["--bind-input", f"{b}={bindable[b]}"]
+        r = run_stage(full, None, stdout_path, timeout)
+        if not r["crash"] and r["rc"] == 0:
+            break
+        new = [n for n in inputs_to_bind(r["stderr"])
+               if bindable and n in bindable and n not in binds]
+        if r["crash"] or not new or rnd == MAX_BIND_ROUNDS:
+            break
+        binds = sorted(binds + new, key=order.index)
+    return r, binds
 
 
 def run_one(name, model, telarc, telar_opt, roundtrips, tmpdir, binds=(), bindable=None):
@@ -371,7 +427,6 @@ def run_one(name, model, telarc, telar_opt, roundtrips, tmpdir, binds=(), bindab
     bindable: {input name: test data .pb} that may be bound when telarc asks for
     it, or None when telarc has no --bind-input (then nothing is retried)."""
     a = os.path.join(tmpdir, f"{name}.0.mlir")
-    order = list(bindable or {})
     binds = list(binds)
     result = {"name": name, "passed": False, "stage": None, "crash": None, "message": "",
               "binds": []}
@@ -389,19 +444,10 @@ def run_one(name, model, telarc, telar_opt, roundtrips, tmpdir, binds=(), bindab
             result.update(stage="telarc", rc=None, binds=binds,
                           message=f"cannot bind {','.join(unbindable)} ({why})")
             return result
-        for rnd in range(MAX_BIND_ROUNDS + 1):
-            cmd = [telarc, model, "--emit=mlir"]
-            for b in binds:
-                cmd += ["--bind-input", f"{b}={bindable[b]}"]
-            r = run_stage(cmd, None, a)
-            result["binds"] = list(binds)
-            if not r["crash"] and r["rc"] == 0:
-                break
-            new = [n for n in inputs_to_bind(r["stderr"])
-                   if bindable and n in bindable and n not in binds]
-            if r["crash"] or not new or rnd == MAX_BIND_ROUNDS:
-                return fail("telarc", r)
-            binds = sorted(binds + new, key=order.index)
+        r, result["binds"] = telarc_with_binds([telarc, model, "--emit=mlir"], binds,
+                                               bindable, a)
+        if r["crash"] or r["rc"] != 0:
+            return fail("telarc", r)
         prev = a
         for i in range(roundtrips):
             nxt = os.path.join(tmpdir, f"{name}.{i + 1}.mlir") if i + 1 < roundtrips else None
@@ -649,6 +695,359 @@ def cmd_update_allowlist(args):
     return 1 if crashes else 0
 
 
+# ------------------------------------------------------------------ execution
+EXEC_ALLOWLIST_NAME = "node_tests_exec_allowlist.txt"
+EXEC_TIMEOUT_S = 120
+EXEC_STATUSES = ("pass", "compile-fail", "run-fail", "mismatch")
+# (rtol, atol) per floating-point output dtype; float8 / float4 outputs (values
+# on a coarse grid, e.g. Cast results) must match exactly, as must integers and
+# bools. NaN matches NaN, an infinity only the same infinity.
+FLOAT_TOLERANCE = {"float32": (1e-4, 1e-5), "float64": (1e-4, 1e-5),
+                   "float16": (1e-3, 1e-3), "bfloat16": (1e-2, 1e-2)}
+# TensorProto element types that .npy cannot hold (bfloat16, float8*, int4,
+# uint4, float4e2m1, float8e8m0): such tests ask telar-run for .pb outputs.
+NEEDS_PB = {16, 17, 18, 19, 20, 21, 22, 23, 24}
+
+
+EXEC_ALLOWLIST_HEADER = [
+    "ONNX backend node tests that compile for the CPU (telarc --target cpu), run with",
+    "telar-run and match the expected outputs (fp32/fp64 rtol 1e-4 atol 1e-5, fp16",
+    "rtol/atol 1e-3, bf16 1e-2; integers, bools, float8/float4 exactly).",
+    "Generated by: python/telar_testing/node_tests.py update-exec-allowlist",
+    "Format: test_name<TAB>op types of its model (sorted)[<TAB>bind=X,Y: graph inputs",
+    "bound to test_data_set_0/input_K.pb with telarc --bind-input, in input order].",
+]
+
+
+def exec_allowlist_path(args):
+    return args.exec_allowlist or os.path.join(os.path.dirname(args.allowlist) or ".",
+                                               EXEC_ALLOWLIST_NAME)
+
+
+def output_file_name(name):
+    """The file name telar-run gives output `name` (without the extension)."""
+    return re.sub(r"[^A-Za-z0-9._-]", "_", name)
+
+
+def read_tensor(path):
+    import onnx
+    from onnx import numpy_helper
+    if path.endswith(".npy"):
+        import numpy as np
+        return np.load(path)
+    t = onnx.TensorProto()
+    with open(path, "rb") as f:
+        t.ParseFromString(f.read())
+    return numpy_helper.to_array(t)
+
+
+def compare_output(got, want):
+    """'' when `got` matches the expected `want`, else why not (one line)."""
+    import numpy as np
+    if got.shape != want.shape:
+        return f"shape {list(got.shape)}, expected {list(want.shape)}"
+    if got.dtype != want.dtype:
+        return f"dtype {got.dtype}, expected {want.dtype}"
+    if want.size == 0:
+        return ""
+    name = str(want.dtype)
+    is_float = name in FLOAT_TOLERANCE or name.startswith("float")
+    if not is_float:
+        bad = got != want
+        if not bad.any():
+            return ""
+        i = np.unravel_index(int(np.argmax(bad)), want.shape)
+        return (f"{int(bad.sum())} of {want.size} elements differ "
+                f"(at {tuple(int(v) for v in i)}: {got[i]!r}, expected {want[i]!r})")
+    rtol, atol = FLOAT_TOLERANCE.get(name, (0.0, 0.0))
+    g, w = got.astype(np.float64), want.astype(np.float64)
+    special = np.isnan(w) | np.isinf(w)
+    same_special = (np.isnan(g) & np.isnan(w)) | (np.isinf(w) & (g == w))
+    with np.errstate(invalid="ignore", over="ignore"):
+        d = np.abs(g - w)
+        excess = np.where(special, np.where(same_special, -1.0, np.inf),
+                          np.where(np.isnan(d), np.inf, d - (atol + rtol * np.abs(w))))
+    bad = excess > 0
+    if not bad.any():
+        return ""
+    i = np.unravel_index(int(np.argmax(excess)), want.shape)
+    finite = ~special & ~np.isnan(d)
+    max_abs = float(d[finite].max()) if finite.any() else float("nan")
+    return (f"{int(bad.sum())} of {want.size} elements differ (max abs err {max_abs:.3g}; "
+            f"worst at {tuple(int(v) for v in i)}: {g[i]!r}, expected {w[i]!r}; "
+            f"rtol {rtol:g}, atol {atol:g})")
+
+
+def exec_one(name, model, info, telarc, telar_run, tmpdir, binds, bindable, timeout,
+             threads):
+    """Compiles one node test to a CPU artifact (binding inputs as the import test
+    does), runs it on every test_data_set_N and compares with output_K.pb.
+    Returns {name, status (EXEC_STATUSES), stage, message, crash, binds,
+    compile_s, run_s, data_sets}."""
+    import shutil
+    work = os.path.join(tmpdir, name)
+    art = os.path.join(work, "artifact")
+    res = {"name": name, "status": "compile-fail", "stage": "telarc", "message": "",
+           "crash": None, "binds": list(binds), "compile_s": None, "run_s": None,
+           "data_sets": 0}
+
+    def fail(status, stage, message, crash=None):
+        message = message.replace(work + os.sep, "").replace(model, "model.onnx")
+        res.update(status=status, stage=stage, message=message[:1000], crash=crash)
+        return res
+
+    try:
+        os.makedirs(work)
+        unbindable = [b for b in binds if not bindable or b not in bindable]
+        if unbindable:
+            return fail("compile-fail", "telarc",
+                        f"cannot bind {','.join(unbindable)} (no test data or no "
+                        f"--bind-input)")
+        t0 = time.time()
+        r, res["binds"] = telarc_with_binds(
+            [telarc, model, "-o", art, "--target", "cpu", "-q"], binds, bindable, None,
+            timeout)
+        res["compile_s"] = round(time.time() - t0, 3)
+        if r["crash"] or r["rc"] != 0:
+            return fail("compile-fail", "telarc", first_error_line(r["stderr"]),
+                        r["crash"])
+        try:
+            with open(os.path.join(art, "manifest.json")) as f:
+                manifest = json.load(f)
+        except (OSError, ValueError) as e:
+            return fail("compile-fail", "telarc", f"no readable manifest.json: {e}")
+
+        input_names = [n for n, _ in info["inputs"]]
+        out_types = dict(info["outputs"])
+        fmt = "pb" if any(out_types.get(o["name"]) in NEEDS_PB
+                          for o in manifest["outputs"]) else "npy"
+        test_dir = os.path.dirname(model)
+        sets = sorted(d for d in os.listdir(test_dir) if d.startswith("test_data_set_"))
+        set0 = os.path.join(test_dir, "test_data_set_0")
+        run_s = 0.0
+        for ds in sets:
+            data = os.path.join(test_dir, ds)
+            # An artifact is compiled for set 0's bound values: skip other sets
+            # whose bound inputs differ.
+            if data != set0 and any(
+                    _file_bytes(os.path.join(data, os.path.basename(bindable[b])))
+                    != _file_bytes(bindable[b]) for b in res["binds"]):
+                continue
+            cmd = [telar_run, art, "--output-dir", os.path.join(work, ds), "--format", fmt,
+                   "--threads", str(threads), "-q"]
+            for inp in manifest["inputs"]:
+                if inp["name"] not in input_names:
+                    return fail("run-fail", "inputs",
+                                f"artifact input '{inp['name']}' is not a graph input")
+                pb = os.path.join(data, f"input_{input_names.index(inp['name'])}.pb")
+                if not os.path.isfile(pb):
+                    return fail("run-fail", "inputs", f"no test data for input "
+                                f"'{inp['name']}' ({ds}/{os.path.basename(pb)})")
+                cmd += ["--input", f"{inp['name']}={pb}"]
+            t0 = time.time()
+            r = run_stage(cmd, None, None, timeout)
+            run_s += time.time() - t0
+            if r["crash"] or r["rc"] != 0:
+                return fail("run-fail", "telar-run", first_error_line(r["stderr"]),
+                            r["crash"])
+            res["data_sets"] += 1
+            for k, (oname, _) in enumerate(info["outputs"]):
+                want_pb = os.path.join(data, f"output_{k}.pb")
+                if not oname or not os.path.isfile(want_pb):
+                    continue
+                got_path = os.path.join(work, ds, f"{output_file_name(oname)}.{fmt}")
+                if not os.path.isfile(got_path):
+                    return fail("run-fail", "telar-run",
+                                f"telar-run wrote no {os.path.basename(got_path)} "
+                                f"for output '{oname}'")
+                try:
+                    why = compare_output(read_tensor(got_path), read_tensor(want_pb))
+                except Exception as e:  # unreadable output file
+                    why = f"cannot read {os.path.basename(got_path)}: {e}"
+                if why:
+                    return fail("mismatch", "compare", f"{ds} output '{oname}': {why}")
+        res["run_s"] = round(run_s, 3)
+        if not res["data_sets"]:
+            return fail("run-fail", "inputs", "no test data set to run")
+        res.update(status="pass", stage=None)
+        return res
+    except ToolError as e:
+        return fail("run-fail" if res["compile_s"] is not None else "compile-fail",
+                    "tool", str(e))
+    except Exception as e:  # e.g. a malformed manifest: report, keep going
+        return fail("run-fail" if res["compile_s"] is not None else "compile-fail",
+                    "checker", f"{type(e).__name__}: {e}")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _file_bytes(path):
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except OSError:
+        return None
+
+
+def run_exec_all(args, every_allowlisted):
+    """Runs the execution tests: the import-allowlisted tests (or, with
+    args.only_exec_allowlisted and not every_allowlisted, only the exec-allowlisted
+    ones). Returns (results, eligible test names, exec allowlist, elapsed,
+    number of import-allowlisted tests)."""
+    telarc = os.path.abspath(args.telarc) if args.telarc else None
+    if not telarc or not os.access(telarc, os.X_OK):
+        sys.exit(f"node_tests: telarc not found or not executable: {args.telarc}")
+    telar_run = args.telar_run or os.path.join(os.path.dirname(telarc), "telar-run")
+    if not os.access(telar_run, os.X_OK):
+        sys.exit(f"node_tests: telar-run not found or not executable: {telar_run}")
+    supported = supported_ops(args)
+    tests = discover(args.test_dir, use_debian=not args.no_debian)
+    allow = read_tab_file(args.allowlist)
+    if not allow:
+        sys.exit(f"node_tests: the import allowlist {args.allowlist} is missing or empty")
+    exec_allow = read_tab_file(exec_allowlist_path(args))
+    info = {name: model_info(path) for name, (_, path) in tests.items()}
+    eligible = {n for n, i in info.items() if is_eligible(i["ops"], supported, i["opset"])}
+    chosen = exec_allow if (args.only_exec_allowlisted and not every_allowlisted) else allow
+    names = sorted(n for n in chosen if n in tests)
+    if args.filter:
+        rx = re.compile(args.filter)
+        names = [n for n in names if rx.search(n)]
+    can_bind = telarc_can_bind(telarc)
+
+    t0 = time.time()
+    results = {}
+    with tempfile.TemporaryDirectory(prefix="telar-node-exec-") as tmp, \
+            cf.ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        futs = {}
+        for n in names:
+            path = tests[n][1]
+            binds = (exec_allow.get(n) or allow[n])["bind"]
+            futs[pool.submit(exec_one, n, path, info[n], telarc, telar_run, tmp, binds,
+                             bindable_inputs(path, info[n]["inputs"]) if can_bind else None,
+                             args.timeout, args.run_threads)] = n
+        for done, fut in enumerate(cf.as_completed(futs), 1):
+            r = fut.result()
+            results[r["name"]] = r
+            if args.verbose:
+                print(f"[{done}/{len(futs)}] {r['status'].upper()} {r['name']}"
+                      + (f" [bind={','.join(r['binds'])}]" if r["binds"] else "")
+                      + (f" ({r['stage']}: {r['crash'] or r['message']})"
+                         if r["status"] != "pass" else ""), flush=True)
+            elif done % 100 == 0:
+                print(f"  ... {done}/{len(futs)} tests, {time.time() - t0:.0f}s",
+                      file=sys.stderr, flush=True)
+    elapsed = time.time() - t0
+    for n, r in results.items():
+        r["ops"] = info[n]["ops"]
+        r["eligible"] = n in eligible
+        r["exec_allowlisted"] = n in exec_allow
+    return results, eligible, exec_allow, elapsed, len(allow)
+
+
+def summarize_exec(results, eligible, exec_allow, elapsed, jobs, n_imported,
+                   out=sys.stdout):
+    p = lambda *a: print(*a, file=out)
+    by_status = collections.defaultdict(list)
+    for n in sorted(results):
+        by_status[results[n]["status"]].append(n)
+    passed = by_status["pass"]
+    failed = [n for n in sorted(results) if results[n]["status"] != "pass"]
+    regressions = sorted(n for n in exec_allow if n in results
+                         and results[n]["status"] != "pass")
+    missing = sorted(n for n in exec_allow if n not in results)
+    crashes = sorted(n for n, r in results.items() if r["crash"])
+    comp = [r["compile_s"] for r in results.values() if r["compile_s"] is not None]
+    runs = [r["run_s"] for r in results.values() if r["run_s"] is not None]
+    p(f"node tests (execution): {len(results)} tests run in {elapsed:.0f}s "
+      f"(--jobs {jobs}); telarc --target cpu {sum(comp):.0f}s in all, mean "
+      f"{(sum(comp) / len(comp) if comp else 0):.2f}s, max {max(comp, default=0):.1f}s; "
+      f"telar-run mean {(sum(runs) / len(runs) if runs else 0):.2f}s")
+    p("  " + ", ".join(f"{s}: {len(by_status[s])}" for s in EXEC_STATUSES)
+      + f" (passing with bound inputs: {sum(1 for n in passed if results[n]['binds'])})")
+    passed_el = [n for n in passed if n in eligible]
+    rate = 100.0 * len(passed_el) / len(eligible) if eligible else 0.0
+    p(f"overall execution pass rate: {len(passed_el)} / {len(eligible)} eligible node "
+      f"tests = {rate:.1f}% ({n_imported} import today; eligible as for the import "
+      f"test, every eligible test that does not pass counts against the rate)")
+    if failed:
+        p(f"\nfailing tests ({len(failed)}):")
+        for n in failed:
+            r = results[n]
+            p(f"  {n} [{','.join(r['ops'])}] {r['status']}: {r['crash'] or r['message']}")
+        p(f"\nfailure summary: {len(failed)} tests fail")
+        for status in EXEC_STATUSES[1:]:
+            group = by_status[status]
+            if not group:
+                continue
+            by_reason = collections.defaultdict(collections.Counter)
+            for n in group:
+                r = results[n]
+                op, reason = classify({"message": r["message"], "crash": r["crash"],
+                                       "stage": "telarc" if status == "compile-fail"
+                                       else r["stage"]})
+                if status != "compile-fail" or op == "(model)":
+                    op = ",".join(r["ops"])
+                if status == "mismatch":  # drop the numbers: group by what differs
+                    reason = re.sub(r" \(.*", "", reason)
+                by_reason[reason][op] += 1
+            p(f"{status} ({len(group)}), by reason [ops]:")
+            for reason, ops in sorted(by_reason.items(),
+                                      key=lambda x: (-sum(x[1].values()), x[0])):
+                opl = ", ".join(f"{o} {c}" for o, c in
+                                sorted(ops.items(), key=lambda x: (-x[1], x[0]))[:12])
+                p(f"  {sum(ops.values()):4d}  {reason}  [{opl}]")
+    if crashes:
+        p(f"\ncrashes ({len(crashes)}; reported, not fatal unless allowlisted):")
+        for n in crashes:
+            r = results[n]
+            p(f"  {n} {r['stage']}: {r['crash']}: {r['message']}")
+    if missing:
+        p(f"\nnote: {len(missing)} exec-allowlisted tests were not found/run: "
+          f"{' '.join(missing[:20])}" + (" ..." if len(missing) > 20 else ""))
+    new_pass = [n for n in passed if n not in exec_allow]
+    if new_pass and exec_allow:
+        p(f"\nnote: {len(new_pass)} passing tests are not in the exec allowlist "
+          f"(update-exec-allowlist adds them)")
+    if regressions:
+        p(f"\nREGRESSIONS ({len(regressions)} exec-allowlisted tests fail):")
+        for n in regressions:
+            r = results[n]
+            p(f"  {n} {r['status']}: {r['crash'] or r['message']}")
+    p(f"\nnode-tests-exec: {len(passed)} passed, {len(failed)} failed")
+    return not regressions
+
+
+def cmd_exec(args):
+    results, eligible, exec_allow, elapsed, n_imported = run_exec_all(args, False)
+    if args.results:
+        write_results(args.results, results)
+    if args.filter or args.only_exec_allowlisted:
+        exec_allow = {n: v for n, v in exec_allow.items() if n in results}
+    ok = summarize_exec(results, eligible, exec_allow, elapsed, args.jobs, n_imported)
+    return 0 if ok else 1
+
+
+def cmd_update_exec_allowlist(args):
+    if args.filter:
+        sys.exit("node_tests: update-exec-allowlist runs every test; drop --filter")
+    results, eligible, exec_allow, elapsed, n_imported = run_exec_all(args, True)
+    if args.results:
+        write_results(args.results, results)
+    summarize_exec(results, eligible, {}, elapsed, args.jobs, n_imported)
+    passing = {n: [",".join(r["ops"]),
+                   f"bind={','.join(r['binds'])}" if r["binds"] else ""]
+               for n, r in results.items() if r["status"] == "pass"}
+    path = exec_allowlist_path(args)
+    write_tab_file(path, passing, EXEC_ALLOWLIST_HEADER)
+    lost = sorted(set(exec_allow) - set(passing))
+    print(f"wrote {path} ({len(passing)} tests, "
+          f"+{len(set(passing) - set(exec_allow))} -{len(lost)})")
+    if lost:
+        print("removed from the exec allowlist: " + " ".join(lost))
+    return 0
+
+
 def op_history():
     import onnx.defs
     hist = collections.defaultdict(set)
@@ -661,6 +1060,8 @@ def op_history():
 def cmd_docs(args):
     supported = supported_ops(args)
     allow = read_tab_file(args.allowlist)
+    exec_file = exec_allowlist_path(args)
+    exec_allow = read_tab_file(exec_file)
     idx_file = index_path(args)
     index = read_tab_file(idx_file)
     if not index:
@@ -684,14 +1085,18 @@ def cmd_docs(args):
     per_op_el = collections.Counter(op for n in eligible for op in index[n]["ops"])
     per_op_pass = collections.Counter(op for n in passing_el for op in index[n]["ops"])
     per_op_bound = collections.Counter(op for n in bound_el for op in index[n]["ops"])
+    exec_el = {n for n in exec_allow if n in index} & eligible
+    per_op_exec = collections.Counter(op for n in exec_el for op in index[n]["ops"])
     rate = 100.0 * len(passing_el) / len(eligible) if eligible else 0.0
+    exec_rate = 100.0 * len(exec_el) / len(eligible) if eligible else 0.0
     status_count = collections.Counter()
+    exec_status_count = collections.Counter()
 
-    def status(op):
-        el, ok = per_op_el.get(op, 0), per_op_pass.get(op, 0)
+    def status(op, per_op_ok, counts):
+        el, ok = per_op_el.get(op, 0), per_op_ok.get(op, 0)
         s = ("no eligible test" if not el else "all pass" if ok == el else
              "none pass" if not ok else "partial")
-        status_count[s] += 1
+        counts[s] += 1
         return s
 
     rows = []
@@ -700,14 +1105,17 @@ def cmd_docs(args):
         el = per_op_el.get(op, 0)
         tests = f"{per_op_pass.get(op, 0)} / {el}" if el else "-"
         bound = str(per_op_bound.get(op, 0)) if el else "-"
-        rows.append(f"| {op} | {vers} | {tests} | {bound} | {status(op)} |")
+        exec_tests = f"{per_op_exec.get(op, 0)} / {el}" if el else "-"
+        rows.append(f"| {op} | {vers} | {tests} | {bound} | "
+                    f"{status(op, per_op_pass, status_count)} | {exec_tests} | "
+                    f"{status(op, per_op_exec, exec_status_count)} |")
 
     lines = [
         "# Supported ONNX operators",
         "",
         "<!-- Generated by `python/telar_testing/node_tests.py docs`; do not edit by hand. -->",
         "<!-- Sources: `telarc --list-ops`, test/onnx/node_tests_allowlist.txt, "
-        "test/onnx/node_tests_ops.txt. -->",
+        "test/onnx/node_tests_exec_allowlist.txt, test/onnx/node_tests_ops.txt. -->",
         "",
         f"telarc imports **{len(supported)}** ONNX operator types (default domain, "
         f"opsets {MIN_OPSET} to {MAX_OPSET}).",
@@ -719,7 +1127,11 @@ def cmd_docs(args):
         f"outside the default domain) and {n_no_opset} because their opset is outside "
         f"{MIN_OPSET} to {MAX_OPSET}.",
         "",
-        "How the rate is computed:",
+        f"Execution on the CPU: **{len(exec_el)} / {len(eligible)}** eligible tests "
+        f"compile with `telarc --target cpu`, run with `telar-run` and match the "
+        f"expected outputs (**{exec_rate:.1f}%**).",
+        "",
+        "How the rates are computed:",
         "",
         f"- *eligible*: every op of the model (subgraphs included) is in the default "
         f"ONNX domain and supported, and the model's default-domain opset is "
@@ -733,25 +1145,36 @@ def cmd_docs(args):
         "inputs. When telarc's error asks for such an input, it is bound to the test's "
         "own data (`test_data_set_0/input_K.pb`) with `--bind-input NAME=FILE`, as a "
         "user compiling static shapes would; the allowlist records which.",
+        "- *execution passes*: the test compiles to a CPU artifact (`telarc --target "
+        "cpu`, the same bound inputs), `telar-run` runs it on the test's inputs and "
+        "every output matches the test's expected output: float32/float64 within "
+        "rtol 1e-4, atol 1e-5 (float16 1e-3, bfloat16 1e-2), integers, bools and "
+        "float8 exactly, NaN matching NaN (`node_tests.py exec`; the passing tests "
+        "are listed in test/onnx/node_tests_exec_allowlist.txt).",
         "",
         "*Opset versions* lists the opsets in which the ONNX schema of the op changed "
-        f"(up to {MAX_OPSET}). *Node tests* counts the eligible tests that contain the op: "
+        f"(up to {MAX_OPSET}). *Import tests passing* counts the eligible tests that contain the op: "
         "passing / eligible (a failing test counts against every op in it, so an op can "
         "be partial because of another op's failure); *bound* how many of the passing "
         "ones need bound inputs. "
-        "*Status*: all pass / partial / none pass (of its eligible node tests), or no "
-        "eligible test (import not covered by a node test). "
-        + ", ".join(f"{c} {k}" for k, c in sorted(status_count.items())) + ".",
+        "*Import status*: all pass / partial / none pass (of its eligible node tests), "
+        "or no eligible test (import not covered by a node test): "
+        + ", ".join(f"{c} {k}" for k, c in sorted(status_count.items())) + ". "
+        "*Execution tests passing* and *execution status* count the same eligible "
+        "tests for execution: "
+        + ", ".join(f"{c} {k}" for k, c in sorted(exec_status_count.items())) + ".",
         "",
-        "| Op | Opset versions | Node tests | Bound | Status |",
-        "| --- | --- | --- | --- | --- |",
+        "| Op | Opset versions | Import tests passing | Bound | Import status "
+        "| Execution tests passing | Execution status |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
     ] + rows
     lines.append("")
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     with open(args.out, "w") as f:
         f.write("\n".join(lines))
     print(f"wrote {args.out}: {len(supported)} ops, node tests {len(passing_el)}/"
-          f"{len(eligible)} ({rate:.1f}%), {len(bound_el)} with bound inputs")
+          f"{len(eligible)} ({rate:.1f}%), {len(bound_el)} with bound inputs; execution "
+          f"{len(exec_el)}/{len(eligible)} ({exec_rate:.1f}%)")
     return 0
 
 
@@ -809,8 +1232,28 @@ def main(argv=None):
         p.add_argument("--results", help="write per-test results as JSON here")
         p.add_argument("--verbose", "-v", action="store_true")
         p.set_defaults(fn=fn)
+    for name, fn in (("exec", cmd_exec),
+                     ("update-exec-allowlist", cmd_update_exec_allowlist)):
+        p = sub.add_parser(name)
+        common(p, need_run=True)
+        p.add_argument("--telar-run", help="default: telar-run next to telarc")
+        p.add_argument("--exec-allowlist", help=f"default: {EXEC_ALLOWLIST_NAME} next "
+                       "to the allowlist")
+        p.add_argument("--only-exec-allowlisted", action="store_true",
+                       help="exec: run only the exec-allowlisted tests (the rate then "
+                       "counts the others as failing)")
+        p.add_argument("--jobs", "-j", type=int, default=2)
+        p.add_argument("--timeout", type=int, default=EXEC_TIMEOUT_S,
+                       help=f"seconds per telarc / telar-run (default {EXEC_TIMEOUT_S})")
+        p.add_argument("--run-threads", type=int, default=1,
+                       help="telar-run --threads (default 1)")
+        p.add_argument("--results", help="write per-test results as JSON here")
+        p.add_argument("--verbose", "-v", action="store_true")
+        p.set_defaults(fn=fn)
     p = sub.add_parser("docs")
     common(p)
+    p.add_argument("--exec-allowlist", help=f"default: {EXEC_ALLOWLIST_NAME} next to "
+                   "the allowlist")
     p.add_argument("--out", default="docs/SupportedOps.md")
     p.set_defaults(fn=cmd_docs)
     p = sub.add_parser("list")
