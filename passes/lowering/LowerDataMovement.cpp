@@ -762,14 +762,21 @@ SmallVector<Taps> resizeTaps(ResizeOp op, int64_t in, int64_t out,
   return taps;
 }
 
-/// Whether output position o reads exactly input position o.
+/// Whether every output position o reads exactly input position o.
 bool isIdentity(ArrayRef<Taps> taps, int64_t in) {
   if (static_cast<int64_t>(taps.size()) != in)
     return false;
-  for (auto [o, t] : llvm::enumerate(taps))
-    for (auto [i, w] : llvm::zip(t.index, t.weight))
-      if (w != (i == static_cast<int64_t>(o) ? 1.0 : 0.0))
+  for (auto [o, t] : llvm::enumerate(taps)) {
+    double self = 0;
+    for (auto [i, w] : llvm::zip(t.index, t.weight)) {
+      if (i == static_cast<int64_t>(o))
+        self += w;
+      else if (w != 0)
         return false;
+    }
+    if (self != 1)
+      return false;
+  }
   return true;
 }
 
