@@ -1,0 +1,372 @@
+//===- Artifact.cpp - Load and run artifacts (docs/Artifact.md) ------------===//
+
+#include "telar/runtime/Abi.h"
+#include "telar/runtime/Runtime.h"
+#include "telar/runtime/Safetensors.h"
+#include "FileUtil.h"
+
+#include <nlohmann/json.hpp>
+
+#include <dlfcn.h>
+#include <map>
+#include <set>
+#include <sys/stat.h>
+
+using namespace telar::runtime;
+using json = nlohmann::json;
+
+extern "C" int omp_get_max_threads(void);
+
+//===----------------------------------------------------------------------===//
+// Manifest
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Reads fields of one JSON object, naming `path` (e.g. "inputs[0]") and the
+/// manifest file in errors.
+class ObjectReader {
+public:
+  ObjectReader(const json &object, std::string path, const std::string &origin)
+      : object(object), path(std::move(path)), origin(origin) {
+    if (!object.is_object())
+      throw error("is not a JSON object");
+  }
+
+  Error error(const std::string &what) const {
+    return Error(origin + ": " + (path.empty() ? "" : path + " ") + what);
+  }
+  std::string fieldPath(const char *key) const {
+    return path.empty() ? key : path + "." + key;
+  }
+
+  const json *optional(const char *key) const {
+    auto it = object.find(key);
+    return it == object.end() ? nullptr : &*it;
+  }
+  const json &required(const char *key) const {
+    if (const json *v = optional(key))
+      return *v;
+    throw Error(origin + ": missing field '" + fieldPath(key) + "'");
+  }
+  std::string string(const char *key, bool nonEmpty = true) const {
+    const json &v = required(key);
+    if (!v.is_string())
+      throw Error(origin + ": field '" + fieldPath(key) +
+                  "' must be a string, got " + v.dump());
+    std::string s = v.get<std::string>();
+    if (nonEmpty && s.empty())
+      throw Error(origin + ": field '" + fieldPath(key) + "' is empty");
+    return s;
+  }
+  std::string optionalString(const char *key) const {
+    return optional(key) ? string(key, /*nonEmpty=*/false) : std::string();
+  }
+  const json &array(const char *key) const {
+    const json &v = required(key);
+    if (!v.is_array())
+      throw Error(origin + ": field '" + fieldPath(key) +
+                  "' must be an array, got " + v.dump());
+    return v;
+  }
+
+private:
+  const json &object;
+  std::string path;
+  const std::string &origin;
+};
+
+/// A relative path that stays inside the artifact directory.
+std::string checkRelativePath(const ObjectReader &reader, const char *key) {
+  std::string p = reader.string(key);
+  bool escapes = p.front() == '/';
+  size_t start = 0;
+  while (!escapes && start <= p.size()) {
+    size_t end = p.find('/', start);
+    if (end == std::string::npos)
+      end = p.size();
+    escapes = p.compare(start, end - start, "..") == 0 && end - start == 2;
+    start = end + 1;
+  }
+  if (escapes)
+    throw reader.error("field '" + std::string(key) + "' ('" + p +
+                       "') must be a relative path inside the artifact");
+  return p;
+}
+
+void parseTensor(const ObjectReader &reader, TensorSpec &spec) {
+  spec.name = reader.string("name");
+  std::string dtype = reader.string("dtype");
+  std::optional<DType> d = parseDType(dtype);
+  if (!d)
+    throw reader.error("has unknown dtype '" + dtype +
+                       "' (expected a numpy name: float32, int64, bool, ...)");
+  spec.dtype = *d;
+  for (const json &dim : reader.array("shape")) {
+    if (!dim.is_number_integer() || dim.get<int64_t>() < 0)
+      throw reader.error("has a bad dimension " + dim.dump() +
+                         " (shapes are static: non-negative integers)");
+    spec.shape.push_back(dim.get<int64_t>());
+  }
+}
+
+template <typename Spec>
+std::vector<Spec> parseTensors(const ObjectReader &root, const char *key,
+                               const std::string &origin) {
+  std::vector<Spec> specs;
+  std::set<std::string> names;
+  const json &list = root.array(key);
+  for (size_t i = 0; i < list.size(); ++i) {
+    ObjectReader reader(list[i], std::string(key) + "[" + std::to_string(i) + "]",
+                        origin);
+    Spec spec;
+    parseTensor(reader, spec);
+    if constexpr (std::is_same_v<Spec, WeightSpec>)
+      spec.file = checkRelativePath(reader, "file");
+    std::string unique = spec.name;
+    if constexpr (std::is_same_v<Spec, WeightSpec>)
+      unique = spec.file + "\n" + spec.name;
+    if (!names.insert(unique).second)
+      throw reader.error("repeats the name '" + spec.name + "'");
+    specs.push_back(std::move(spec));
+  }
+  return specs;
+}
+
+} // namespace
+
+Manifest Manifest::parse(std::string_view text, const std::string &origin) {
+  json root;
+  try {
+    root = json::parse(text.begin(), text.end());
+  } catch (const json::exception &e) {
+    throw Error(origin + ": invalid JSON: " + e.what());
+  }
+  ObjectReader reader(root, "", origin);
+
+  // The format and its version first: a future version may change anything
+  // else, and its error should be the one reported.
+  std::string format = reader.string("format");
+  if (format != "telar-artifact")
+    throw Error(origin + ": not a Telar artifact manifest (format is '" +
+                format + "', expected 'telar-artifact')");
+  const json &version = reader.required("format_version");
+  if (!version.is_number_integer())
+    throw Error(origin + ": field 'format_version' must be an integer, got " +
+                version.dump());
+  Manifest m;
+  m.formatVersion = version.get<int64_t>();
+  if (m.formatVersion != kArtifactFormatVersion)
+    throw Error(origin + ": artifact format version " +
+                std::to_string(m.formatVersion) +
+                " is not supported (this runtime reads format version " +
+                std::to_string(kArtifactFormatVersion) +
+                "); compile the model again with a matching telarc");
+
+  m.telarVersion = reader.optionalString("telar_version");
+  if (const json *model = reader.optional("model")) {
+    ObjectReader r(*model, "model", origin);
+    m.modelPath = r.optionalString("path");
+    m.modelSha256 = r.optionalString("sha256");
+  }
+  if (const json *target = reader.optional("target")) {
+    ObjectReader r(*target, "target", origin);
+    m.targetKind = r.optionalString("kind");
+    m.targetTriple = r.optionalString("triple");
+    m.targetCpu = r.optionalString("cpu");
+    m.targetFeatures = r.optionalString("features");
+    if (!m.targetKind.empty() && m.targetKind != "cpu")
+      throw Error(origin + ": target kind '" + m.targetKind +
+                  "' is not supported by this runtime (expected 'cpu')");
+  }
+
+  const json &programs = reader.array("programs");
+  if (programs.empty())
+    throw Error(origin + ": field 'programs' is empty");
+  std::set<std::string> programNames;
+  for (size_t i = 0; i < programs.size(); ++i) {
+    ObjectReader r(programs[i], "programs[" + std::to_string(i) + "]", origin);
+    ProgramSpec p;
+    p.name = r.string("name");
+    p.library = checkRelativePath(r, "library");
+    p.entry = r.string("entry");
+    if (!programNames.insert(p.name).second)
+      throw r.error("repeats the program name '" + p.name + "'");
+    m.programs.push_back(std::move(p));
+  }
+  m.inputs = parseTensors<TensorSpec>(reader, "inputs", origin);
+  m.outputs = parseTensors<TensorSpec>(reader, "outputs", origin);
+  m.weights = parseTensors<WeightSpec>(reader, "weights", origin);
+  return m;
+}
+
+//===----------------------------------------------------------------------===//
+// Artifact
+//===----------------------------------------------------------------------===//
+
+void telar::runtime::exposeRuntimeSymbols() {
+  // dlopen(RTLD_NOLOAD | RTLD_GLOBAL) on an already loaded library promotes
+  // it to the global scope, where a program's undefined symbols are looked
+  // up. A no-op when the executable links these libraries directly.
+  for (void *symbol : {reinterpret_cast<void *>(&_mlir_memref_to_llvm_alloc),
+                       reinterpret_cast<void *>(&omp_get_max_threads)}) {
+    Dl_info info;
+    if (dladdr(symbol, &info) && info.dli_fname)
+      dlopen(info.dli_fname, RTLD_NOW | RTLD_GLOBAL | RTLD_NOLOAD);
+  }
+}
+
+std::unique_ptr<Artifact> Artifact::load(const std::string &directory) {
+  std::string dir = directory;
+  while (dir.size() > 1 && dir.back() == '/')
+    dir.pop_back();
+  struct stat st;
+  if (::stat(dir.c_str(), &st) != 0)
+    throw Error("artifact directory '" + dir + "' does not exist");
+  if (!S_ISDIR(st.st_mode))
+    throw Error("'" + dir + "' is not an artifact directory");
+  std::string manifestPath = dir + "/manifest.json";
+  if (!detail::isRegularFile(manifestPath))
+    throw Error("'" + dir + "' is not a Telar artifact: it has no "
+                "manifest.json");
+
+  std::unique_ptr<Artifact> artifact(new Artifact());
+  artifact->directory = dir;
+  artifact->manifest =
+      Manifest::parse(detail::readFile(manifestPath), manifestPath);
+  const Manifest &m = artifact->manifest;
+
+  // Every referenced file must exist before anything is mapped or loaded.
+  for (const ProgramSpec &p : m.programs)
+    if (!detail::isRegularFile(dir + "/" + p.library))
+      throw Error("artifact '" + dir + "' is incomplete: program library '" +
+                  p.library + "' (program '" + p.name + "') is missing");
+  for (const WeightSpec &w : m.weights)
+    if (!detail::isRegularFile(dir + "/" + w.file))
+      throw Error("artifact '" + dir + "' is incomplete: weights file '" +
+                  w.file + "' is missing");
+
+  // Map each weights file once and check every weight against it.
+  std::map<std::string, SafetensorsFile *> files;
+  for (const WeightSpec &w : m.weights) {
+    SafetensorsFile *&file = files[w.file];
+    if (!file) {
+      artifact->weightFiles.push_back(
+          SafetensorsFile::open(dir + "/" + w.file));
+      file = artifact->weightFiles.back().get();
+    }
+    const SafetensorsTensor *t = file->find(w.name);
+    std::string where = "weights file '" + file->getPath() + "': ";
+    if (!t)
+      throw Error(where + "no tensor '" + w.name +
+                  "' (named by manifest.json)");
+    if (t->dtype != w.dtype || t->shape != w.shape)
+      throw Error(where + "tensor '" + w.name + "' is " + t->dtypeCode +
+                  formatShape(t->shape) + " but manifest.json says " +
+                  w.typeString());
+    artifact->weightData.push_back(t->data);
+  }
+
+  // The program: "main", or the only one.
+  const ProgramSpec *program = nullptr;
+  for (const ProgramSpec &p : m.programs)
+    if (p.name == "main")
+      program = &p;
+  if (!program && m.programs.size() == 1)
+    program = &m.programs.front();
+  if (!program)
+    throw Error(manifestPath + ": none of the " +
+                std::to_string(m.programs.size()) +
+                " programs is called 'main'");
+
+  exposeRuntimeSymbols();
+  std::string library = dir + "/" + program->library;
+  // dlopen searches the library path for names without a slash; dir always
+  // contributes one, but make relative paths explicit anyway.
+  if (library.front() != '/' && library.compare(0, 2, "./") != 0)
+    library = "./" + library;
+  artifact->programHandle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!artifact->programHandle) {
+    const char *why = dlerror();
+    throw Error("cannot load program library '" + program->library +
+                "' of artifact '" + dir + "': " + (why ? why : "unknown error"));
+  }
+  dlerror();
+  void *entry = dlsym(artifact->programHandle, program->entry.c_str());
+  if (!entry)
+    throw Error("program library '" + program->library + "' of artifact '" +
+                dir + "' does not export the entry point '" + program->entry +
+                "'");
+  artifact->entry = reinterpret_cast<EntryFn>(entry);
+  return artifact;
+}
+
+Artifact::~Artifact() {
+  if (programHandle)
+    dlclose(programHandle);
+}
+
+size_t Artifact::getWeightsBytes() const {
+  size_t bytes = 0;
+  for (const WeightSpec &w : manifest.weights)
+    bytes += w.byteSize();
+  return bytes;
+}
+
+std::vector<Tensor> Artifact::allocateOutputs() const {
+  std::vector<Tensor> outputs;
+  for (const TensorSpec &o : manifest.outputs)
+    outputs.emplace_back(o.dtype, o.shape);
+  return outputs;
+}
+
+void Artifact::run(const std::vector<const void *> &inputs,
+                   const std::vector<void *> &outputs) const {
+  if (inputs.size() != manifest.inputs.size() ||
+      outputs.size() != manifest.outputs.size())
+    throw Error("artifact '" + directory + "' takes " +
+                std::to_string(manifest.inputs.size()) + " inputs and " +
+                std::to_string(manifest.outputs.size()) + " outputs, got " +
+                std::to_string(inputs.size()) + " and " +
+                std::to_string(outputs.size()));
+  // The program only reads inputs and weights; the ABI has no const.
+  std::vector<void *> buffers;
+  buffers.reserve(inputs.size() + weightData.size() + outputs.size());
+  for (const void *p : inputs)
+    buffers.push_back(const_cast<void *>(p));
+  for (const void *p : weightData)
+    buffers.push_back(const_cast<void *>(p));
+  for (void *p : outputs)
+    buffers.push_back(p);
+  entry(buffers.data());
+}
+
+void Artifact::run(const std::vector<Tensor> &inputs,
+                   std::vector<Tensor> &outputs) const {
+  auto check = [&](const char *kind, const std::vector<TensorSpec> &specs,
+                   size_t count) {
+    if (count != specs.size())
+      throw Error("artifact '" + directory + "' takes " +
+                  std::to_string(specs.size()) + " " + kind + "s, got " +
+                  std::to_string(count));
+  };
+  check("input", manifest.inputs, inputs.size());
+  check("output", manifest.outputs, outputs.size());
+  std::vector<const void *> in;
+  std::vector<void *> out;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const TensorSpec &s = manifest.inputs[i];
+    if (inputs[i].getDType() != s.dtype || inputs[i].getShape() != s.shape)
+      throw Error("input '" + s.name + "': expected " + s.typeString() +
+                  ", got " + inputs[i].typeString());
+    in.push_back(inputs[i].data());
+  }
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const TensorSpec &s = manifest.outputs[i];
+    if (outputs[i].getDType() != s.dtype || outputs[i].getShape() != s.shape)
+      throw Error("output '" + s.name + "': expected " + s.typeString() +
+                  ", got " + outputs[i].typeString());
+    out.push_back(outputs[i].data());
+  }
+  run(in, out);
+}
