@@ -551,7 +551,9 @@ struct ConvTransposeLowering : OpConversionPattern<ConvTransposeOp> {
     for (int64_t i = 0; i < k; ++i)
       flippedShape.push_back(wt.getDimSize(2 + i));
     auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
-    SmallVector<AffineExpr> src = {d(0).floorDiv(mg) * cg + d(1), d(0) % mg};
+    SmallVector<AffineExpr> src = {d(1), d(0)};
+    if (group > 1)
+      src = {d(0).floorDiv(mg) * cg + d(1), d(0) % mg};
     for (int64_t i = 0; i < k; ++i)
       src.push_back(wt.getDimSize(2 + i) - 1 - d(2 + i));
     int64_t rank = k + 2;
@@ -766,7 +768,7 @@ struct AveragePoolLowering : OpConversionPattern<AveragePoolOp> {
     // Per-axis counts of the window elements that count.
     auto inShape = cast<RankedTensorType>(adaptor.getInput().getType());
     bool includePad = op.getCountIncludePad();
-    SmallVector<SmallVector<double>> counts(k);
+    SmallVector<SmallVector<int64_t>> counts(k);
     bool uniform = true;
     for (int64_t i = 0; i < k; ++i) {
       int64_t in = inShape.getDimSize(2 + i);
@@ -797,9 +799,11 @@ struct AveragePoolLowering : OpConversionPattern<AveragePoolOp> {
       SmallVector<AffineMap> maps = {
           AffineMap::getMultiDimIdentityMap(rank, ctx)};
       for (int64_t i = 0; i < k; ++i) {
-        auto vt = RankedTensorType::get({resultType.getDimSize(2 + i)},
-                                        rewriter.getF64Type());
-        auto attr = DenseElementsAttr::get(vt, ArrayRef(counts[i]));
+        auto vt = RankedTensorType::get({resultType.getDimSize(2 + i)}, acc);
+        SmallVector<Attribute> values;
+        for (int64_t c : counts[i])
+          values.push_back(FloatAttr::get(acc, static_cast<double>(c)));
+        auto attr = DenseElementsAttr::get(vt, values);
         operands.push_back(arith::ConstantOp::create(rewriter, loc, attr));
         maps.push_back(
             AffineMap::get(rank, 0, getAffineDimExpr(2 + i, ctx), ctx));
@@ -814,7 +818,6 @@ struct AveragePoolLowering : OpConversionPattern<AveragePoolOp> {
                 Value divisor = args[1];
                 for (Value c : args.slice(2, k - 1))
                   divisor = arith::MulFOp::create(b, l, divisor, c);
-                divisor = convertScalar(b, l, divisor, acc);
                 Value mean = arith::DivFOp::create(b, l, args[0], divisor);
                 linalg::YieldOp::create(b, l, mean);
               })
