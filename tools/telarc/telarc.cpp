@@ -147,6 +147,10 @@ int compileArtifact(ModuleOp module, double importSeconds) {
                     "(-o DIR)\n";
     return 1;
   }
+  // lld resets every cl::opt to its default when it parses its arguments,
+  // so read what is needed after the link now.
+  bool showTimings = timings;
+  std::string outputDir = outputFile;
   bool progress = !quiet && llvm::sys::Process::StandardErrIsDisplayed();
   SmallVector<std::pair<std::string, double>> stageTimes = {
       {"importing", importSeconds}};
@@ -169,7 +173,7 @@ int compileArtifact(ModuleOp module, double importSeconds) {
       llvm::errs() << sourceName << ": error: " << error << "\n";
     return 1;
   }
-  if (timings) {
+  if (showTimings) {
     double total = 0;
     llvm::errs() << "telarc: stage times\n";
     for (auto &[stage, seconds] : stageTimes) {
@@ -180,7 +184,7 @@ int compileArtifact(ModuleOp module, double importSeconds) {
     llvm::errs() << llvm::format("  %-24s %8.3f s\n", "total", total);
   }
   if (progress)
-    llvm::errs() << "telarc: wrote " << outputFile << "\n";
+    llvm::errs() << "telarc: wrote " << outputDir << "\n";
   return 0;
 }
 
