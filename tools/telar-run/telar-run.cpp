@@ -23,6 +23,8 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cctype>
+#include <cerrno>
 #include <charconv>
 #include <chrono>
 #include <cinttypes>
@@ -231,14 +233,15 @@ std::vector<Tensor> readInputs(const Options &o, const Manifest &m) {
   for (const TensorSpec &s : m.inputs) {
     const std::string &file = files[s.name];
     std::string ext = lowercaseExtension(file);
-    Tensor t;
-    if (ext == ".npy")
-      t = readNpy(file);
-    else if (ext == ".pb")
-      t = readTensorProto(file);
-    else
+    if (ext != ".npy" && ext != ".pb")
       throw Error("input '" + s.name + "': cannot tell the format of '" + file +
                   "' (expected a .npy or .pb file)");
+    Tensor t;
+    try {
+      t = ext == ".npy" ? readNpy(file) : readTensorProto(file);
+    } catch (const Error &e) {
+      throw Error("input '" + s.name + "': " + e.what());
+    }
     if (t.getDType() != s.dtype || t.getShape() != s.shape)
       throw Error("input '" + s.name + "': expected " + s.typeString() +
                   ", got " + t.typeString() + " from " + file);
@@ -294,6 +297,13 @@ std::string formatBytes(size_t bytes) {
     s += buffer;
   }
   return s;
+}
+
+/// Four significant digits, without switching to exponents for long runs.
+std::string formatMs(double ms) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof(buffer), ms >= 1000 ? "%.1f" : "%.4g", ms);
+  return buffer;
 }
 
 struct Latency {
@@ -403,8 +413,9 @@ int run(const Options &o) {
   if (o.bench) {
     std::printf("benchmark: %d runs after %d warmup runs, %d threads\n",
                 o.bench, o.warmup, threads);
-    std::printf("latency (ms): mean %.3f  p50 %.3f  p90 %.3f  min %.3f\n",
-                latency.mean, latency.p50, latency.p90, latency.min);
+    std::printf("latency (ms): mean %s  p50 %s  p90 %s  min %s\n",
+                formatMs(latency.mean).c_str(), formatMs(latency.p50).c_str(),
+                formatMs(latency.p90).c_str(), formatMs(latency.min).c_str());
     std::printf("throughput: %.2f runs/s\n",
                 totalSeconds > 0 ? iterations / totalSeconds : 0.0);
   }
