@@ -124,6 +124,27 @@ func.func @gather_nd(%a0: tensor<2x3x4xf32>, %a1: tensor<2x2x1xi64>) {
 // CHECK-NEXT: {{\[\[}}20,    21,    22,    23],
 // CHECK-NEXT: [20,    21,    22,    23]]]
 
+// A rank-0 index removes the axis.
+func.func @gather_scalar_index(%a0: tensor<2x3x4xf32>, %a1: tensor<i64>) {
+  %r0 = telar.gather %a0, %a1 {axis = 2 : i64} : (tensor<2x3x4xf32>, tensor<i64>) -> tensor<2x3xf32>
+  %u0 = tensor.cast %r0 : tensor<2x3xf32> to tensor<*xf32>
+  call @printMemrefF32(%u0) : (tensor<*xf32>) -> ()
+  return
+}
+// CHECK: sizes = [2, 3] strides = {{.*}} data =
+// CHECK-NEXT: {{\[\[}}2,   6,   10],
+// CHECK-NEXT: [14,   18,   22]]
+
+// batch_dims = 0, full index tuples: one element each.
+func.func @gather_nd_full(%a0: tensor<2x3x4xf32>, %a1: tensor<2x3xi64>) {
+  %r0 = telar.gather_nd %a0, %a1 : (tensor<2x3x4xf32>, tensor<2x3xi64>) -> tensor<2xf32>
+  %u0 = tensor.cast %r0 : tensor<2xf32> to tensor<*xf32>
+  call @printMemrefF32(%u0) : (tensor<*xf32>) -> ()
+  return
+}
+// CHECK: sizes = [2] strides = {{.*}} data =
+// CHECK-NEXT: [23,  8]
+
 // Duplicate indices accumulate.
 func.func @scatter_elements_add(%a0: tensor<2x4xf32>, %a1: tensor<2x3xi64>, %a2: tensor<2x3xf32>) {
   %r0 = telar.scatter_elements %a0, %a1, %a2 {axis = 1 : i64, reduction = "add"} : (tensor<2x4xf32>, tensor<2x3xi64>, tensor<2x3xf32>) -> tensor<2x4xf32>
@@ -170,6 +191,17 @@ func.func @scatter_nd_max_int(%a0: tensor<2x2xi64>, %a1: tensor<2x1xi64>, %a2: t
 // CHECK-NEXT: {{\[\[}}5,   -3],
 // CHECK-NEXT: [9,   2]]
 
+// Full index tuples (rank-0 update slices), no reduction: the last duplicate wins.
+func.func @scatter_nd_elements(%a0: tensor<2x2xi64>, %a1: tensor<3x2xi64>, %a2: tensor<3xi64>) {
+  %r0 = telar.scatter_nd %a0, %a1, %a2 : (tensor<2x2xi64>, tensor<3x2xi64>, tensor<3xi64>) -> tensor<2x2xi64>
+  %u0 = tensor.cast %r0 : tensor<2x2xi64> to tensor<*xi64>
+  call @printMemrefI64(%u0) : (tensor<*xi64>) -> ()
+  return
+}
+// CHECK: sizes = [2, 2] strides = {{.*}} data =
+// CHECK-NEXT: {{\[\[}}5,   5],
+// CHECK-NEXT: [-7,   1]]
+
 func.func @expand(%a0: tensor<3x1xf32>) {
   %r0 = telar.expand %a0 {shape = array<i64: 2, 1, 4>} : (tensor<3x1xf32>) -> tensor<2x3x4xf32>
   %u0 = tensor.cast %r0 : tensor<2x3x4xf32> to tensor<*xf32>
@@ -208,7 +240,7 @@ func.func @pad_constant(%a0: tensor<2x4xf32>) {
 // CHECK-NEXT: [2,   3,   4,   -1.5,   -1.5],
 // CHECK-NEXT: [6,   7,   8,   -1.5,   -1.5]]
 
-// Pads larger than the axis repeat the pattern.
+// Pads larger than the axis repeat the pattern (as np.pad does).
 func.func @pad_reflect(%a0: tensor<2x4xf32>) {
   %r0 = telar.pad %a0 {pads = array<i64: 1, 5, 2, 2>, mode = "reflect", value = 0.0 : f64} : (tensor<2x4xf32>) -> tensor<5x11xf32>
   %u0 = tensor.cast %r0 : tensor<5x11xf32> to tensor<*xf32>
@@ -247,6 +279,18 @@ func.func @pad_wrap(%a0: tensor<2x4xf32>) {
 // CHECK-NEXT: [8,   5,   6,   7,   8,   5,   6,   7,   8,   5,   6],
 // CHECK-NEXT: [4,   1,   2,   3,   4,   1,   2,   3,   4,   1,   2],
 // CHECK-NEXT: [8,   5,   6,   7,   8,   5,   6,   7,   8,   5,   6]]
+
+// Negative pads crop first, then wrap reads the cropped axis (as onnxruntime does).
+func.func @pad_wrap_crop(%a0: tensor<2x4xf32>) {
+  %r0 = telar.pad %a0 {pads = array<i64: 0, -1, 1, 2>, mode = "wrap", value = 0.0 : f64} : (tensor<2x4xf32>) -> tensor<3x5xf32>
+  %u0 = tensor.cast %r0 : tensor<3x5xf32> to tensor<*xf32>
+  call @printMemrefF32(%u0) : (tensor<*xf32>) -> ()
+  return
+}
+// CHECK: sizes = [3, 5] strides = {{.*}} data =
+// CHECK-NEXT: {{\[\[}}2,   3,   4,   2,   3],
+// CHECK-NEXT: [6,   7,   8,   6,   7],
+// CHECK-NEXT: [2,   3,   4,   2,   3]]
 
 // Axis 1; -1 wraps to 3, 7 is out of range (all off).
 func.func @one_hot(%a0: tensor<2x2xi64>, %a1: tensor<2xf32>) {
@@ -461,6 +505,12 @@ func.func @entry() {
   %gather_nd_0 = arith.constant dense<[[[0.0, 1.0, 2.0, 3.0], [4.0, 5.0, 6.0, 7.0], [8.0, 9.0, 10.0, 11.0]], [[12.0, 13.0, 14.0, 15.0], [16.0, 17.0, 18.0, 19.0], [20.0, 21.0, 22.0, 23.0]]]> : tensor<2x3x4xf32>
   %gather_nd_1 = arith.constant dense<[[[1], [0]], [[2], [-1]]]> : tensor<2x2x1xi64>
   call @gather_nd(%gather_nd_0, %gather_nd_1) : (tensor<2x3x4xf32>, tensor<2x2x1xi64>) -> ()
+  %gather_scalar_index_0 = arith.constant dense<[[[0.0, 1.0, 2.0, 3.0], [4.0, 5.0, 6.0, 7.0], [8.0, 9.0, 10.0, 11.0]], [[12.0, 13.0, 14.0, 15.0], [16.0, 17.0, 18.0, 19.0], [20.0, 21.0, 22.0, 23.0]]]> : tensor<2x3x4xf32>
+  %gather_scalar_index_1 = arith.constant dense<-2> : tensor<i64>
+  call @gather_scalar_index(%gather_scalar_index_0, %gather_scalar_index_1) : (tensor<2x3x4xf32>, tensor<i64>) -> ()
+  %gather_nd_full_0 = arith.constant dense<[[[0.0, 1.0, 2.0, 3.0], [4.0, 5.0, 6.0, 7.0], [8.0, 9.0, 10.0, 11.0]], [[12.0, 13.0, 14.0, 15.0], [16.0, 17.0, 18.0, 19.0], [20.0, 21.0, 22.0, 23.0]]]> : tensor<2x3x4xf32>
+  %gather_nd_full_1 = arith.constant dense<[[1, 2, 3], [0, -1, 0]]> : tensor<2x3xi64>
+  call @gather_nd_full(%gather_nd_full_0, %gather_nd_full_1) : (tensor<2x3x4xf32>, tensor<2x3xi64>) -> ()
   %scatter_elements_add_0 = arith.constant dense<[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0]]> : tensor<2x4xf32>
   %scatter_elements_add_1 = arith.constant dense<[[1, 1, -1], [0, 2, 0]]> : tensor<2x3xi64>
   %scatter_elements_add_2 = arith.constant dense<[[10.0, 20.0, 30.0], [40.0, 50.0, 60.0]]> : tensor<2x3xf32>
@@ -477,6 +527,10 @@ func.func @entry() {
   %scatter_nd_max_int_1 = arith.constant dense<[[1], [1]]> : tensor<2x1xi64>
   %scatter_nd_max_int_2 = arith.constant dense<[[2, 2], [9, -9]]> : tensor<2x2xi64>
   call @scatter_nd_max_int(%scatter_nd_max_int_0, %scatter_nd_max_int_1, %scatter_nd_max_int_2) : (tensor<2x2xi64>, tensor<2x1xi64>, tensor<2x2xi64>) -> ()
+  %scatter_nd_elements_0 = arith.constant dense<[[5, -3], [7, 1]]> : tensor<2x2xi64>
+  %scatter_nd_elements_1 = arith.constant dense<[[0, 1], [1, 0], [0, 1]]> : tensor<3x2xi64>
+  %scatter_nd_elements_2 = arith.constant dense<[100, -7, 5]> : tensor<3xi64>
+  call @scatter_nd_elements(%scatter_nd_elements_0, %scatter_nd_elements_1, %scatter_nd_elements_2) : (tensor<2x2xi64>, tensor<3x2xi64>, tensor<3xi64>) -> ()
   %expand_0 = arith.constant dense<[[1.0], [2.0], [3.0]]> : tensor<3x1xf32>
   call @expand(%expand_0) : (tensor<3x1xf32>) -> ()
   %tile_0 = arith.constant dense<[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0]]> : tensor<2x4xf32>
@@ -489,6 +543,8 @@ func.func @entry() {
   call @pad_edge(%pad_edge_0) : (tensor<2x4xf32>) -> ()
   %pad_wrap_0 = arith.constant dense<[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0]]> : tensor<2x4xf32>
   call @pad_wrap(%pad_wrap_0) : (tensor<2x4xf32>) -> ()
+  %pad_wrap_crop_0 = arith.constant dense<[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0]]> : tensor<2x4xf32>
+  call @pad_wrap_crop(%pad_wrap_crop_0) : (tensor<2x4xf32>) -> ()
   %one_hot_0 = arith.constant dense<[[1, -1], [3, 7]]> : tensor<2x2xi64>
   %one_hot_1 = arith.constant dense<[0.5, 2.0]> : tensor<2xf32>
   call @one_hot(%one_hot_0, %one_hot_1) : (tensor<2x2xi64>, tensor<2xf32>) -> ()

@@ -91,6 +91,13 @@ ndi = np.array([[[1], [0]], [[2], [-1]]], dtype=np.int64)
 case("gather_nd", "batch_dims = 1: indices [2, 2, 1] pick rows of each batch.", [x234, ndi],
      "%r0 = telar.gather_nd %a0, %a1 {batch_dims = 1 : i64} : (tensor<2x3x4xf32>, tensor<2x2x1xi64>) -> tensor<2x2x4xf32>",
      ref("GatherND", [x234, ndi], batch_dims=1))
+case("gather_scalar_index", "A rank-0 index removes the axis.", [x234, np.array(-2, dtype=np.int64)],
+     "%r0 = telar.gather %a0, %a1 {axis = 2 : i64} : (tensor<2x3x4xf32>, tensor<i64>) -> tensor<2x3xf32>",
+     ref("Gather", [x234, np.array(-2, dtype=np.int64)], axis=2))
+fi = np.array([[1, 2, 3], [0, -1, 0]], dtype=np.int64)
+case("gather_nd_full", "batch_dims = 0, full index tuples: one element each.", [x234, fi],
+     "%r0 = telar.gather_nd %a0, %a1 : (tensor<2x3x4xf32>, tensor<2x3xi64>) -> tensor<2xf32>",
+     ref("GatherND", [x234, fi]))
 si = np.array([[1, 1, -1], [0, 2, 0]], dtype=np.int64)
 su = np.array([[10, 20, 30], [40, 50, 60]], dtype=f)
 case("scatter_elements_add", "Duplicate indices accumulate.", [m24, si, su],
@@ -108,6 +115,12 @@ imax = np.array([[5, -3], [7, 1]], dtype=np.int64)
 case("scatter_nd_max_int", "Integer max with whole-row updates.", [imax, np.array([[1], [1]], dtype=np.int64), np.array([[2, 2], [9, -9]], dtype=np.int64)],
      """%r0 = telar.scatter_nd %a0, %a1, %a2 {reduction = "max"} : (tensor<2x2xi64>, tensor<2x1xi64>, tensor<2x2xi64>) -> tensor<2x2xi64>""",
      ref("ScatterND", [imax, np.array([[1], [1]], dtype=np.int64), np.array([[2, 2], [9, -9]], dtype=np.int64)], reduction="max"))
+sfi = np.array([[0, 1], [1, 0], [0, 1]], dtype=np.int64)
+sfu = np.array([100, -7, 5], dtype=np.int64)
+case("scatter_nd_elements", "Full index tuples (rank-0 update slices), no reduction: the last duplicate wins.",
+     [imax, sfi, sfu],
+     """%r0 = telar.scatter_nd %a0, %a1, %a2 : (tensor<2x2xi64>, tensor<3x2xi64>, tensor<3xi64>) -> tensor<2x2xi64>""",
+     ref("ScatterND", [imax, sfi, sfu]))
 e31 = np.array([[1], [2], [3]], dtype=f)
 case("expand", None, [e31],
      "%r0 = telar.expand %a0 {shape = array<i64: 2, 1, 4>} : (tensor<3x1xf32>) -> tensor<2x3x4xf32>",
@@ -119,9 +132,12 @@ case("pad_constant", "Negative pads crop before padding.", [m24],
      """%r0 = telar.pad %a0 {pads = array<i64: 1, -1, 0, 2>, mode = "constant", value = -1.5 : f64} : (tensor<2x4xf32>) -> tensor<3x5xf32>""",
      [np.pad(m24[:, 1:], ((1, 0), (0, 2)), constant_values=-1.5)])
 for mode in ["reflect", "edge", "wrap"]:
-    case(f"pad_{mode}", "Pads larger than the axis repeat the pattern." if mode == "reflect" else None, [m24],
+    case(f"pad_{mode}", "Pads larger than the axis repeat the pattern (as np.pad does)." if mode == "reflect" else None, [m24],
          f"""%r0 = telar.pad %a0 {{pads = array<i64: 1, 5, 2, 2>, mode = "{mode}", value = 0.0 : f64}} : (tensor<2x4xf32>) -> tensor<5x11xf32>""",
          [np.pad(m24, ((1, 2), (5, 2)), mode=mode)])
+case("pad_wrap_crop", "Negative pads crop first, then wrap reads the cropped axis (as onnxruntime does).", [m24],
+     """%r0 = telar.pad %a0 {pads = array<i64: 0, -1, 1, 2>, mode = "wrap", value = 0.0 : f64} : (tensor<2x4xf32>) -> tensor<3x5xf32>""",
+     ref("Pad", [m24, np.array([0, -1, 1, 2])], opset=19, mode="wrap", ort_only=True))
 oh = np.array([[1, -1], [3, 7]], dtype=np.int64)
 case("one_hot", "Axis 1; -1 wraps to 3, 7 is out of range (all off).", [oh, np.array([0.5, 2], dtype=f)],
      "%r0 = telar.one_hot %a0, %a1 {depth = 4 : i64, axis = 1 : i64} : (tensor<2x2xi64>, tensor<2xf32>) -> tensor<2x4x2xf32>",
