@@ -68,11 +68,20 @@ Value reshape(OpBuilder &b, Location loc, Value v, ArrayRef<int64_t> shape) {
       return tensor::ExpandShapeOp::create(b, loc, target, v, *re);
     }
   }
-  int64_t total = product(shape);
+  // Collapsing every dimension into one, and expanding one into any shape,
+  // are always valid (both ranks are >= 1 here: a rank-0 side has the
+  // all-ones reassociation above).
+  auto all = [](int64_t rank) {
+    return SmallVector<ReassociationIndices>{
+        llvm::to_vector(llvm::seq<int64_t>(0, rank))};
+  };
   Value flat = v;
   if (source.getRank() != 1)
-    flat = reshape(b, loc, v, {total});
-  return reshape(b, loc, flat, shape);
+    flat = tensor::CollapseShapeOp::create(b, loc, v, all(source.getRank()));
+  if (target.getRank() == 1)
+    return flat;
+  return tensor::ExpandShapeOp::create(b, loc, target, flat,
+                                       all(target.getRank()));
 }
 
 /// linalg.transpose of `v` by `perm` (result dim i = input dim perm[i]);
