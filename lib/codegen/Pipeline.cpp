@@ -7,6 +7,8 @@
 #include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <limits>
+
 using namespace mlir;
 
 void telar::buildCpuLoweringPipeline(OpPassManager &pm,
@@ -24,7 +26,7 @@ void telar::buildCpuLoweringPipeline(OpPassManager &pm,
       "buffer-results-to-out-params{{hoist-static-allocs=1 modify-public-functions=1},"
       "{0}"
       "buffer-deallocation-pipeline,"
-      "func.func({1}),"
+      "func.func(telar-linalg-to-loops{{min-parallel-work={1}}),"
       "{2}"
       "lower-affine,convert-scf-to-cf,expand-strided-metadata,"
       "finalize-memref-to-llvm{{use-generic-functions={3}},"
@@ -33,8 +35,8 @@ void telar::buildCpuLoweringPipeline(OpPassManager &pm,
       "{4}"
       "reconcile-unrealized-casts,canonicalize",
       options.libraryCalls ? "telar-linalg-to-library-calls," : "",
-      options.parallel ? "convert-linalg-to-parallel-loops"
-                       : "convert-linalg-to-loops",
+      options.parallel ? int64_t(options.minParallelWork)
+                       : std::numeric_limits<int64_t>::max(),
       options.parallel ? "convert-scf-to-openmp," : "",
       options.runtimeAllocator ? "1" : "0",
       options.parallel ? "convert-openmp-to-llvm," : "");

@@ -97,6 +97,27 @@ struct TelarLowerToLinalg
     populateReductionLoweringPatterns(converter, patterns);
     populateDataMovementLoweringPatterns(converter, patterns);
     populateContractionLoweringPatterns(converter, patterns);
+    // Ops without any pattern get a message of their own; ops whose
+    // patterns do not match (an unsupported attribute) get the conversion
+    // driver's "failed to legalize" with the pattern's reason.
+    llvm::DenseSet<OperationName> lowered;
+    for (const auto &pattern : patterns.getNativePatterns())
+      if (std::optional<OperationName> root = pattern->getRootKind())
+        lowered.insert(*root);
+    bool missing = false;
+    llvm::DenseSet<OperationName> reported;
+    module.walk([&](Operation *op) {
+      // One error per op kind, at its first occurrence.
+      if (isa<TelarDialect>(op->getDialect()) &&
+          !lowered.contains(op->getName()) &&
+          reported.insert(op->getName()).second) {
+        op->emitError() << "'" << op->getName()
+                        << "' cannot be compiled yet: it has no lowering";
+        missing = true;
+      }
+    });
+    if (missing)
+      return signalPassFailure();
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       signalPassFailure();
   }

@@ -29,6 +29,11 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
       *this, "parallel",
       llvm::cl::desc("Run parallel loops on OpenMP threads"),
       llvm::cl::init(true)};
+  Option<int64_t> minParallelWork{
+      *this, "min-parallel-work",
+      llvm::cl::desc("Iteration-space size from which a loop nest runs on "
+                     "threads"),
+      llvm::cl::init(32768)};
 };
 
 /// Tensor-level telar (weights already outlined, static shapes) down to the

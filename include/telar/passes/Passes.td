@@ -81,4 +81,21 @@ def TelarLinalgToLibraryCalls : Pass<"telar-linalg-to-library-calls", "ModuleOp"
   let dependentDialects = ["::mlir::func::FuncDialect", "::mlir::memref::MemRefDialect"];
 }
 
+def TelarLinalgToLoops : Pass<"telar-linalg-to-loops", "func::FuncOp"> {
+  let summary = "Linalg ops on memrefs to loops, parallel ones only when large";
+  let description = [{
+    Each linalg op becomes loops: `scf.parallel` over its parallel
+    dimensions when its iteration space has at least `min-parallel-work`
+    points (so that the OpenMP conversion runs it on threads), sequential
+    `scf.for` otherwise, since forking threads costs more than a small op.
+  }];
+  let options = [
+    Option<"minParallelWork", "min-parallel-work", "int64_t",
+           /*default=*/"32768",
+           "Iteration-space size from which an op runs on threads">
+  ];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 #endif // TELAR_PASSES_TD

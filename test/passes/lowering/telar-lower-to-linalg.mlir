@@ -36,3 +36,4 @@ func.func @dynamic(%a: tensor<?xf32>) -> tensor<?xf32> {
   %0 = telar.exp %a : (tensor<?xf32>) -> tensor<?xf32>
   return %0 : tensor<?xf32>
 }
+

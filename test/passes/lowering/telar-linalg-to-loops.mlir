@@ -1,0 +1,37 @@
+// RUN: telar-opt %s --pass-pipeline='builtin.module(func.func(telar-linalg-to-loops{min-parallel-work=64}))' -split-input-file | FileCheck %s
+
+// 16x8 = 128 points: parallel loops (both dims), the reduction stays serial.
+// CHECK-LABEL: func.func @large
+// CHECK: scf.parallel (%{{.*}}, %{{.*}}) =
+// CHECK: scf.for
+// CHECK-NOT: linalg.
+func.func @large(%a: memref<16x4xf32>, %b: memref<4x8xf32>, %c: memref<16x8xf32>) {
+  linalg.matmul ins(%a, %b : memref<16x4xf32>, memref<4x8xf32>) outs(%c : memref<16x8xf32>)
+  return
+}
+
+// -----
+
+// 4x4 = 16 points: sequential loops.
+// CHECK-LABEL: func.func @small
+// CHECK-NOT: scf.parallel
+// CHECK: scf.for
+// CHECK: scf.for
+func.func @small(%a: memref<4x4xf32>, %b: memref<4x4xf32>) {
+  linalg.copy ins(%a : memref<4x4xf32>) outs(%b : memref<4x4xf32>)
+  return
+}
+
+// -----
+
+// memref.copy of strided views becomes loops, not a memrefCopy call.
+// CHECK-LABEL: func.func @copy
+// CHECK-NOT: memref.copy
+// CHECK: scf.for
+// CHECK: memref.load
+// CHECK: memref.store
+func.func @copy(%a: memref<4x8xf32>, %b: memref<4x4xf32>) {
+  %v = memref.subview %a[0, 2] [4, 4] [1, 1] : memref<4x8xf32> to memref<4x4xf32, strided<[8, 1], offset: 2>>
+  memref.copy %v, %b : memref<4x4xf32, strided<[8, 1], offset: 2>> to memref<4x4xf32>
+  return
+}
