@@ -16,7 +16,7 @@ void telar::buildCpuLoweringPipeline(OpPassManager &pm,
   // Written as one textual pipeline so that it reads like (and can be pasted
   // into) a telar-opt/mlir-opt command line.
   std::string text = llvm::formatv(
-      "telar-lower-to-linalg,canonicalize,linalg-fuse-elementwise-ops,cse,"
+      "telar-lower-to-linalg,canonicalize,telar-fuse-elementwise,cse,"
       // Function-boundary bufferization with identity layouts, results
       // turned into caller-provided out-params (the runtime passes output
       // buffers); the final allocs are hoisted into them.
@@ -37,7 +37,7 @@ void telar::buildCpuLoweringPipeline(OpPassManager &pm,
       options.libraryCalls ? "telar-linalg-to-library-calls," : "",
       options.parallel ? int64_t(options.minParallelWork)
                        : std::numeric_limits<int64_t>::max(),
-      options.parallel ? "convert-scf-to-openmp," : "",
+      options.parallel ? "convert-scf-to-openmp,canonicalize," : "",
       options.runtimeAllocator ? "1" : "0",
       options.parallel ? "convert-openmp-to-llvm," : "");
   if (failed(parsePassPipeline(text, pm)))

@@ -81,6 +81,19 @@ def TelarLinalgToLibraryCalls : Pass<"telar-linalg-to-library-calls", "ModuleOp"
   let dependentDialects = ["::mlir::func::FuncDialect", "::mlir::memref::MemRefDialect"];
 }
 
+def TelarFuseElementwise : Pass<"telar-fuse-elementwise", "ModuleOp"> {
+  let summary = "Fuse elementwise linalg.generic chains, keeping named ops";
+  let description = [{
+    Upstream's elementwise fusion on tensors (a producer with one use is
+    fused into its consumer's body) plus folding of reshapes by expansion,
+    but never across a named linalg op: `linalg-fuse-elementwise-ops` would
+    push the reshapes around `linalg.matmul` into it and rewrite it as a
+    generic, which then no longer reaches the GEMM library.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def TelarLinalgToLoops : Pass<"telar-linalg-to-loops", "func::FuncOp"> {
   let summary = "Linalg ops on memrefs to loops, parallel ones only when large";
   let description = [{
@@ -95,7 +108,8 @@ def TelarLinalgToLoops : Pass<"telar-linalg-to-loops", "func::FuncOp"> {
            "Iteration-space size from which an op runs on threads">
   ];
   let dependentDialects = ["::mlir::scf::SCFDialect",
-                           "::mlir::memref::MemRefDialect"];
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::linalg::LinalgDialect"];
 }
 
 #endif // TELAR_PASSES_TD

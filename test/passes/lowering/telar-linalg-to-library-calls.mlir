@@ -63,3 +63,15 @@ func.func @telar_matmul(%a: tensor<64x64xf32>, %b: tensor<64x32xf32>) -> tensor<
   %0 = telar.matmul %a, %b : (tensor<64x64xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
   return %0 : tensor<64x32xf32>
 }
+
+// -----
+
+// Through the whole pipeline, a [B, M, K] x [K, N] matmul stays one GEMM:
+// elementwise fusion must not fold the batch collapse into it.
+// PIPE-LABEL: llvm.func @batched_rows
+// PIPE: llvm.call @_mlir_ciface_telarrt_matmul_f32
+func.func @batched_rows(%a: tensor<4x16x64xf32>, %b: tensor<64x32xf32>) -> tensor<4x16x32xf32> {
+  %0 = telar.matmul %a, %b : (tensor<4x16x64xf32>, tensor<64x32xf32>) -> tensor<4x16x32xf32>
+  %1 = telar.relu %0 : (tensor<4x16x32xf32>) -> tensor<4x16x32xf32>
+  return %1 : tensor<4x16x32xf32>
+}
