@@ -1,0 +1,471 @@
+//===- RuntimeTest.cpp - The runtime's file formats and allocator ---------===//
+//
+// .npy and TensorProto round trips and errors, safetensors parsing and its
+// corruption errors, manifest checks, and the tracked allocator.
+//
+//===----------------------------------------------------------------------===//
+
+#include "telar/runtime/Abi.h"
+#include "telar/runtime/Npy.h"
+#include "telar/runtime/Runtime.h"
+#include "telar/runtime/Safetensors.h"
+#include "telar/runtime/TensorProto.h"
+
+#include "onnx/onnx_pb.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+
+using namespace telar::runtime;
+
+namespace {
+
+/// Runs `f` and returns the message of the Error it throws ("" if none).
+template <typename F> std::string errorOf(F f) {
+  try {
+    f();
+  } catch (const Error &e) {
+    return e.what();
+  }
+  return "";
+}
+
+#define EXPECT_ERROR(expr, substring)                                          \
+  EXPECT_NE(errorOf([&] { (void)(expr); }).find(substring), std::string::npos) \
+      << "error was: '" << errorOf([&] { (void)(expr); }) << "'"
+
+Tensor iota(DType dtype, Shape shape) {
+  Tensor t(dtype, std::move(shape));
+  auto *bytes = t.data<uint8_t>();
+  for (size_t i = 0; i < t.getByteSize(); ++i)
+    bytes[i] = static_cast<uint8_t>(i * 7 + 1);
+  if (dtype == DType::Bool)
+    for (size_t i = 0; i < t.getByteSize(); ++i)
+      bytes[i] = i % 3 == 0;
+  return t;
+}
+
+const DType kAllDTypes[] = {
+    DType::Float32, DType::Float64, DType::Float16, DType::BFloat16,
+    DType::Int8,    DType::Int16,   DType::Int32,   DType::Int64,
+    DType::UInt8,   DType::UInt16,  DType::UInt32,  DType::UInt64,
+    DType::Bool};
+
+//===----------------------------------------------------------------------===//
+// DType / Tensor
+//===----------------------------------------------------------------------===//
+
+TEST(RuntimeTensor, DTypeNames) {
+  for (DType d : kAllDTypes)
+    EXPECT_EQ(parseDType(dtypeName(d)), d);
+  EXPECT_FALSE(parseDType("float"));
+  EXPECT_EQ(formatType(DType::Int64, {2, 16}), "int64[2,16]");
+  EXPECT_EQ(formatType(DType::Bool, {}), "bool[]");
+}
+
+TEST(RuntimeTensor, AlignedAndNeverNull) {
+  Tensor empty(DType::Float32, {0, 3});
+  EXPECT_NE(empty.data(), nullptr);
+  EXPECT_EQ(empty.getByteSize(), 0u);
+  Tensor t(DType::Float64, {3, 5});
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(t.data()) % 64, 0u);
+  EXPECT_EQ(t.getByteSize(), 120u);
+  EXPECT_ERROR(Tensor(DType::Float32, {1 << 30, 1 << 30, 1 << 30}),
+               "too large");
+}
+
+TEST(RuntimeTensor, NarrowFloats) {
+  uint16_t half[] = {0x3c00, 0xc000, 0x0001, 0x7bff};
+  EXPECT_EQ(elementAsDouble(DType::Float16, half, 0), 1.0);
+  EXPECT_EQ(elementAsDouble(DType::Float16, half, 1), -2.0);
+  EXPECT_EQ(elementAsDouble(DType::Float16, half, 2), std::ldexp(1.0, -24));
+  EXPECT_EQ(elementAsDouble(DType::Float16, half, 3), 65504.0);
+  uint16_t bf[] = {0x3fc0};
+  EXPECT_EQ(elementAsDouble(DType::BFloat16, bf, 0), 1.5);
+}
+
+//===----------------------------------------------------------------------===//
+// .npy
+//===----------------------------------------------------------------------===//
+
+TEST(RuntimeNpy, RoundTripEveryDType) {
+  for (DType d : kAllDTypes)
+    for (const Shape &shape : {Shape{2, 3}, Shape{5}, Shape{}, Shape{0, 4}}) {
+      Tensor t = iota(d, shape);
+      std::string bytes = serializeNpy(d, shape, t.data());
+      // The data starts 64-byte aligned, after a '\n'-terminated header.
+      size_t dataStart = bytes.size() - t.getByteSize();
+      EXPECT_EQ(dataStart % 64, 0u);
+      EXPECT_EQ(bytes[dataStart - 1], '\n');
+      Tensor back = parseNpy(bytes.data(), bytes.size(), "x.npy");
+      EXPECT_EQ(back.getDType(), d) << dtypeName(d);
+      EXPECT_EQ(back.getShape(), shape);
+      EXPECT_EQ(std::memcmp(back.data(), t.data(), t.getByteSize()), 0);
+    }
+}
+
+TEST(RuntimeNpy, HeaderText) {
+  Tensor t = iota(DType::Int64, {3});
+  std::string bytes = serializeNpy(DType::Int64, {3}, t.data());
+  EXPECT_NE(bytes.find("{'descr': '<i8', 'fortran_order': False, "
+                       "'shape': (3,), }"),
+            std::string::npos);
+  bytes = serializeNpy(DType::Bool, {}, t.data());
+  EXPECT_NE(bytes.find("'descr': '|b1'"), std::string::npos);
+  EXPECT_NE(bytes.find("'shape': ()"), std::string::npos);
+}
+
+std::string npyImage(const std::string &dict, const std::string &data,
+                     int version = 1) {
+  std::string header = dict;
+  size_t prefix = version == 1 ? 10 : 12;
+  header.append((64 - (prefix + header.size() + 1) % 64) % 64, ' ');
+  header += '\n';
+  std::string out = "\x93NUMPY";
+  out += static_cast<char>(version);
+  out += '\0';
+  for (size_t i = 0; i < prefix - 8; ++i)
+    out += static_cast<char>((header.size() >> (8 * i)) & 0xff);
+  return out + header + data;
+}
+
+TEST(RuntimeNpy, ReadsOtherWriters) {
+  // Version 2, big-endian, double quotes, no trailing comma.
+  std::string be("\x3f\x80\x00\x00\x40\x00\x00\x00", 8);
+  std::string img = npyImage(
+      R"({"descr": ">f4", "fortran_order": False, "shape": (2,)})", be, 2);
+  Tensor t = parseNpy(img.data(), img.size(), "be.npy");
+  ASSERT_EQ(t.getShape(), (Shape{2}));
+  EXPECT_EQ(t.data<float>()[0], 1.0f);
+  EXPECT_EQ(t.data<float>()[1], 2.0f);
+
+  // Fortran order: [[1, 2, 3], [4, 5, 6]] stored column by column.
+  int32_t f[] = {1, 4, 2, 5, 3, 6};
+  img = npyImage("{'descr': '<i4', 'fortran_order': True, 'shape': (2, 3), }",
+                 std::string(reinterpret_cast<char *>(f), sizeof(f)));
+  t = parseNpy(img.data(), img.size(), "f.npy");
+  for (int i = 0; i < 6; ++i)
+    EXPECT_EQ(t.data<int32_t>()[i], i + 1);
+
+  // Bools other than 0/1 are normalised.
+  img = npyImage("{'descr': '|b1', 'fortran_order': False, 'shape': (2,), }",
+                 std::string("\x00\x07", 2));
+  t = parseNpy(img.data(), img.size(), "b.npy");
+  EXPECT_EQ(t.data<uint8_t>()[1], 1);
+}
+
+TEST(RuntimeNpy, Errors) {
+  auto parse = [](const std::string &s) {
+    return parseNpy(s.data(), s.size(), "in.npy");
+  };
+  EXPECT_ERROR(parse("PK\x03\x04 zip"), "in.npy: not a .npy file (bad magic)");
+  EXPECT_ERROR(parse(std::string("\x93NUMPY\x01\x00\xff\x00{", 11)),
+               "in.npy: truncated .npy header");
+  EXPECT_ERROR(parse(std::string("\x93NUMPY\x04\x00", 8)),
+               "unsupported .npy format version 4.0");
+  std::string dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }";
+  EXPECT_ERROR(parse(npyImage(dict, std::string(20, '\0'))),
+               "truncated .npy data (float32[2,3] needs 24 bytes, found 20)");
+  EXPECT_ERROR(parse(npyImage(dict, std::string(28, '\0'))),
+               "trailing bytes after the .npy data");
+  EXPECT_ERROR(parse(npyImage("{'descr': '<c8', 'fortran_order': False, "
+                              "'shape': (1,), }",
+                              std::string(8, '\0'))),
+               "unsupported .npy dtype '<c8'");
+  EXPECT_ERROR(parse(npyImage("{'descr': [('a', '<f4')], 'fortran_order': "
+                              "False, 'shape': (1,), }",
+                              "")),
+               "structured (record) arrays are not supported");
+  EXPECT_ERROR(parse(npyImage("{'descr': '<f4', 'shape': (1,), }", "abcd")),
+               ".npy header has no 'fortran_order'");
+  EXPECT_ERROR(parse(npyImage("{'descr': '<f4', 'fortran_order': False, "
+                              "'shape': (1, x), }",
+                              "abcd")),
+               "malformed .npy header");
+  EXPECT_ERROR(readNpy("/nonexistent/x.npy"),
+               "cannot read '/nonexistent/x.npy': No such file or directory");
+}
+
+//===----------------------------------------------------------------------===//
+// safetensors
+//===----------------------------------------------------------------------===//
+
+std::string safetensorsImage(const std::string &header, size_t dataSize) {
+  std::string out(8, '\0');
+  for (int i = 0; i < 8; ++i)
+    out[i] = static_cast<char>((header.size() >> (8 * i)) & 0xff);
+  return out + header + std::string(dataSize, '\0');
+}
+
+TEST(RuntimeSafetensors, WriteAndParse) {
+  Tensor a = iota(DType::Float32, {2, 3});
+  Tensor b = iota(DType::Int64, {5});
+  Tensor c = iota(DType::Bool, {});
+  std::string img = writeSafetensors({{"a", &a}, {"b.weight", &b}, {"c", &c}});
+  auto file = SafetensorsFile::parse(img.data(), img.size(), "w.safetensors");
+  ASSERT_EQ(file->getTensors().size(), 3u);
+  for (auto [name, t] : {std::pair<const char *, Tensor *>{"a", &a},
+                         {"b.weight", &b}, {"c", &c}}) {
+    const SafetensorsTensor *s = file->find(name);
+    ASSERT_NE(s, nullptr) << name;
+    EXPECT_EQ(s->dtype, t->getDType());
+    EXPECT_EQ(s->dtypeCode, safetensorsDTypeCode(t->getDType()));
+    EXPECT_EQ(s->shape, t->getShape());
+    // Every tensor's data is 64-byte aligned within the image.
+    EXPECT_EQ((static_cast<const char *>(s->data) - img.data()) % 64, 0);
+    EXPECT_EQ(std::memcmp(s->data, t->data(), t->getByteSize()), 0);
+  }
+  EXPECT_EQ(file->find("d"), nullptr);
+}
+
+TEST(RuntimeSafetensors, ForeignDTypesAndMetadata) {
+  std::string img = safetensorsImage(
+      R"({"__metadata__": {"format": "pt"},)"
+      R"( "f8": {"dtype": "F8_E4M3", "shape": [4], "data_offsets": [0, 4]}})",
+      4);
+  auto file = SafetensorsFile::parse(img.data(), img.size(), "m.safetensors");
+  EXPECT_EQ(file->getMetadata().at("format"), "pt");
+  const SafetensorsTensor *t = file->find("f8");
+  ASSERT_NE(t, nullptr);
+  EXPECT_FALSE(t->dtype.has_value());
+  EXPECT_EQ(t->dtypeCode, "F8_E4M3");
+}
+
+TEST(RuntimeSafetensors, Errors) {
+  auto parse = [](const std::string &s) {
+    return SafetensorsFile::parse(s.data(), s.size(), "w.safetensors");
+  };
+  const std::string prefix = "corrupt safetensors file 'w.safetensors': ";
+  EXPECT_ERROR(parse("abc"), prefix + "file is 3 bytes, too short");
+  std::string huge(8, '\xff');
+  EXPECT_ERROR(parse(huge + "{}"), prefix + "header length");
+  EXPECT_ERROR(parse(safetensorsImage("{\"a\": ", 0)),
+               prefix + "header is not valid JSON");
+  EXPECT_ERROR(parse(safetensorsImage("[1]", 0)),
+               prefix + "header is not a JSON object");
+  EXPECT_ERROR(parse(safetensorsImage(
+                   R"({"a": {"shape": [1], "data_offsets": [0, 4]}})", 4)),
+               prefix + "tensor 'a': missing 'dtype'");
+  EXPECT_ERROR(parse(safetensorsImage(
+                   R"({"a": {"dtype": "F32", "shape": [-1], )"
+                   R"("data_offsets": [0, 4]}})",
+                   4)),
+               "'shape' holds -1, not a non-negative integer");
+  EXPECT_ERROR(parse(safetensorsImage(
+                   R"({"a": {"dtype": "F32", "shape": [2], )"
+                   R"("data_offsets": [0, 8]}})",
+                   4)),
+               prefix + "tensor 'a': data_offsets [0, 8] lie outside the "
+                        "4-byte data section");
+  EXPECT_ERROR(parse(safetensorsImage(
+                   R"({"a": {"dtype": "F32", "shape": [2, 2], )"
+                   R"("data_offsets": [0, 8]}})",
+                   16)),
+               prefix + "tensor 'a': holds 8 bytes but F32[2,2] needs 16");
+  EXPECT_ERROR(parse(safetensorsImage(
+                   R"({"a": {"dtype": "F32", "shape": [2], )"
+                   R"("data_offsets": [0, 8]}, )"
+                   R"("b": {"dtype": "F32", "shape": [2], )"
+                   R"("data_offsets": [4, 12]}})",
+                   12)),
+               prefix + "tensor data ranges overlap");
+  EXPECT_ERROR(SafetensorsFile::open("/nonexistent/w.safetensors"),
+               "cannot open weights file '/nonexistent/w.safetensors'");
+}
+
+//===----------------------------------------------------------------------===//
+// manifest.json
+//===----------------------------------------------------------------------===//
+
+const char *kManifest = R"({
+  "format": "telar-artifact", "format_version": 1, "telar_version": "0.1.0",
+  "model": {"path": "m.onnx", "sha256": "ab"},
+  "target": {"kind": "cpu", "triple": "x86_64-unknown-linux-gnu",
+             "cpu": "znver3", "features": "+avx2"},
+  "programs": [{"name": "main", "library": "programs/main.so",
+                "entry": "telar_main_entry"}],
+  "inputs": [{"name": "ids", "dtype": "int64", "shape": [2, 16]}],
+  "outputs": [{"name": "logits", "dtype": "float32", "shape": [2, 16, 100]},
+              {"name": "s", "dtype": "bool", "shape": []}],
+  "weights": [{"name": "tok.weight", "dtype": "float32", "shape": [100, 64],
+               "file": "weights/weights.safetensors"}]
+})";
+
+std::string edit(std::string text, const std::string &from,
+                 const std::string &to) {
+  size_t p = text.find(from);
+  EXPECT_NE(p, std::string::npos) << from;
+  return text.replace(p, from.size(), to);
+}
+
+TEST(RuntimeManifest, Parse) {
+  Manifest m = Manifest::parse(kManifest, "manifest.json");
+  EXPECT_EQ(m.formatVersion, 1);
+  EXPECT_EQ(m.targetCpu, "znver3");
+  ASSERT_EQ(m.programs.size(), 1u);
+  EXPECT_EQ(m.programs[0].entry, "telar_main_entry");
+  ASSERT_EQ(m.inputs.size(), 1u);
+  EXPECT_EQ(m.inputs[0].typeString(), "int64[2,16]");
+  ASSERT_EQ(m.outputs.size(), 2u);
+  EXPECT_EQ(m.outputs[1].typeString(), "bool[]");
+  ASSERT_EQ(m.weights.size(), 1u);
+  EXPECT_EQ(m.weights[0].file, "weights/weights.safetensors");
+  EXPECT_EQ(m.weights[0].byteSize(), 100u * 64 * 4);
+}
+
+TEST(RuntimeManifest, Errors) {
+  auto parse = [](const std::string &text) {
+    return Manifest::parse(text, "a/manifest.json");
+  };
+  EXPECT_ERROR(parse("{"), "a/manifest.json: invalid JSON");
+  EXPECT_ERROR(parse(edit(kManifest, "\"format_version\": 1",
+                          "\"format_version\": 7")),
+               "a/manifest.json: artifact format version 7 is not supported "
+               "(this runtime reads format version 1)");
+  EXPECT_ERROR(parse(edit(kManifest, "\"format_version\": 1,", "")),
+               "a/manifest.json: missing field 'format_version'");
+  EXPECT_ERROR(parse(edit(kManifest, "\"dtype\": \"int64\", ", "")),
+               "a/manifest.json: missing field 'inputs[0].dtype'");
+  EXPECT_ERROR(parse(edit(kManifest, "[2, 16]", "[2, -1]")),
+               "a/manifest.json: inputs[0] has a bad dimension -1");
+  EXPECT_ERROR(parse(edit(kManifest, "\"name\": \"s\"", "\"name\": \"logits\"")),
+               "a/manifest.json: outputs[1] repeats the name 'logits'");
+  EXPECT_ERROR(parse(edit(kManifest, "\"weights/weights.safetensors\"",
+                          "\"/etc/passwd\"")),
+               "must be a relative path inside the artifact");
+  EXPECT_ERROR(parse(edit(kManifest, "\"kind\": \"cpu\"", "\"kind\": \"cuda\"")),
+               "target kind 'cuda' is not supported");
+  EXPECT_ERROR(parse(edit(kManifest, "\"entry\": \"telar_main_entry\"",
+                          "\"entry\": 3")),
+               "field 'programs[0].entry' must be a string, got 3");
+}
+
+TEST(RuntimeArtifact, LoadErrors) {
+  EXPECT_ERROR(Artifact::load("/nonexistent/artifact"),
+               "artifact directory '/nonexistent/artifact' does not exist");
+}
+
+//===----------------------------------------------------------------------===//
+// TensorProto
+//===----------------------------------------------------------------------===//
+
+TEST(RuntimeTensorProto, RawRoundTrip) {
+  for (DType d : kAllDTypes) {
+    Tensor t = iota(d, {3, 2});
+    std::string bytes = serializeTensorProto("t", d, {3, 2}, t.data());
+    std::string name;
+    Tensor back = parseTensorProto(bytes, "t.pb", &name);
+    EXPECT_EQ(name, "t");
+    EXPECT_EQ(back.getDType(), d);
+    EXPECT_EQ(back.getShape(), (Shape{3, 2}));
+    EXPECT_EQ(std::memcmp(back.data(), t.data(), t.getByteSize()), 0);
+  }
+}
+
+TEST(RuntimeTensorProto, TypedFields) {
+  onnx::TensorProto p;
+  p.set_data_type(onnx::TensorProto::FLOAT16);
+  p.add_dims(2);
+  p.add_int32_data(0x3c00);
+  p.add_int32_data(0xc000);
+  Tensor t = parseTensorProto(p.SerializeAsString(), "h.pb");
+  EXPECT_EQ(elementAsDouble(DType::Float16, t.data(), 1), -2.0);
+
+  p.Clear();
+  p.set_data_type(onnx::TensorProto::INT8);
+  p.add_dims(3);
+  for (int v : {-1, 5, -128})
+    p.add_int32_data(v);
+  t = parseTensorProto(p.SerializeAsString(), "i8.pb");
+  EXPECT_EQ(t.data<int8_t>()[0], -1);
+  EXPECT_EQ(t.data<int8_t>()[2], -128);
+
+  p.Clear();
+  p.set_data_type(onnx::TensorProto::UINT32);
+  p.add_uint64_data(4000000000u);
+  t = parseTensorProto(p.SerializeAsString(), "u32.pb");
+  EXPECT_EQ(t.getShape(), Shape{});
+  EXPECT_EQ(t.data<uint32_t>()[0], 4000000000u);
+
+  p.Clear();
+  p.set_data_type(onnx::TensorProto::DOUBLE);
+  p.add_dims(1);
+  p.add_double_data(0.25);
+  t = parseTensorProto(p.SerializeAsString(), "f64.pb");
+  EXPECT_EQ(t.data<double>()[0], 0.25);
+
+  p.Clear();
+  p.set_data_type(onnx::TensorProto::BOOL);
+  p.add_dims(2);
+  p.add_int32_data(0);
+  p.add_int32_data(9);
+  t = parseTensorProto(p.SerializeAsString(), "b.pb");
+  EXPECT_EQ(t.data<uint8_t>()[1], 1);
+}
+
+TEST(RuntimeTensorProto, Errors) {
+  onnx::TensorProto p;
+  p.set_data_type(onnx::TensorProto::FLOAT);
+  p.add_dims(3);
+  p.add_float_data(1);
+  EXPECT_ERROR(parseTensorProto(p.SerializeAsString(), "f.pb"),
+               "f.pb: float_data holds 1 values but float32[3] needs 3");
+  p.clear_float_data();
+  p.set_raw_data(std::string(8, '\0'));
+  EXPECT_ERROR(parseTensorProto(p.SerializeAsString(), "f.pb"),
+               "f.pb: raw_data holds 8 bytes but float32[3] needs 12");
+  p.set_data_type(onnx::TensorProto::STRING);
+  EXPECT_ERROR(parseTensorProto(p.SerializeAsString(), "s.pb"),
+               "s.pb: unsupported tensor data type STRING");
+  p.set_data_type(onnx::TensorProto::FLOAT);
+  p.set_data_location(onnx::TensorProto::EXTERNAL);
+  EXPECT_ERROR(parseTensorProto(p.SerializeAsString(), "e.pb"),
+               "e.pb: tensors with external data are not supported");
+  EXPECT_ERROR(parseTensorProto("\xff\xff\xff", "g.pb"),
+               "g.pb: not a serialized ONNX TensorProto");
+}
+
+//===----------------------------------------------------------------------===//
+// Allocator
+//===----------------------------------------------------------------------===//
+
+TEST(RuntimeAllocator, TracksCurrentAndPeak) {
+  size_t base = telarrt_current_bytes();
+  telarrt_reset_peak_bytes();
+  EXPECT_EQ(telarrt_peak_bytes(), base);
+  void *a = _mlir_memref_to_llvm_alloc(100);
+  void *b = _mlir_memref_to_llvm_aligned_alloc(256, 1000);
+  void *z = _mlir_memref_to_llvm_alloc(0);
+  ASSERT_NE(a, nullptr);
+  ASSERT_NE(z, nullptr);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(a) % 64, 0u);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(b) % 256, 0u);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(z) % 64, 0u);
+  std::memset(a, 1, 100);
+  std::memset(b, 2, 1000);
+  EXPECT_EQ(telarrt_current_bytes(), base + 1100);
+  _mlir_memref_to_llvm_free(a);
+  void *c = _mlir_memref_to_llvm_aligned_alloc(8, 50);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(c) % 64, 0u);
+  EXPECT_EQ(telarrt_current_bytes(), base + 1050);
+  EXPECT_EQ(telarrt_peak_bytes(), base + 1100);
+  _mlir_memref_to_llvm_free(b);
+  _mlir_memref_to_llvm_free(c);
+  _mlir_memref_to_llvm_free(z);
+  _mlir_memref_to_llvm_free(nullptr);
+  EXPECT_EQ(telarrt_current_bytes(), base);
+  EXPECT_EQ(telarrt_peak_bytes(), base + 1100);
+  telarrt_reset_peak_bytes();
+  EXPECT_EQ(telarrt_peak_bytes(), base);
+}
+
+TEST(RuntimeThreads, SetAndGet) {
+  telarrt_set_num_threads(3);
+  EXPECT_EQ(telarrt_get_num_threads(), 3);
+  telarrt_set_num_threads(0); // clamped
+  EXPECT_EQ(telarrt_get_num_threads(), 1);
+}
+
+} // namespace
