@@ -35,11 +35,16 @@ config.substitutions.append((
     os.path.join(config.llvm_tools_dir, "mlir-runner") +
     " -entry-point-result=void -shared-libs=" +
     os.path.join(_libs, "libmlir_runner_utils.so") + "," +
-    os.path.join(_libs, "libmlir_c_runner_utils.so")))
+    os.path.join(_libs, "libmlir_c_runner_utils.so") + "," +
+    os.path.join(_libs, "libomp.so")))
 # The pipeline options for such checks: no runtime library, one thread.
 config.substitutions.append((
     "%lower_standalone",
     "--telar-lower-to-llvm='library-calls=0 runtime-allocator=0 parallel=0'"))
+# The same with every loop nest on OpenMP threads, however small.
+config.substitutions.append((
+    "%lower_threaded",
+    "--telar-lower-to-llvm='library-calls=0 runtime-allocator=0 min-parallel-work=1'"))
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 # End-to-end tests need the project's Python with onnx/onnxruntime/torch.

@@ -3,6 +3,8 @@
 // from onnxruntime on the equivalent ONNX node (integer-valued inputs, so
 // sums are exact).
 // RUN: telar-opt %s %lower_standalone | %mlir_runner -e entry | FileCheck %s
+// Every loop nest on OpenMP threads gives the same values:
+// RUN: telar-opt %s %lower_threaded | %mlir_runner -e entry | FileCheck %s
 
 // [B, M, K] x [K, N]: one GEMM over B*M rows
 func.func @matmul_fold_batch(%a0: tensor<2x3x4xf32>, %a1: tensor<4x5xf32>) {
