@@ -200,22 +200,24 @@ def model_info(path):
     """{ops, opset, inputs, outputs} of a model: sorted op types of all nodes
     (subgraphs included; ['?'] if unreadable), the default-domain opset (None if
     none), the graph inputs that are not initializers, in order, as (name,
-    is_tensor), and the graph outputs as (name, TensorProto elem_type or None)."""
+    is_tensor), the graph outputs as (name, TensorProto elem_type or None), and
+    input_types: {input name: elem_type or None}."""
     import onnx
     try:
         m = onnx.load(path, load_external_data=False)
     except Exception:
-        return {"ops": ["?"], "opset": None, "inputs": [], "outputs": []}
+        return {"ops": ["?"], "opset": None, "inputs": [], "outputs": [], "input_types": {}}
     ops = set()
     _graph_ops(m.graph, ops)
     opsets = [o.version for o in m.opset_import if o.domain in DEFAULT_DOMAINS]
     inits = {t.name for t in m.graph.initializer}
     inputs = [(i.name, i.type.HasField("tensor_type"))
               for i in m.graph.input if i.name not in inits]
-    outputs = [(o.name, o.type.tensor_type.elem_type if o.type.HasField("tensor_type")
-                else None) for o in m.graph.output]
+    elem = lambda v: v.type.tensor_type.elem_type if v.type.HasField("tensor_type") else None
+    outputs = [(o.name, elem(o)) for o in m.graph.output]
+    input_types = {i.name: elem(i) for i in m.graph.input if i.name not in inits}
     return {"ops": sorted(ops), "opset": max(opsets) if opsets else None,
-            "inputs": inputs, "outputs": outputs}
+            "inputs": inputs, "outputs": outputs, "input_types": input_types}
 
 
 def model_ops(path):
@@ -729,28 +731,74 @@ def output_file_name(name):
     return re.sub(r"[^A-Za-z0-9._-]", "_", name)
 
 
-def read_tensor(path):
+BFLOAT16, UINT16 = 16, 4
+
+
+def read_proto(path):
     import onnx
-    from onnx import numpy_helper
-    if path.endswith(".npy"):
-        import numpy as np
-        return np.load(path)
     t = onnx.TensorProto()
     with open(path, "rb") as f:
         t.ParseFromString(f.read())
-    return numpy_helper.to_array(t)
+    return t
 
 
-def compare_output(got, want):
-    """'' when `got` matches the expected `want`, else why not (one line)."""
+def read_tensor(path, elem_type=None):
+    """The tensor in a .npy or TensorProto .pb file as a numpy array; bfloat16 and
+    float8 tensors (which onnx gives as their bits) become float32 arrays of their
+    values. `elem_type`: the graph's type for it; the node tests store bfloat16
+    data as uint16 tensors of the same bits, which are read as bfloat16 then."""
     import numpy as np
+    from onnx import TensorProto as TP, numpy_helper as nh
+    if path.endswith(".npy"):
+        return np.load(path)
+    t = read_proto(path)
+    if elem_type == BFLOAT16 and t.data_type == UINT16:
+        t.data_type = BFLOAT16
+    a = nh.to_array(t)
+    if t.data_type == TP.BFLOAT16:  # the upper half of a float32
+        return (a.view(np.uint16).astype(np.uint32) << 16).view(np.float32)
+    import warnings
+    with warnings.catch_warnings():  # onnx 1.18 deprecates these for ml_dtypes
+        warnings.simplefilter("ignore", DeprecationWarning)
+        if t.data_type in (TP.FLOAT8E4M3FN, TP.FLOAT8E4M3FNUZ):
+            return nh.float8e4m3_to_float32(a.view(np.uint8),
+                                            uz=t.data_type == TP.FLOAT8E4M3FNUZ)
+        if t.data_type in (TP.FLOAT8E5M2, TP.FLOAT8E5M2FNUZ):
+            uz = t.data_type == TP.FLOAT8E5M2FNUZ
+            return nh.float8e5m2_to_float32(a.view(np.uint8), fn=uz, uz=uz)
+    return a
+
+
+def input_file(pb, elem_type, work):
+    """`pb`, or when it holds a bfloat16 input as uint16 bits (as the node tests
+    do), a copy in `work` that says bfloat16."""
+    if elem_type != BFLOAT16:
+        return pb
+    t = read_proto(pb)
+    if t.data_type != UINT16:
+        return pb
+    t.data_type = BFLOAT16
+    fixed = os.path.join(work, "bf16_" + os.path.basename(os.path.dirname(pb)) + "_"
+                         + os.path.basename(pb))
+    with open(fixed, "wb") as f:
+        f.write(t.SerializeToString())
+    return fixed
+
+
+def compare_output(got, want, elem_type=None):
+    """'' when `got` matches the expected `want`, else why not (one line).
+    `elem_type`: the output's TensorProto type (bfloat16 / float8 outputs arrive
+    as float32 values; their tolerance is taken from this)."""
+    import numpy as np
+    from onnx import TensorProto as TP
     if got.shape != want.shape:
         return f"shape {list(got.shape)}, expected {list(want.shape)}"
     if got.dtype != want.dtype:
         return f"dtype {got.dtype}, expected {want.dtype}"
     if want.size == 0:
         return ""
-    name = str(want.dtype)
+    name = ("bfloat16" if elem_type == TP.BFLOAT16 else
+            "float8" if elem_type in NEEDS_PB else str(want.dtype))
     is_float = name in FLOAT_TOLERANCE or name.startswith("float")
     if not is_float:
         bad = got != want
@@ -792,7 +840,8 @@ def exec_one(name, model, info, telarc, telar_run, tmpdir, binds, bindable, time
            "data_sets": 0}
 
     def fail(status, stage, message, crash=None):
-        message = message.replace(work + os.sep, "").replace(model, "model.onnx")
+        message = (message.replace(work + os.sep, "").replace(model, "model.onnx")
+                   .replace(os.path.dirname(model) + os.sep, ""))
         res.update(status=status, stage=stage, message=message[:1000], crash=crash)
         return res
 
@@ -843,6 +892,7 @@ def exec_one(name, model, info, telarc, telar_run, tmpdir, binds, bindable, time
                 if not os.path.isfile(pb):
                     return fail("run-fail", "inputs", f"no test data for input "
                                 f"'{inp['name']}' ({ds}/{os.path.basename(pb)})")
+                pb = input_file(pb, info["input_types"].get(inp["name"]), work)
                 cmd += ["--input", f"{inp['name']}={pb}"]
             t0 = time.time()
             r = run_stage(cmd, None, None, timeout)
@@ -851,7 +901,7 @@ def exec_one(name, model, info, telarc, telar_run, tmpdir, binds, bindable, time
                 return fail("run-fail", "telar-run", first_error_line(r["stderr"]),
                             r["crash"])
             res["data_sets"] += 1
-            for k, (oname, _) in enumerate(info["outputs"]):
+            for k, (oname, otype) in enumerate(info["outputs"]):
                 want_pb = os.path.join(data, f"output_{k}.pb")
                 if not oname or not os.path.isfile(want_pb):
                     continue
@@ -861,7 +911,8 @@ def exec_one(name, model, info, telarc, telar_run, tmpdir, binds, bindable, time
                                 f"telar-run wrote no {os.path.basename(got_path)} "
                                 f"for output '{oname}'")
                 try:
-                    why = compare_output(read_tensor(got_path), read_tensor(want_pb))
+                    why = compare_output(read_tensor(got_path, otype),
+                                         read_tensor(want_pb, otype), otype)
                 except Exception as e:  # unreadable output file
                     why = f"cannot read {os.path.basename(got_path)}: {e}"
                 if why:
