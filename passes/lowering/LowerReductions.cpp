@@ -712,12 +712,15 @@ struct BatchNormLowering : OpConversionPattern<BatchNormOp> {
     Location loc = op.getLoc();
     Value x = adaptor.getInput();
     auto type = cast<RankedTensorType>(x.getType());
-    if (type.getRank() < 2)
-      return rewriter.notifyMatchFailure(op, "input must be N x C x ...");
     Type element = type.getElementType();
     Type acc = accumulatorType(element);
     Space space(rewriter.getContext(), type.getShape(), {});
-    AffineMap channel = space.along(1);
+    // A 1-D input is N samples of one channel.
+    AffineMap channel =
+        type.getRank() >= 2
+            ? space.along(1)
+            : AffineMap::get(space.rank(), 0,
+                             getAffineConstantExpr(0, rewriter.getContext()));
     double eps = op.getEpsilon().convertToDouble();
     Value result = mapFull(
         rewriter, loc, space, element,
