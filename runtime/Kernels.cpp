@@ -6,6 +6,15 @@
 // one of its strides is 1 (as a transposed operand when that is the row
 // stride) and packed into a dense temporary otherwise.
 //
+// Threads: one pool for everything, libomp's, which the programs' parallel
+// loops use too. OpenBLAS (Debian's pthreads build) runs single-threaded and
+// the kernels split their work (column or row blocks of a GEMM, batch
+// elements, images) across OpenMP threads themselves. Two pools would
+// oversubscribe the cores: libomp's workers spin for 200 ms after each
+// parallel loop (KMP_BLOCKTIME) while OpenBLAS's threads want the same
+// cores. This file is compiled with -fopenmp but linked against libomp,
+// which implements GCC's GOMP_* entry points.
+//
 //===----------------------------------------------------------------------===//
 
 #include "telar/runtime/Abi.h"
@@ -23,6 +32,7 @@ extern "C" {
 // libomp (declared here rather than through omp.h, which would be GCC's).
 void omp_set_num_threads(int);
 int omp_get_max_threads(void);
+int omp_in_parallel(void);
 }
 
 namespace {
@@ -152,6 +162,53 @@ bool collapsedStride(const int64_t *sizes, const int64_t *strides, int first,
   return true;
 }
 
+/// Multiply-adds below which splitting a GEMM does not pay (OpenBLAS's own
+/// threshold for going multi-threaded is 4 * 65536).
+constexpr double kMinParallelWork = 1 << 18;
+/// The smallest block of rows or columns a thread gets.
+constexpr int64_t kMinBlock = 16;
+
+/// Threads available to a kernel: none extra inside a parallel region.
+int availableThreads() {
+  // OpenBLAS must not start its own threads (see the file comment); done
+  // once, here, so that library users who never call
+  // telarrt_set_num_threads get it too.
+  static const bool singleThreadedBlas = (openblas_set_num_threads(1), true);
+  (void)singleThreadedBlas;
+  return omp_in_parallel() ? 1 : std::max(1, omp_get_max_threads());
+}
+
+/// c += a . b, split into blocks of columns (or rows, when c is tall) run
+/// on the OpenMP threads.
+void parallelGemm(const View &a, const View &b, const View &c) {
+  int64_t m = c.rows, n = c.cols, k = a.cols;
+  double work = double(m) * double(n) * double(k);
+  bool splitColumns = n >= m;
+  int64_t extent = splitColumns ? n : m;
+  int64_t blocks = std::min<int64_t>(
+      {availableThreads(), static_cast<int64_t>(work / kMinParallelWork),
+       extent / kMinBlock});
+  if (blocks <= 1) {
+    gemmAccumulate(a, b, c);
+    return;
+  }
+#pragma omp parallel for num_threads(blocks) schedule(static, 1)
+  for (int64_t i = 0; i < blocks; ++i) {
+    // Block edges at multiples of kMinBlock (blocks stay non-empty: the
+    // unrounded edges are at least kMinBlock apart).
+    int64_t lo = i == 0 ? 0 : extent * i / blocks / kMinBlock * kMinBlock;
+    int64_t hi = i + 1 == blocks
+                     ? extent
+                     : extent * (i + 1) / blocks / kMinBlock * kMinBlock;
+    if (splitColumns)
+      gemmAccumulate(a, {b.p + lo * b.cs, b.rows, hi - lo, b.rs, b.cs},
+                     {c.p + lo * c.cs, c.rows, hi - lo, c.rs, c.cs});
+    else
+      gemmAccumulate({a.p + lo * a.rs, hi - lo, a.cols, a.rs, a.cs}, b,
+                     {c.p + lo * c.rs, hi - lo, c.cols, c.rs, c.cs});
+  }
+}
+
 } // namespace
 
 extern "C" {
@@ -164,12 +221,12 @@ void _mlir_ciface_telarrt_matmul_f32(TelarMemRef2F32 *a, TelarMemRef2F32 *b,
           (long long)a->sizes[0], (long long)a->sizes[1],
           (long long)b->sizes[0], (long long)b->sizes[1],
           (long long)c->sizes[0], (long long)c->sizes[1]);
-  gemmAccumulate({a->aligned + a->offset, a->sizes[0], a->sizes[1],
-                  a->strides[0], a->strides[1]},
-                 {b->aligned + b->offset, b->sizes[0], b->sizes[1],
-                  b->strides[0], b->strides[1]},
-                 {c->aligned + c->offset, c->sizes[0], c->sizes[1],
-                  c->strides[0], c->strides[1]});
+  parallelGemm({a->aligned + a->offset, a->sizes[0], a->sizes[1],
+                a->strides[0], a->strides[1]},
+               {b->aligned + b->offset, b->sizes[0], b->sizes[1],
+                b->strides[0], b->strides[1]},
+               {c->aligned + c->offset, c->sizes[0], c->sizes[1],
+                c->strides[0], c->strides[1]});
 }
 
 void _mlir_ciface_telarrt_batch_matmul_f32(TelarMemRef3F32 *a,
@@ -185,13 +242,29 @@ void _mlir_ciface_telarrt_batch_matmul_f32(TelarMemRef3F32 *a,
           (long long)b->sizes[1], (long long)b->sizes[2],
           (long long)c->sizes[0], (long long)c->sizes[1],
           (long long)c->sizes[2]);
-  for (int64_t i = 0; i < c->sizes[0]; ++i)
-    gemmAccumulate({a->aligned + a->offset + i * a->strides[0], a->sizes[1],
-                    a->sizes[2], a->strides[1], a->strides[2]},
-                   {b->aligned + b->offset + i * b->strides[0], b->sizes[1],
-                    b->sizes[2], b->strides[1], b->strides[2]},
-                   {c->aligned + c->offset + i * c->strides[0], c->sizes[1],
-                    c->sizes[2], c->strides[1], c->strides[2]});
+  auto item = [&](int64_t i, auto gemm) {
+    gemm(View{a->aligned + a->offset + i * a->strides[0], a->sizes[1],
+              a->sizes[2], a->strides[1], a->strides[2]},
+         View{b->aligned + b->offset + i * b->strides[0], b->sizes[1],
+              b->sizes[2], b->strides[1], b->strides[2]},
+         View{c->aligned + c->offset + i * c->strides[0], c->sizes[1],
+              c->sizes[2], c->strides[1], c->strides[2]});
+  };
+  int64_t batch = c->sizes[0];
+  double work = double(c->sizes[1]) * double(c->sizes[2]) * double(a->sizes[2]);
+  int threads = availableThreads();
+  // Batch elements to threads when there are enough of them or when each
+  // is too small to split; otherwise split each product.
+  if (threads > 1 && batch > 1 && work * batch >= kMinParallelWork &&
+      (batch >= threads || work < kMinParallelWork * threads)) {
+    int64_t used = std::min<int64_t>(threads, batch);
+#pragma omp parallel for num_threads(used) schedule(static)
+    for (int64_t i = 0; i < batch; ++i)
+      item(i, gemmAccumulate);
+  } else {
+    for (int64_t i = 0; i < batch; ++i)
+      item(i, parallelGemm);
+  }
 }
 
 void _mlir_ciface_telarrt_conv2d_nchw_f32(TelarMemRef4F32 *in,
@@ -251,7 +324,6 @@ void _mlir_ciface_telarrt_conv2d_nchw_f32(TelarMemRef4F32 *in,
   // not collapse, accumulate into a dense temporary and add it back.
   int64_t outCol;
   bool outCollapses = collapsedStride(os, ost, 2, 4, outCol);
-  std::vector<float> dense;
 
   // Each image's im2col matrix: (C*KH*KW) x (OH*OW). A 1x1 unit-stride
   // kernel reads the input in place when its pixels collapse.
@@ -260,48 +332,69 @@ void _mlir_ciface_telarrt_conv2d_nchw_f32(TelarMemRef4F32 *in,
   int64_t inCol;
   bool direct = kh == 1 && kw == 1 &&
                 collapsedStride(pixelSizes, pixelStrides, 0, 2, inCol);
-  std::vector<float> columns;
-  if (!direct)
-    columns.resize(static_cast<size_t>(depth * pixels));
 
-  for (int64_t img = 0; img < n; ++img) {
+  // One image; `inner` says whether to use the threads inside it.
+  auto convolveImage = [&](int64_t img, std::vector<float> &columns,
+                           std::vector<float> &dense, bool inner) {
     const float *image = input + img * ist[0];
     View colView;
     if (direct) {
       colView = {const_cast<float *>(image), c, pixels, ist[1], inCol};
     } else {
-      for (int64_t ci = 0; ci < c; ++ci)
-        for (int64_t y = 0; y < kh; ++y)
-          for (int64_t x = 0; x < kw; ++x) {
-            float *row = &columns[((ci * kh + y) * kw + x) * pixels];
-            const float *src = image + ci * ist[1] + y * dh * ist[2] +
-                               x * dw * ist[3];
-            for (int64_t oy = 0; oy < oh; ++oy) {
-              const float *line = src + oy * sh * ist[2];
-              float *dst = row + oy * ow;
-              if (sw == 1 && ist[3] == 1)
-                std::copy(line, line + ow, dst);
-              else
-                for (int64_t ox = 0; ox < ow; ++ox)
-                  dst[ox] = line[ox * sw * ist[3]];
-            }
-          }
+      columns.resize(static_cast<size_t>(depth * pixels));
+      bool split = inner && double(depth) * double(pixels) >= (1 << 16);
+#pragma omp parallel for if (split) schedule(static)
+      for (int64_t r = 0; r < depth; ++r) {
+        int64_t ci = r / (kh * kw), y = r / kw % kh, x = r % kw;
+        float *row = &columns[r * pixels];
+        const float *src =
+            image + ci * ist[1] + y * dh * ist[2] + x * dw * ist[3];
+        for (int64_t oy = 0; oy < oh; ++oy) {
+          const float *line = src + oy * sh * ist[2];
+          float *dst = row + oy * ow;
+          if (sw == 1 && ist[3] == 1)
+            std::copy(line, line + ow, dst);
+          else
+            for (int64_t ox = 0; ox < ow; ++ox)
+              dst[ox] = line[ox * sw * ist[3]];
+        }
+      }
       colView = {columns.data(), depth, pixels, pixels, 1};
     }
 
+    auto gemm = inner ? parallelGemm : gemmAccumulate;
     float *imageOut = output + img * ost[0];
     if (outCollapses) {
-      gemmAccumulate(filterView, colView,
-                     {imageOut, f, pixels, ost[1], outCol});
-    } else {
-      dense.assign(static_cast<size_t>(f * pixels), 0.0f);
-      gemmAccumulate(filterView, colView, {dense.data(), f, pixels, pixels, 1});
-      for (int64_t i = 0; i < f; ++i)
-        for (int64_t oy = 0; oy < oh; ++oy)
-          for (int64_t ox = 0; ox < ow; ++ox)
-            imageOut[i * ost[1] + oy * ost[2] + ox * ost[3]] +=
-                dense[(i * oh + oy) * ow + ox];
+      gemm(filterView, colView, {imageOut, f, pixels, ost[1], outCol});
+      return;
     }
+    dense.assign(static_cast<size_t>(f * pixels), 0.0f);
+    gemm(filterView, colView, {dense.data(), f, pixels, pixels, 1});
+    for (int64_t i = 0; i < f; ++i)
+      for (int64_t oy = 0; oy < oh; ++oy)
+        for (int64_t ox = 0; ox < ow; ++ox)
+          imageOut[i * ost[1] + oy * ost[2] + ox * ost[3]] +=
+              dense[(i * oh + oy) * ow + ox];
+  };
+
+  // Images to threads when there are enough of them or when each is too
+  // small to split; otherwise the threads work inside each image.
+  int threads = availableThreads();
+  double work = double(f) * double(depth) * double(pixels);
+  if (threads > 1 && n > 1 && work * n >= kMinParallelWork &&
+      (n >= threads || work < kMinParallelWork * threads)) {
+    int64_t used = std::min<int64_t>(threads, n);
+#pragma omp parallel num_threads(used)
+    {
+      std::vector<float> columns, dense;
+#pragma omp for schedule(static)
+      for (int64_t img = 0; img < n; ++img)
+        convolveImage(img, columns, dense, /*inner=*/false);
+    }
+  } else {
+    std::vector<float> columns, dense;
+    for (int64_t img = 0; img < n; ++img)
+      convolveImage(img, columns, dense, /*inner=*/true);
   }
 }
 
@@ -309,7 +402,9 @@ void telarrt_set_num_threads(int threads) {
   if (threads < 1)
     threads = 1;
   omp_set_num_threads(threads);
-  openblas_set_num_threads(threads);
+  // The kernels split work across libomp's threads; OpenBLAS stays
+  // single-threaded (see the file comment).
+  openblas_set_num_threads(1);
 }
 
 int telarrt_get_num_threads(void) { return omp_get_max_threads(); }

@@ -108,6 +108,35 @@ void expectNear(float got, double want, const std::string &where) {
   ASSERT_NEAR(got, want, 1e-4 * (1 + std::fabs(want))) << where;
 }
 
+void checkMatmul(int64_t m, int64_t k, int64_t n, const Layout &la,
+                 const Layout &lb, const Layout &lc, std::mt19937 &rng) {
+  auto a = matrix(m, k, la, 3, rng);
+  auto b = matrix(k, n, lb, 0, rng);
+  auto c = matrix(m, n, lc, 5, rng);
+  auto c0 = c;
+  auto da = a.descriptor<TelarMemRef2F32>();
+  auto db = b.descriptor<TelarMemRef2F32>();
+  auto dc = c.descriptor<TelarMemRef2F32>();
+  _mlir_ciface_telarrt_matmul_f32(&da, &db, &dc);
+  std::string where = std::string(la.name) + " x " + lb.name + " -> " +
+                      lc.name + " " + std::to_string(m) + "x" +
+                      std::to_string(k) + "x" + std::to_string(n);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      double want = c0.at({i, j});
+      for (int64_t p = 0; p < k; ++p)
+        want += double(a.at({i, p})) * b.at({p, j});
+      expectNear(c.at({i, j}), want, where);
+    }
+  // Elements outside the view are untouched (NaN stays NaN).
+  size_t nans = 0, nans0 = 0;
+  for (float v : c.storage)
+    nans += std::isnan(v);
+  for (float v : c0.storage)
+    nans0 += std::isnan(v);
+  EXPECT_EQ(nans, nans0) << where;
+}
+
 TEST(RuntimeKernels, MatmulAllLayouts) {
   std::mt19937 rng(1);
   const std::array<int64_t, 3> shapes[] = {
@@ -115,34 +144,8 @@ TEST(RuntimeKernels, MatmulAllLayouts) {
   for (const auto &[m, k, n] : shapes)
     for (const Layout &la : kLayouts)
       for (const Layout &lb : kLayouts)
-        for (const Layout &lc : kLayouts) {
-          auto a = matrix(m, k, la, 3, rng);
-          auto b = matrix(k, n, lb, 0, rng);
-          auto c = matrix(m, n, lc, 5, rng);
-          auto c0 = c;
-          auto da = a.descriptor<TelarMemRef2F32>();
-          auto db = b.descriptor<TelarMemRef2F32>();
-          auto dc = c.descriptor<TelarMemRef2F32>();
-          _mlir_ciface_telarrt_matmul_f32(&da, &db, &dc);
-          std::string where = std::string(la.name) + " x " + lb.name +
-                              " -> " + lc.name + " " + std::to_string(m) +
-                              "x" + std::to_string(k) + "x" +
-                              std::to_string(n);
-          for (int64_t i = 0; i < m; ++i)
-            for (int64_t j = 0; j < n; ++j) {
-              double want = c0.at({i, j});
-              for (int64_t p = 0; p < k; ++p)
-                want += double(a.at({i, p})) * b.at({p, j});
-              expectNear(c.at({i, j}), want, where);
-            }
-          // Elements outside the view are untouched (NaN stays NaN).
-          size_t nans = 0, nans0 = 0;
-          for (float v : c.storage)
-            nans += std::isnan(v);
-          for (float v : c0.storage)
-            nans0 += std::isnan(v);
-          EXPECT_EQ(nans, nans0) << where;
-        }
+        for (const Layout &lc : kLayouts)
+          checkMatmul(m, k, n, la, lb, lc, rng);
 }
 
 TEST(RuntimeKernels, MatmulEmptyContraction) {
@@ -161,9 +164,8 @@ TEST(RuntimeKernels, MatmulEmptyContraction) {
             0);
 }
 
-TEST(RuntimeKernels, BatchMatmulStridedBatches) {
-  std::mt19937 rng(3);
-  const int64_t batch = 4, m = 5, k = 6, n = 3;
+void checkBatchMatmul(int64_t batch, int64_t m, int64_t k, int64_t n,
+                      std::mt19937 &rng) {
   // Batch not outermost in memory (as in a view of [M, B, K]), transposed
   // matrices, and an output with no unit stride.
   const std::array<int, 3> orders[] = {{0, 1, 2}, {1, 0, 2}, {0, 2, 1},
@@ -188,6 +190,11 @@ TEST(RuntimeKernels, BatchMatmulStridedBatches) {
               expectNear(c.at({s, i, j}), want, "batch matmul");
             }
       }
+}
+
+TEST(RuntimeKernels, BatchMatmulStridedBatches) {
+  std::mt19937 rng(3);
+  checkBatchMatmul(4, 5, 6, 3, rng);
 }
 
 struct ConvCase {
@@ -243,6 +250,29 @@ TEST(RuntimeKernels, Conv2dNchw) {
     checkConv(cc, nhwc, hwcf, nchw, 1, rng);
     checkConv(cc, nchw, nchw, nhwc, 0, rng);
   }
+}
+
+/// Sizes large enough for the kernels to split their work across threads:
+/// column and row blocks of a GEMM, batch elements, images, im2col rows.
+TEST(RuntimeKernels, ParallelSplits) {
+  int saved = telarrt_get_num_threads();
+  telarrt_set_num_threads(4);
+  std::mt19937 rng(5);
+  for (const Layout &la : kLayouts)
+    for (const Layout &lc : kLayouts) {
+      checkMatmul(40, 300, 130, la, kLayouts[0], lc, rng); // column blocks
+      checkMatmul(150, 200, 20, la, kLayouts[2], lc, rng); // row blocks
+    }
+  checkBatchMatmul(9, 24, 40, 33, rng); // batch elements
+  checkBatchMatmul(2, 64, 80, 96, rng); // blocks of each product
+  const std::array<int, 4> nchw = {0, 1, 2, 3}, nhwc = {0, 2, 3, 1};
+  for (const ConvCase &cc : {ConvCase{{1, 8, 30, 30}, {16, 3}, 1, 1, 1, 1},
+                             ConvCase{{5, 4, 12, 12}, {8, 3}, 1, 1, 1, 1},
+                             ConvCase{{1, 32, 20, 20}, {24, 1}, 1, 1, 1, 1}}) {
+    checkConv(cc, nchw, nchw, nchw, 0, rng);
+    checkConv(cc, nhwc, nchw, nchw, 1, rng);
+  }
+  telarrt_set_num_threads(saved);
 }
 
 } // namespace
