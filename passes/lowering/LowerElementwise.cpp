@@ -297,10 +297,12 @@ Value scalar(GeluOp op, OpBuilder &b, Location loc, ValueRange a,
     Value x3 = mulF(b, loc, x, mulF(b, loc, x, x));
     Value s = addF(b, loc, x, mulF(b, loc, cst(b, loc, c, 0.044715), x3));
     inner = math::TanhOp::create(
-        b, loc, mulF(b, loc, cst(b, loc, c, 0.7978845608028654 /* sqrt(2/pi) */), s));
+        b, loc,
+        mulF(b, loc, cst(b, loc, c, 0.7978845608028654 /* sqrt(2/pi) */), s));
   } else {
-    inner = math::ErfOp::create(b, loc,
-                                mulF(b, loc, x, cst(b, loc, c, 0.7071067811865476 /* 1/sqrt(2) */)));
+    inner = math::ErfOp::create(
+        b, loc,
+        mulF(b, loc, x, cst(b, loc, c, 0.7071067811865476 /* 1/sqrt(2) */)));
   }
   return mulF(b, loc, mulF(b, loc, half, x), addF(b, loc, one, inner));
 }
@@ -323,8 +325,8 @@ Value scalar(CeluOp op, OpBuilder &b, Location loc, ValueRange a,
   Value x = a[0];
   double alpha = op.getAlpha().convertToDouble();
   Value zero = cst(b, loc, c, 0.0);
-  Value e = scaledExpm1(b, loc, c, divF(b, loc, x, cst(b, loc, c, alpha)),
-                        alpha);
+  Value e =
+      scaledExpm1(b, loc, c, divF(b, loc, x, cst(b, loc, c, alpha)), alpha);
   return addF(b, loc, arith::MaximumFOp::create(b, loc, x, zero),
               arith::MinimumFOp::create(b, loc, e, zero));
 }
@@ -332,9 +334,9 @@ Value scalar(SeluOp op, OpBuilder &b, Location loc, ValueRange a,
              const ScalarContext &c) {
   Value x = a[0];
   Value le = cmpF(b, loc, arith::CmpFPredicate::OLE, x, cst(b, loc, c, 0.0));
-  Value y = select(b, loc, le,
-                   scaledExpm1(b, loc, c, x, op.getAlpha().convertToDouble()),
-                   x);
+  Value y =
+      select(b, loc, le,
+             scaledExpm1(b, loc, c, x, op.getAlpha().convertToDouble()), x);
   return mulF(b, loc, cst(b, loc, c, op.getGamma().convertToDouble()), y);
 }
 Value scalar(ThresholdedReluOp op, OpBuilder &b, Location loc, ValueRange a,
@@ -349,8 +351,7 @@ Value scalar(ShrinkOp op, OpBuilder &b, Location loc, ValueRange a,
   // Integers are compared and shifted in f32, as onnxruntime does, and
   // truncated back.
   Type f32 = b.getF32Type();
-  Value x = c.isFloat() ? a[0]
-                        : convertScalar(b, loc, a[0], f32, c.isUnsigned);
+  Value x = c.isFloat() ? a[0] : convertScalar(b, loc, a[0], f32, c.isUnsigned);
   Type t = x.getType();
   double lambd = op.getLambd().convertToDouble();
   Value bias = scalarConstant(b, loc, t, op.getBias().convertToDouble());
@@ -597,8 +598,7 @@ Value scalar(WhereOp, OpBuilder &b, Location loc, ValueRange a,
 
 /// The operand whose element type the computation uses (where's condition
 /// is not it).
-template <typename OpTy>
-constexpr unsigned dataOperand() {
+template <typename OpTy> constexpr unsigned dataOperand() {
   return std::is_same_v<OpTy, WhereOp> ? 1 : 0;
 }
 
@@ -617,14 +617,13 @@ struct ElementwiseLowering : OpConversionPattern<OpTy> {
                   ConversionPatternRewriter &rewriter) const override {
     auto resultType = cast<RankedTensorType>(
         this->getTypeConverter()->convertType(op.getType()));
-    Type origElement = cast<ShapedType>(
-                           op->getOperand(dataOperand<OpTy>()).getType())
-                           .getElementType();
+    Type origElement =
+        cast<ShapedType>(op->getOperand(dataOperand<OpTy>()).getType())
+            .getElementType();
     Type element = signlessElementType(origElement);
     bool narrow = isNarrowFloat(element);
     Type f32 = rewriter.getF32Type();
-    ScalarContext ctx{narrow ? f32 : element,
-                      origElement.isUnsignedInteger()};
+    ScalarContext ctx{narrow ? f32 : element, origElement.isUnsignedInteger()};
     Value result = buildElementwise(
         rewriter, op.getLoc(), resultType, adaptor.getOperands(),
         [&](OpBuilder &b, Location loc, ValueRange args) -> Value {
@@ -652,8 +651,8 @@ struct CastLowering : OpConversionPattern<CastOp> {
   LogicalResult
   matchAndRewrite(CastOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    auto resultType = cast<RankedTensorType>(
-        getTypeConverter()->convertType(op.getType()));
+    auto resultType =
+        cast<RankedTensorType>(getTypeConverter()->convertType(op.getType()));
     Type fromOrig = op.getInput().getType().getElementType();
     Type toOrig = op.getType().getElementType();
     Type to = resultType.getElementType();

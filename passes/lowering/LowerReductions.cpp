@@ -22,8 +22,8 @@ using namespace mlir::telar;
 
 namespace {
 
-using BodyFn = llvm::function_ref<SmallVector<Value>(OpBuilder &, Location,
-                                                     ValueRange)>;
+using BodyFn =
+    llvm::function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange)>;
 using ScalarFn = llvm::function_ref<Value(OpBuilder &, Location, ValueRange)>;
 
 //===----------------------------------------------------------------------===//
@@ -111,15 +111,13 @@ Value absolute(OpBuilder &b, Location loc, Value x, bool isUnsigned) {
 Value precedes(OpBuilder &b, Location loc, Value x, Value y, bool largest,
                bool isUnsigned) {
   if (isa<FloatType>(x.getType()))
-    return arith::CmpFOp::create(b, loc,
-                                 largest ? arith::CmpFPredicate::OGT
-                                         : arith::CmpFPredicate::OLT,
-                                 x, y);
+    return arith::CmpFOp::create(
+        b, loc, largest ? arith::CmpFPredicate::OGT : arith::CmpFPredicate::OLT,
+        x, y);
   bool u = isUnsigned || x.getType().isInteger(1);
-  arith::CmpIPredicate p = largest ? (u ? arith::CmpIPredicate::ugt
-                                        : arith::CmpIPredicate::sgt)
-                                   : (u ? arith::CmpIPredicate::ult
-                                        : arith::CmpIPredicate::slt);
+  arith::CmpIPredicate p =
+      largest ? (u ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::sgt)
+              : (u ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt);
   return arith::CmpIOp::create(b, loc, p, x, y);
 }
 Value equal(OpBuilder &b, Location loc, Value x, Value y) {
@@ -282,11 +280,12 @@ std::pair<Value, Value> meanAndVariance(OpBuilder &b, Location loc,
     return arith::DivFOp::create(nb, l, a[0], scalarConstant(nb, l, acc, n));
   };
   Value mean = mapKept(b, loc, space, acc, {sum}, byCount);
-  Value sq = reduce(b, loc, space, {x}, {mean}, {zero},
-                    [&](OpBuilder &nb, Location l, ValueRange a) {
-                      Value d = sub(nb, l, toType(nb, l, a[0], acc), a[1]);
-                      return SmallVector<Value>{add(nb, l, a[2], mul(nb, l, d, d))};
-                    })[0];
+  Value sq =
+      reduce(b, loc, space, {x}, {mean}, {zero},
+             [&](OpBuilder &nb, Location l, ValueRange a) {
+               Value d = sub(nb, l, toType(nb, l, a[0], acc), a[1]);
+               return SmallVector<Value>{add(nb, l, a[2], mul(nb, l, d, d))};
+             })[0];
   Value var = mapKept(b, loc, space, acc, {sq}, byCount);
   return {mean, var};
 }
@@ -296,7 +295,8 @@ Value inverseStdDev(OpBuilder &b, Location loc, const Space &space, Value var,
                     Type acc, double epsilon) {
   return mapKept(b, loc, space, acc, {var},
                  [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
-                   Value v = add(nb, l, a[0], scalarConstant(nb, l, acc, epsilon));
+                   Value v =
+                       add(nb, l, a[0], scalarConstant(nb, l, acc, epsilon));
                    Value sd = math::SqrtOp::create(nb, l, v);
                    return arith::DivFOp::create(
                        nb, l, scalarConstant(nb, l, acc, 1.0), sd);
@@ -308,7 +308,16 @@ Value inverseStdDev(OpBuilder &b, Location loc, const Space &space, Value var,
 //===----------------------------------------------------------------------===//
 
 enum class ReduceKind {
-  Sum, Mean, Max, Min, Prod, L1, L2, SumSquare, LogSum, LogSumExp
+  Sum,
+  Mean,
+  Max,
+  Min,
+  Prod,
+  L1,
+  L2,
+  SumSquare,
+  LogSum,
+  LogSumExp
 };
 
 template <typename OpTy, ReduceKind Kind>
@@ -322,7 +331,8 @@ struct ReduceLowering : OpConversionPattern<OpTy> {
     auto inType = cast<RankedTensorType>(input.getType());
     auto resultType = cast<RankedTensorType>(
         this->getTypeConverter()->convertType(op.getType()));
-    bool isUnsigned = op.getInput().getType().getElementType().isUnsignedInteger();
+    bool isUnsigned =
+        op.getInput().getType().getElementType().isUnsignedInteger();
     Type element = inType.getElementType();
     bool isFloat = isa<FloatType>(element);
     constexpr bool needsFloat = Kind == ReduceKind::L2 ||
@@ -342,22 +352,22 @@ struct ReduceLowering : OpConversionPattern<OpTy> {
     if constexpr (Kind == ReduceKind::LogSumExp) {
       // log(sum(e^(x - m))) + m with m the maximum (0 when infinite).
       Value init = filledTensor(b, loc, keptAcc, lowestValue(acc));
-      Value max = reduce(b, loc, space, {input}, {}, {init},
-                         [&](OpBuilder &nb, Location l, ValueRange a) {
-                           Value x = toType(nb, l, a[0], acc, isUnsigned);
-                           return SmallVector<Value>{
-                               maximum(nb, l, a[1], x, false)};
-                         })[0];
-      Value shift = mapKept(
-          b, loc, space, acc, {max},
-          [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
-            Value inf = math::AbsFOp::create(nb, l, a[0]);
-            Value isInf = arith::CmpFOp::create(
-                nb, l, arith::CmpFPredicate::OEQ, inf,
-                arith::ConstantOp::create(nb, l, highestValue(acc)));
-            return arith::SelectOp::create(
-                nb, l, isInf, scalarConstant(nb, l, acc, 0.0), a[0]);
-          });
+      Value max =
+          reduce(b, loc, space, {input}, {}, {init},
+                 [&](OpBuilder &nb, Location l, ValueRange a) {
+                   Value x = toType(nb, l, a[0], acc, isUnsigned);
+                   return SmallVector<Value>{maximum(nb, l, a[1], x, false)};
+                 })[0];
+      Value shift =
+          mapKept(b, loc, space, acc, {max},
+                  [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                    Value inf = math::AbsFOp::create(nb, l, a[0]);
+                    Value isInf = arith::CmpFOp::create(
+                        nb, l, arith::CmpFPredicate::OEQ, inf,
+                        arith::ConstantOp::create(nb, l, highestValue(acc)));
+                    return arith::SelectOp::create(
+                        nb, l, isInf, scalarConstant(nb, l, acc, 0.0), a[0]);
+                  });
       Value zero = filledTensor(b, loc, keptAcc, scalarAttr(acc, 0.0));
       Value sum = reduce(b, loc, space, {input}, {shift}, {zero},
                          [&](OpBuilder &nb, Location l, ValueRange a) {
@@ -368,8 +378,8 @@ struct ReduceLowering : OpConversionPattern<OpTy> {
                          })[0];
       result = mapKept(b, loc, space, element, {sum, shift},
                        [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
-                         Value y = add(nb, l, math::LogOp::create(nb, l, a[0]),
-                                       a[1]);
+                         Value y =
+                             add(nb, l, math::LogOp::create(nb, l, a[0]), a[1]);
                          return toType(nb, l, y, element, isUnsigned);
                        });
     } else {
@@ -388,30 +398,30 @@ struct ReduceLowering : OpConversionPattern<OpTy> {
         initValue = scalarAttr(acc, 0.0);
       }
       Value init = filledTensor(b, loc, keptAcc, initValue);
-      Value red =
-          reduce(b, loc, space, {input}, {}, {init},
-                 [&](OpBuilder &nb, Location l, ValueRange a) {
-                   Value x = toType(nb, l, a[0], acc, isUnsigned);
-                   Value r = a[1];
-                   switch (Kind) {
-                   case ReduceKind::Max:
-                     return SmallVector<Value>{maximum(nb, l, r, x, isUnsigned)};
-                   case ReduceKind::Min:
-                     return SmallVector<Value>{minimum(nb, l, r, x, isUnsigned)};
-                   case ReduceKind::Prod:
-                     return SmallVector<Value>{mul(nb, l, r, x)};
-                   case ReduceKind::L1:
-                     x = absolute(nb, l, x, isUnsigned);
-                     break;
-                   case ReduceKind::L2:
-                   case ReduceKind::SumSquare:
-                     x = mul(nb, l, x, x);
-                     break;
-                   default:
-                     break;
-                   }
-                   return SmallVector<Value>{add(nb, l, r, x)};
-                 })[0];
+      Value red = reduce(
+          b, loc, space, {input}, {}, {init},
+          [&](OpBuilder &nb, Location l, ValueRange a) {
+            Value x = toType(nb, l, a[0], acc, isUnsigned);
+            Value r = a[1];
+            switch (Kind) {
+            case ReduceKind::Max:
+              return SmallVector<Value>{maximum(nb, l, r, x, isUnsigned)};
+            case ReduceKind::Min:
+              return SmallVector<Value>{minimum(nb, l, r, x, isUnsigned)};
+            case ReduceKind::Prod:
+              return SmallVector<Value>{mul(nb, l, r, x)};
+            case ReduceKind::L1:
+              x = absolute(nb, l, x, isUnsigned);
+              break;
+            case ReduceKind::L2:
+            case ReduceKind::SumSquare:
+              x = mul(nb, l, x, x);
+              break;
+            default:
+              break;
+            }
+            return SmallVector<Value>{add(nb, l, r, x)};
+          })[0];
       double n = static_cast<double>(space.count());
       result = mapKept(b, loc, space, element, {red},
                        [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
@@ -483,7 +493,8 @@ struct ArgReduceLowering : OpConversionPattern<OpTy> {
     Value index = argReduce(rewriter, loc, adaptor.getInput(), axis, Largest,
                             op.getSelectLastIndex(), isUnsigned);
     Space space(rewriter.getContext(), inType.getShape(), {axis});
-    rewriter.replaceOp(op, restoreRank(rewriter, loc, space, index, resultType));
+    rewriter.replaceOp(op,
+                       restoreRank(rewriter, loc, space, index, resultType));
     return success();
   }
 };
@@ -504,8 +515,8 @@ struct HardmaxLowering : OpConversionPattern<HardmaxOp> {
     Value result = mapFull(
         rewriter, loc, space, element, {{index, space.keptMap()}},
         [&](OpBuilder &b, Location l, ValueRange a) -> Value {
-          Value hit = arith::CmpIOp::create(
-              b, l, arith::CmpIPredicate::eq, loopIndex(b, l, axis), a[0]);
+          Value hit = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq,
+                                            loopIndex(b, l, axis), a[0]);
           return arith::SelectOp::create(b, l, hit,
                                          scalarConstant(b, l, element, 1.0),
                                          scalarConstant(b, l, element, 0.0));
@@ -541,7 +552,8 @@ struct SoftmaxLowering : OpConversionPattern<OpTy> {
                          return SmallVector<Value>{maximum(
                              nb, l, a[1], toType(nb, l, a[0], acc), false)};
                        })[0];
-    Value zero = filledTensor(b, loc, space.keptType(acc), scalarAttr(acc, 0.0));
+    Value zero =
+        filledTensor(b, loc, space.keptType(acc), scalarAttr(acc, 0.0));
     Value sum = reduce(b, loc, space, {x}, {max}, {zero},
                        [&](OpBuilder &nb, Location l, ValueRange a) {
                          Value d = sub(nb, l, toType(nb, l, a[0], acc), a[1]);
@@ -583,7 +595,8 @@ struct LpNormLowering : OpConversionPattern<LpNormOp> {
         normalizeAxis(static_cast<int64_t>(op.getAxis()), type.getRank());
     Space space(rewriter.getContext(), type.getShape(), {axis});
     OpBuilder &b = rewriter;
-    Value zero = filledTensor(b, loc, space.keptType(acc), scalarAttr(acc, 0.0));
+    Value zero =
+        filledTensor(b, loc, space.keptType(acc), scalarAttr(acc, 0.0));
     Value sum = reduce(b, loc, space, {x}, {}, {zero},
                        [&](OpBuilder &nb, Location l, ValueRange a) {
                          Value v = toType(nb, l, a[0], acc);
@@ -597,9 +610,10 @@ struct LpNormLowering : OpConversionPattern<LpNormOp> {
         [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
           Value norm = p == 1 ? a[1] : Value(math::SqrtOp::create(nb, l, a[1]));
           Value z = scalarConstant(nb, l, acc, 0.0);
-          Value isZero = arith::CmpFOp::create(
-              nb, l, arith::CmpFPredicate::OEQ, norm, z);
-          Value y = arith::DivFOp::create(nb, l, toType(nb, l, a[0], acc), norm);
+          Value isZero =
+              arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OEQ, norm, z);
+          Value y =
+              arith::DivFOp::create(nb, l, toType(nb, l, a[0], acc), norm);
           y = arith::SelectOp::create(nb, l, isZero, z, y);
           return toType(nb, l, y, element);
         });
@@ -641,15 +655,16 @@ struct LayerNormLowering : OpConversionPattern<LayerNormOp> {
     Value bias = adaptor.getBias();
     if (bias)
       operands.push_back({bias, space.broadcast(bias)});
-    Value result = mapFull(
-        rewriter, loc, space, element, operands,
-        [&](OpBuilder &b, Location l, ValueRange a) -> Value {
-          Value y = mul(b, l, sub(b, l, toType(b, l, a[0], acc), a[1]), a[2]);
-          y = mul(b, l, y, toType(b, l, a[3], acc));
-          if (bias)
-            y = add(b, l, y, toType(b, l, a[4], acc));
-          return toType(b, l, y, element);
-        });
+    Value result =
+        mapFull(rewriter, loc, space, element, operands,
+                [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+                  Value y =
+                      mul(b, l, sub(b, l, toType(b, l, a[0], acc), a[1]), a[2]);
+                  y = mul(b, l, y, toType(b, l, a[3], acc));
+                  if (bias)
+                    y = add(b, l, y, toType(b, l, a[4], acc));
+                  return toType(b, l, y, element);
+                });
     rewriter.replaceOp(op, result);
     return success();
   }
@@ -674,31 +689,34 @@ struct RMSNormLowering : OpConversionPattern<RMSNormOp> {
       return rewriter.notifyMatchFailure(op, "axis out of range");
     Space space(rewriter.getContext(), type.getShape(), axes);
     OpBuilder &b = rewriter;
-    Value zero = filledTensor(b, loc, space.keptType(acc), scalarAttr(acc, 0.0));
-    Value sq = reduce(b, loc, space, {x}, {}, {zero},
-                      [&](OpBuilder &nb, Location l, ValueRange a) {
-                        Value v = toType(nb, l, a[0], acc);
-                        return SmallVector<Value>{add(nb, l, a[1], mul(nb, l, v, v))};
-                      })[0];
+    Value zero =
+        filledTensor(b, loc, space.keptType(acc), scalarAttr(acc, 0.0));
+    Value sq =
+        reduce(b, loc, space, {x}, {}, {zero},
+               [&](OpBuilder &nb, Location l, ValueRange a) {
+                 Value v = toType(nb, l, a[0], acc);
+                 return SmallVector<Value>{add(nb, l, a[1], mul(nb, l, v, v))};
+               })[0];
     double n = static_cast<double>(space.count());
-    Value meanSq = mapKept(b, loc, space, acc, {sq},
-                           [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
-                             return arith::DivFOp::create(
-                                 nb, l, a[0], scalarConstant(nb, l, acc, n));
-                           });
+    Value meanSq =
+        mapKept(b, loc, space, acc, {sq},
+                [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                  return arith::DivFOp::create(nb, l, a[0],
+                                               scalarConstant(nb, l, acc, n));
+                });
     Value rstd = inverseStdDev(b, loc, space, meanSq, acc,
                                op.getEpsilon().convertToDouble());
     Value scale = adaptor.getScale();
-    Value result = mapFull(
-        b, loc, space, element,
-        {{x, space.fullMap()},
-         {rstd, space.keptMap()},
-         {scale, space.broadcast(scale)}},
-        [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
-          Value y = mul(nb, l, toType(nb, l, a[0], acc), a[1]);
-          y = mul(nb, l, y, toType(nb, l, a[2], acc));
-          return toType(nb, l, y, element);
-        });
+    Value result =
+        mapFull(b, loc, space, element,
+                {{x, space.fullMap()},
+                 {rstd, space.keptMap()},
+                 {scale, space.broadcast(scale)}},
+                [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                  Value y = mul(nb, l, toType(nb, l, a[0], acc), a[1]);
+                  y = mul(nb, l, y, toType(nb, l, a[2], acc));
+                  return toType(nb, l, y, element);
+                });
     rewriter.replaceOp(op, result);
     return success();
   }
@@ -722,31 +740,32 @@ struct BatchNormLowering : OpConversionPattern<BatchNormOp> {
             : AffineMap::get(space.rank(), 0,
                              getAffineConstantExpr(0, rewriter.getContext()));
     double eps = op.getEpsilon().convertToDouble();
-    Value result = mapFull(
-        rewriter, loc, space, element,
-        {{x, space.fullMap()},
-         {adaptor.getScale(), channel},
-         {adaptor.getBias(), channel},
-         {adaptor.getMean(), channel},
-         {adaptor.getVariance(), channel}},
-        [&](OpBuilder &b, Location l, ValueRange a) -> Value {
-          auto v = [&](int i) { return toType(b, l, a[i], acc); };
-          Value sd = math::SqrtOp::create(
-              b, l, add(b, l, v(4), scalarConstant(b, l, acc, eps)));
-          Value y = arith::DivFOp::create(b, l, sub(b, l, v(0), v(3)), sd);
-          y = add(b, l, mul(b, l, y, v(1)), v(2));
-          return toType(b, l, y, element);
-        });
+    Value result =
+        mapFull(rewriter, loc, space, element,
+                {{x, space.fullMap()},
+                 {adaptor.getScale(), channel},
+                 {adaptor.getBias(), channel},
+                 {adaptor.getMean(), channel},
+                 {adaptor.getVariance(), channel}},
+                [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+                  auto v = [&](int i) { return toType(b, l, a[i], acc); };
+                  Value sd = math::SqrtOp::create(
+                      b, l, add(b, l, v(4), scalarConstant(b, l, acc, eps)));
+                  Value y =
+                      arith::DivFOp::create(b, l, sub(b, l, v(0), v(3)), sd);
+                  y = add(b, l, mul(b, l, y, v(1)), v(2));
+                  return toType(b, l, y, element);
+                });
     rewriter.replaceOp(op, result);
     return success();
   }
 };
 
-/// (x - mean) * rstd * scale[c] + bias[c] over `space` (statistics kept
-/// over its reduced dims), with scale and bias indexed by loop `channelDim`.
+/// (x - mean) * rstd * scale + bias over `space`, statistics over its
+/// reduced dims; scale and bias are read through `paramMap`.
 Value normalizePerChannel(OpBuilder &b, Location loc, const Space &space,
-                          Value x, Value scale, AffineMap paramMap,
-                          Value bias, Type element, double epsilon) {
+                          Value x, Value scale, AffineMap paramMap, Value bias,
+                          Type element, double epsilon) {
   Type acc = accumulatorType(element);
   auto [mean, var] = meanAndVariance(b, loc, space, x, acc);
   Value rstd = inverseStdDev(b, loc, space, var, acc, epsilon);
@@ -757,8 +776,8 @@ Value normalizePerChannel(OpBuilder &b, Location loc, const Space &space,
                   {scale, paramMap},
                   {bias, paramMap}},
                  [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
-                   Value y = mul(nb, l, sub(nb, l, toType(nb, l, a[0], acc), a[1]),
-                                 a[2]);
+                   Value y = mul(
+                       nb, l, sub(nb, l, toType(nb, l, a[0], acc), a[1]), a[2]);
                    y = add(nb, l, mul(nb, l, y, toType(nb, l, a[3], acc)),
                            toType(nb, l, a[4], acc));
                    return toType(nb, l, y, element);
@@ -778,10 +797,10 @@ struct InstanceNormLowering : OpConversionPattern<InstanceNormOp> {
     for (int64_t i = 2; i < type.getRank(); ++i)
       spatial.push_back(i);
     Space space(rewriter.getContext(), type.getShape(), spatial);
-    Value result = normalizePerChannel(
-        rewriter, op.getLoc(), space, x, adaptor.getScale(), space.along(1),
-        adaptor.getBias(), type.getElementType(),
-        op.getEpsilon().convertToDouble());
+    Value result = normalizePerChannel(rewriter, op.getLoc(), space, x,
+                                       adaptor.getScale(), space.along(1),
+                                       adaptor.getBias(), type.getElementType(),
+                                       op.getEpsilon().convertToDouble());
     rewriter.replaceOp(op, result);
     return success();
   }
@@ -802,7 +821,8 @@ struct GroupNormLowering : OpConversionPattern<GroupNormOp> {
     auto scaleType = cast<RankedTensorType>(adaptor.getScale().getType());
     int64_t channels = type.getDimSize(1), perGroup = channels / groups;
     if (scaleType.getRank() != 1 || scaleType.getDimSize(0) != channels)
-      return rewriter.notifyMatchFailure(op, "scale and bias must be per channel");
+      return rewriter.notifyMatchFailure(op,
+                                         "scale and bias must be per channel");
     // N x C x S... is viewed as N x G x C/G x S...; statistics over all but
     // the first two dimensions.
     SmallVector<int64_t> shape = {type.getDimSize(0), groups, perGroup};
@@ -813,12 +833,14 @@ struct GroupNormLowering : OpConversionPattern<GroupNormOp> {
     }
     Type element = type.getElementType();
     auto grouped = RankedTensorType::get(shape, element);
-    Value xg = tensor::ExpandShapeOp::create(rewriter, loc, grouped, x, groupsMap);
+    Value xg =
+        tensor::ExpandShapeOp::create(rewriter, loc, grouped, x, groupsMap);
     auto expandParam = [&](Value v) -> Value {
       auto t = RankedTensorType::get(
-          {groups, perGroup}, cast<RankedTensorType>(v.getType()).getElementType());
-      return tensor::ExpandShapeOp::create(rewriter, loc, t, v,
-                                           ArrayRef<ReassociationIndices>{{0, 1}});
+          {groups, perGroup},
+          cast<RankedTensorType>(v.getType()).getElementType());
+      return tensor::ExpandShapeOp::create(
+          rewriter, loc, t, v, ArrayRef<ReassociationIndices>{{0, 1}});
     };
     SmallVector<int64_t> axes;
     for (int64_t i = 2; i < static_cast<int64_t>(shape.size()); ++i)
@@ -832,7 +854,8 @@ struct GroupNormLowering : OpConversionPattern<GroupNormOp> {
                                   expandParam(adaptor.getScale()), paramMap,
                                   expandParam(adaptor.getBias()), element,
                                   op.getEpsilon().convertToDouble());
-    rewriter.replaceOpWithNewOp<tensor::CollapseShapeOp>(op, type, y, groupsMap);
+    rewriter.replaceOpWithNewOp<tensor::CollapseShapeOp>(op, type, y,
+                                                         groupsMap);
     return success();
   }
 };
@@ -897,9 +920,9 @@ struct LRNLowering : OpConversionPattern<LRNOp> {
     SmallVector<int64_t> paddedShape(type.getShape());
     paddedShape[1] += size - 1;
     auto paddedType = RankedTensorType::get(paddedShape, acc);
-    Value padded = tensor::PadOp::create(
-        b, loc, paddedType, sq, low, high,
-        scalarConstant(b, loc, acc, 0.0), /*nofold=*/false);
+    Value padded = tensor::PadOp::create(b, loc, paddedType, sq, low, high,
+                                         scalarConstant(b, loc, acc, 0.0),
+                                         /*nofold=*/false);
 
     // sum[n, c, ...] = sum_k padded[n, c + k, ...]; the window tensor only
     // gives loop k its extent.
@@ -915,7 +938,8 @@ struct LRNLowering : OpConversionPattern<LRNOp> {
     SmallVector<utils::IteratorType> its = parallelIterators(rank);
     its.push_back(utils::IteratorType::reduction);
     Value window = emptyTensor(b, loc, RankedTensorType::get({size}, acc));
-    Value zero = filledTensor(b, loc, space.fullType(acc), scalarAttr(acc, 0.0));
+    Value zero =
+        filledTensor(b, loc, space.fullType(acc), scalarAttr(acc, 0.0));
     Value sum = linalg::GenericOp::create(
                     b, loc, TypeRange{zero.getType()},
                     ValueRange{padded, window}, ValueRange{zero}, maps, its,
@@ -930,13 +954,12 @@ struct LRNLowering : OpConversionPattern<LRNOp> {
     Value result = mapFull(
         b, loc, space, element, {{x, space.fullMap()}, {sum, space.fullMap()}},
         [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
-          Value base = add(nb, l, scalarConstant(nb, l, acc, bias),
-                           mul(nb, l, scalarConstant(nb, l, acc, alphaOverSize),
-                               a[1]));
+          Value base =
+              add(nb, l, scalarConstant(nb, l, acc, bias),
+                  mul(nb, l, scalarConstant(nb, l, acc, alphaOverSize), a[1]));
           Value den = math::PowFOp::create(nb, l, base,
                                            scalarConstant(nb, l, acc, beta));
-          Value y =
-              arith::DivFOp::create(nb, l, toType(nb, l, a[0], acc), den);
+          Value y = arith::DivFOp::create(nb, l, toType(nb, l, a[0], acc), den);
           return toType(nb, l, y, element);
         });
     rewriter.replaceOp(op, result);
@@ -974,18 +997,18 @@ struct CumSumLowering : OpConversionPattern<CumSumOp> {
     Type element = type.getElementType();
     Value zero = filledTensor(rewriter, loc, type, scalarAttr(element, 0.0));
     bool exclusive = op.getExclusive(), reverse = op.getReverse();
-    arith::CmpIPredicate pred =
-        reverse ? (exclusive ? arith::CmpIPredicate::sgt
-                             : arith::CmpIPredicate::sge)
-                : (exclusive ? arith::CmpIPredicate::slt
-                             : arith::CmpIPredicate::sle);
+    arith::CmpIPredicate pred = reverse
+                                    ? (exclusive ? arith::CmpIPredicate::sgt
+                                                 : arith::CmpIPredicate::sge)
+                                    : (exclusive ? arith::CmpIPredicate::slt
+                                                 : arith::CmpIPredicate::sle);
     Value result =
         linalg::GenericOp::create(
             rewriter, loc, TypeRange{type}, ValueRange{x}, ValueRange{zero},
             maps, its,
             [&](OpBuilder &b, Location l, ValueRange a) {
-              Value in = arith::CmpIOp::create(b, l, pred, loopIndex(b, l, rank),
-                                               loopIndex(b, l, axis));
+              Value in = arith::CmpIOp::create(
+                  b, l, pred, loopIndex(b, l, rank), loopIndex(b, l, axis));
               Value sum = add(b, l, a[1], a[0]);
               linalg::YieldOp::create(
                   b, l, Value(arith::SelectOp::create(b, l, in, sum, a[1])));
@@ -1013,7 +1036,8 @@ struct TopKLowering : OpConversionPattern<TopKOp> {
     int64_t axis = normalizeAxis(static_cast<int64_t>(op.getAxis()), rank);
     int64_t k = static_cast<int64_t>(op.getK());
     bool largest = op.getLargest();
-    bool isUnsigned = op.getInput().getType().getElementType().isUnsignedInteger();
+    bool isUnsigned =
+        op.getInput().getType().getElementType().isUnsignedInteger();
     Type element = type.getElementType();
     auto valuesType = cast<RankedTensorType>(
         getTypeConverter()->convertType(op.getValues().getType()));
@@ -1036,8 +1060,8 @@ struct TopKLowering : OpConversionPattern<TopKOp> {
                    filledTensor(b, loc, indicesType, b.getI64IntegerAttr(0))},
         [&](OpBuilder &lb, Location l, Value j, ValueRange iter) {
           Value jI64 = arith::IndexCastOp::create(lb, l, i64, j);
-          Value first = arith::CmpIOp::create(lb, l, arith::CmpIPredicate::eq,
-                                              j, c0);
+          Value first =
+              arith::CmpIOp::create(lb, l, arith::CmpIPredicate::eq, j, c0);
           Value prevPos = arith::SubIOp::create(
               lb, l, jI64, arith::ConstantIntOp::create(lb, l, i64, 1));
           SmallVector<Value> prev = reduce(
@@ -1045,9 +1069,9 @@ struct TopKLowering : OpConversionPattern<TopKOp> {
               {filledTensor(lb, l, out.keptType(element), lowestValue(element)),
                filledTensor(lb, l, out.keptType(i64), lb.getI64IntegerAttr(0))},
               [&](OpBuilder &nb, Location bl, ValueRange a) {
-                Value here = arith::CmpIOp::create(
-                    nb, bl, arith::CmpIPredicate::eq, loopIndex(nb, bl, axis),
-                    prevPos);
+                Value here =
+                    arith::CmpIOp::create(nb, bl, arith::CmpIPredicate::eq,
+                                          loopIndex(nb, bl, axis), prevPos);
                 return SmallVector<Value>{
                     arith::SelectOp::create(nb, bl, here, a[0], a[2]),
                     arith::SelectOp::create(nb, bl, here, a[1], a[3])};
@@ -1074,8 +1098,8 @@ struct TopKLowering : OpConversionPattern<TopKOp> {
                 Value none = arith::CmpIOp::create(
                     nb, bl, arith::CmpIPredicate::slt, bestI,
                     scalarConstant(nb, bl, i64, 0.0));
-                Value better = arith::OrIOp::create(
-                    nb, bl, none, before(v, m, bestV, bestI));
+                Value better = arith::OrIOp::create(nb, bl, none,
+                                                    before(v, m, bestV, bestI));
                 Value take = arith::AndIOp::create(nb, bl, eligible, better);
                 return SmallVector<Value>{
                     arith::SelectOp::create(nb, bl, take, v, bestV),
@@ -1088,9 +1112,9 @@ struct TopKLowering : OpConversionPattern<TopKOp> {
               ValueRange{best[0], best[1]}, ValueRange{iter[0], iter[1]}, maps,
               parallelIterators(rank),
               [&](OpBuilder &nb, Location bl, ValueRange a) {
-                Value here = arith::CmpIOp::create(
-                    nb, bl, arith::CmpIPredicate::eq, loopIndex(nb, bl, axis),
-                    jI64);
+                Value here =
+                    arith::CmpIOp::create(nb, bl, arith::CmpIPredicate::eq,
+                                          loopIndex(nb, bl, axis), jI64);
                 linalg::YieldOp::create(
                     nb, bl,
                     ValueRange{
