@@ -106,6 +106,47 @@ CBLAS_TRANSPOSE flip(CBLAS_TRANSPOSE t) {
   return t == CblasNoTrans ? CblasTrans : CblasNoTrans;
 }
 
+/// A strided vector for BLAS level 2: `p[i * inc]`.
+struct Vector {
+  float *p;
+  int64_t size, inc;
+};
+
+/// The increment to pass BLAS for `v`, packing it into `scratch` when its
+/// stride is not a positive int (BLAS reads negative increments backwards).
+int prepareVector(Vector &v, std::vector<float> &scratch) {
+  if (v.size <= 1)
+    return 1;
+  if (v.inc > 0 && fitsInt(v.inc))
+    return static_cast<int>(v.inc);
+  scratch.resize(static_cast<size_t>(v.size));
+  for (int64_t i = 0; i < v.size; ++i)
+    scratch[i] = v.p[i * v.inc];
+  v = {scratch.data(), v.size, 1};
+  return 1;
+}
+
+/// y += op(a) . x with `a` prepared as a BLAS operand of logical shape
+/// rows x cols (GEMM with one output row or column: OpenBLAS 0.3.21 does
+/// not forward those to GEMV itself, and GEMV reads `a` without packing).
+void gemvAccumulate(const Operand &a, int64_t rows, int64_t cols, Vector x,
+                    Vector y) {
+  std::vector<float> scratchX, scratchY;
+  int incx = prepareVector(x, scratchX);
+  Vector original = y;
+  int incy = prepareVector(y, scratchY);
+  // The stored matrix is rows x cols (no-trans) or cols x rows (trans).
+  if (a.trans == CblasNoTrans)
+    cblas_sgemv(CblasRowMajor, CblasNoTrans, rows, cols, 1.0f, a.p, a.ld, x.p,
+                incx, 1.0f, y.p, incy);
+  else
+    cblas_sgemv(CblasRowMajor, CblasTrans, cols, rows, 1.0f, a.p, a.ld, x.p,
+                incx, 1.0f, y.p, incy);
+  if (y.p != original.p)
+    for (int64_t i = 0; i < y.size; ++i)
+      original.p[i * original.inc] = y.p[i];
+}
+
 /// c += a . b for views of matching shapes.
 void gemmAccumulate(const View &a, const View &b, const View &c) {
   int64_t m = c.rows, n = c.cols, k = a.cols;
@@ -116,6 +157,19 @@ void gemmAccumulate(const View &a, const View &b, const View &c) {
           static_cast<long long>(m), static_cast<long long>(n),
           static_cast<long long>(k));
   std::vector<float> scratchA, scratchB;
+  if (n == 1) {
+    // c[:, 0] += a . b[:, 0]
+    gemvAccumulate(prepare(a, scratchA), m, k, {b.p, k, b.rs},
+                   {c.p, m, c.rs});
+    return;
+  }
+  if (m == 1) {
+    // c[0, :] += b^T . a[0, :]
+    Operand ob = prepare(b, scratchB);
+    ob.trans = flip(ob.trans);
+    gemvAccumulate(ob, n, k, {a.p, k, a.cs}, {c.p, n, c.cs});
+    return;
+  }
   Operand oa = prepare(a, scratchA);
   Operand ob = prepare(b, scratchB);
   int ldc;

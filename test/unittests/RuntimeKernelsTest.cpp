@@ -140,7 +140,7 @@ void checkMatmul(int64_t m, int64_t k, int64_t n, const Layout &la,
 TEST(RuntimeKernels, MatmulAllLayouts) {
   std::mt19937 rng(1);
   const std::array<int64_t, 3> shapes[] = {
-      {5, 7, 3}, {1, 4, 6}, {6, 4, 1}, {3, 1, 2}, {16, 33, 9}};
+      {5, 7, 3}, {1, 4, 6}, {6, 4, 1}, {1, 5, 1}, {3, 1, 2}, {16, 33, 9}};
   for (const auto &[m, k, n] : shapes)
     for (const Layout &la : kLayouts)
       for (const Layout &lb : kLayouts)
@@ -262,6 +262,8 @@ TEST(RuntimeKernels, ParallelSplits) {
     for (const Layout &lc : kLayouts) {
       checkMatmul(40, 300, 130, la, kLayouts[0], lc, rng); // column blocks
       checkMatmul(150, 200, 20, la, kLayouts[2], lc, rng); // row blocks
+      checkMatmul(1, 1000, 600, la, kLayouts[2], lc, rng); // GEMV blocks
+      checkMatmul(600, 1000, 1, la, kLayouts[3], lc, rng);
     }
   checkBatchMatmul(9, 24, 40, 33, rng); // batch elements
   checkBatchMatmul(2, 64, 80, 96, rng); // blocks of each product
