@@ -1,4 +1,5 @@
-//===- Allocator.cpp - Tracked allocation of program intermediates ---------===//
+//===- Allocator.cpp - Tracked allocation of program intermediates
+//---------===//
 //
 // Generated programs allocate every intermediate buffer through
 // _mlir_memref_to_llvm_alloc / _aligned_alloc and release it through

@@ -1,9 +1,10 @@
-//===- Artifact.cpp - Load and run artifacts (docs/Artifact.md) ------------===//
+//===- Artifact.cpp - Load and run artifacts (docs/Artifact.md)
+//------------===//
 
+#include "FileUtil.h"
 #include "telar/runtime/Abi.h"
 #include "telar/runtime/Runtime.h"
 #include "telar/runtime/Safetensors.h"
-#include "FileUtil.h"
 
 #include <nlohmann/json.hpp>
 
@@ -117,8 +118,8 @@ std::vector<Spec> parseTensors(const ObjectReader &root, const char *key,
   std::set<std::string> names;
   const json &list = root.array(key);
   for (size_t i = 0; i < list.size(); ++i) {
-    ObjectReader reader(list[i], std::string(key) + "[" + std::to_string(i) + "]",
-                        origin);
+    ObjectReader reader(
+        list[i], std::string(key) + "[" + std::to_string(i) + "]", origin);
     Spec spec;
     parseTensor(reader, spec);
     if constexpr (std::is_same_v<Spec, WeightSpec>)
@@ -227,7 +228,8 @@ std::unique_ptr<Artifact> Artifact::load(const std::string &directory) {
     throw Error("'" + dir + "' is not an artifact directory");
   std::string manifestPath = dir + "/manifest.json";
   if (!detail::isRegularFile(manifestPath))
-    throw Error("'" + dir + "' is not a Telar artifact: it has no "
+    throw Error("'" + dir +
+                "' is not a Telar artifact: it has no "
                 "manifest.json");
 
   std::unique_ptr<Artifact> artifact(new Artifact());
@@ -289,7 +291,8 @@ std::unique_ptr<Artifact> Artifact::load(const std::string &directory) {
   if (!artifact->programHandle) {
     const char *why = dlerror();
     throw Error("cannot load program library '" + program->library +
-                "' of artifact '" + dir + "': " + (why ? why : "unknown error"));
+                "' of artifact '" + dir +
+                "': " + (why ? why : "unknown error"));
   }
   dlerror();
   void *entry = dlsym(artifact->programHandle, program->entry.c_str());

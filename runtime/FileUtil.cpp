@@ -1,4 +1,5 @@
-//===- FileUtil.cpp - Whole-file I/O with clear errors ---------------------===//
+//===- FileUtil.cpp - Whole-file I/O with clear errors
+//---------------------===//
 
 #include "FileUtil.h"
 #include "telar/runtime/Runtime.h"

@@ -1,4 +1,5 @@
-//===- Kernels.cpp - Library kernels called by generated programs ----------===//
+//===- Kernels.cpp - Library kernels called by generated programs
+//----------===//
 //
 // Matmul, batch matmul and NCHW convolution on f32 strided memrefs, on top
 // of OpenBLAS's cblas_sgemm. The operands may be arbitrary views (offsets,
@@ -7,7 +8,8 @@
 // stride) and packed into a dense temporary otherwise.
 //
 // Threads: one pool for everything, libomp's, which the programs' parallel
-// loops use too. OpenBLAS (Debian's pthreads build) runs single-threaded and
+// loops use too. OpenBLAS (Debian's pthreads build, loaded by Blas.cpp) runs
+// single-threaded and
 // the kernels split their work (column or row blocks of a GEMM, batch
 // elements, images) across OpenMP threads themselves. Two pools would
 // oversubscribe the cores: libomp's workers spin for 200 ms after each
@@ -17,9 +19,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Blas.h"
 #include "telar/runtime/Abi.h"
-
-#include <cblas.h>
 
 #include <algorithm>
 #include <climits>
@@ -27,6 +28,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
+
+using telar::runtime::detail::blas;
 
 extern "C" {
 // libomp (declared here rather than through omp.h, which would be GCC's).
@@ -137,11 +140,11 @@ void gemvAccumulate(const Operand &a, int64_t rows, int64_t cols, Vector x,
   int incy = prepareVector(y, scratchY);
   // The stored matrix is rows x cols (no-trans) or cols x rows (trans).
   if (a.trans == CblasNoTrans)
-    cblas_sgemv(CblasRowMajor, CblasNoTrans, rows, cols, 1.0f, a.p, a.ld, x.p,
-                incx, 1.0f, y.p, incy);
+    blas().sgemv(CblasRowMajor, CblasNoTrans, rows, cols, 1.0f, a.p, a.ld, x.p,
+                 incx, 1.0f, y.p, incy);
   else
-    cblas_sgemv(CblasRowMajor, CblasTrans, cols, rows, 1.0f, a.p, a.ld, x.p,
-                incx, 1.0f, y.p, incy);
+    blas().sgemv(CblasRowMajor, CblasTrans, cols, rows, 1.0f, a.p, a.ld, x.p,
+                 incx, 1.0f, y.p, incy);
   if (y.p != original.p)
     for (int64_t i = 0; i < y.size; ++i)
       original.p[i * original.inc] = y.p[i];
@@ -159,8 +162,7 @@ void gemmAccumulate(const View &a, const View &b, const View &c) {
   std::vector<float> scratchA, scratchB;
   if (n == 1) {
     // c[:, 0] += a . b[:, 0]
-    gemvAccumulate(prepare(a, scratchA), m, k, {b.p, k, b.rs},
-                   {c.p, m, c.rs});
+    gemvAccumulate(prepare(a, scratchA), m, k, {b.p, k, b.rs}, {c.p, m, c.rs});
     return;
   }
   if (m == 1) {
@@ -174,17 +176,17 @@ void gemmAccumulate(const View &a, const View &b, const View &c) {
   Operand ob = prepare(b, scratchB);
   int ldc;
   if (asRowMajor(c, ldc)) {
-    cblas_sgemm(CblasRowMajor, oa.trans, ob.trans, m, n, k, 1.0f, oa.p, oa.ld,
-                ob.p, ob.ld, 1.0f, c.p, ldc);
+    blas().sgemm(CblasRowMajor, oa.trans, ob.trans, m, n, k, 1.0f, oa.p, oa.ld,
+                 ob.p, ob.ld, 1.0f, c.p, ldc);
   } else if (asTransposed(c, ldc)) {
     // c^T += b^T . a^T, with c^T row-major.
-    cblas_sgemm(CblasRowMajor, flip(ob.trans), flip(oa.trans), n, m, k, 1.0f,
-                ob.p, ob.ld, oa.p, oa.ld, 1.0f, c.p, ldc);
+    blas().sgemm(CblasRowMajor, flip(ob.trans), flip(oa.trans), n, m, k, 1.0f,
+                 ob.p, ob.ld, oa.p, oa.ld, 1.0f, c.p, ldc);
   } else {
     std::vector<float> dense;
     pack(c, dense);
-    cblas_sgemm(CblasRowMajor, oa.trans, ob.trans, m, n, k, 1.0f, oa.p, oa.ld,
-                ob.p, ob.ld, 1.0f, dense.data(), n);
+    blas().sgemm(CblasRowMajor, oa.trans, ob.trans, m, n, k, 1.0f, oa.p, oa.ld,
+                 ob.p, ob.ld, 1.0f, dense.data(), n);
     for (int64_t i = 0; i < m; ++i)
       for (int64_t j = 0; j < n; ++j)
         c.at(i, j) = dense[i * n + j];
@@ -198,8 +200,8 @@ bool collapsedStride(const int64_t *sizes, const int64_t *strides, int first,
                      int last, int64_t &stride) {
   // Walk from the innermost dimension out: each non-unit dimension must
   // step over exactly the elements inside it.
-  int64_t inner = 1;    // elements covered so far
-  int64_t unit = 0;     // stride of one step of the collapsed dimension
+  int64_t inner = 1; // elements covered so far
+  int64_t unit = 0;  // stride of one step of the collapsed dimension
   bool haveUnit = false;
   for (int d = last - 1; d >= first; --d) {
     if (sizes[d] == 1)
@@ -224,11 +226,6 @@ constexpr int64_t kMinBlock = 16;
 
 /// Threads available to a kernel: none extra inside a parallel region.
 int availableThreads() {
-  // OpenBLAS must not start its own threads (see the file comment); done
-  // once, here, so that library users who never call
-  // telarrt_set_num_threads get it too.
-  static const bool singleThreadedBlas = (openblas_set_num_threads(1), true);
-  (void)singleThreadedBlas;
   return omp_in_parallel() ? 1 : std::max(1, omp_get_max_threads());
 }
 
@@ -275,12 +272,12 @@ void _mlir_ciface_telarrt_matmul_f32(TelarMemRef2F32 *a, TelarMemRef2F32 *b,
           (long long)a->sizes[0], (long long)a->sizes[1],
           (long long)b->sizes[0], (long long)b->sizes[1],
           (long long)c->sizes[0], (long long)c->sizes[1]);
-  parallelGemm({a->aligned + a->offset, a->sizes[0], a->sizes[1],
-                a->strides[0], a->strides[1]},
-               {b->aligned + b->offset, b->sizes[0], b->sizes[1],
-                b->strides[0], b->strides[1]},
-               {c->aligned + c->offset, c->sizes[0], c->sizes[1],
-                c->strides[0], c->strides[1]});
+  parallelGemm({a->aligned + a->offset, a->sizes[0], a->sizes[1], a->strides[0],
+                a->strides[1]},
+               {b->aligned + b->offset, b->sizes[0], b->sizes[1], b->strides[0],
+                b->strides[1]},
+               {c->aligned + c->offset, c->sizes[0], c->sizes[1], c->strides[0],
+                c->strides[1]});
 }
 
 void _mlir_ciface_telarrt_batch_matmul_f32(TelarMemRef3F32 *a,
@@ -289,13 +286,12 @@ void _mlir_ciface_telarrt_batch_matmul_f32(TelarMemRef3F32 *a,
   if (a->sizes[0] != c->sizes[0] || b->sizes[0] != c->sizes[0] ||
       a->sizes[1] != c->sizes[1] || b->sizes[2] != c->sizes[2] ||
       a->sizes[2] != b->sizes[1])
-    fatal("telarrt_batch_matmul_f32",
-          "shapes %lldx%lldx%lld . %lldx%lldx%lld -> %lldx%lldx%lld",
-          (long long)a->sizes[0], (long long)a->sizes[1],
-          (long long)a->sizes[2], (long long)b->sizes[0],
-          (long long)b->sizes[1], (long long)b->sizes[2],
-          (long long)c->sizes[0], (long long)c->sizes[1],
-          (long long)c->sizes[2]);
+    fatal(
+        "telarrt_batch_matmul_f32",
+        "shapes %lldx%lldx%lld . %lldx%lldx%lld -> %lldx%lldx%lld",
+        (long long)a->sizes[0], (long long)a->sizes[1], (long long)a->sizes[2],
+        (long long)b->sizes[0], (long long)b->sizes[1], (long long)b->sizes[2],
+        (long long)c->sizes[0], (long long)c->sizes[1], (long long)c->sizes[2]);
   auto item = [&](int64_t i, auto gemm) {
     gemm(View{a->aligned + a->offset + i * a->strides[0], a->sizes[1],
               a->sizes[2], a->strides[1], a->strides[2]},
@@ -334,12 +330,13 @@ void _mlir_ciface_telarrt_conv2d_nchw_f32(TelarMemRef4F32 *in,
     fatal(kernel,
           "input %lldx%lldx%lldx%lld, filter %lldx%lldx%lldx%lld and output "
           "%lldx%lldx%lldx%lld do not match",
-          (long long)n, (long long)c, (long long)h, (long long)w,
-          (long long)f, (long long)fs[1], (long long)kh, (long long)kw,
-          (long long)os[0], (long long)os[1], (long long)oh, (long long)ow);
+          (long long)n, (long long)c, (long long)h, (long long)w, (long long)f,
+          (long long)fs[1], (long long)kh, (long long)kw, (long long)os[0],
+          (long long)os[1], (long long)oh, (long long)ow);
   if (sh < 1 || sw < 1 || dh < 1 || dw < 1)
-    fatal(kernel, "strides and dilations must be positive (%lld %lld %lld "
-                  "%lld)",
+    fatal(kernel,
+          "strides and dilations must be positive (%lld %lld %lld "
+          "%lld)",
           (long long)sh, (long long)sw, (long long)dh, (long long)dw);
   int64_t depth = c * kh * kw, pixels = oh * ow;
   if (n == 0 || f == 0 || pixels == 0 || depth == 0)
@@ -352,8 +349,7 @@ void _mlir_ciface_telarrt_conv2d_nchw_f32(TelarMemRef4F32 *in,
           (long long)sh, (long long)sw, (long long)dh, (long long)dw,
           (long long)h, (long long)w);
 
-  const int64_t *ist = in->strides, *fst = filter->strides,
-                *ost = out->strides;
+  const int64_t *ist = in->strides, *fst = filter->strides, *ost = out->strides;
   const float *input = in->aligned + in->offset;
   float *output = out->aligned + out->offset;
 
@@ -370,7 +366,8 @@ void _mlir_ciface_telarrt_conv2d_nchw_f32(TelarMemRef4F32 *in,
         for (int64_t y = 0; y < kh; ++y)
           for (int64_t x = 0; x < kw; ++x)
             packedFilter[((i * c + ci) * kh + y) * kw + x] =
-                filterView.p[i * fst[0] + ci * fst[1] + y * fst[2] + x * fst[3]];
+                filterView
+                    .p[i * fst[0] + ci * fst[1] + y * fst[2] + x * fst[3]];
     filterView = {packedFilter.data(), f, depth, depth, 1};
   }
 
@@ -455,10 +452,9 @@ void _mlir_ciface_telarrt_conv2d_nchw_f32(TelarMemRef4F32 *in,
 void telarrt_set_num_threads(int threads) {
   if (threads < 1)
     threads = 1;
-  omp_set_num_threads(threads);
   // The kernels split work across libomp's threads; OpenBLAS stays
-  // single-threaded (see the file comment).
-  openblas_set_num_threads(1);
+  // single-threaded (Blas.cpp).
+  omp_set_num_threads(threads);
 }
 
 int telarrt_get_num_threads(void) { return omp_get_max_threads(); }

@@ -1,6 +1,8 @@
-//===- Npy.cpp - numpy .npy files ------------------------------------------===//
+//===- Npy.cpp - numpy .npy files
+//------------------------------------------===//
 //
-// Format: https://numpy.org/doc/stable/reference/generated/numpy.lib.format.html
+// Format:
+// https://numpy.org/doc/stable/reference/generated/numpy.lib.format.html
 // "\x93NUMPY", major, minor, header length (2 bytes LE in v1, 4 in v2/v3),
 // a Python dict literal {'descr': ..., 'fortran_order': ..., 'shape': (...)}
 // padded with spaces and ended by '\n', then the data.
@@ -62,8 +64,8 @@ public:
 
 private:
   [[noreturn]] void fail(const std::string &what) {
-    throw Error(origin + ": malformed .npy header (" + what + "): " +
-                std::string(text));
+    throw Error(origin + ": malformed .npy header (" + what +
+                "): " + std::string(text));
   }
   char peek() const { return pos < text.size() ? text[pos] : '\0'; }
   void skipSpace() {
@@ -153,11 +155,11 @@ Descr parseDescr(const std::string &descr, const std::string &origin) {
     d.remove_prefix(1);
   }
   static const std::pair<const char *, DType> kCodes[] = {
-      {"f4", DType::Float32}, {"f8", DType::Float64}, {"f2", DType::Float16},
-      {"V2", DType::BFloat16}, {"i1", DType::Int8},   {"i2", DType::Int16},
-      {"i4", DType::Int32},   {"i8", DType::Int64},   {"u1", DType::UInt8},
-      {"u2", DType::UInt16},  {"u4", DType::UInt32},  {"u8", DType::UInt64},
-      {"b1", DType::Bool},    {"?", DType::Bool},
+      {"f4", DType::Float32},  {"f8", DType::Float64}, {"f2", DType::Float16},
+      {"V2", DType::BFloat16}, {"i1", DType::Int8},    {"i2", DType::Int16},
+      {"i4", DType::Int32},    {"i8", DType::Int64},   {"u1", DType::UInt8},
+      {"u2", DType::UInt16},   {"u4", DType::UInt32},  {"u8", DType::UInt64},
+      {"b1", DType::Bool},     {"?", DType::Bool},
   };
   for (const auto &[code, dtype] : kCodes)
     if (d == code)
@@ -243,7 +245,8 @@ Tensor telar::runtime::parseNpy(const void *bytes, size_t size,
   uint8_t major = p[kMagicSize];
   if (major < 1 || major > 3)
     throw Error(origin + ": unsupported .npy format version " +
-                std::to_string(major) + "." + std::to_string(p[kMagicSize + 1]));
+                std::to_string(major) + "." +
+                std::to_string(p[kMagicSize + 1]));
   size_t lengthBytes = major == 1 ? 2 : 4;
   size_t prefix = kMagicSize + 2 + lengthBytes;
   if (size < prefix)
@@ -272,9 +275,10 @@ Tensor telar::runtime::parseNpy(const void *bytes, size_t size,
   Tensor tensor(d.dtype, *shape);
   size_t dataSize = size - prefix - headerLength;
   if (dataSize != tensor.getByteSize())
-    throw Error(origin + ": " + (dataSize < tensor.getByteSize()
-                                     ? "truncated .npy data"
-                                     : "trailing bytes after the .npy data") +
+    throw Error(origin + ": " +
+                (dataSize < tensor.getByteSize()
+                     ? "truncated .npy data"
+                     : "trailing bytes after the .npy data") +
                 " (" + tensor.typeString() + " needs " +
                 std::to_string(tensor.getByteSize()) + " bytes, found " +
                 std::to_string(dataSize) + ")");

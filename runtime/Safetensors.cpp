@@ -1,4 +1,5 @@
-//===- Safetensors.cpp - Memory-mapped safetensors files -------------------===//
+//===- Safetensors.cpp - Memory-mapped safetensors files
+//-------------------===//
 
 #include "telar/runtime/Safetensors.h"
 
@@ -20,10 +21,10 @@ namespace {
 constexpr uint64_t kMaxHeaderLength = 100'000'000;
 
 constexpr std::pair<const char *, DType> kCodes[] = {
-    {"F32", DType::Float32}, {"F64", DType::Float64}, {"F16", DType::Float16},
-    {"BF16", DType::BFloat16}, {"I8", DType::Int8},   {"I16", DType::Int16},
-    {"I32", DType::Int32},   {"I64", DType::Int64},   {"U8", DType::UInt8},
-    {"U16", DType::UInt16},  {"U32", DType::UInt32},  {"U64", DType::UInt64},
+    {"F32", DType::Float32},   {"F64", DType::Float64}, {"F16", DType::Float16},
+    {"BF16", DType::BFloat16}, {"I8", DType::Int8},     {"I16", DType::Int16},
+    {"I32", DType::Int32},     {"I64", DType::Int64},   {"U8", DType::UInt8},
+    {"U16", DType::UInt16},    {"U32", DType::UInt32},  {"U64", DType::UInt64},
     {"BOOL", DType::Bool},
 };
 } // namespace
@@ -35,8 +36,8 @@ const char *telar::runtime::safetensorsDTypeCode(DType dtype) {
   return "";
 }
 
-std::optional<DType> telar::runtime::parseSafetensorsDType(
-    std::string_view code) {
+std::optional<DType>
+telar::runtime::parseSafetensorsDType(std::string_view code) {
   for (const auto &[c, d] : kCodes)
     if (code == c)
       return d;

@@ -1,4 +1,5 @@
-//===- Tensor.cpp - Element types and dense tensors ------------------------===//
+//===- Tensor.cpp - Element types and dense tensors
+//------------------------===//
 
 #include "telar/runtime/Runtime.h"
 
@@ -15,12 +16,12 @@ struct DTypeInfo {
   size_t size;
 };
 constexpr DTypeInfo kDTypes[] = {
-    {DType::Float32, "float32", 4},  {DType::Float64, "float64", 8},
-    {DType::Float16, "float16", 2},  {DType::BFloat16, "bfloat16", 2},
-    {DType::Int8, "int8", 1},        {DType::Int16, "int16", 2},
-    {DType::Int32, "int32", 4},      {DType::Int64, "int64", 8},
-    {DType::UInt8, "uint8", 1},      {DType::UInt16, "uint16", 2},
-    {DType::UInt32, "uint32", 4},    {DType::UInt64, "uint64", 8},
+    {DType::Float32, "float32", 4}, {DType::Float64, "float64", 8},
+    {DType::Float16, "float16", 2}, {DType::BFloat16, "bfloat16", 2},
+    {DType::Int8, "int8", 1},       {DType::Int16, "int16", 2},
+    {DType::Int32, "int32", 4},     {DType::Int64, "int64", 8},
+    {DType::UInt8, "uint8", 1},     {DType::UInt16, "uint16", 2},
+    {DType::UInt32, "uint32", 4},   {DType::UInt64, "uint64", 8},
     {DType::Bool, "bool", 1},
 };
 
@@ -46,8 +47,8 @@ float halfToFloat(uint16_t h) {
       ++e;
       mant <<= 1;
     } while ((mant & 0x400) == 0);
-    bits = sign | (static_cast<uint32_t>(112 - e) << 23) |
-           ((mant & 0x3ff) << 13);
+    bits =
+        sign | (static_cast<uint32_t>(112 - e) << 23) | ((mant & 0x3ff) << 13);
   }
   float f;
   std::memcpy(&f, &bits, 4);

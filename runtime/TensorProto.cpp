@@ -1,4 +1,5 @@
-//===- TensorProto.cpp - ONNX TensorProto .pb files ------------------------===//
+//===- TensorProto.cpp - ONNX TensorProto .pb files
+//------------------------===//
 
 #include "telar/runtime/TensorProto.h"
 #include "FileUtil.h"
@@ -103,9 +104,9 @@ Tensor telar::runtime::parseTensorProto(const std::string &bytes,
   if (!dtype) {
     const std::string &typeName =
         onnx::TensorProto::DataType_Name(proto.data_type());
-    throw Error(origin + ": unsupported tensor data type " +
-                (typeName.empty() ? std::to_string(proto.data_type())
-                                  : typeName));
+    throw Error(
+        origin + ": unsupported tensor data type " +
+        (typeName.empty() ? std::to_string(proto.data_type()) : typeName));
   }
   Shape shape;
   for (int64_t d : proto.dims()) {

@@ -139,8 +139,8 @@ void checkMatmul(int64_t m, int64_t k, int64_t n, const Layout &la,
 
 TEST(RuntimeKernels, MatmulAllLayouts) {
   std::mt19937 rng(1);
-  const std::array<int64_t, 3> shapes[] = {
-      {5, 7, 3}, {1, 4, 6}, {6, 4, 1}, {1, 5, 1}, {3, 1, 2}, {16, 33, 9}};
+  const std::array<int64_t, 3> shapes[] = {{5, 7, 3}, {1, 4, 6}, {6, 4, 1},
+                                           {1, 5, 1}, {3, 1, 2}, {16, 33, 9}};
   for (const auto &[m, k, n] : shapes)
     for (const Layout &la : kLayouts)
       for (const Layout &lb : kLayouts)
@@ -168,8 +168,8 @@ void checkBatchMatmul(int64_t batch, int64_t m, int64_t k, int64_t n,
                       std::mt19937 &rng) {
   // Batch not outermost in memory (as in a view of [M, B, K]), transposed
   // matrices, and an output with no unit stride.
-  const std::array<int, 3> orders[] = {{0, 1, 2}, {1, 0, 2}, {0, 2, 1},
-                                       {2, 1, 0}};
+  const std::array<int, 3> orders[] = {
+      {0, 1, 2}, {1, 0, 2}, {0, 2, 1}, {2, 1, 0}};
   for (const auto &oa : orders)
     for (const auto &ob : orders)
       for (int64_t gap : {0, 1}) {

@@ -5,9 +5,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "telar/runtime/Runtime.h"
 #include "telar/runtime/Abi.h"
 #include "telar/runtime/Npy.h"
-#include "telar/runtime/Runtime.h"
 #include "telar/runtime/Safetensors.h"
 #include "telar/runtime/TensorProto.h"
 
@@ -47,11 +47,11 @@ Tensor iota(DType dtype, Shape shape) {
   return t;
 }
 
-const DType kAllDTypes[] = {
-    DType::Float32, DType::Float64, DType::Float16, DType::BFloat16,
-    DType::Int8,    DType::Int16,   DType::Int32,   DType::Int64,
-    DType::UInt8,   DType::UInt16,  DType::UInt32,  DType::UInt64,
-    DType::Bool};
+const DType kAllDTypes[] = {DType::Float32,  DType::Float64, DType::Float16,
+                            DType::BFloat16, DType::Int8,    DType::Int16,
+                            DType::Int32,    DType::Int64,   DType::UInt8,
+                            DType::UInt16,   DType::UInt32,  DType::UInt64,
+                            DType::Bool};
 
 //===----------------------------------------------------------------------===//
 // DType / Tensor
@@ -165,7 +165,8 @@ TEST(RuntimeNpy, Errors) {
                "in.npy: truncated .npy header");
   EXPECT_ERROR(parse(std::string("\x93NUMPY\x04\x00", 8)),
                "unsupported .npy format version 4.0");
-  std::string dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }";
+  std::string dict =
+      "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }";
   EXPECT_ERROR(parse(npyImage(dict, std::string(20, '\0'))),
                "truncated .npy data (float32[2,3] needs 24 bytes, found 20)");
   EXPECT_ERROR(parse(npyImage(dict, std::string(28, '\0'))),
@@ -207,7 +208,8 @@ TEST(RuntimeSafetensors, WriteAndParse) {
   auto file = SafetensorsFile::parse(img.data(), img.size(), "w.safetensors");
   ASSERT_EQ(file->getTensors().size(), 3u);
   for (auto [name, t] : {std::pair<const char *, Tensor *>{"a", &a},
-                         {"b.weight", &b}, {"c", &c}}) {
+                         {"b.weight", &b},
+                         {"c", &c}}) {
     const SafetensorsTensor *s = file->find(name);
     ASSERT_NE(s, nullptr) << name;
     EXPECT_EQ(s->dtype, t->getDType());
@@ -248,28 +250,26 @@ TEST(RuntimeSafetensors, Errors) {
   EXPECT_ERROR(parse(safetensorsImage(
                    R"({"a": {"shape": [1], "data_offsets": [0, 4]}})", 4)),
                prefix + "tensor 'a': missing 'dtype'");
-  EXPECT_ERROR(parse(safetensorsImage(
-                   R"({"a": {"dtype": "F32", "shape": [-1], )"
-                   R"("data_offsets": [0, 4]}})",
-                   4)),
-               "'shape' holds -1, not a non-negative integer");
-  EXPECT_ERROR(parse(safetensorsImage(
-                   R"({"a": {"dtype": "F32", "shape": [2], )"
-                   R"("data_offsets": [0, 8]}})",
-                   4)),
+  EXPECT_ERROR(
+      parse(safetensorsImage(R"({"a": {"dtype": "F32", "shape": [-1], )"
+                             R"("data_offsets": [0, 4]}})",
+                             4)),
+      "'shape' holds -1, not a non-negative integer");
+  EXPECT_ERROR(parse(safetensorsImage(R"({"a": {"dtype": "F32", "shape": [2], )"
+                                      R"("data_offsets": [0, 8]}})",
+                                      4)),
                prefix + "tensor 'a': data_offsets [0, 8] lie outside the "
                         "4-byte data section");
-  EXPECT_ERROR(parse(safetensorsImage(
-                   R"({"a": {"dtype": "F32", "shape": [2, 2], )"
-                   R"("data_offsets": [0, 8]}})",
-                   16)),
-               prefix + "tensor 'a': holds 8 bytes but F32[2,2] needs 16");
-  EXPECT_ERROR(parse(safetensorsImage(
-                   R"({"a": {"dtype": "F32", "shape": [2], )"
-                   R"("data_offsets": [0, 8]}, )"
-                   R"("b": {"dtype": "F32", "shape": [2], )"
-                   R"("data_offsets": [4, 12]}})",
-                   12)),
+  EXPECT_ERROR(
+      parse(safetensorsImage(R"({"a": {"dtype": "F32", "shape": [2, 2], )"
+                             R"("data_offsets": [0, 8]}})",
+                             16)),
+      prefix + "tensor 'a': holds 8 bytes but F32[2,2] needs 16");
+  EXPECT_ERROR(parse(safetensorsImage(R"({"a": {"dtype": "F32", "shape": [2], )"
+                                      R"("data_offsets": [0, 8]}, )"
+                                      R"("b": {"dtype": "F32", "shape": [2], )"
+                                      R"("data_offsets": [4, 12]}})",
+                                      12)),
                prefix + "tensor data ranges overlap");
   EXPECT_ERROR(SafetensorsFile::open("/nonexistent/w.safetensors"),
                "cannot open weights file '/nonexistent/w.safetensors'");
@@ -320,26 +320,28 @@ TEST(RuntimeManifest, Errors) {
     return Manifest::parse(text, "a/manifest.json");
   };
   EXPECT_ERROR(parse("{"), "a/manifest.json: invalid JSON");
-  EXPECT_ERROR(parse(edit(kManifest, "\"format_version\": 1",
-                          "\"format_version\": 7")),
-               "a/manifest.json: artifact format version 7 is not supported "
-               "(this runtime reads format version 1)");
+  EXPECT_ERROR(
+      parse(edit(kManifest, "\"format_version\": 1", "\"format_version\": 7")),
+      "a/manifest.json: artifact format version 7 is not supported "
+      "(this runtime reads format version 1)");
   EXPECT_ERROR(parse(edit(kManifest, "\"format_version\": 1,", "")),
                "a/manifest.json: missing field 'format_version'");
   EXPECT_ERROR(parse(edit(kManifest, "\"dtype\": \"int64\", ", "")),
                "a/manifest.json: missing field 'inputs[0].dtype'");
   EXPECT_ERROR(parse(edit(kManifest, "[2, 16]", "[2, -1]")),
                "a/manifest.json: inputs[0] has a bad dimension -1");
-  EXPECT_ERROR(parse(edit(kManifest, "\"name\": \"s\"", "\"name\": \"logits\"")),
-               "a/manifest.json: outputs[1] repeats the name 'logits'");
+  EXPECT_ERROR(
+      parse(edit(kManifest, "\"name\": \"s\"", "\"name\": \"logits\"")),
+      "a/manifest.json: outputs[1] repeats the name 'logits'");
   EXPECT_ERROR(parse(edit(kManifest, "\"weights/weights.safetensors\"",
                           "\"/etc/passwd\"")),
                "must be a relative path inside the artifact");
-  EXPECT_ERROR(parse(edit(kManifest, "\"kind\": \"cpu\"", "\"kind\": \"cuda\"")),
-               "target kind 'cuda' is not supported");
-  EXPECT_ERROR(parse(edit(kManifest, "\"entry\": \"telar_main_entry\"",
-                          "\"entry\": 3")),
-               "field 'programs[0].entry' must be a string, got 3");
+  EXPECT_ERROR(
+      parse(edit(kManifest, "\"kind\": \"cpu\"", "\"kind\": \"cuda\"")),
+      "target kind 'cuda' is not supported");
+  EXPECT_ERROR(
+      parse(edit(kManifest, "\"entry\": \"telar_main_entry\"", "\"entry\": 3")),
+      "field 'programs[0].entry' must be a string, got 3");
 }
 
 TEST(RuntimeArtifact, LoadErrors) {

@@ -1,4 +1,5 @@
-//===- telar-run.cpp - Run a Telar artifact --------------------------------===//
+//===- telar-run.cpp - Run a Telar artifact
+//--------------------------------===//
 //
 //   telar-run ARTIFACT_DIR --input NAME=FILE ... [--output-dir DIR]
 //             [--format npy|pb] [--threads N] [--bench N] [--warmup N]
@@ -46,7 +47,8 @@ using namespace telar::runtime;
 
 namespace {
 
-constexpr const char *kUsage = R"(usage: telar-run ARTIFACT_DIR --input NAME=FILE ... [options]
+constexpr const char *kUsage =
+    R"(usage: telar-run ARTIFACT_DIR --input NAME=FILE ... [options]
 
 Runs a compiled Telar artifact (the directory telarc -o writes).
 
@@ -138,8 +140,8 @@ Options parseArguments(int argc, char **argv) {
       inlineValue = true;
     }
     static const std::set<std::string> kValued = {
-        "--input",   "--output-dir", "--format", "--threads",
-        "--bench",   "--warmup",     "--report"};
+        "--input", "--output-dir", "--format", "--threads",
+        "--bench", "--warmup",     "--report"};
     if (!kValued.count(name))
       usageError("unknown option '" + name + "'");
     if (!inlineValue) {
@@ -208,11 +210,12 @@ std::string sanitize(const std::string &name) {
 std::vector<Tensor> readInputs(const Options &o, const Manifest &m) {
   std::map<std::string, std::string> files;
   for (const auto &[name, file] : o.inputs) {
-    bool known = std::any_of(m.inputs.begin(), m.inputs.end(),
-                             [&](const TensorSpec &s) { return s.name == name; });
+    bool known =
+        std::any_of(m.inputs.begin(), m.inputs.end(),
+                    [&](const TensorSpec &s) { return s.name == name; });
     if (!known)
-      throw Error("unknown input '" + name + "' (the model's inputs are: " +
-                  listTensors(m.inputs) + ")");
+      throw Error("unknown input '" + name +
+                  "' (the model's inputs are: " + listTensors(m.inputs) + ")");
     if (!files.emplace(name, file).second)
       throw Error("input '" + name + "' is given more than once");
   }
@@ -224,8 +227,9 @@ std::vector<Tensor> readInputs(const Options &o, const Manifest &m) {
     std::string names;
     for (const std::string &n : missing)
       names += (names.empty() ? "" : ", ") + n;
-    throw Error(std::string("missing input") + (missing.size() > 1 ? "s " : " ") +
-                names + " (expected inputs: " + listTensors(m.inputs) +
+    throw Error(std::string("missing input") +
+                (missing.size() > 1 ? "s " : " ") + names +
+                " (expected inputs: " + listTensors(m.inputs) +
                 "; pass each as --input NAME=FILE)");
   }
 

@@ -36,8 +36,8 @@ public:
   /// Maps and checks `path`; throws Error naming the file on any problem.
   static std::unique_ptr<SafetensorsFile> open(const std::string &path);
   /// Checks an in-memory image (not copied; must outlive the object).
-  static std::unique_ptr<SafetensorsFile>
-  parse(const void *bytes, size_t size, const std::string &origin);
+  static std::unique_ptr<SafetensorsFile> parse(const void *bytes, size_t size,
+                                                const std::string &origin);
   ~SafetensorsFile();
 
   SafetensorsFile(const SafetensorsFile &) = delete;
@@ -73,9 +73,8 @@ std::optional<DType> parseSafetensorsDType(std::string_view code);
 /// Serialises tensors as a safetensors image whose data sections are each
 /// aligned to 64 bytes (the header is padded with spaces), as telarc writes
 /// them. Used by tests and tools.
-std::string
-writeSafetensors(const std::vector<std::pair<std::string, const Tensor *>>
-                     &tensors);
+std::string writeSafetensors(
+    const std::vector<std::pair<std::string, const Tensor *>> &tensors);
 
 } // namespace telar::runtime
 
