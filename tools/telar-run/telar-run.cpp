@@ -208,12 +208,23 @@ std::string sanitize(const std::string &name) {
 
 /// Reads and checks the inputs, in manifest order.
 std::vector<Tensor> readInputs(const Options &o, const Manifest &m) {
+  auto isInput = [&](const std::string &name) {
+    return std::any_of(m.inputs.begin(), m.inputs.end(),
+                       [&](const TensorSpec &s) { return s.name == name; });
+  };
   std::map<std::string, std::string> files;
-  for (const auto &[name, file] : o.inputs) {
-    bool known =
-        std::any_of(m.inputs.begin(), m.inputs.end(),
-                    [&](const TensorSpec &s) { return s.name == name; });
-    if (!known)
+  for (auto [name, file] : o.inputs) {
+    // The argument was split at its first '='; an input name may contain
+    // '=' itself: take the first split whose left side names an input.
+    std::string raw = name + "=" + file;
+    for (size_t eq = raw.find('='); eq != std::string::npos;
+         eq = raw.find('=', eq + 1))
+      if (isInput(raw.substr(0, eq))) {
+        name = raw.substr(0, eq);
+        file = raw.substr(eq + 1);
+        break;
+      }
+    if (!isInput(name))
       throw Error("unknown input '" + name +
                   "' (the model's inputs are: " + listTensors(m.inputs) + ")");
     if (!files.emplace(name, file).second)

@@ -80,7 +80,7 @@ def manifest():
 VARIANTS = ["ok", "version2", "bad-format", "bad-json", "missing-inputs",
             "bad-dtype", "no-program", "no-weights", "weight-shape",
             "weight-missing", "truncated-weights", "bad-header-json",
-            "bad-entry", "escaping-path"]
+            "bad-entry", "escaping-path", "eq-name"]
 
 
 def write_artifact(out, program, variant):
@@ -103,6 +103,8 @@ def write_artifact(out, program, variant):
         tensors = tensors[:1]
     elif variant == "bad-entry":
         m["programs"][0]["entry"] = "no_such_entry"
+    elif variant == "eq-name":
+        m["inputs"][1]["name"] = "flags=1"
     elif variant == "escaping-path":
         m["programs"][0]["library"] = "../main.so"
     if variant != "no-program":
