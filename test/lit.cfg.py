@@ -25,7 +25,7 @@ llvm_config.with_system_environment(["HOME", "TMPDIR"])
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.telar_tools_dir, config.llvm_tools_dir]
-tools = ["telar-opt", "telarc"]
+tools = ["telar-opt", "telarc", "telar-run"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 # Numeric checks of the lowering: run lowered IR with MLIR's JIT runner and
 # its printing utilities (printMemrefF32 & co).

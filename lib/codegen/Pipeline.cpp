@@ -28,7 +28,7 @@ void telar::buildCpuLoweringPipeline(OpPassManager &pm,
       "buffer-deallocation-pipeline,"
       "func.func(telar-linalg-to-loops{{min-parallel-work={1}}),"
       "{2}"
-      "lower-affine,convert-scf-to-cf,expand-strided-metadata,"
+      "expand-strided-metadata,lower-affine,convert-scf-to-cf,"
       "finalize-memref-to-llvm{{use-generic-functions={3}},"
       "convert-math-to-llvm,convert-math-to-libm,convert-arith-to-llvm,"
       "convert-index-to-llvm,convert-cf-to-llvm,convert-func-to-llvm,"
