@@ -20,6 +20,7 @@ void telar::buildCpuLoweringPipeline(OpPassManager &pm,
       // Function-boundary bufferization with identity layouts, results
       // turned into caller-provided out-params (the runtime passes output
       // buffers); the final allocs are hoisted into them.
+      "telar-read-only-arguments,"
       "one-shot-bufferize{{bufferize-function-boundaries=1 "
       "function-boundary-type-conversion=identity-layout-map},"
       "func.func(buffer-hoisting),"

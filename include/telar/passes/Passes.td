@@ -94,6 +94,17 @@ def TelarFuseElementwise : Pass<"telar-fuse-elementwise", "ModuleOp"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
+def TelarReadOnlyArguments : Pass<"telar-read-only-arguments", "ModuleOp"> {
+  let summary = "Mark tensor arguments of defined functions read-only for bufferization";
+  let description = [{
+    Model inputs and weights are read-only buffers in the runtime's ABI
+    (weights are memory-mapped from the artifact). This sets
+    `bufferization.writable = false` on every tensor argument, so that
+    one-shot bufferization copies instead of writing into one (e.g. a
+    scatter whose destination is a weight).
+  }];
+}
+
 def TelarLinalgToLoops : Pass<"telar-linalg-to-loops", "func::FuncOp"> {
   let summary = "Linalg ops on memrefs to loops, parallel ones only when large";
   let description = [{

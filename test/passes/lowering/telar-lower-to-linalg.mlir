@@ -37,3 +37,4 @@ func.func @dynamic(%a: tensor<?xf32>) -> tensor<?xf32> {
   return %0 : tensor<?xf32>
 }
 
+
