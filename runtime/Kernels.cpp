@@ -1,18 +1,19 @@
-//===- Kernels.cpp - Library kernels called by generated programs
-//----------===//
+//===- Kernels.cpp - Library kernels called by generated programs ---------===//
 //
-// Matmul, batch matmul and NCHW convolution on f32 strided memrefs, on top
-// of OpenBLAS's cblas_sgemm. The operands may be arbitrary views (offsets,
-// transposes, non-unit strides); each one is passed to BLAS as it is when
+// Matmul, batch matmul and NCHW convolution on f32 strided memrefs. Every
+// product goes to the runtime's own GEMM (Gemm.cpp: AVX-512 or AVX2+FMA,
+// chosen by the CPU) or, on CPUs with neither, to OpenBLAS's cblas_sgemm;
+// products with one output row or column go to OpenBLAS's sgemv. The
+// operands may be arbitrary views (offsets, transposes, non-unit strides):
+// the GEMM packs them itself; for OpenBLAS each one is passed as it is when
 // one of its strides is 1 (as a transposed operand when that is the row
 // stride) and packed into a dense temporary otherwise.
 //
 // Threads: one pool for everything, libomp's, which the programs' parallel
-// loops use too. OpenBLAS (Debian's pthreads build, loaded by Blas.cpp) runs
-// single-threaded and
-// the kernels split their work (column or row blocks of a GEMM, batch
-// elements, images) across OpenMP threads themselves. Two pools would
-// oversubscribe the cores: libomp's workers spin for 200 ms after each
+// loops use too. The GEMMs run single-threaded (OpenBLAS too: Blas.cpp
+// loads it so) and the kernels split their work (column or row blocks of a
+// GEMM, batch elements, images) across OpenMP threads themselves. Two pools
+// would oversubscribe the cores: libomp's workers spin for 200 ms after each
 // parallel loop (KMP_BLOCKTIME) while OpenBLAS's threads want the same
 // cores. This file is compiled with -fopenmp but linked against libomp,
 // which implements GCC's GOMP_* entry points.
@@ -20,16 +21,22 @@
 //===----------------------------------------------------------------------===//
 
 #include "Blas.h"
+#include "Gemm.h"
 #include "telar/runtime/Abi.h"
 
 #include <algorithm>
+#include <atomic>
 #include <climits>
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <vector>
 
 using telar::runtime::detail::blas;
+using telar::runtime::detail::GemmKernel;
+using telar::runtime::detail::MatrixView;
+namespace detail = telar::runtime::detail;
 
 extern "C" {
 // libomp (declared here rather than through omp.h, which would be GCC's).
@@ -51,12 +58,33 @@ namespace {
 }
 
 /// A rank-2 strided view: element (i, j) is p[i * rs + j * cs].
-struct View {
-  float *p;
-  int64_t rows, cols, rs, cs;
+using View = MatrixView;
 
-  float &at(int64_t i, int64_t j) const { return p[i * rs + j * cs]; }
-};
+/// The GEMM in use: TELAR_GEMM_KERNEL (openblas, avx2, avx512; unset or
+/// auto: the fastest the CPU runs) until telarrt_set_gemm_kernel.
+GemmKernel initialGemmKernel() {
+  const char *env = std::getenv("TELAR_GEMM_KERNEL");
+  GemmKernel want = GemmKernel::Auto;
+  if (env && !std::strcmp(env, "openblas"))
+    want = GemmKernel::OpenBlas;
+  else if (env && !std::strcmp(env, "avx2"))
+    want = GemmKernel::Avx2;
+  else if (env && !std::strcmp(env, "avx512"))
+    want = GemmKernel::Avx512;
+  else if (env && *env && std::strcmp(env, "auto"))
+    std::fprintf(stderr,
+                 "telar runtime: ignoring TELAR_GEMM_KERNEL=%s (expected "
+                 "auto, openblas, avx2 or avx512)\n",
+                 env);
+  if (want == GemmKernel::Auto || !detail::gemmKernelSupported(want))
+    want = detail::bestGemmKernel();
+  return want;
+}
+
+std::atomic<GemmKernel> &gemmKernelInUse() {
+  static std::atomic<GemmKernel> kernel{initialGemmKernel()};
+  return kernel;
+}
 
 /// How an operand is handed to cblas_sgemm (row-major interface).
 struct Operand {
@@ -155,6 +183,11 @@ void gemmAccumulate(const View &a, const View &b, const View &c) {
   int64_t m = c.rows, n = c.cols, k = a.cols;
   if (m == 0 || n == 0 || k == 0)
     return;
+  GemmKernel kernel = gemmKernelInUse().load(std::memory_order_relaxed);
+  if (kernel != GemmKernel::OpenBlas && m > 1 && n > 1) {
+    detail::gemm(kernel, a, b, c);
+    return;
+  }
   if (!fitsInt(m) || !fitsInt(n) || !fitsInt(k))
     fatal("sgemm", "matrix of %lldx%lldx%lld is too large for BLAS",
           static_cast<long long>(m), static_cast<long long>(n),
@@ -221,7 +254,8 @@ bool collapsedStride(const int64_t *sizes, const int64_t *strides, int first,
 /// Multiply-adds below which splitting a GEMM does not pay (OpenBLAS's own
 /// threshold for going multi-threaded is 4 * 65536).
 constexpr double kMinParallelWork = 1 << 18;
-/// The smallest block of rows or columns a thread gets.
+/// The smallest block of rows or columns a thread gets (rounded up to a
+/// whole number of the GEMM's micro-tiles).
 constexpr int64_t kMinBlock = 16;
 
 /// Threads available to a kernel: none extra inside a parallel region.
@@ -236,21 +270,24 @@ void parallelGemm(const View &a, const View &b, const View &c) {
   double work = double(m) * double(n) * double(k);
   bool splitColumns = n >= m;
   int64_t extent = splitColumns ? n : m;
+  GemmKernel kernel = gemmKernelInUse().load(std::memory_order_relaxed);
+  int64_t tile = splitColumns ? detail::gemmTileCols(kernel)
+                              : detail::gemmTileRows(kernel);
+  int64_t unit = (kMinBlock + tile - 1) / tile * tile;
   int64_t blocks = std::min<int64_t>(
       {availableThreads(), static_cast<int64_t>(work / kMinParallelWork),
-       extent / kMinBlock});
+       extent / unit});
   if (blocks <= 1) {
     gemmAccumulate(a, b, c);
     return;
   }
 #pragma omp parallel for num_threads(blocks) schedule(static, 1)
   for (int64_t i = 0; i < blocks; ++i) {
-    // Block edges at multiples of kMinBlock (blocks stay non-empty: the
-    // unrounded edges are at least kMinBlock apart).
-    int64_t lo = i == 0 ? 0 : extent * i / blocks / kMinBlock * kMinBlock;
-    int64_t hi = i + 1 == blocks
-                     ? extent
-                     : extent * (i + 1) / blocks / kMinBlock * kMinBlock;
+    // Block edges at multiples of `unit` (blocks stay non-empty: the
+    // unrounded edges are at least `unit` apart).
+    int64_t lo = i == 0 ? 0 : extent * i / blocks / unit * unit;
+    int64_t hi =
+        i + 1 == blocks ? extent : extent * (i + 1) / blocks / unit * unit;
     if (splitColumns)
       gemmAccumulate(a, {b.p + lo * b.cs, b.rows, hi - lo, b.rs, b.cs},
                      {c.p + lo * c.cs, c.rows, hi - lo, c.rs, c.cs});
@@ -458,5 +495,21 @@ void telarrt_set_num_threads(int threads) {
 }
 
 int telarrt_get_num_threads(void) { return omp_get_max_threads(); }
+
+int telarrt_set_gemm_kernel(int kernel) {
+  if (kernel < TELARRT_GEMM_AUTO || kernel > TELARRT_GEMM_AVX512)
+    return -1;
+  auto want = static_cast<GemmKernel>(kernel);
+  if (!detail::gemmKernelSupported(want))
+    return -1;
+  if (want == GemmKernel::Auto)
+    want = detail::bestGemmKernel();
+  gemmKernelInUse().store(want);
+  return static_cast<int>(want);
+}
+
+int telarrt_get_gemm_kernel(void) {
+  return static_cast<int>(gemmKernelInUse().load());
+}
 
 } // extern "C"

@@ -1,9 +1,11 @@
-//===- RuntimeKernelsTest.cpp - The runtime's BLAS-backed kernels ---------===//
+//===- RuntimeKernelsTest.cpp - The runtime's GEMM-backed kernels ---------===//
 //
 // matmul, batch_matmul and conv2d_nchw against naive loops, on strided views
 // covering every path of the kernels: dense, transposed (unit row stride),
 // packed (no unit stride), offsets, padded leading dimensions, and the
-// transposed/packed output cases.
+// transposed/packed output cases; with every GEMM the CPU runs (the
+// runtime's AVX-512 and AVX2 ones, OpenBLAS), on shapes around their
+// micro-tile and cache-block edges, on one thread and on several.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,11 +16,39 @@
 #include <array>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <numeric>
 #include <random>
+#include <string>
 #include <vector>
 
 namespace {
+
+const char *gemmKernelName(int kernel) {
+  switch (kernel) {
+  case TELARRT_GEMM_OPENBLAS:
+    return "openblas";
+  case TELARRT_GEMM_AVX2:
+    return "avx2";
+  case TELARRT_GEMM_AVX512:
+    return "avx512";
+  }
+  return "?";
+}
+
+/// Runs `body` once with each GEMM this CPU runs, then restores the
+/// default.
+void forEachGemmKernel(const std::function<void()> &body) {
+  int saved = telarrt_get_gemm_kernel();
+  for (int kernel :
+       {TELARRT_GEMM_OPENBLAS, TELARRT_GEMM_AVX2, TELARRT_GEMM_AVX512}) {
+    if (telarrt_set_gemm_kernel(kernel) != kernel)
+      continue; // not on this CPU
+    SCOPED_TRACE(gemmKernelName(kernel));
+    body();
+  }
+  telarrt_set_gemm_kernel(saved);
+}
 
 /// A strided view of a rank-R f32 tensor with its own storage: a layout
 /// given by a permutation of the dimensions (outermost first in memory),
@@ -141,11 +171,112 @@ TEST(RuntimeKernels, MatmulAllLayouts) {
   std::mt19937 rng(1);
   const std::array<int64_t, 3> shapes[] = {{5, 7, 3}, {1, 4, 6}, {6, 4, 1},
                                            {1, 5, 1}, {3, 1, 2}, {16, 33, 9}};
-  for (const auto &[m, k, n] : shapes)
-    for (const Layout &la : kLayouts)
-      for (const Layout &lb : kLayouts)
-        for (const Layout &lc : kLayouts)
-          checkMatmul(m, k, n, la, lb, lc, rng);
+  forEachGemmKernel([&] {
+    for (const auto &[m, k, n] : shapes)
+      for (const Layout &la : kLayouts)
+        for (const Layout &lb : kLayouts)
+          for (const Layout &lc : kLayouts)
+            checkMatmul(m, k, n, la, lb, lc, rng);
+  });
+}
+
+TEST(RuntimeKernels, GemmKernelSelection) {
+  int saved = telarrt_get_gemm_kernel();
+  EXPECT_GE(saved, TELARRT_GEMM_OPENBLAS);
+  EXPECT_LE(saved, TELARRT_GEMM_AVX512);
+  EXPECT_EQ(telarrt_set_gemm_kernel(TELARRT_GEMM_OPENBLAS),
+            TELARRT_GEMM_OPENBLAS);
+  EXPECT_EQ(telarrt_get_gemm_kernel(), TELARRT_GEMM_OPENBLAS);
+  EXPECT_EQ(telarrt_set_gemm_kernel(7), -1);
+  EXPECT_EQ(telarrt_set_gemm_kernel(-2), -1);
+  EXPECT_EQ(telarrt_get_gemm_kernel(), TELARRT_GEMM_OPENBLAS);
+  // AUTO resolves to a concrete kernel.
+  int best = telarrt_set_gemm_kernel(TELARRT_GEMM_AUTO);
+  EXPECT_GE(best, TELARRT_GEMM_OPENBLAS);
+  EXPECT_EQ(telarrt_get_gemm_kernel(), best);
+  telarrt_set_gemm_kernel(saved);
+}
+
+/// Shapes around the micro-tiles' edges (AVX-512: 12 x 32, AVX2: 6 x 16)
+/// and the cache blocks' (k beyond one 256-deep panel, m beyond a 144-row
+/// block, n beyond a 2048-column block), with every combination of layouts
+/// of a, b and c in turn.
+TEST(RuntimeKernels, GemmEdgeShapes) {
+  std::mt19937 rng(6);
+  forEachGemmKernel([&] {
+    int combo = 0;
+    auto next = [&](int64_t m, int64_t k, int64_t n) {
+      const Layout &la = kLayouts[combo % 4];
+      const Layout &lb = kLayouts[combo / 4 % 4];
+      const Layout &lc = kLayouts[combo / 16 % 4];
+      ++combo;
+      checkMatmul(m, k, n, la, lb, lc, rng);
+    };
+    for (int64_t m : {1, 2, 5, 6, 7, 11, 12, 13, 25})
+      for (int64_t n : {1, 2, 7, 8, 9, 15, 16, 17, 31, 32, 33, 65})
+        for (int64_t k : {1, 2, 17, 64})
+          next(m, k, n);
+    for (int i = 0; i < 64; ++i) {
+      next(13, 300, 33);  // two k blocks (balanced)
+      next(12, 700, 17);  // three
+    }
+    for (int i = 0; i < 16; ++i) {
+      next(150, 20, 40);  // two row blocks
+      next(289, 9, 35);   // three
+      next(5, 3, 2100);   // two column blocks
+    }
+  });
+}
+
+/// Zero (broadcast) and negative strides, and operands of one row or
+/// column whose other stride is arbitrary.
+TEST(RuntimeKernels, GemmOddStrides) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> dist(-1, 1);
+  forEachGemmKernel([&] {
+    for (auto [m, k, n] : {std::array<int64_t, 3>{13, 20, 33},
+                           std::array<int64_t, 3>{3, 5, 70},
+                           std::array<int64_t, 3>{40, 1, 3}}) {
+      std::vector<float> a(k), b(k * n), c(m * n + 1);
+      for (float &x : a)
+        x = dist(rng);
+      for (float &x : b)
+        x = dist(rng);
+      for (float &x : c)
+        x = dist(rng);
+      std::vector<float> c0 = c;
+      // Every row of a is the same vector (row stride 0); b's rows are
+      // stored last to first (row stride -n); c is column-major after one
+      // element of offset (which must stay untouched).
+      TelarMemRef2F32 da{a.data(), a.data(), 0, {m, k}, {0, 1}};
+      TelarMemRef2F32 db{b.data(), b.data(), (k - 1) * n, {k, n}, {-n, 1}};
+      TelarMemRef2F32 dc{c.data(), c.data(), 1, {m, n}, {1, m}};
+      _mlir_ciface_telarrt_matmul_f32(&da, &db, &dc);
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < n; ++j) {
+          double want = c0[1 + i + j * m];
+          for (int64_t p = 0; p < k; ++p)
+            want += double(a[p]) * b[(k - 1 - p) * n + j];
+          expectNear(c[1 + i + j * m], want, "odd strides");
+        }
+      EXPECT_EQ(c[0], c0[0]);
+    }
+    // A single row of a with a huge row stride, a single column of b with a
+    // huge column stride.
+    std::vector<float> a(8), b(8 * 3), c(3 * 5);
+    for (float &x : a)
+      x = dist(rng);
+    for (float &x : b)
+      x = dist(rng);
+    TelarMemRef2F32 da{a.data(), a.data(), 0, {1, 8}, {1 << 30, 1}};
+    TelarMemRef2F32 db{b.data(), b.data(), 0, {8, 1}, {3, 1 << 30}};
+    TelarMemRef2F32 dc{c.data(), c.data(), 2, {1, 1}, {1 << 30, 1 << 30}};
+    _mlir_ciface_telarrt_matmul_f32(&da, &db, &dc);
+    double want = 0;
+    for (int p = 0; p < 8; ++p)
+      want += double(a[p]) * b[3 * p];
+    expectNear(c[2], want, "1x8x1");
+  });
 }
 
 TEST(RuntimeKernels, MatmulEmptyContraction) {
@@ -194,7 +325,11 @@ void checkBatchMatmul(int64_t batch, int64_t m, int64_t k, int64_t n,
 
 TEST(RuntimeKernels, BatchMatmulStridedBatches) {
   std::mt19937 rng(3);
-  checkBatchMatmul(4, 5, 6, 3, rng);
+  forEachGemmKernel([&] {
+    checkBatchMatmul(4, 5, 6, 3, rng);
+    checkBatchMatmul(3, 16, 64, 16, rng); // attention heads
+    checkBatchMatmul(2, 13, 16, 33, rng);
+  });
 }
 
 struct ConvCase {
@@ -243,13 +378,15 @@ TEST(RuntimeKernels, Conv2dNchw) {
   };
   const std::array<int, 4> nchw = {0, 1, 2, 3}, nhwc = {0, 2, 3, 1},
                            hwcf = {2, 3, 1, 0};
-  for (const ConvCase &cc : cases) {
-    checkConv(cc, nchw, nchw, nchw, 0, rng);
-    // Channels-last input, a filter stored [KH, KW, C, F] (packed), an
-    // output whose pixels do not collapse.
-    checkConv(cc, nhwc, hwcf, nchw, 1, rng);
-    checkConv(cc, nchw, nchw, nhwc, 0, rng);
-  }
+  forEachGemmKernel([&] {
+    for (const ConvCase &cc : cases) {
+      checkConv(cc, nchw, nchw, nchw, 0, rng);
+      // Channels-last input, a filter stored [KH, KW, C, F] (packed), an
+      // output whose pixels do not collapse.
+      checkConv(cc, nhwc, hwcf, nchw, 1, rng);
+      checkConv(cc, nchw, nchw, nhwc, 0, rng);
+    }
+  });
 }
 
 /// Sizes large enough for the kernels to split their work across threads:
@@ -258,22 +395,26 @@ TEST(RuntimeKernels, ParallelSplits) {
   int saved = telarrt_get_num_threads();
   telarrt_set_num_threads(4);
   std::mt19937 rng(5);
-  for (const Layout &la : kLayouts)
-    for (const Layout &lc : kLayouts) {
-      checkMatmul(40, 300, 130, la, kLayouts[0], lc, rng); // column blocks
-      checkMatmul(150, 200, 20, la, kLayouts[2], lc, rng); // row blocks
-      checkMatmul(1, 1000, 600, la, kLayouts[2], lc, rng); // GEMV blocks
-      checkMatmul(600, 1000, 1, la, kLayouts[3], lc, rng);
+  forEachGemmKernel([&] {
+    for (const Layout &la : kLayouts)
+      for (const Layout &lc : kLayouts) {
+        checkMatmul(40, 300, 130, la, kLayouts[0], lc, rng); // column blocks
+        checkMatmul(150, 200, 20, la, kLayouts[2], lc, rng); // row blocks
+        checkMatmul(1, 1000, 600, la, kLayouts[2], lc, rng); // GEMV blocks
+        checkMatmul(600, 1000, 1, la, kLayouts[3], lc, rng);
+      }
+    checkMatmul(301, 50, 7, kLayouts[0], kLayouts[1], kLayouts[2], rng);
+    checkBatchMatmul(9, 24, 40, 33, rng); // batch elements
+    checkBatchMatmul(2, 64, 80, 96, rng); // blocks of each product
+    const std::array<int, 4> nchw = {0, 1, 2, 3}, nhwc = {0, 2, 3, 1};
+    for (const ConvCase &cc :
+         {ConvCase{{1, 8, 30, 30}, {16, 3}, 1, 1, 1, 1},
+          ConvCase{{5, 4, 12, 12}, {8, 3}, 1, 1, 1, 1},
+          ConvCase{{1, 32, 20, 20}, {24, 1}, 1, 1, 1, 1}}) {
+      checkConv(cc, nchw, nchw, nchw, 0, rng);
+      checkConv(cc, nhwc, nchw, nchw, 1, rng);
     }
-  checkBatchMatmul(9, 24, 40, 33, rng); // batch elements
-  checkBatchMatmul(2, 64, 80, 96, rng); // blocks of each product
-  const std::array<int, 4> nchw = {0, 1, 2, 3}, nhwc = {0, 2, 3, 1};
-  for (const ConvCase &cc : {ConvCase{{1, 8, 30, 30}, {16, 3}, 1, 1, 1, 1},
-                             ConvCase{{5, 4, 12, 12}, {8, 3}, 1, 1, 1, 1},
-                             ConvCase{{1, 32, 20, 20}, {24, 1}, 1, 1, 1, 1}}) {
-    checkConv(cc, nchw, nchw, nchw, 0, rng);
-    checkConv(cc, nhwc, nchw, nchw, 1, rng);
-  }
+  });
   telarrt_set_num_threads(saved);
 }
 

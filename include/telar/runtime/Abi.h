@@ -63,9 +63,25 @@ void _mlir_ciface_telarrt_conv2d_nchw_f32(TelarMemRef4F32 *in,
                                           TelarMemRef4F32 *out, int64_t sh,
                                           int64_t sw, int64_t dh, int64_t dw);
 
-/* Threads for OpenMP parallel loops (libomp) and for OpenBLAS. */
+/* Threads for OpenMP parallel loops (libomp), which the kernels above use
+ * too (their GEMMs run single-threaded on them). */
 void telarrt_set_num_threads(int threads);
 int telarrt_get_num_threads(void);
+
+/* The GEMM behind the kernels: the runtime's own for AVX-512 or AVX2+FMA,
+ * or OpenBLAS. The default is TELARRT_GEMM_AUTO, the fastest this CPU runs,
+ * unless the environment variable TELAR_GEMM_KERNEL (auto, openblas, avx2,
+ * avx512) says otherwise. telarrt_set_gemm_kernel returns the kernel now in
+ * use (AUTO resolved), or -1 without changing it when the CPU cannot run
+ * the one asked for. Not to be called while kernels run. */
+enum {
+  TELARRT_GEMM_AUTO = 0,
+  TELARRT_GEMM_OPENBLAS = 1,
+  TELARRT_GEMM_AVX2 = 2,
+  TELARRT_GEMM_AVX512 = 3
+};
+int telarrt_set_gemm_kernel(int kernel);
+int telarrt_get_gemm_kernel(void);
 
 /* Allocator statistics: bytes currently allocated through the functions
  * above, and the peak since the last reset (the reset sets it to current). */

@@ -1,0 +1,266 @@
+//===- Gemm.cpp - The runtime's own f32 GEMM ------------------------------===//
+//
+// GemmImpl.inc compiled twice, for AVX-512 (micro-tile 12 x 32, 24 zmm
+// accumulators) and for AVX2+FMA (6 x 16, 12 ymm accumulators), each under
+// a target pragma so that the rest of the library (and the process) still
+// runs on CPUs without them; gemm() dispatches to the one asked for.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Gemm.h"
+
+// GCC 12 warns about the deliberately uninitialised _mm512_undefined_ps()
+// inside its own shuffle intrinsics.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <immintrin.h>
+#include <utility>
+
+using namespace telar::runtime::detail;
+
+namespace {
+
+/// Per-thread scratch buffers for packed panels: slot 0 holds B's, 1 A's,
+/// 2 a dense copy of C. They grow as needed and live as long as the thread
+/// (libomp's workers persist, so steady-state GEMMs allocate nothing).
+float *workspace(int slot, size_t floats) {
+  struct Buffer {
+    float *p = nullptr;
+    size_t size = 0;
+    ~Buffer() { std::free(p); }
+  };
+  thread_local Buffer buffers[3];
+  Buffer &b = buffers[slot];
+  if (floats > b.size) {
+    std::free(b.p);
+    // Whole 4 KiB pages, 64-byte aligned (aligned_alloc wants a multiple).
+    size_t bytes = (floats * sizeof(float) + 4095) / 4096 * 4096;
+    b.p = static_cast<float *>(std::aligned_alloc(64, bytes));
+    if (!b.p) {
+      std::fprintf(stderr, "telar runtime: out of memory for GEMM scratch "
+                           "(%zu bytes)\n",
+                   bytes);
+      std::abort();
+    }
+    b.size = bytes / sizeof(float);
+  }
+  return b.p;
+}
+
+/// Cache blocking (in elements) and when to skip packing.
+struct Blocking {
+  int64_t kc; // rows of B per packed block (panel depth)
+  int64_t mc; // rows of A per packed block
+  int64_t nc; // columns of B per packed block
+  bool directA;            // read A in place when its rows are contiguous
+  int64_t directBMaxRows;  // read B in place (contiguous rows) up to this m
+};
+
+} // namespace
+
+#if defined(__clang__)
+#define TELAR_TARGET_PUSH(T)                                                   \
+  _Pragma(TELAR_STR(clang attribute push(__attribute__((target(T))),          \
+                                         apply_to = function)))
+#define TELAR_TARGET_POP _Pragma("clang attribute pop")
+#define TELAR_STR(x) #x
+#else
+#define TELAR_TARGET_PUSH(T)                                                   \
+  _Pragma("GCC push_options") _Pragma(TELAR_STR(GCC target(T)))
+#define TELAR_TARGET_POP _Pragma("GCC pop_options")
+#define TELAR_STR(x) #x
+#endif
+
+//===----------------------------------------------------------------------===//
+// AVX-512
+//===----------------------------------------------------------------------===//
+
+TELAR_TARGET_PUSH("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma")
+namespace {
+namespace avx512 {
+
+struct Isa {
+  using V = __m512;
+  using Mask = __mmask16;
+  static constexpr int kWidth = 16;
+  static constexpr int kMR = 12;
+
+  static V zero() { return _mm512_setzero_ps(); }
+  static V load(const float *p) { return _mm512_loadu_ps(p); }
+  static void store(float *p, V v) { _mm512_storeu_ps(p, v); }
+  /// The first n (clamped to [0, 16]) lanes.
+  static Mask mask(int n) {
+    return n >= 16 ? Mask(0xFFFF) : n <= 0 ? Mask(0) : Mask((1u << n) - 1);
+  }
+  static V loadMasked(const float *p, Mask m) {
+    return _mm512_maskz_loadu_ps(m, p);
+  }
+  static void storeMasked(float *p, Mask m, V v) {
+    _mm512_mask_storeu_ps(p, m, v);
+  }
+  static V broadcast(const float *p) { return _mm512_set1_ps(*p); }
+  static V fma(V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); }
+  static V add(V a, V b) { return _mm512_add_ps(a, b); }
+
+  /// Transposes the 16 x 16 matrix whose rows are r[0..15].
+  static void transpose(V r[16]) {
+    V t[16], u[16];
+    for (int i = 0; i < 8; ++i) {
+      t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+      t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+    }
+    // u[4g + q]: column 4L + q of rows 4g..4g+3, in each 128-bit lane L.
+    for (int g = 0; g < 4; ++g) {
+      u[4 * g + 0] = _mm512_shuffle_ps(t[4 * g], t[4 * g + 2], 0x44);
+      u[4 * g + 1] = _mm512_shuffle_ps(t[4 * g], t[4 * g + 2], 0xEE);
+      u[4 * g + 2] = _mm512_shuffle_ps(t[4 * g + 1], t[4 * g + 3], 0x44);
+      u[4 * g + 3] = _mm512_shuffle_ps(t[4 * g + 1], t[4 * g + 3], 0xEE);
+    }
+    for (int h = 0; h < 2; ++h)
+      for (int q = 0; q < 4; ++q) {
+        t[8 * h + q] =
+            _mm512_shuffle_f32x4(u[8 * h + q], u[8 * h + 4 + q], 0x88);
+        t[8 * h + 4 + q] =
+            _mm512_shuffle_f32x4(u[8 * h + q], u[8 * h + 4 + q], 0xDD);
+      }
+    for (int j = 0; j < 8; ++j) {
+      r[j] = _mm512_shuffle_f32x4(t[j], t[8 + j], 0x88);
+      r[8 + j] = _mm512_shuffle_f32x4(t[j], t[8 + j], 0xDD);
+    }
+  }
+};
+
+// Measured on one Zen 5 core (bench/gemm.cpp).
+Blocking blocking = {256, 144, 2048, true, 48};
+
+#include "GemmImpl.inc"
+
+} // namespace avx512
+} // namespace
+TELAR_TARGET_POP
+
+//===----------------------------------------------------------------------===//
+// AVX2 + FMA
+//===----------------------------------------------------------------------===//
+
+TELAR_TARGET_PUSH("avx2,fma")
+namespace {
+namespace avx2 {
+
+struct Isa {
+  using V = __m256;
+  using Mask = __m256i;
+  static constexpr int kWidth = 8;
+  static constexpr int kMR = 6;
+
+  static V zero() { return _mm256_setzero_ps(); }
+  static V load(const float *p) { return _mm256_loadu_ps(p); }
+  static void store(float *p, V v) { _mm256_storeu_ps(p, v); }
+  static Mask mask(int n) {
+    return _mm256_cmpgt_epi32(_mm256_set1_epi32(n),
+                              _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+  }
+  static V loadMasked(const float *p, Mask m) {
+    return _mm256_maskload_ps(p, m);
+  }
+  static void storeMasked(float *p, Mask m, V v) {
+    _mm256_maskstore_ps(p, m, v);
+  }
+  static V broadcast(const float *p) { return _mm256_broadcast_ss(p); }
+  static V fma(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
+  static V add(V a, V b) { return _mm256_add_ps(a, b); }
+
+  /// Transposes the 8 x 8 matrix whose rows are r[0..7].
+  static void transpose(V r[8]) {
+    V t[8], u[8];
+    for (int i = 0; i < 4; ++i) {
+      t[2 * i] = _mm256_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+      t[2 * i + 1] = _mm256_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+    }
+    for (int g = 0; g < 2; ++g) {
+      u[4 * g + 0] = _mm256_shuffle_ps(t[4 * g], t[4 * g + 2], 0x44);
+      u[4 * g + 1] = _mm256_shuffle_ps(t[4 * g], t[4 * g + 2], 0xEE);
+      u[4 * g + 2] = _mm256_shuffle_ps(t[4 * g + 1], t[4 * g + 3], 0x44);
+      u[4 * g + 3] = _mm256_shuffle_ps(t[4 * g + 1], t[4 * g + 3], 0xEE);
+    }
+    for (int q = 0; q < 4; ++q) {
+      r[q] = _mm256_permute2f128_ps(u[q], u[4 + q], 0x20);
+      r[4 + q] = _mm256_permute2f128_ps(u[q], u[4 + q], 0x31);
+    }
+  }
+};
+
+Blocking blocking = {256, 144, 2048, true, 48};
+
+#include "GemmImpl.inc"
+
+} // namespace avx2
+} // namespace
+TELAR_TARGET_POP
+
+//===----------------------------------------------------------------------===//
+// Dispatch
+//===----------------------------------------------------------------------===//
+
+bool telar::runtime::detail::gemmKernelSupported(GemmKernel kernel) {
+  __builtin_cpu_init();
+  switch (kernel) {
+  case GemmKernel::Avx512:
+    return __builtin_cpu_supports("avx512f") &&
+           __builtin_cpu_supports("avx512bw") &&
+           __builtin_cpu_supports("avx512vl") &&
+           __builtin_cpu_supports("avx512dq") &&
+           __builtin_cpu_supports("fma") && __builtin_cpu_supports("avx2");
+  case GemmKernel::Avx2:
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  case GemmKernel::Auto:
+  case GemmKernel::OpenBlas:
+    return true;
+  }
+  return false;
+}
+
+GemmKernel telar::runtime::detail::bestGemmKernel() {
+  static const GemmKernel best =
+      gemmKernelSupported(GemmKernel::Avx512) ? GemmKernel::Avx512
+      : gemmKernelSupported(GemmKernel::Avx2) ? GemmKernel::Avx2
+                                              : GemmKernel::OpenBlas;
+  return best;
+}
+
+int telar::runtime::detail::gemmTileRows(GemmKernel kernel) {
+  return kernel == GemmKernel::Avx512 ? avx512::kMR
+         : kernel == GemmKernel::Avx2 ? avx2::kMR
+                                      : 1;
+}
+
+int telar::runtime::detail::gemmTileCols(GemmKernel kernel) {
+  return kernel == GemmKernel::Avx512 ? avx512::kNR
+         : kernel == GemmKernel::Avx2 ? avx2::kNR
+                                      : 1;
+}
+
+void telar::runtime::detail::gemm(GemmKernel kernel, const MatrixView &a,
+                                  const MatrixView &b, const MatrixView &c) {
+  if (c.rows == 0 || c.cols == 0 || a.cols == 0)
+    return;
+  // A dimension of size 1 gets stride 1, so that the layout checks see a
+  // single row or column as contiguous whatever its stride.
+  auto normalise = [](MatrixView v) {
+    if (v.rows == 1)
+      v.rs = 1;
+    if (v.cols == 1)
+      v.cs = 1;
+    return v;
+  };
+  MatrixView na = normalise(a), nb = normalise(b), nc = normalise(c);
+  if (kernel == GemmKernel::Avx512)
+    avx512::gemmAnyLayout(na, nb, nc);
+  else
+    avx2::gemmAnyLayout(na, nb, nc);
+}
