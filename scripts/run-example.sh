@@ -1,24 +1,28 @@
 #!/usr/bin/env bash
 # The README's first command: sets up and builds Telar (scripts/setup.sh),
-# imports the bundled example model (a small GPT exported by torch.onnx at
-# opset 17), prints its canonicalised telar IR (weights elided) and the op
-# statistics, and checks that the IR round-trips through telar-opt.
+# generates the bundled example (a small GPT-2-style decoder exported by
+# torch.onnx at opset 17, seeded random weights), compiles it for this CPU
+# with telarc, runs it with telar-run, and compares the result and the
+# latency with onnxruntime's.
+#   scripts/run-example.sh [MODEL_NAME]   (default gpt; see make_models.py)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-model="${1:-$root/examples/tiny_gpt.onnx}"
+name="${1:-gpt}"
 if [ "${TELAR_SKIP_SETUP:-0}" != 1 ]; then
   "$root/scripts/setup.sh"
 fi
+py="$root/.venv/bin/python"
 bin="$root/build/bin"
-out="$(mktemp -d)"
-trap 'rm -rf "$out"' EXIT
+out="$root/build/example"
+mkdir -p "$out"
 
-echo "== telarc $(basename "$model") --emit=mlir --elide-weights"
-"$bin/telarc" "$model" --emit=mlir --elide-weights -o "$out/model.mlir"
-cat "$out/model.mlir"
-echo
-echo "== op statistics"
-"$bin/telar-opt" "$out/model.mlir" --print-op-stats -o /dev/null 2>&1 | sed -n '/Operations encountered/,$p'
-"$bin/telarc" "$model" --emit=mlir -o "$out/full.mlir"
-"$bin/telar-opt" "$out/full.mlir" -o "$out/roundtrip.mlir"
-echo "== round trip through telar-opt: ok ($(wc -c < "$out/full.mlir") bytes of IR including weights)"
+echo "== generating $name.onnx"
+"$py" "$root/python/telar_testing/make_models.py" --out "$out" --only "$name"
+
+echo "== telarc $name.onnx -o $name.artifact --target cpu"
+"$bin/telarc" "$out/$name.onnx" -o "$out/$name.artifact" --target cpu --timings
+echo "   wrote $(ls "$out/$name.artifact"/programs/*.so "$out/$name.artifact"/weights/*)"
+
+echo "== telar-run, compared with onnxruntime"
+"$py" "$root/python/telar_testing/example.py" "$out/$name.onnx" "$out/$name.artifact" \
+  --telar-run "$bin/telar-run"

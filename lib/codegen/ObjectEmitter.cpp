@@ -5,6 +5,8 @@
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InstIterator.h"
+#include "llvm/IR/Operator.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
@@ -114,6 +116,19 @@ static LogicalResult addEntryPoint(llvm::Module &module,
   return success();
 }
 
+/// Lets LLVM reassociate floating-point adds/muls and contract them into
+/// FMAs: the loop vectoriser can then vectorise reductions (softmax and
+/// normalisation sums), as onnxruntime's kernels do. NaN/Inf semantics are
+/// kept (no nnan/ninf); results differ from strict order only by rounding.
+static void allowReassociation(llvm::Module &module) {
+  for (llvm::Function &f : module)
+    for (llvm::Instruction &inst : llvm::instructions(f))
+      if (isa<llvm::FPMathOperator>(inst)) {
+        inst.setHasAllowReassoc(true);
+        inst.setHasAllowContract(true);
+      }
+}
+
 LogicalResult telar::emitObjectFile(ModuleOp module,
                                     ArrayRef<SmallVector<int64_t>> bufferShapes,
                                     const CpuTarget &target,
@@ -150,6 +165,7 @@ LogicalResult telar::emitObjectFile(ModuleOp module,
     if (!target.features.empty())
       f.addFnAttr("target-features", target.features);
   }
+  allowReassociation(*llvmModule);
   if (llvm::verifyModule(*llvmModule, &llvm::errs())) {
     error = "the generated LLVM IR does not verify";
     return failure();

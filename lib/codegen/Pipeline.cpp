@@ -17,6 +17,7 @@ void telar::buildCpuLoweringPipeline(OpPassManager &pm,
   // into) a telar-opt/mlir-opt command line.
   std::string text = llvm::formatv(
       "telar-lower-to-linalg,canonicalize,telar-fuse-elementwise,cse,"
+      "telar-approximate-math,"
       // Function-boundary bufferization with identity layouts, results
       // turned into caller-provided out-params (the runtime passes output
       // buffers); the final allocs are hoisted into them.

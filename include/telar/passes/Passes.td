@@ -105,6 +105,25 @@ def TelarReadOnlyArguments : Pass<"telar-read-only-arguments", "ModuleOp"> {
   }];
 }
 
+def TelarApproximateMath : Pass<"telar-approximate-math"> {
+  let summary = "Polynomial approximations of f32 math functions";
+  let description = [{
+    Replaces the listed f32 `math` ops by MLIR's polynomial approximations
+    (range reduction + minimax polynomials in arith), which the loop
+    vectoriser turns into SIMD code; otherwise each element is a scalar call
+    into libm (`erff`, `expf`), which took a third of a small GPT's time.
+    The approximations are within a few ulp and keep the special values
+    (inf, NaN) of the functions.
+  }];
+  let options = [
+    ListOption<"ops", "ops", "std::string",
+               "math op mnemonics to approximate (default: erf, exp, tanh)">
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
 def TelarLinalgToLoops : Pass<"telar-linalg-to-loops", "func::FuncOp"> {
   let summary = "Linalg ops on memrefs to loops, parallel ones only when large";
   let description = [{

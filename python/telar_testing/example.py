@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""The README's example after compilation: run a Telar artifact on a model's
+saved inputs, compare every output with onnxruntime, and time both.
+
+Usage: example.py MODEL.onnx ARTIFACT_DIR [--telar-run PATH] [--threads T] [--iters N]
+
+Reads MODEL.inputs.npz next to the model (written by make_models.py), runs
+`telar-run ARTIFACT --input ... --output-dir ... --bench N --report ...`,
+runs onnxruntime's CPU provider with the same thread count on the same
+inputs, prints a few output values, the largest differences and both
+latencies. Exit 1 when an output differs (rtol 1e-4, atol 1e-4).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+import onnxruntime as ort
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("model")
+    ap.add_argument("artifact")
+    ap.add_argument("--telar-run", default=os.path.join(
+        os.path.dirname(__file__), "..", "..", "build", "bin", "telar-run"))
+    ap.add_argument("--threads", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--iters", type=int, default=20)
+    args = ap.parse_args()
+
+    inputs = dict(np.load(args.model[: -len(".onnx")] + ".inputs.npz"))
+    work = tempfile.mkdtemp(prefix="telar-example-")
+    cmd = [args.telar_run, args.artifact, "--output-dir", work,
+           "--threads", str(args.threads), "--bench", str(args.iters),
+           "--report", os.path.join(work, "report.json"), "-q"]
+    for name, value in inputs.items():
+        path = os.path.join(work, f"in_{len(cmd)}.npy")
+        np.save(path, value)
+        cmd += ["--input", f"{name}={path}"]
+    print("$ " + " ".join(cmd), flush=True)
+    subprocess.run(cmd, check=True)
+    report = json.load(open(os.path.join(work, "report.json")))
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = args.threads
+    options.inter_op_num_threads = 1
+    session = ort.InferenceSession(args.model, options,
+                                   providers=["CPUExecutionProvider"])
+    names = [o.name for o in session.get_outputs()]
+    expected = session.run(names, inputs)
+    for _ in range(3):
+        session.run(names, inputs)
+    start = time.perf_counter()
+    for _ in range(args.iters):
+        session.run(names, inputs)
+    ort_ms = (time.perf_counter() - start) * 1e3 / args.iters
+
+    ok = True
+    for name, ref in zip(names, expected):
+        safe = "".join(c if c.isalnum() or c in "._-" else "_" for c in name)
+        got = np.load(os.path.join(work, safe + ".npy"))
+        err = float(np.max(np.abs(got.astype(np.float64) - ref))) if ref.size else 0.0
+        close = got.shape == ref.shape and np.allclose(got, ref, rtol=1e-4, atol=1e-4)
+        ok &= bool(close)
+        flat = got.reshape(-1)[:4]
+        print(f"output '{name}': {got.dtype}{list(got.shape)} = "
+              f"[{', '.join(f'{v:.5g}' for v in flat)}, ...]  "
+              f"max |telar - onnxruntime| = {err:.3g}  "
+              f"{'matches' if close else 'DIFFERS'}")
+    telar_ms = report["latency_ms"]["mean"]
+    print(f"latency ({args.threads} threads, mean of {args.iters} runs): "
+          f"telar {telar_ms:.3f} ms, onnxruntime {ort_ms:.3f} ms, "
+          f"throughput ratio {ort_ms / telar_ms:.2f}x")
+    print(f"telar peak intermediate memory: "
+          f"{report['peak_intermediate_bytes'] / 2**20:.2f} MiB")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
