@@ -307,6 +307,8 @@ std::unique_ptr<Artifact> Artifact::load(const std::string &directory) {
 Artifact::~Artifact() {
   if (programHandle)
     dlclose(programHandle);
+  // The freed intermediates kept for this program's next run.
+  telarrt_release_cached_memory();
 }
 
 size_t Artifact::getWeightsBytes() const {

@@ -463,6 +463,53 @@ TEST(RuntimeAllocator, TracksCurrentAndPeak) {
   EXPECT_EQ(telarrt_peak_bytes(), base);
 }
 
+TEST(RuntimeAllocator, ReusesLargeBlocks) {
+  telarrt_release_cached_memory();
+  EXPECT_EQ(telarrt_cached_bytes(), 0u);
+  size_t base = telarrt_current_bytes();
+  telarrt_reset_peak_bytes();
+
+  // Small blocks are malloc's business.
+  _mlir_memref_to_llvm_free(_mlir_memref_to_llvm_alloc(1000));
+  EXPECT_EQ(telarrt_cached_bytes(), 0u);
+
+  const size_t mib = 1 << 20;
+  void *a = _mlir_memref_to_llvm_alloc(mib);
+  std::memset(a, 1, mib);
+  _mlir_memref_to_llvm_free(a);
+  size_t cached = telarrt_cached_bytes();
+  EXPECT_GE(cached, mib);
+  EXPECT_EQ(telarrt_current_bytes(), base);
+  // The same size (and one a few bytes smaller: whole pages) gets the same
+  // block back.
+  void *b = _mlir_memref_to_llvm_alloc(mib - 8);
+  EXPECT_EQ(b, a);
+  EXPECT_EQ(telarrt_cached_bytes(), 0u);
+  EXPECT_EQ(telarrt_current_bytes(), base + mib - 8);
+  // Another size or alignment gets a new block.
+  void *c = _mlir_memref_to_llvm_alloc(2 * mib);
+  void *d = _mlir_memref_to_llvm_aligned_alloc(8192, mib - 8);
+  EXPECT_NE(c, a);
+  EXPECT_NE(d, a);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(d) % 8192, 0u);
+  EXPECT_EQ(telarrt_current_bytes(), base + 4 * mib - 16);
+  _mlir_memref_to_llvm_free(b);
+  _mlir_memref_to_llvm_free(c);
+  _mlir_memref_to_llvm_free(d);
+  // Cached blocks are not live: only the peak of live bytes counts.
+  EXPECT_EQ(telarrt_current_bytes(), base);
+  EXPECT_EQ(telarrt_peak_bytes(), base + 4 * mib - 16);
+  EXPECT_GE(telarrt_cached_bytes(), 4 * mib);
+  void *e = _mlir_memref_to_llvm_aligned_alloc(8192, mib);
+  EXPECT_EQ(e, d);
+  _mlir_memref_to_llvm_free(e);
+
+  telarrt_release_cached_memory();
+  EXPECT_EQ(telarrt_cached_bytes(), 0u);
+  EXPECT_EQ(telarrt_current_bytes(), base);
+  telarrt_reset_peak_bytes();
+}
+
 TEST(RuntimeThreads, SetAndGet) {
   telarrt_set_num_threads(3);
   EXPECT_EQ(telarrt_get_num_threads(), 3);

@@ -89,6 +89,14 @@ size_t telarrt_current_bytes(void);
 size_t telarrt_peak_bytes(void);
 void telarrt_reset_peak_bytes(void);
 
+/* Freed blocks of 64 KiB or more are kept (up to 1 GiB in all) and handed
+ * out again for allocations of the same size, so that a program's runs do
+ * not map and fault in their intermediates anew each time. These are not
+ * counted as current bytes. telarrt_release_cached_memory frees them all;
+ * telarrt_cached_bytes says how many bytes are kept. */
+void telarrt_release_cached_memory(void);
+size_t telarrt_cached_bytes(void);
+
 #ifdef __cplusplus
 }
 #endif
