@@ -1,12 +1,26 @@
 // RUN: telar-opt %s --pass-pipeline='builtin.module(func.func(telar-linalg-to-loops{min-parallel-work=64}))' -split-input-file | FileCheck %s
 
-// 16x8 = 128 points: parallel loops (both dims), the reduction stays serial.
+// 16x8 = 128 points: a parallel loop over the rows; the columns (innermost,
+// to be vectorised) and the reduction stay serial.
 // CHECK-LABEL: func.func @large
-// CHECK: scf.parallel (%{{.*}}, %{{.*}}) =
+// CHECK: scf.parallel (%{{[^,]*}}) =
+// CHECK: scf.for
 // CHECK: scf.for
 // CHECK-NOT: linalg.
 func.func @large(%a: memref<16x4xf32>, %b: memref<4x8xf32>, %c: memref<16x8xf32>) {
   linalg.matmul ins(%a, %b : memref<16x4xf32>, memref<4x8xf32>) outs(%c : memref<16x8xf32>)
+  return
+}
+
+// -----
+
+// 8x32x64: the two leading dimensions (256 points >= 64) run in parallel.
+// CHECK-LABEL: func.func @three_d
+// CHECK: scf.parallel (%{{.*}}, %{{.*}}) =
+// CHECK-NEXT: scf.for
+// CHECK-NOT: scf.for
+func.func @three_d(%a: memref<8x32x64xf32>, %b: memref<8x32x64xf32>) {
+  linalg.copy ins(%a : memref<8x32x64xf32>) outs(%b : memref<8x32x64xf32>)
   return
 }
 
