@@ -198,9 +198,10 @@ TEST(RuntimeKernels, GemmKernelSelection) {
 }
 
 /// Shapes around the micro-tiles' edges (AVX-512: 12 x 32, AVX2: 6 x 16)
-/// and the cache blocks' (k beyond one 256-deep panel, m beyond a 144-row
-/// block, n beyond a 2048-column block), with every combination of layouts
-/// of a, b and c in turn.
+/// and the cache blocks' (k beyond one 256-deep panel; m up to 48 rows (b
+/// read in place), up to 512 (b packed panel by panel), beyond (b packed in
+/// blocks, rows in blocks of 144); n beyond a 2048-column block), with
+/// every combination of layouts of a, b and c in turn.
 TEST(RuntimeKernels, GemmEdgeShapes) {
   std::mt19937 rng(6);
   forEachGemmKernel([&] {
@@ -221,10 +222,12 @@ TEST(RuntimeKernels, GemmEdgeShapes) {
       next(12, 700, 17);  // three
     }
     for (int i = 0; i < 16; ++i) {
-      next(150, 20, 40);  // two row blocks
-      next(289, 9, 35);   // three
+      next(49, 20, 40);   // b packed by panels
+      next(530, 9, 35);   // b packed in blocks; four row blocks
       next(5, 3, 2100);   // two column blocks
     }
+    for (int i = 0; i < 4; ++i)
+      next(520, 2, 2100);
   });
 }
 
