@@ -198,6 +198,17 @@ Manifest Manifest::parse(std::string_view text, const std::string &origin) {
   m.inputs = parseTensors<TensorSpec>(reader, "inputs", origin);
   m.outputs = parseTensors<TensorSpec>(reader, "outputs", origin);
   m.weights = parseTensors<WeightSpec>(reader, "weights", origin);
+  // Optional: older compilers of this format version did not write it.
+  if (const json *memory = reader.optional("memory")) {
+    const json *live =
+        memory->is_object() && memory->contains("largest_live_set_bytes")
+            ? &(*memory)["largest_live_set_bytes"]
+            : nullptr;
+    if (!live || !live->is_number_integer() || live->get<int64_t>() < 0)
+      throw reader.error("field 'memory' needs a non-negative integer "
+                         "'largest_live_set_bytes'");
+    m.largestLiveSetBytes = live->get<int64_t>();
+  }
   return m;
 }
 

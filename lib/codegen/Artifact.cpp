@@ -101,6 +101,56 @@ LogicalResult writeSafetensors(StringRef path, ArrayRef<WeightInfo> weights,
   return success();
 }
 
+/// The largest set of intermediate tensors alive at once when the graph's
+/// ops run in program order: a lower bound for the memory the program
+/// allocates for intermediates (inputs, weights and outputs are the
+/// caller's buffers and are not counted; reshapes are views and add
+/// nothing). Reported next to the runtime's measured peak.
+int64_t largestLiveSetBytes(func::FuncOp main) {
+  Block &body = main.getBody().front();
+  llvm::DenseMap<Operation *, unsigned> position;
+  for (auto [i, op] : llvm::enumerate(body))
+    position[&op] = i;
+  llvm::DenseSet<Value> returned;
+  for (Value v : body.getTerminator()->getOperands())
+    returned.insert(v);
+  // Bytes that become live at each op and that die after it.
+  SmallVector<int64_t> born(body.getOperations().size() + 1, 0);
+  SmallVector<int64_t> dies(body.getOperations().size() + 1, 0);
+  for (Operation &op : body) {
+    if (isa<telar::ConstantOp, telar::ReshapeOp, telar::SqueezeOp,
+            telar::UnsqueezeOp>(op))
+      continue;
+    for (Value result : op.getResults()) {
+      auto type = dyn_cast<RankedTensorType>(result.getType());
+      if (!type || !type.hasStaticShape() || returned.contains(result))
+        continue;
+      unsigned last = position[&op];
+      // Uses through views keep the tensor alive.
+      SmallVector<Value> worklist = {result};
+      while (!worklist.empty()) {
+        Value v = worklist.pop_back_val();
+        for (Operation *user : v.getUsers()) {
+          Operation *top = body.findAncestorOpInBlock(*user);
+          last = std::max(last, position[top]);
+          if (isa<telar::ReshapeOp, telar::SqueezeOp, telar::UnsqueezeOp>(
+                  user))
+            worklist.append(user->result_begin(), user->result_end());
+        }
+      }
+      born[position[&op]] += byteSize(type);
+      dies[last] += byteSize(type);
+    }
+  }
+  int64_t live = 0, peak = 0;
+  for (size_t i = 0; i < born.size(); ++i) {
+    live += born[i];
+    peak = std::max(peak, live);
+    live -= dies[i];
+  }
+  return peak;
+}
+
 std::string hashFile(StringRef path) {
   auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
                                             /*RequiresNullTerminator=*/false);
@@ -290,6 +340,7 @@ LogicalResult telar::compileCpuArtifact(ModuleOp module,
     return failure();
   for (const TensorInfo &t : outputs)
     bufferShapes.emplace_back(t.type.getShape());
+  int64_t liveSetBytes = largestLiveSetBytes(main);
 
   // Stage 2: telar -> linalg -> buffers -> loops -> LLVM dialect.
   if (failed(stages.run("lowering to LLVM", [&]() -> LogicalResult {
@@ -351,6 +402,8 @@ LogicalResult telar::compileCpuArtifact(ModuleOp module,
                          {"name", "main"},
                          {"library", "programs/main.so"},
                          {"entry", "telar_main_entry"}}}},
+        {"memory",
+         llvm::json::Object{{"largest_live_set_bytes", liveSetBytes}}},
         {"inputs", tensorsJson(inputs)},
         {"outputs", tensorsJson(outputs)},
         {"weights", std::move(weightList)}};

@@ -423,8 +423,15 @@ int run(const Options &o) {
                   summarize(outputs[i]).c_str());
     }
   }
-  if (!o.quiet)
-    std::printf("peak intermediate memory: %s\n", formatBytes(peak).c_str());
+  if (!o.quiet) {
+    int64_t bound = artifact->getManifest().largestLiveSetBytes;
+    if (bound >= 0)
+      std::printf("peak intermediate memory: %s (largest live set of the "
+                  "graph: %s)\n",
+                  formatBytes(peak).c_str(), formatBytes(bound).c_str());
+    else
+      std::printf("peak intermediate memory: %s\n", formatBytes(peak).c_str());
+  }
   if (o.bench) {
     std::printf("benchmark: %d runs after %d warmup runs, %d threads\n",
                 o.bench, o.warmup, threads);
@@ -453,6 +460,8 @@ int run(const Options &o) {
     j["warmup"] = o.bench ? o.warmup : 0;
     j["threads"] = threads;
     j["peak_intermediate_bytes"] = peak;
+    if (artifact->getManifest().largestLiveSetBytes >= 0)
+      j["largest_live_set_bytes"] = artifact->getManifest().largestLiveSetBytes;
     j["weights_bytes"] = artifact->getWeightsBytes();
     j["io_bytes"] = ioBytes;
     // ru_maxrss is in KiB on Linux.

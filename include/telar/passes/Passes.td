@@ -124,6 +124,19 @@ def TelarApproximateMath : Pass<"telar-approximate-math"> {
                            "::mlir::vector::VectorDialect"];
 }
 
+def TelarEarlyDealloc : Pass<"telar-early-dealloc", "func::FuncOp"> {
+  let summary = "Free each buffer right after its last use";
+  let description = [{
+    Upstream's ownership-based deallocation frees buffers at the end of
+    their block, so in a model's single-block `@main` every intermediate
+    stays allocated to the end and the peak is the sum of them all. This
+    pass moves each `memref.dealloc` of a buffer up to just after the last
+    op in its block that uses the buffer or any alias of it (views,
+    reshapes, casts, or any memref a user derives from it), so that the peak
+    is close to the largest set of buffers alive at once.
+  }];
+}
+
 def TelarLinalgToLoops : Pass<"telar-linalg-to-loops", "func::FuncOp"> {
   let summary = "Linalg ops on memrefs to loops, parallel ones only when large";
   let description = [{

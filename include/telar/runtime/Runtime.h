@@ -143,6 +143,9 @@ struct Manifest {
   std::vector<TensorSpec> inputs;
   std::vector<TensorSpec> outputs;
   std::vector<WeightSpec> weights;
+  /// The compiler's lower bound for intermediate memory (the largest set of
+  /// intermediate tensors alive at once), or -1 when the manifest has none.
+  int64_t largestLiveSetBytes = -1;
 
   /// Parses manifest text; `origin` (the file name) prefixes error messages.
   static Manifest parse(std::string_view text, const std::string &origin);
