@@ -1,6 +1,6 @@
 //===- gemm.cpp - The runtime's GEMM against OpenBLAS ---------------------===//
 //
-// telar-gemm-bench [--threads N] [--min-time SECONDS]
+// telar-gemm-bench [--threads N] [--min-time SECONDS] [--only SUBSTRING]
 //
 // GFLOP/s of the runtime's kernels (matmul, batch matmul, conv) with the
 // GEMM the runtime picks for this CPU against the same kernels on OpenBLAS
@@ -151,15 +151,19 @@ Case conv(int64_t c, int64_t hw, int64_t f, int64_t kernel) {
 int main(int argc, char **argv) {
   int threads = std::max(1u, std::thread::hardware_concurrency());
   double minTime = 0.3;
+  std::string only;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--threads" && i + 1 < argc) {
       threads = std::max(1, std::atoi(argv[++i]));
     } else if (arg == "--min-time" && i + 1 < argc) {
       minTime = std::atof(argv[++i]);
+    } else if (arg == "--only" && i + 1 < argc) {
+      only = argv[++i];
     } else {
       std::fprintf(stderr,
-                   "usage: telar-gemm-bench [--threads N] [--min-time S]\n");
+                   "usage: telar-gemm-bench [--threads N] [--min-time S] "
+                   "[--only SUBSTRING]\n");
       return 2;
     }
   }
@@ -184,6 +188,8 @@ int main(int argc, char **argv) {
               kernelName(ours), "openblas", "ratio");
   for (const Case &c : cases)
     for (int t : threadCounts) {
+      if (c.name.find(only) == std::string::npos)
+        continue;
       telarrt_set_num_threads(t);
       telarrt_set_gemm_kernel(ours);
       double tOurs = timeIt(c.run, minTime);

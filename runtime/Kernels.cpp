@@ -258,6 +258,21 @@ constexpr double kMinParallelWork = 1 << 18;
 /// whole number of the GEMM's micro-tiles).
 constexpr int64_t kMinBlock = 16;
 
+/// Bytes of an im2col tile (a part of L2; Zen 5 has 1 MiB per core) and its
+/// fewest columns.
+constexpr int64_t kIm2colTileBytes = 512 << 10;
+constexpr int64_t kMinIm2colTile = 64;
+
+/// Per-thread scratch buffers (slot 0: im2col, 1: a dense output), grown as
+/// needed and kept, uninitialised.
+float *scratch(int slot, size_t floats) {
+  thread_local std::vector<float> buffers[2];
+  std::vector<float> &b = buffers[slot];
+  if (b.size() < floats)
+    b = std::vector<float>(floats);
+  return b.data();
+}
+
 /// Threads available to a kernel: none extra inside a parallel region.
 int availableThreads() {
   return omp_in_parallel() ? 1 : std::max(1, omp_get_max_threads());
@@ -421,68 +436,92 @@ void _mlir_ciface_telarrt_conv2d_nchw_f32(TelarMemRef4F32 *in,
   bool direct = kh == 1 && kw == 1 &&
                 collapsedStride(pixelSizes, pixelStrides, 0, 2, inCol);
 
-  // One image; `inner` says whether to use the threads inside it.
-  auto convolveImage = [&](int64_t img, std::vector<float> &columns,
-                           std::vector<float> &dense, bool inner) {
+  // Output pixels in tiles whose im2col matrix (depth x tile) stays in L2,
+  // so that the GEMM reads it from there rather than from memory; tiles are
+  // whole GEMM panels (32 columns). Kernels with a deep im2col (where a
+  // tile would be narrow) and 1x1 kernels read in place keep one tile per
+  // image.
+  int64_t tile = pixels;
+  if (!direct) {
+    int64_t fit = kIm2colTileBytes / (depth * int64_t(sizeof(float)));
+    fit = fit / 32 * 32;
+    if (fit >= kMinIm2colTile && fit < pixels) {
+      int64_t count = (pixels + fit - 1) / fit;
+      tile = ((pixels + count - 1) / count + 31) / 32 * 32;
+    }
+  }
+  int64_t tiles = (pixels + tile - 1) / tile;
+
+  // Pixels [p0, p1) of one image; `inner` says whether to use the threads
+  // inside it.
+  auto convolveTile = [&](int64_t img, int64_t p0, int64_t p1, bool inner) {
+    int64_t len = p1 - p0;
     const float *image = input + img * ist[0];
     View colView;
     if (direct) {
-      colView = {const_cast<float *>(image), c, pixels, ist[1], inCol};
+      colView = {const_cast<float *>(image) + p0 * inCol, c, len, ist[1],
+                 inCol};
     } else {
-      columns.resize(static_cast<size_t>(depth * pixels));
-      bool split = inner && double(depth) * double(pixels) >= (1 << 16);
+      float *columns = scratch(0, static_cast<size_t>(depth * len));
+      bool split = inner && double(depth) * double(len) >= (1 << 16);
 #pragma omp parallel for if (split) schedule(static)
       for (int64_t r = 0; r < depth; ++r) {
         int64_t ci = r / (kh * kw), y = r / kw % kh, x = r % kw;
-        float *row = &columns[r * pixels];
+        float *dst = columns + r * len;
         const float *src =
             image + ci * ist[1] + y * dh * ist[2] + x * dw * ist[3];
-        for (int64_t oy = 0; oy < oh; ++oy) {
-          const float *line = src + oy * sh * ist[2];
-          float *dst = row + oy * ow;
-          if (sw == 1 && ist[3] == 1)
-            std::copy(line, line + ow, dst);
+        // Output row by output row (the first and last may be partial).
+        int64_t oy = p0 / ow, ox = p0 % ow;
+        for (int64_t p = p0; p < p1; ++oy, ox = 0) {
+          int64_t count = std::min(ow - ox, p1 - p);
+          const float *line = src + oy * sh * ist[2] + ox * sw * ist[3];
+          if (sw * ist[3] == 1)
+            std::copy(line, line + count, dst);
           else
-            for (int64_t ox = 0; ox < ow; ++ox)
-              dst[ox] = line[ox * sw * ist[3]];
+            for (int64_t i = 0; i < count; ++i)
+              dst[i] = line[i * sw * ist[3]];
+          dst += count;
+          p += count;
         }
       }
-      colView = {columns.data(), depth, pixels, pixels, 1};
+      colView = {columns, depth, len, len, 1};
     }
 
     auto gemm = inner ? parallelGemm : gemmAccumulate;
     float *imageOut = output + img * ost[0];
     if (outCollapses) {
-      gemm(filterView, colView, {imageOut, f, pixels, ost[1], outCol});
+      gemm(filterView, colView, {imageOut + p0 * outCol, f, len, ost[1], outCol});
       return;
     }
-    dense.assign(static_cast<size_t>(f * pixels), 0.0f);
-    gemm(filterView, colView, {dense.data(), f, pixels, pixels, 1});
+    float *dense = scratch(1, static_cast<size_t>(f * len));
+    std::fill(dense, dense + f * len, 0.0f);
+    gemm(filterView, colView, {dense, f, len, len, 1});
     for (int64_t i = 0; i < f; ++i)
-      for (int64_t oy = 0; oy < oh; ++oy)
-        for (int64_t ox = 0; ox < ow; ++ox)
-          imageOut[i * ost[1] + oy * ost[2] + ox * ost[3]] +=
-              dense[(i * oh + oy) * ow + ox];
+      for (int64_t p = p0; p < p1; ++p)
+        imageOut[i * ost[1] + p / ow * ost[2] + p % ow * ost[3]] +=
+            dense[i * len + (p - p0)];
   };
 
-  // Images to threads when there are enough of them or when each is too
-  // small to split; otherwise the threads work inside each image.
+  // Tiles (of all images) to threads when there are enough of them to keep
+  // the threads evenly busy or when each is too small to split; otherwise
+  // the threads work inside each tile.
   int threads = availableThreads();
-  double work = double(f) * double(depth) * double(pixels);
-  if (threads > 1 && n > 1 && work * n >= kMinParallelWork &&
-      (n >= threads || work < kMinParallelWork * threads)) {
-    int64_t used = std::min<int64_t>(threads, n);
-#pragma omp parallel num_threads(used)
-    {
-      std::vector<float> columns, dense;
-#pragma omp for schedule(static)
-      for (int64_t img = 0; img < n; ++img)
-        convolveImage(img, columns, dense, /*inner=*/false);
+  int64_t items = n * tiles;
+  double work = double(f) * double(depth) * double(pixels) * double(n);
+  double itemWork = work / double(items);
+  if (threads > 1 && items > 1 && work >= kMinParallelWork &&
+      ((items >= threads && (items % threads == 0 || items >= 4 * threads)) ||
+       itemWork < kMinParallelWork * threads)) {
+    int64_t used = std::min<int64_t>(threads, items);
+#pragma omp parallel for num_threads(used) schedule(static)
+    for (int64_t item = 0; item < items; ++item) {
+      int64_t img = item / tiles, p0 = item % tiles * tile;
+      convolveTile(img, p0, std::min(pixels, p0 + tile), /*inner=*/false);
     }
   } else {
-    std::vector<float> columns, dense;
     for (int64_t img = 0; img < n; ++img)
-      convolveImage(img, columns, dense, /*inner=*/true);
+      for (int64_t p0 = 0; p0 < pixels; p0 += tile)
+        convolveTile(img, p0, std::min(pixels, p0 + tile), /*inner=*/true);
   }
 }
 

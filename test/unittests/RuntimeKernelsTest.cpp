@@ -378,6 +378,10 @@ TEST(RuntimeKernels, Conv2dNchw) {
       {{2, 4, 5, 5}, {3, 1}, 1, 1, 1, 1}, // 1x1: reads the input in place
       {{1, 3, 6, 7}, {2, 1}, 2, 3, 1, 1}, // strided 1x1
       {{3, 1, 4, 4}, {1, 4}, 1, 1, 1, 1}, // kernel covers the input
+      // Deep im2col matrices, done in tiles of output pixels (a tile that
+      // ends inside an output row).
+      {{2, 64, 18, 18}, {8, 3}, 1, 1, 1, 1},
+      {{1, 64, 35, 35}, {4, 3}, 2, 2, 1, 1},
   };
   const std::array<int, 4> nchw = {0, 1, 2, 3}, nhwc = {0, 2, 3, 1},
                            hwcf = {2, 3, 1, 0};
@@ -413,7 +417,11 @@ TEST(RuntimeKernels, ParallelSplits) {
     for (const ConvCase &cc :
          {ConvCase{{1, 8, 30, 30}, {16, 3}, 1, 1, 1, 1},
           ConvCase{{5, 4, 12, 12}, {8, 3}, 1, 1, 1, 1},
-          ConvCase{{1, 32, 20, 20}, {24, 1}, 1, 1, 1, 1}}) {
+          ConvCase{{1, 32, 20, 20}, {24, 1}, 1, 1, 1, 1},
+          // Pixel tiles of several images to threads; tiles of one image
+          // each split across the threads.
+          ConvCase{{3, 64, 18, 18}, {8, 3}, 1, 1, 1, 1},
+          ConvCase{{1, 64, 34, 34}, {16, 3}, 1, 1, 1, 1}}) {
       checkConv(cc, nchw, nchw, nchw, 0, rng);
       checkConv(cc, nhwc, nchw, nchw, 1, rng);
     }
