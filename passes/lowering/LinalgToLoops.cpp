@@ -23,6 +23,10 @@ namespace {
 /// linear loop that recomputes each index with div/rem, which the LLVM
 /// vectoriser cannot vectorise; an innermost scf.for over contiguous
 /// elements vectorises.
+/// Replaces `op` by an scf.parallel over its first `keep` dimensions (none:
+/// plain scf.for loops) around scf.for loops over the others.
+void splitParallelLoop(scf::ParallelOp op, unsigned keep);
+
 void keepInnerLoopsSequential(scf::ParallelOp op, int64_t minOuterPoints) {
   unsigned n = op.getNumLoops();
   if (n < 2)
@@ -39,26 +43,92 @@ void keepInnerLoopsSequential(scf::ParallelOp op, int64_t minOuterPoints) {
     if (points >= minOuterPoints)
       break;
   }
+  splitParallelLoop(op, keep);
+}
+
+void splitParallelLoop(scf::ParallelOp op, unsigned keep) {
   OpBuilder b(op);
   Location loc = op.getLoc();
+  IRMapping mapping;
+  auto buildInner = [&](OpBuilder &ib) {
+    scf::buildLoopNest(
+        ib, loc, op.getLowerBound().drop_front(keep),
+        op.getUpperBound().drop_front(keep), op.getStep().drop_front(keep),
+        [&](OpBuilder &nb, Location, ValueRange ivs) {
+          for (auto [oldIv, newIv] :
+               llvm::zip(ValueRange(op.getInductionVars()).drop_front(keep),
+                         ivs))
+            mapping.map(oldIv, newIv);
+          for (Operation &inner : op.getBody()->without_terminator())
+            nb.clone(inner, mapping);
+        });
+  };
+  if (keep == 0) {
+    buildInner(b);
+    op.erase();
+    return;
+  }
   auto outer = scf::ParallelOp::create(
       b, loc, op.getLowerBound().take_front(keep),
       op.getUpperBound().take_front(keep), op.getStep().take_front(keep));
   b.setInsertionPoint(outer.getBody()->getTerminator());
-  IRMapping mapping;
   for (unsigned i = 0; i < keep; ++i)
     mapping.map(op.getInductionVars()[i], outer.getInductionVars()[i]);
-  scf::buildLoopNest(
-      b, loc, op.getLowerBound().drop_front(keep),
-      op.getUpperBound().drop_front(keep), op.getStep().drop_front(keep),
-      [&](OpBuilder &nb, Location, ValueRange ivs) {
-        for (auto [oldIv, newIv] :
-             llvm::zip(ValueRange(op.getInductionVars()).drop_front(keep), ivs))
-          mapping.map(oldIv, newIv);
-        for (Operation &inner : op.getBody()->without_terminator())
-          nb.clone(inner, mapping);
-      });
+  buildInner(b);
   op.erase();
+}
+
+/// Window reductions (pools, depthwise convolutions) have their reduction
+/// loops innermost, reading the input at `o*s + k`: no loop is contiguous
+/// and nothing vectorises. When the innermost loop is a reduction that no
+/// input reads contiguously (as its plain last dimension), the parallel
+/// loop of the output's last dimension moves innermost instead: it writes
+/// the output contiguously and reads the input with a constant stride.
+/// Returns the (possibly new) op to lower.
+linalg::LinalgOp moveOutputColumnInnermost(RewriterBase &rewriter,
+                                           linalg::LinalgOp op) {
+  unsigned n = op.getNumLoops();
+  if (n < 2 || op.getNumDpsInits() != 1)
+    return op;
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  unsigned inner = n - 1;
+  if (iterators[inner] != utils::IteratorType::reduction)
+    return op;
+  AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  if (outMap.getNumResults() == 0)
+    return op;
+  auto column = dyn_cast<AffineDimExpr>(outMap.getResults().back());
+  if (!column || iterators[column.getPosition()] != utils::IteratorType::parallel)
+    return op;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(input);
+    // Inputs that do not vary with the output's column (a pool's window
+    // shape, a depthwise filter) are read the same either way.
+    if (map.getNumResults() == 0 ||
+        !map.isFunctionOfDim(column.getPosition()))
+      continue;
+    auto last = dyn_cast<AffineDimExpr>(map.getResults().back());
+    if (last && last.getPosition() == inner)
+      return op; // A contiguous reduction (row sums): keep it innermost.
+  }
+  SmallVector<unsigned> order;
+  for (unsigned i = 0; i < n; ++i)
+    if (i != column.getPosition())
+      order.push_back(i);
+  order.push_back(column.getPosition());
+  rewriter.setInsertionPoint(op);
+  auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+  if (!generic) {
+    FailureOr<linalg::GenericOp> generalized =
+        linalg::generalizeNamedOp(rewriter, op);
+    if (failed(generalized))
+      return op;
+    generic = *generalized;
+  }
+  FailureOr<linalg::GenericOp> interchanged =
+      linalg::interchangeGenericOp(rewriter, generic, order);
+  return failed(interchanged) ? linalg::LinalgOp(generic)
+                              : linalg::LinalgOp(*interchanged);
 }
 
 struct TelarLinalgToLoops
@@ -84,6 +154,7 @@ struct TelarLinalgToLoops
     });
     IRRewriter rewriter(&getContext());
     for (linalg::LinalgOp op : ops) {
+      op = moveOutputColumnInnermost(rewriter, op);
       int64_t points = 1;
       for (int64_t range : op.getStaticLoopRanges())
         points = ShapedType::isDynamic(range) ? minParallelWork
@@ -98,9 +169,17 @@ struct TelarLinalgToLoops
         return signalPassFailure();
       }
       rewriter.eraseOp(op);
-      for (Operation *loop : *loops)
+      // Only the outermost loop runs on threads: a parallel loop inside a
+      // sequential one (after moveOutputColumnInnermost) would fork a
+      // thread team per outer iteration.
+      if (loops->empty())
+        continue; // A 0-d op: no loops.
+      // Innermost first: splitting a loop clones its body.
+      for (Operation *loop : llvm::reverse(llvm::drop_begin(*loops)))
         if (auto parallel = dyn_cast<scf::ParallelOp>(loop))
-          keepInnerLoopsSequential(parallel, /*minOuterPoints=*/64);
+          splitParallelLoop(parallel, /*keep=*/0);
+      if (auto parallel = dyn_cast<scf::ParallelOp>(loops->front()))
+        keepInnerLoopsSequential(parallel, /*minOuterPoints=*/64);
     }
   }
 };

@@ -49,3 +49,25 @@ func.func @copy(%a: memref<4x8xf32>, %b: memref<4x4xf32>) {
   memref.copy %v, %b : memref<4x4xf32, strided<[8, 1], offset: 2>> to memref<4x4xf32>
   return
 }
+
+// -----
+
+// A pool: the output's column loop moves inside the window loops, so the
+// innermost loop writes the output contiguously; only the outermost loops
+// are parallel.
+// CHECK-LABEL: func.func @max_pool
+// CHECK: scf.parallel (%{{.*}}, %{{.*}}) =
+// CHECK: scf.for %[[OH:.*]] =
+// CHECK: scf.for %[[KH:.*]] =
+// CHECK: scf.for %[[KW:.*]] =
+// CHECK: scf.for %[[OW:.*]] =
+// CHECK: memref.load
+// CHECK: arith.maximumf
+// CHECK-NOT: scf.parallel
+func.func @max_pool(%in: memref<1x64x18x18xf32>, %out: memref<1x64x8x8xf32>) {
+  %w = memref.alloc() : memref<3x3xf32>
+  linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+    ins(%in, %w : memref<1x64x18x18xf32>, memref<3x3xf32>) outs(%out : memref<1x64x8x8xf32>)
+  memref.dealloc %w : memref<3x3xf32>
+  return
+}
