@@ -57,7 +57,6 @@ struct Blocking {
   int64_t kc; // rows of B per packed block (panel depth)
   int64_t mc; // rows of A per packed block
   int64_t nc; // columns of B per packed block
-  bool directA;           // read A in place when its rows are contiguous
   int64_t directBMaxRows; // read B in place (contiguous rows) up to this m
   int64_t panelBMaxRows;  // pack B panel by panel up to this m
 };
@@ -137,7 +136,7 @@ struct Isa {
 };
 
 // Measured on one Zen 5 core (bench/gemm.cpp).
-Blocking blocking = {256, 144, 2048, true, 48, 512};
+Blocking blocking = {256, 144, 2048, 48, 512};
 
 #include "GemmImpl.inc"
 
@@ -196,7 +195,7 @@ struct Isa {
   }
 };
 
-Blocking blocking = {256, 144, 2048, true, 48, 512};
+Blocking blocking = {256, 144, 2048, 48, 512};
 
 #include "GemmImpl.inc"
 
