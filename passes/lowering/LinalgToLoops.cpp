@@ -17,16 +17,16 @@ using namespace mlir;
 
 namespace {
 
-/// An N-d scf.parallel becomes an scf.parallel over its leading dimensions
-/// (enough of them for `minOuterPoints` iterations, never the innermost)
-/// with sequential scf.for loops inside. OpenMP would otherwise collapse all dimensions into one
-/// linear loop that recomputes each index with div/rem, which the LLVM
-/// vectoriser cannot vectorise; an innermost scf.for over contiguous
-/// elements vectorises.
 /// Replaces `op` by an scf.parallel over its first `keep` dimensions (none:
 /// plain scf.for loops) around scf.for loops over the others.
 void splitParallelLoop(scf::ParallelOp op, unsigned keep);
 
+/// An N-d scf.parallel becomes an scf.parallel over its leading dimensions
+/// (enough of them for `minOuterPoints` iterations, never the innermost)
+/// with sequential scf.for loops inside. OpenMP would otherwise collapse all
+/// dimensions into one linear loop that recomputes each index with div/rem,
+/// which the LLVM vectoriser cannot vectorise; an innermost scf.for over
+/// contiguous elements vectorises.
 void keepInnerLoopsSequential(scf::ParallelOp op, int64_t minOuterPoints) {
   unsigned n = op.getNumLoops();
   if (n < 2)
@@ -34,9 +34,10 @@ void keepInnerLoopsSequential(scf::ParallelOp op, int64_t minOuterPoints) {
   unsigned keep = 1;
   int64_t points = 1;
   for (; keep < n - 1; ++keep) {
-    std::optional<int64_t> lb = getConstantIntValue(op.getLowerBound()[keep - 1]);
-    std::optional<int64_t> ub = getConstantIntValue(op.getUpperBound()[keep - 1]);
-    std::optional<int64_t> st = getConstantIntValue(op.getStep()[keep - 1]);
+    unsigned d = keep - 1;
+    std::optional<int64_t> lb = getConstantIntValue(op.getLowerBound()[d]);
+    std::optional<int64_t> ub = getConstantIntValue(op.getUpperBound()[d]);
+    std::optional<int64_t> st = getConstantIntValue(op.getStep()[d]);
     if (!lb || !ub || !st)
       break;
     points *= (*ub - *lb + *st - 1) / *st;
@@ -98,7 +99,8 @@ linalg::LinalgOp moveOutputColumnInnermost(RewriterBase &rewriter,
   if (outMap.getNumResults() == 0)
     return op;
   auto column = dyn_cast<AffineDimExpr>(outMap.getResults().back());
-  if (!column || iterators[column.getPosition()] != utils::IteratorType::parallel)
+  if (!column ||
+      iterators[column.getPosition()] != utils::IteratorType::parallel)
     return op;
   for (OpOperand *input : op.getDpsInputOperands()) {
     AffineMap map = op.getMatchingIndexingMap(input);
@@ -169,12 +171,12 @@ struct TelarLinalgToLoops
         return signalPassFailure();
       }
       rewriter.eraseOp(op);
-      // Only the outermost loop runs on threads: a parallel loop inside a
-      // sequential one (after moveOutputColumnInnermost) would fork a
-      // thread team per outer iteration.
       if (loops->empty())
         continue; // A 0-d op: no loops.
-      // Innermost first: splitting a loop clones its body.
+      // Only the outermost loop runs on threads: a parallel loop inside a
+      // sequential one (after moveOutputColumnInnermost) would fork a
+      // thread team per outer iteration. Innermost first: splitting a loop
+      // clones its body.
       for (Operation *loop : llvm::reverse(llvm::drop_begin(*loops)))
         if (auto parallel = dyn_cast<scf::ParallelOp>(loop))
           splitParallelLoop(parallel, /*keep=*/0);

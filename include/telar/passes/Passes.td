@@ -140,10 +140,15 @@ def TelarEarlyDealloc : Pass<"telar-early-dealloc", "func::FuncOp"> {
 def TelarLinalgToLoops : Pass<"telar-linalg-to-loops", "func::FuncOp"> {
   let summary = "Linalg ops on memrefs to loops, parallel ones only when large";
   let description = [{
-    Each linalg op becomes loops: `scf.parallel` over its parallel
-    dimensions when its iteration space has at least `min-parallel-work`
-    points (so that the OpenMP conversion runs it on threads), sequential
-    `scf.for` otherwise, since forking threads costs more than a small op.
+    Each linalg op becomes loops: an `scf.parallel` over its leading
+    parallel dimensions when its iteration space has at least
+    `min-parallel-work` points (so that the OpenMP conversion runs it on
+    threads), sequential `scf.for` otherwise, since forking threads costs
+    more than a small op. Only the outermost loops are parallel (enough of
+    them for 64 iterations); the innermost loop stays sequential so that
+    LLVM vectorises it. Window reductions (pools) get the output's column
+    loop innermost instead of the window loops. `memref.copy` becomes loops
+    too (no call to MLIR's `memrefCopy` helper).
   }];
   let options = [
     Option<"minParallelWork", "min-parallel-work", "int64_t",
