@@ -15,8 +15,6 @@
 #include "telar/dialects/Telar/TelarOps.h"
 #include "telar/passes/Lowering.h"
 
-#include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
-
 using namespace mlir;
 using namespace mlir::telar;
 
@@ -33,14 +31,6 @@ int64_t floorDiv(int64_t a, int64_t b) {
   return a >= 0 ? a / b : -((-a + b - 1) / b);
 }
 
-/// The type contractions accumulate in: floats narrower than f32 sum in f32
-/// (as onnxruntime's CPU kernels do); everything else in its own type.
-Type accumulatorType(Type element) {
-  if (auto ft = dyn_cast<FloatType>(element); ft && ft.getWidth() < 32)
-    return Float32Type::get(element.getContext());
-  return element;
-}
-
 /// `v` converted elementwise to `element` (no-op when it already is).
 Value convertTensor(OpBuilder &b, Location loc, Value v, Type element) {
   auto type = cast<RankedTensorType>(v.getType());
@@ -52,49 +42,10 @@ Value convertTensor(OpBuilder &b, Location loc, Value v, Type element) {
                           });
 }
 
-/// `v` reshaped to `shape` (same number of elements) with
-/// tensor.collapse_shape / tensor.expand_shape; through a 1-D tensor when no
-/// single reassociation relates the two shapes.
+/// `v` reshaped to `shape` (same number of elements).
 Value reshape(OpBuilder &b, Location loc, Value v, ArrayRef<int64_t> shape) {
-  auto source = cast<RankedTensorType>(v.getType());
-  if (source.getShape() == shape)
-    return v;
-  auto target = source.clone(shape);
-  if (source.getRank() != target.getRank()) {
-    if (std::optional<SmallVector<ReassociationIndices>> re =
-            getReassociationIndicesForReshape(source, target)) {
-      if (source.getRank() > target.getRank())
-        return tensor::CollapseShapeOp::create(b, loc, target, v, *re);
-      return tensor::ExpandShapeOp::create(b, loc, target, v, *re);
-    }
-  }
-  // Collapsing every dimension into one, and expanding one into any shape,
-  // are always valid (both ranks are >= 1 here: a rank-0 side has the
-  // all-ones reassociation above).
-  auto all = [](int64_t rank) {
-    return SmallVector<ReassociationIndices>{
-        llvm::to_vector(llvm::seq<int64_t>(0, rank))};
-  };
-  Value flat = v;
-  if (source.getRank() != 1)
-    flat = tensor::CollapseShapeOp::create(b, loc, v, all(source.getRank()));
-  if (target.getRank() == 1)
-    return flat;
-  return tensor::ExpandShapeOp::create(b, loc, target, flat,
-                                       all(target.getRank()));
-}
-
-/// linalg.transpose of `v` by `perm` (result dim i = input dim perm[i]);
-/// `v` itself when `perm` is the identity.
-Value transpose(OpBuilder &b, Location loc, Value v, ArrayRef<int64_t> perm) {
-  if (llvm::equal(perm, llvm::seq<int64_t>(0, perm.size())))
-    return v;
-  auto type = cast<RankedTensorType>(v.getType());
-  SmallVector<int64_t> shape;
-  for (int64_t p : perm)
-    shape.push_back(type.getDimSize(p));
-  Value init = emptyTensor(b, loc, type.clone(shape));
-  return linalg::TransposeOp::create(b, loc, v, init, perm)->getResult(0);
+  return reshapeTensor(b, loc, v,
+                       cast<RankedTensorType>(v.getType()).clone(shape));
 }
 
 Value zeroFilled(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
@@ -317,8 +268,9 @@ FailureOr<Value> einsumAsMatmul(OpBuilder &b, Location loc, const Equation &eq,
   int64_t nb = product(sizesOf(batchL)), m = product(sizesOf(rowL)),
           n = product(sizesOf(colL)), k = product(sizesOf(sumL));
   bool batched = !batchL.empty();
-  Value a = transpose(b, loc, lhs, permutation(ta, batchL + rowL + sumL));
-  Value bm = transpose(b, loc, rhs, permutation(tb, batchL + sumL + colL));
+  Value a = transposeTensor(b, loc, lhs, permutation(ta, batchL + rowL + sumL));
+  Value bm =
+      transposeTensor(b, loc, rhs, permutation(tb, batchL + sumL + colL));
   SmallVector<int64_t> aShape2 = {m, k}, bShape2 = {k, n};
   if (batched) {
     aShape2.insert(aShape2.begin(), nb);
@@ -331,7 +283,7 @@ FailureOr<Value> einsumAsMatmul(OpBuilder &b, Location loc, const Equation &eq,
   result = convertTensor(b, loc, result, element);
   std::string produced = batchL + rowL + colL;
   result = reshape(b, loc, result, sizesOf(produced));
-  return transpose(b, loc, result, permutation(produced, out));
+  return transposeTensor(b, loc, result, permutation(produced, out));
 }
 
 struct EinsumLowering : OpConversionPattern<EinsumOp> {

@@ -71,42 +71,6 @@ bool isUnsignedTensor(Value v) {
   return cast<ShapedType>(v.getType()).getElementType().isUnsignedInteger();
 }
 
-/// Reshapes `src` to `type` (same element count): one collapse_shape or
-/// expand_shape when the dimensions regroup, else through a 1-D tensor.
-Value reshapeTo(OpBuilder &b, Location loc, Value src, RankedTensorType type) {
-  auto srcType = cast<RankedTensorType>(src.getType());
-  if (srcType.getShape() == type.getShape())
-    return src;
-  int64_t srcRank = srcType.getRank(), dstRank = type.getRank();
-  // A rank-0 tensor has one element: every dimension of the other side is 1.
-  if (srcRank == 0)
-    return tensor::ExpandShapeOp::create(b, loc, type, src,
-                                         ArrayRef<ReassociationIndices>{});
-  if (dstRank == 0)
-    return tensor::CollapseShapeOp::create(b, loc, type, src,
-                                           ArrayRef<ReassociationIndices>{});
-  if (srcRank != dstRank) {
-    if (auto groups = getReassociationIndicesForReshape(srcType, type)) {
-      if (srcRank > dstRank)
-        return tensor::CollapseShapeOp::create(b, loc, type, src, *groups);
-      return tensor::ExpandShapeOp::create(b, loc, type, src, *groups);
-    }
-  }
-  Value flat = src;
-  if (srcRank != 1) {
-    ReassociationIndices all = llvm::to_vector(llvm::seq<int64_t>(0, srcRank));
-    auto flatType = RankedTensorType::get({srcType.getNumElements()},
-                                          srcType.getElementType());
-    flat = tensor::CollapseShapeOp::create(b, loc, flatType, src,
-                                           ArrayRef<ReassociationIndices>{all});
-  }
-  if (dstRank == 1)
-    return flat;
-  ReassociationIndices all = llvm::to_vector(llvm::seq<int64_t>(0, dstRank));
-  return tensor::ExpandShapeOp::create(b, loc, type, flat,
-                                       ArrayRef<ReassociationIndices>{all});
-}
-
 SmallVector<OpFoldResult> indexAttrs(OpBuilder &b, ArrayRef<int64_t> values) {
   return llvm::map_to_vector(values, [&](int64_t v) -> OpFoldResult {
     return b.getIndexAttr(v);
@@ -119,19 +83,6 @@ Value extractSlice(OpBuilder &b, Location loc, Value src,
   return tensor::ExtractSliceOp::create(b, loc, src, indexAttrs(b, offsets),
                                         indexAttrs(b, sizes),
                                         indexAttrs(b, strides));
-}
-
-Value transpose(OpBuilder &b, Location loc, Value src,
-                ArrayRef<int64_t> perm) {
-  if (llvm::equal(perm, llvm::seq<int64_t>(0, perm.size())))
-    return src;
-  auto srcType = cast<RankedTensorType>(src.getType());
-  SmallVector<int64_t> shape;
-  for (int64_t p : perm)
-    shape.push_back(srcType.getDimSize(p));
-  Value init = emptyTensor(
-      b, loc, RankedTensorType::get(shape, srcType.getElementType()));
-  return linalg::TransposeOp::create(b, loc, src, init, perm)->getResult(0);
 }
 
 /// An all-parallel generic over `resultType` with the given inputs and
@@ -160,22 +111,22 @@ Value buildGeneric(OpBuilder &b, Location loc, RankedTensorType resultType,
 FailureOr<Value> lower(ReshapeOp, ReshapeOp::Adaptor adaptor,
                        RankedTensorType resultType, OpBuilder &b,
                        Location loc) {
-  return reshapeTo(b, loc, adaptor.getInput(), resultType);
+  return reshapeTensor(b, loc, adaptor.getInput(), resultType);
 }
 FailureOr<Value> lower(SqueezeOp, SqueezeOp::Adaptor adaptor,
                        RankedTensorType resultType, OpBuilder &b,
                        Location loc) {
-  return reshapeTo(b, loc, adaptor.getInput(), resultType);
+  return reshapeTensor(b, loc, adaptor.getInput(), resultType);
 }
 FailureOr<Value> lower(UnsqueezeOp, UnsqueezeOp::Adaptor adaptor,
                        RankedTensorType resultType, OpBuilder &b,
                        Location loc) {
-  return reshapeTo(b, loc, adaptor.getInput(), resultType);
+  return reshapeTensor(b, loc, adaptor.getInput(), resultType);
 }
 
 FailureOr<Value> lower(TransposeOp op, TransposeOp::Adaptor adaptor,
                        RankedTensorType, OpBuilder &b, Location loc) {
-  return transpose(b, loc, adaptor.getInput(), op.getPerm());
+  return transposeTensor(b, loc, adaptor.getInput(), op.getPerm());
 }
 
 FailureOr<Value> lower(ConcatOp op, ConcatOp::Adaptor adaptor,
@@ -633,7 +584,7 @@ FailureOr<Value> lower(DepthToSpaceOp op, DepthToSpaceOp::Adaptor adaptor,
   Value expanded = tensor::ExpandShapeOp::create(
       b, loc, RankedTensorType::get(split, inType.getElementType()), input,
       ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}, {4}, {5}});
-  Value moved = transpose(b, loc, expanded, perm);
+  Value moved = transposeTensor(b, loc, expanded, perm);
   return tensor::CollapseShapeOp::create(
              b, loc, resultType, moved,
              ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}, {4, 5}})
@@ -654,7 +605,7 @@ FailureOr<Value> lower(SpaceToDepthOp op, SpaceToDepthOp::Adaptor adaptor,
       RankedTensorType::get({n, c, h / bs, bs, w / bs, bs},
                             inType.getElementType()),
       input, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}, {4, 5}});
-  Value moved = transpose(b, loc, expanded, {0, 3, 5, 1, 2, 4});
+  Value moved = transposeTensor(b, loc, expanded, {0, 3, 5, 1, 2, 4});
   return tensor::CollapseShapeOp::create(
              b, loc, resultType, moved,
              ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}, {4}, {5}})

@@ -30,17 +30,6 @@ using ScalarFn = llvm::function_ref<Value(OpBuilder &, Location, ValueRange)>;
 // Scalar helpers
 //===----------------------------------------------------------------------===//
 
-bool isNarrowFloat(Type t) {
-  auto ft = dyn_cast<FloatType>(t);
-  return ft && ft.getWidth() < 32;
-}
-
-/// The type statistics are computed in.
-Type accumulatorType(Type element) {
-  return isNarrowFloat(element) ? Float32Type::get(element.getContext())
-                                : element;
-}
-
 /// `v` converted to `type` (a no-op when it already has it).
 Value toType(OpBuilder &b, Location loc, Value v, Type type,
              bool isUnsigned = false) {

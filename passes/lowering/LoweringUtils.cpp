@@ -2,6 +2,8 @@
 
 #include "LoweringUtils.h"
 
+#include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
+
 #include <limits>
 
 using namespace mlir;
@@ -164,4 +166,59 @@ LogicalResult telar::requireStaticShapes(Operation *op,
       llvm::all_of(op->getResultTypes(), isStatic))
     return success();
   return rewriter.notifyMatchFailure(op, "dynamic shapes are not supported");
+}
+
+Type telar::accumulatorType(Type element) {
+  if (auto ft = dyn_cast<FloatType>(element); ft && ft.getWidth() < 32)
+    return Float32Type::get(element.getContext());
+  return element;
+}
+
+Value telar::reshapeTensor(OpBuilder &b, Location loc, Value v,
+                           RankedTensorType type) {
+  auto srcType = cast<RankedTensorType>(v.getType());
+  if (srcType.getShape() == type.getShape())
+    return v;
+  int64_t srcRank = srcType.getRank(), dstRank = type.getRank();
+  // A rank-0 tensor has one element: every dimension of the other side is 1.
+  if (srcRank == 0)
+    return tensor::ExpandShapeOp::create(b, loc, type, v,
+                                         ArrayRef<ReassociationIndices>{});
+  if (dstRank == 0)
+    return tensor::CollapseShapeOp::create(b, loc, type, v,
+                                           ArrayRef<ReassociationIndices>{});
+  if (srcRank != dstRank) {
+    if (auto groups = getReassociationIndicesForReshape(srcType, type)) {
+      if (srcRank > dstRank)
+        return tensor::CollapseShapeOp::create(b, loc, type, v, *groups);
+      return tensor::ExpandShapeOp::create(b, loc, type, v, *groups);
+    }
+  }
+  // Collapsing every dimension into one, and expanding one into any shape,
+  // are always valid.
+  Value flat = v;
+  if (srcRank != 1) {
+    ReassociationIndices all = llvm::to_vector(llvm::seq<int64_t>(0, srcRank));
+    auto flatType = RankedTensorType::get({srcType.getNumElements()},
+                                          srcType.getElementType());
+    flat = tensor::CollapseShapeOp::create(b, loc, flatType, v,
+                                           ArrayRef<ReassociationIndices>{all});
+  }
+  if (dstRank == 1)
+    return flat;
+  ReassociationIndices all = llvm::to_vector(llvm::seq<int64_t>(0, dstRank));
+  return tensor::ExpandShapeOp::create(b, loc, type, flat,
+                                       ArrayRef<ReassociationIndices>{all});
+}
+
+Value telar::transposeTensor(OpBuilder &b, Location loc, Value v,
+                             ArrayRef<int64_t> perm) {
+  if (llvm::equal(perm, llvm::seq<int64_t>(0, perm.size())))
+    return v;
+  auto type = cast<RankedTensorType>(v.getType());
+  SmallVector<int64_t> shape;
+  for (int64_t p : perm)
+    shape.push_back(type.getDimSize(p));
+  Value init = emptyTensor(b, loc, type.clone(shape));
+  return linalg::TransposeOp::create(b, loc, v, init, perm)->getResult(0);
 }

@@ -72,6 +72,20 @@ SmallVector<AffineMap> identityMaps(MLIRContext *ctx, int64_t rank, int n);
 /// `n` copies of the parallel iterator type.
 SmallVector<utils::IteratorType> parallelIterators(int64_t n);
 
+/// The type reductions and contractions accumulate in: floats narrower than
+/// f32 in f32 (as onnxruntime's CPU kernels do), everything else in itself.
+Type accumulatorType(Type element);
+
+/// `v` reshaped to `type` (same element count): one tensor.collapse_shape or
+/// tensor.expand_shape when the dimensions regroup, else through a 1-D
+/// tensor; `v` itself when the shapes already agree.
+Value reshapeTensor(OpBuilder &b, Location loc, Value v, RankedTensorType type);
+
+/// linalg.transpose of `v` by `perm` (result dim i = input dim perm[i]);
+/// `v` itself when `perm` is the identity.
+Value transposeTensor(OpBuilder &b, Location loc, Value v,
+                      ArrayRef<int64_t> perm);
+
 } // namespace mlir::telar
 
 #endif // TELAR_PASSES_LOWERING_LOWERINGUTILS_H
