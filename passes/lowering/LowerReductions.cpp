@@ -254,6 +254,54 @@ Value restoreRank(OpBuilder &b, Location loc, const Space &space, Value kept,
   return tensor::ExpandShapeOp::create(b, loc, resultType, kept, groups);
 }
 
+/// Sum of `term(x)` over the reduced dimensions of `space`, `x` converted to
+/// (float) `acc`, from zero.
+Value sumOf(OpBuilder &b, Location loc, const Space &space, Value x, Type acc,
+            function_ref<Value(OpBuilder &, Location, Value)> term) {
+  Value zero = filledTensor(b, loc, space.keptType(acc), scalarAttr(acc, 0.0));
+  return reduce(b, loc, space, {x}, {}, {zero},
+                [&](OpBuilder &nb, Location l, ValueRange a) {
+                  Value v = term(nb, l, toType(nb, l, a[0], acc));
+                  return SmallVector<Value>{add(nb, l, a[1], v)};
+                })[0];
+}
+
+/// Maximum of `x` over the reduced dimensions of `space`, in `acc`.
+Value maxOf(OpBuilder &b, Location loc, const Space &space, Value x, Type acc,
+            bool isUnsigned) {
+  Value seed = filledTensor(b, loc, space.keptType(acc), lowestValue(acc));
+  return reduce(b, loc, space, {x}, {}, {seed},
+                [&](OpBuilder &nb, Location l, ValueRange a) {
+                  Value v = toType(nb, l, a[0], acc, isUnsigned);
+                  return SmallVector<Value>{maximum(nb, l, a[1], v, false)};
+                })[0];
+}
+
+/// Sum of e^(x - shift) over the reduced dimensions of `space`, in float
+/// `acc`; `shift` is kept-shaped.
+Value sumOfShiftedExp(OpBuilder &b, Location loc, const Space &space, Value x,
+                      Value shift, Type acc, bool isUnsigned) {
+  Value zero = filledTensor(b, loc, space.keptType(acc), scalarAttr(acc, 0.0));
+  return reduce(b, loc, space, {x}, {shift}, {zero},
+                [&](OpBuilder &nb, Location l, ValueRange a) {
+                  Value d =
+                      sub(nb, l, toType(nb, l, a[0], acc, isUnsigned), a[1]);
+                  return SmallVector<Value>{
+                      add(nb, l, a[2], math::ExpOp::create(nb, l, d))};
+                })[0];
+}
+
+/// A kept-shaped float sum divided by the number of reduced elements.
+Value divideByCount(OpBuilder &b, Location loc, const Space &space, Value sum,
+                    Type acc) {
+  double n = static_cast<double>(space.count());
+  return mapKept(b, loc, space, acc, {sum},
+                 [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                   return arith::DivFOp::create(nb, l, a[0],
+                                                scalarConstant(nb, l, acc, n));
+                 });
+}
+
 /// Sum and sum of squared deviations of `x` over the reduced dimensions of
 /// `space`, two-pass, in `acc`; returns (mean, variance) kept tensors.
 std::pair<Value, Value> meanAndVariance(OpBuilder &b, Location loc,
@@ -264,18 +312,14 @@ std::pair<Value, Value> meanAndVariance(OpBuilder &b, Location loc,
                        return SmallVector<Value>{
                            add(nb, l, a[1], toType(nb, l, a[0], acc))};
                      })[0];
-  double n = static_cast<double>(space.count());
-  auto byCount = [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
-    return arith::DivFOp::create(nb, l, a[0], scalarConstant(nb, l, acc, n));
-  };
-  Value mean = mapKept(b, loc, space, acc, {sum}, byCount);
+  Value mean = divideByCount(b, loc, space, sum, acc);
   Value sq =
       reduce(b, loc, space, {x}, {mean}, {zero},
              [&](OpBuilder &nb, Location l, ValueRange a) {
                Value d = sub(nb, l, toType(nb, l, a[0], acc), a[1]);
                return SmallVector<Value>{add(nb, l, a[2], mul(nb, l, d, d))};
              })[0];
-  Value var = mapKept(b, loc, space, acc, {sq}, byCount);
+  Value var = divideByCount(b, loc, space, sq, acc);
   return {mean, var};
 }
 
@@ -340,13 +384,7 @@ struct ReduceLowering : OpConversionPattern<OpTy> {
     Value result;
     if constexpr (Kind == ReduceKind::LogSumExp) {
       // log(sum(e^(x - m))) + m with m the maximum (0 when infinite).
-      Value init = filledTensor(b, loc, keptAcc, lowestValue(acc));
-      Value max =
-          reduce(b, loc, space, {input}, {}, {init},
-                 [&](OpBuilder &nb, Location l, ValueRange a) {
-                   Value x = toType(nb, l, a[0], acc, isUnsigned);
-                   return SmallVector<Value>{maximum(nb, l, a[1], x, false)};
-                 })[0];
+      Value max = maxOf(b, loc, space, input, acc, isUnsigned);
       Value shift =
           mapKept(b, loc, space, acc, {max},
                   [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
@@ -357,14 +395,7 @@ struct ReduceLowering : OpConversionPattern<OpTy> {
                     return arith::SelectOp::create(
                         nb, l, isInf, scalarConstant(nb, l, acc, 0.0), a[0]);
                   });
-      Value zero = filledTensor(b, loc, keptAcc, scalarAttr(acc, 0.0));
-      Value sum = reduce(b, loc, space, {input}, {shift}, {zero},
-                         [&](OpBuilder &nb, Location l, ValueRange a) {
-                           Value x = toType(nb, l, a[0], acc, isUnsigned);
-                           Value e = math::ExpOp::create(
-                               nb, l, arith::SubFOp::create(nb, l, x, a[1]));
-                           return SmallVector<Value>{add(nb, l, a[2], e)};
-                         })[0];
+      Value sum = sumOfShiftedExp(b, loc, space, input, shift, acc, isUnsigned);
       result = mapKept(b, loc, space, element, {sum, shift},
                        [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
                          Value y =
@@ -535,20 +566,9 @@ struct SoftmaxLowering : OpConversionPattern<OpTy> {
     Space space(rewriter.getContext(), type.getShape(), {axis});
     OpBuilder &b = rewriter;
     // Subtract the maximum so that e^x cannot overflow.
-    Value seed = filledTensor(b, loc, space.keptType(acc), lowestValue(acc));
-    Value max = reduce(b, loc, space, {x}, {}, {seed},
-                       [&](OpBuilder &nb, Location l, ValueRange a) {
-                         return SmallVector<Value>{maximum(
-                             nb, l, a[1], toType(nb, l, a[0], acc), false)};
-                       })[0];
-    Value zero =
-        filledTensor(b, loc, space.keptType(acc), scalarAttr(acc, 0.0));
-    Value sum = reduce(b, loc, space, {x}, {max}, {zero},
-                       [&](OpBuilder &nb, Location l, ValueRange a) {
-                         Value d = sub(nb, l, toType(nb, l, a[0], acc), a[1]);
-                         return SmallVector<Value>{
-                             add(nb, l, a[2], math::ExpOp::create(nb, l, d))};
-                       })[0];
+    Value max = maxOf(b, loc, space, x, acc, /*isUnsigned=*/false);
+    Value sum = sumOfShiftedExp(b, loc, space, x, max, acc,
+                                /*isUnsigned=*/false);
     Value result = mapFull(
         b, loc, space, element,
         {{x, space.fullMap()}, {max, space.keptMap()}, {sum, space.keptMap()}},
@@ -584,15 +604,12 @@ struct LpNormLowering : OpConversionPattern<LpNormOp> {
         normalizeAxis(static_cast<int64_t>(op.getAxis()), type.getRank());
     Space space(rewriter.getContext(), type.getShape(), {axis});
     OpBuilder &b = rewriter;
-    Value zero =
-        filledTensor(b, loc, space.keptType(acc), scalarAttr(acc, 0.0));
-    Value sum = reduce(b, loc, space, {x}, {}, {zero},
-                       [&](OpBuilder &nb, Location l, ValueRange a) {
-                         Value v = toType(nb, l, a[0], acc);
-                         v = p == 1 ? Value(math::AbsFOp::create(nb, l, v))
-                                    : mul(nb, l, v, v);
-                         return SmallVector<Value>{add(nb, l, a[1], v)};
-                       })[0];
+    Value sum = sumOf(b, loc, space, x, acc,
+                      [&](OpBuilder &nb, Location l, Value v) -> Value {
+                        if (p == 1)
+                          return math::AbsFOp::create(nb, l, v);
+                        return mul(nb, l, v, v);
+                      });
     // A zero norm gives zeros (onnxruntime), not NaN.
     Value result = mapFull(
         b, loc, space, element, {{x, space.fullMap()}, {sum, space.keptMap()}},
@@ -615,6 +632,31 @@ struct LpNormLowering : OpConversionPattern<LpNormOp> {
 // Normalisations
 //===----------------------------------------------------------------------===//
 
+/// (x - mean) * rstd * scale (+ bias) over `space`, statistics over its
+/// reduced dims; scale and the optional bias are read through their maps.
+Value normalize(OpBuilder &b, Location loc, const Space &space, Value x,
+                Value scale, AffineMap scaleMap, Value bias, AffineMap biasMap,
+                Type element, double epsilon) {
+  Type acc = accumulatorType(element);
+  auto [mean, var] = meanAndVariance(b, loc, space, x, acc);
+  Value rstd = inverseStdDev(b, loc, space, var, acc, epsilon);
+  SmallVector<std::pair<Value, AffineMap>> operands = {{x, space.fullMap()},
+                                                       {mean, space.keptMap()},
+                                                       {rstd, space.keptMap()},
+                                                       {scale, scaleMap}};
+  if (bias)
+    operands.push_back({bias, biasMap});
+  return mapFull(b, loc, space, element, operands,
+                 [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                   Value y = mul(
+                       nb, l, sub(nb, l, toType(nb, l, a[0], acc), a[1]), a[2]);
+                   y = mul(nb, l, y, toType(nb, l, a[3], acc));
+                   if (bias)
+                     y = add(nb, l, y, toType(nb, l, a[4], acc));
+                   return toType(nb, l, y, element);
+                 });
+}
+
 struct LayerNormLowering : OpConversionPattern<LayerNormOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -623,37 +665,17 @@ struct LayerNormLowering : OpConversionPattern<LayerNormOp> {
     Location loc = op.getLoc();
     Value x = adaptor.getInput();
     auto type = cast<RankedTensorType>(x.getType());
-    Type element = type.getElementType();
-    Type acc = accumulatorType(element);
     int64_t axis =
         normalizeAxis(static_cast<int64_t>(op.getAxis()), type.getRank());
-    SmallVector<int64_t> axes;
-    for (int64_t i = axis; i < type.getRank(); ++i)
-      axes.push_back(i);
-    if (axes.empty())
+    if (axis >= type.getRank())
       return rewriter.notifyMatchFailure(op, "axis out of range");
-    Space space(rewriter.getContext(), type.getShape(), axes);
-    auto [mean, var] = meanAndVariance(rewriter, loc, space, x, acc);
-    Value rstd = inverseStdDev(rewriter, loc, space, var, acc,
-                               op.getEpsilon().convertToDouble());
-    SmallVector<std::pair<Value, AffineMap>> operands = {
-        {x, space.fullMap()},
-        {mean, space.keptMap()},
-        {rstd, space.keptMap()},
-        {adaptor.getScale(), space.broadcast(adaptor.getScale())}};
-    Value bias = adaptor.getBias();
-    if (bias)
-      operands.push_back({bias, space.broadcast(bias)});
+    Space space(rewriter.getContext(), type.getShape(),
+                llvm::to_vector(llvm::seq<int64_t>(axis, type.getRank())));
+    Value scale = adaptor.getScale(), bias = adaptor.getBias();
     Value result =
-        mapFull(rewriter, loc, space, element, operands,
-                [&](OpBuilder &b, Location l, ValueRange a) -> Value {
-                  Value y =
-                      mul(b, l, sub(b, l, toType(b, l, a[0], acc), a[1]), a[2]);
-                  y = mul(b, l, y, toType(b, l, a[3], acc));
-                  if (bias)
-                    y = add(b, l, y, toType(b, l, a[4], acc));
-                  return toType(b, l, y, element);
-                });
+        normalize(rewriter, loc, space, x, scale, space.broadcast(scale), bias,
+                  bias ? space.broadcast(bias) : AffineMap(),
+                  type.getElementType(), op.getEpsilon().convertToDouble());
     rewriter.replaceOp(op, result);
     return success();
   }
@@ -671,28 +693,16 @@ struct RMSNormLowering : OpConversionPattern<RMSNormOp> {
     Type acc = accumulatorType(element);
     int64_t axis =
         normalizeAxis(static_cast<int64_t>(op.getAxis()), type.getRank());
-    SmallVector<int64_t> axes;
-    for (int64_t i = axis; i < type.getRank(); ++i)
-      axes.push_back(i);
-    if (axes.empty())
+    if (axis >= type.getRank())
       return rewriter.notifyMatchFailure(op, "axis out of range");
-    Space space(rewriter.getContext(), type.getShape(), axes);
+    Space space(rewriter.getContext(), type.getShape(),
+                llvm::to_vector(llvm::seq<int64_t>(axis, type.getRank())));
     OpBuilder &b = rewriter;
-    Value zero =
-        filledTensor(b, loc, space.keptType(acc), scalarAttr(acc, 0.0));
     Value sq =
-        reduce(b, loc, space, {x}, {}, {zero},
-               [&](OpBuilder &nb, Location l, ValueRange a) {
-                 Value v = toType(nb, l, a[0], acc);
-                 return SmallVector<Value>{add(nb, l, a[1], mul(nb, l, v, v))};
-               })[0];
-    double n = static_cast<double>(space.count());
-    Value meanSq =
-        mapKept(b, loc, space, acc, {sq},
-                [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
-                  return arith::DivFOp::create(nb, l, a[0],
-                                               scalarConstant(nb, l, acc, n));
-                });
+        sumOf(b, loc, space, x, acc, [&](OpBuilder &nb, Location l, Value v) {
+          return mul(nb, l, v, v);
+        });
+    Value meanSq = divideByCount(b, loc, space, sq, acc);
     Value rstd = inverseStdDev(b, loc, space, meanSq, acc,
                                op.getEpsilon().convertToDouble());
     Value scale = adaptor.getScale();
@@ -750,29 +760,6 @@ struct BatchNormLowering : OpConversionPattern<BatchNormOp> {
   }
 };
 
-/// (x - mean) * rstd * scale + bias over `space`, statistics over its
-/// reduced dims; scale and bias are read through `paramMap`.
-Value normalizePerChannel(OpBuilder &b, Location loc, const Space &space,
-                          Value x, Value scale, AffineMap paramMap, Value bias,
-                          Type element, double epsilon) {
-  Type acc = accumulatorType(element);
-  auto [mean, var] = meanAndVariance(b, loc, space, x, acc);
-  Value rstd = inverseStdDev(b, loc, space, var, acc, epsilon);
-  return mapFull(b, loc, space, element,
-                 {{x, space.fullMap()},
-                  {mean, space.keptMap()},
-                  {rstd, space.keptMap()},
-                  {scale, paramMap},
-                  {bias, paramMap}},
-                 [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
-                   Value y = mul(
-                       nb, l, sub(nb, l, toType(nb, l, a[0], acc), a[1]), a[2]);
-                   y = add(nb, l, mul(nb, l, y, toType(nb, l, a[3], acc)),
-                           toType(nb, l, a[4], acc));
-                   return toType(nb, l, y, element);
-                 });
-}
-
 struct InstanceNormLowering : OpConversionPattern<InstanceNormOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -786,10 +773,10 @@ struct InstanceNormLowering : OpConversionPattern<InstanceNormOp> {
     for (int64_t i = 2; i < type.getRank(); ++i)
       spatial.push_back(i);
     Space space(rewriter.getContext(), type.getShape(), spatial);
-    Value result = normalizePerChannel(rewriter, op.getLoc(), space, x,
-                                       adaptor.getScale(), space.along(1),
-                                       adaptor.getBias(), type.getElementType(),
-                                       op.getEpsilon().convertToDouble());
+    Value result =
+        normalize(rewriter, op.getLoc(), space, x, adaptor.getScale(),
+                  space.along(1), adaptor.getBias(), space.along(1),
+                  type.getElementType(), op.getEpsilon().convertToDouble());
     rewriter.replaceOp(op, result);
     return success();
   }
@@ -839,10 +826,10 @@ struct GroupNormLowering : OpConversionPattern<GroupNormOp> {
     AffineMap paramMap = AffineMap::get(
         space.rank(), 0, {getAffineDimExpr(1, ctx), getAffineDimExpr(2, ctx)},
         ctx);
-    Value y = normalizePerChannel(rewriter, loc, space, xg,
-                                  expandParam(adaptor.getScale()), paramMap,
-                                  expandParam(adaptor.getBias()), element,
-                                  op.getEpsilon().convertToDouble());
+    Value y =
+        normalize(rewriter, loc, space, xg, expandParam(adaptor.getScale()),
+                  paramMap, expandParam(adaptor.getBias()), paramMap, element,
+                  op.getEpsilon().convertToDouble());
     rewriter.replaceOpWithNewOp<tensor::CollapseShapeOp>(op, type, y,
                                                          groupsMap);
     return success();
