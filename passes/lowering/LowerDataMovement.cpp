@@ -241,6 +241,21 @@ FailureOr<Value> lower(GatherElementsOp op, GatherElementsOp::Adaptor adaptor,
       });
 }
 
+/// Appends to `at` the data positions one index tuple names: the tuple
+/// stands in `indices` at `prefix` (indices' last dimension runs over it);
+/// entry j is a position along a data dimension of size dims[j].
+void appendTuplePositions(OpBuilder &b, Location loc, Value indices,
+                          ValueRange prefix, ArrayRef<int64_t> dims,
+                          SmallVectorImpl<Value> &at) {
+  SmallVector<Value> tuple(prefix);
+  tuple.push_back(Value());
+  for (auto [j, dim] : llvm::enumerate(dims)) {
+    tuple.back() = indexConstant(b, loc, static_cast<int64_t>(j));
+    Value v = tensor::ExtractOp::create(b, loc, indices, tuple);
+    at.push_back(positionFromIndex(b, loc, v, dim, false));
+  }
+}
+
 /// out[batch, idx, tail] = data[batch, indices[batch, idx, :], tail].
 FailureOr<Value> lower(GatherNDOp op, GatherNDOp::Adaptor adaptor,
                        RankedTensorType resultType, OpBuilder &b,
@@ -257,15 +272,9 @@ FailureOr<Value> lower(GatherNDOp op, GatherNDOp::Adaptor adaptor,
       [&](OpBuilder &nb, Location nloc, ValueRange) -> Value {
         SmallVector<Value> loops = loopIndices(nb, nloc, outRank);
         SmallVector<Value> at(loops.begin(), loops.begin() + batch);
-        SmallVector<Value> tuple(loops.begin(), loops.begin() + q - 1);
-        tuple.push_back(Value());
-        for (int64_t j = 0; j < k; ++j) {
-          tuple.back() = indexConstant(nb, nloc, j);
-          Value v = tensor::ExtractOp::create(nb, nloc, indices, tuple);
-          at.push_back(positionFromIndex(nb, nloc, v,
-                                         dataType.getDimSize(batch + j),
-                                         false));
-        }
+        appendTuplePositions(nb, nloc, indices,
+                             ValueRange(loops).take_front(q - 1),
+                             dataType.getShape().slice(batch, k), at);
         at.append(loops.begin() + q - 1, loops.end());
         return tensor::ExtractOp::create(nb, nloc, data, at);
       });
@@ -362,14 +371,8 @@ FailureOr<Value> lower(ScatterNDOp op, ScatterNDOp::Adaptor adaptor,
       isUnsignedTensor(op.getData()),
       [&](OpBuilder &nb, Location nloc, ValueRange ivs) {
         SmallVector<Value> at;
-        SmallVector<Value> tuple(ivs.take_front(q - 1));
-        tuple.push_back(Value());
-        for (int64_t j = 0; j < k; ++j) {
-          tuple.back() = indexConstant(nb, nloc, j);
-          Value v = tensor::ExtractOp::create(nb, nloc, indices, tuple);
-          at.push_back(
-              positionFromIndex(nb, nloc, v, dataType.getDimSize(j), false));
-        }
+        appendTuplePositions(nb, nloc, indices, ivs.take_front(q - 1),
+                             dataType.getShape().take_front(k), at);
         llvm::append_range(at, ivs.drop_front(q - 1));
         return at;
       });
@@ -564,6 +567,22 @@ FailureOr<Value> lower(TriluOp op, TriluOp::Adaptor adaptor,
       });
 }
 
+/// `input` expanded to `split` (by `splitGroups`), transposed by `perm`
+/// and collapsed to `resultType` (by `mergeGroups`).
+Value blockShuffle(OpBuilder &b, Location loc, Value input,
+                   ArrayRef<int64_t> split,
+                   ArrayRef<ReassociationIndices> splitGroups,
+                   ArrayRef<int64_t> perm, RankedTensorType resultType,
+                   ArrayRef<ReassociationIndices> mergeGroups) {
+  auto inType = cast<RankedTensorType>(input.getType());
+  Value expanded = tensor::ExpandShapeOp::create(
+      b, loc, RankedTensorType::get(split, inType.getElementType()), input,
+      splitGroups);
+  Value moved = transposeTensor(b, loc, expanded, perm);
+  return tensor::CollapseShapeOp::create(b, loc, resultType, moved, mergeGroups)
+      .getResult();
+}
+
 /// DCR: [N, C, H, W] -> [N, b, b, C', H, W] -> [N, C', H, b, W, b];
 /// CRD: [N, C', b, b, H, W] -> the same; then collapse to [N, C', Hb, Wb].
 FailureOr<Value> lower(DepthToSpaceOp op, DepthToSpaceOp::Adaptor adaptor,
@@ -581,14 +600,8 @@ FailureOr<Value> lower(DepthToSpaceOp op, DepthToSpaceOp::Adaptor adaptor,
           : SmallVector<int64_t>{n, cOut, bs, bs, h, w};
   SmallVector<int64_t> perm = dcr ? SmallVector<int64_t>{0, 3, 4, 1, 5, 2}
                                   : SmallVector<int64_t>{0, 1, 4, 2, 5, 3};
-  Value expanded = tensor::ExpandShapeOp::create(
-      b, loc, RankedTensorType::get(split, inType.getElementType()), input,
-      ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}, {4}, {5}});
-  Value moved = transposeTensor(b, loc, expanded, perm);
-  return tensor::CollapseShapeOp::create(
-             b, loc, resultType, moved,
-             ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}, {4, 5}})
-      .getResult();
+  return blockShuffle(b, loc, input, split, {{0}, {1, 2, 3}, {4}, {5}}, perm,
+                      resultType, {{0}, {1}, {2, 3}, {4, 5}});
 }
 
 /// [N, C, H, W] -> [N, C, H', b, W', b] -> [N, b, b, C, H', W'] -> collapse.
@@ -600,16 +613,9 @@ FailureOr<Value> lower(SpaceToDepthOp op, SpaceToDepthOp::Adaptor adaptor,
   int64_t bs = static_cast<int64_t>(op.getBlocksize());
   int64_t n = inType.getDimSize(0), c = inType.getDimSize(1),
           h = inType.getDimSize(2), w = inType.getDimSize(3);
-  Value expanded = tensor::ExpandShapeOp::create(
-      b, loc,
-      RankedTensorType::get({n, c, h / bs, bs, w / bs, bs},
-                            inType.getElementType()),
-      input, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}, {4, 5}});
-  Value moved = transposeTensor(b, loc, expanded, {0, 3, 5, 1, 2, 4});
-  return tensor::CollapseShapeOp::create(
-             b, loc, resultType, moved,
-             ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}, {4}, {5}})
-      .getResult();
+  return blockShuffle(b, loc, input, {n, c, h / bs, bs, w / bs, bs},
+                      {{0}, {1}, {2, 3}, {4, 5}}, {0, 3, 5, 1, 2, 4},
+                      resultType, {{0}, {1, 2, 3}, {4}, {5}});
 }
 
 //===----------------------------------------------------------------------===//
