@@ -636,6 +636,21 @@ Value windowGeneric(OpBuilder &b, Location loc, Value input, Value init,
       .getResult(0);
 }
 
+/// A 2-D window reduction as the linalg named pooling op `PoolOp` over a
+/// padded `input` into `init`.
+template <typename PoolOp>
+Value namedPool2D(OpBuilder &b, Location loc, Value input, Value init,
+                  ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides,
+                  ArrayRef<int64_t> dilations) {
+  Type element = cast<RankedTensorType>(input.getType()).getElementType();
+  Value window = tensor::EmptyOp::create(b, loc, kernel, element);
+  return PoolOp::create(b, loc, TypeRange{init.getType()},
+                        ValueRange{input, window}, ValueRange{init},
+                        b.getI64TensorAttr(strides),
+                        b.getI64TensorAttr(dilations))
+      .getResult(0);
+}
+
 struct MaxPoolLowering : OpConversionPattern<MaxPoolOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -659,14 +674,9 @@ struct MaxPoolLowering : OpConversionPattern<MaxPoolOp> {
     int64_t k = resultType.getRank() - 2;
     Value result;
     if (k == 2 && !isUnsigned) {
-      Value window =
-          tensor::EmptyOp::create(rewriter, loc, op.getKernelShape(), element);
-      result = linalg::PoolingNchwMaxOp::create(
-                   rewriter, loc, TypeRange{resultType},
-                   ValueRange{input, window}, ValueRange{init},
-                   rewriter.getI64TensorAttr(op.getStrides()),
-                   rewriter.getI64TensorAttr(op.getDilations()))
-                   .getResult(0);
+      result = namedPool2D<linalg::PoolingNchwMaxOp>(
+          rewriter, loc, input, init, op.getKernelShape(), op.getStrides(),
+          op.getDilations());
     } else {
       result = windowGeneric(
           rewriter, loc, input, init, op.getKernelShape(), op.getStrides(),
@@ -711,12 +721,8 @@ struct AveragePoolLowering : OpConversionPattern<AveragePoolOp> {
     int64_t k = resultType.getRank() - 2;
     Value sum;
     if (k == 2) {
-      Value window = tensor::EmptyOp::create(rewriter, loc, kernel, element);
-      sum = linalg::PoolingNchwSumOp::create(
-                rewriter, loc, TypeRange{accType}, ValueRange{input, window},
-                ValueRange{init}, rewriter.getI64TensorAttr(strides),
-                rewriter.getI64TensorAttr(dilations))
-                .getResult(0);
+      sum = namedPool2D<linalg::PoolingNchwSumOp>(rewriter, loc, input, init,
+                                                  kernel, strides, dilations);
     } else {
       sum = windowGeneric(rewriter, loc, input, init, kernel, strides,
                           dilations,
