@@ -9,8 +9,7 @@
 using namespace mlir;
 
 AffineMap telar::broadcastMap(MLIRContext *ctx, ShapedType operandType,
-                              int64_t resultRank, int64_t resultDimOfSizeOne) {
-  (void)resultDimOfSizeOne;
+                              int64_t resultRank) {
   int64_t rank = operandType.getRank();
   SmallVector<AffineExpr> exprs;
   for (int64_t i = 0; i < rank; ++i) {

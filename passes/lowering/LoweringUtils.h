@@ -19,7 +19,7 @@ using ScalarBuilder =
 /// `operandType` under ONNX (numpy) broadcasting: trailing dimensions
 /// aligned, size-1 operand dimensions read at index 0.
 AffineMap broadcastMap(MLIRContext *ctx, ShapedType operandType,
-                       int64_t resultRank, int64_t resultDimOfSizeOne = -1);
+                       int64_t resultRank);
 
 /// An uninitialised tensor of the given type (tensor.empty).
 Value emptyTensor(OpBuilder &b, Location loc, RankedTensorType type);
