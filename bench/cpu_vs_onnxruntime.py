@@ -5,6 +5,7 @@ Usage (the wrapper bench/cpu_vs_onnxruntime runs this with the project's .venv):
     bench/cpu_vs_onnxruntime [--threads T] [--iters N] [--warmup W]
         [--only gpt,llama] [--size bench|small] [--models DIR] [--reuse]
         [--repeat R] [--telarc build/bin/telarc] [--telar-run PATH] [--json out.json]
+        [--telarc-arg ARG ...]
         [--flag-below 0.7] [--fail-below R]
 
 1. Builds the benchmark-size models (python/telar_testing/make_models.py --size
@@ -21,7 +22,8 @@ Usage (the wrapper bench/cpu_vs_onnxruntime runs this with the project's .venv):
    check; run_models.py is the accuracy test) and prints a table: model, telar
    ms and onnxruntime ms (mean over the N runs; p50 alongside), ratio =
    ort ms / telar ms (telar's throughput relative to onnxruntime: > 1 is faster),
-   telar's peak intermediate MB, weights MB, compile seconds; a ratio below
+   telar's peak intermediate MB, the graph's largest live set MB (the
+   lower bound the compiler computes), weights MB, compile seconds; a ratio below
    --flag-below (0.7) is flagged `SLOW`.
 
 With --repeat R, steps 3 and 4 alternate R times and each side keeps its best
@@ -94,7 +96,8 @@ def bench_ort(sess, inputs, iters, warmup):
 def bench_one(name, a):
     d = a.models
     res = {"name": name, "ok": False, "error": None, "compile_s": None, "telar": None,
-           "ort": None, "ratio": None, "peak_mb": None, "weights_mb": None,
+           "ort": None, "ratio": None, "peak_mb": None, "live_mb": None,
+           "weights_mb": None,
            "max_abs_err": None}
     art = os.path.join(d, f"{name}.artifact")
     in_dir = os.path.join(d, f"{name}.in")
@@ -104,7 +107,7 @@ def bench_one(name, a):
         inputs = {k: z[k] for k in z.files}
     shutil.rmtree(art, ignore_errors=True)
     rc, err, secs = run_cmd([a.telarc, os.path.join(d, f"{name}.onnx"), "-o", art,
-                             "--target", "cpu", "-q"], a.timeout)
+                             "--target", "cpu", "-q"] + a.telarc_arg, a.timeout)
     res["compile_s"] = secs
     if rc != 0:
         res["error"] = f"telarc rc={rc}: {first_error_line(err)}"
@@ -133,6 +136,7 @@ def bench_one(name, a):
         if res["telar"] is None or rep["latency_ms"]["mean"] < res["telar"]["mean"]:
             res["telar"] = rep["latency_ms"]
         res["peak_mb"] = rep.get("peak_intermediate_bytes", 0) / 1e6
+        res["live_mb"] = rep.get("largest_live_set_bytes", 0) / 1e6
         res["weights_mb"] = rep.get("weights_bytes", 0) / 1e6
         res["peak_rss_mb"] = rep.get("peak_rss_bytes", 0) / 1e6
         lat, ort_out = bench_ort(sess, inputs, a.iters, a.warmup)
@@ -159,7 +163,8 @@ def bench_one(name, a):
 
 def print_table(results, a):
     hdr = ["model", "telar ms", "ort ms", "ratio", "telar p50", "ort p50",
-           "peak interm. MB", "weights MB", "compile s", "max abs err", "flag"]
+           "peak interm. MB", "live set MB", "weights MB", "compile s", "max abs err",
+           "flag"]
     rows = []
     for r in results:
         t, o = r["telar"] or {}, r["ort"] or {}
@@ -168,7 +173,8 @@ def print_table(results, a):
                 "SLOW" if r["ratio"] is not None and r["ratio"] < a.flag_below else "")
         rows.append([r["name"], f(t.get("mean"), ".2f"), f(o.get("mean"), ".2f"),
                      f(r["ratio"], ".2f"), f(t.get("p50"), ".2f"), f(o.get("p50"), ".2f"),
-                     f(r["peak_mb"], ".1f"), f(r["weights_mb"], ".1f"),
+                     f(r["peak_mb"], ".1f"), f(r["live_mb"], ".1f"),
+                     f(r["weights_mb"], ".1f"),
                      f(r["compile_s"], ".1f"), f(r["max_abs_err"], ".1e"), flag])
     widths = [max(len(h), *(len(row[j]) for row in rows)) for j, h in enumerate(hdr)]
     line = lambda cells: "| " + " | ".join(c.ljust(w) for c, w in zip(cells, widths)) + " |"
@@ -196,6 +202,9 @@ def main(argv=None):
     ap.add_argument("--telarc", default=os.path.join(ROOT, "build", "bin", "telarc"))
     ap.add_argument("--telar-run", help="default: telar-run next to telarc")
     ap.add_argument("--timeout", type=int, default=900, help="seconds per command")
+    ap.add_argument("--telarc-arg", action="append", default=[], metavar="ARG",
+                    help="extra telarc flag (repeatable), e.g. "
+                         "--telarc-arg=--library-calls=false to time generated GEMMs")
     ap.add_argument("--flag-below", type=float, default=0.7,
                     help="flag ratios (ort ms / telar ms) below this (default 0.7)")
     ap.add_argument("--fail-below", type=float, help="exit 1 if a ratio is below this")
