@@ -22,8 +22,9 @@ Usage (the wrapper bench/cpu_vs_onnxruntime runs this with the project's .venv):
    check; run_models.py is the accuracy test) and prints a table: model, telar
    ms and onnxruntime ms (mean over the N runs; p50 alongside), ratio =
    ort ms / telar ms (telar's throughput relative to onnxruntime: > 1 is faster),
-   telar's peak intermediate MB, the graph's largest live set MB (the
-   lower bound the compiler computes), weights MB, compile seconds; a ratio below
+   telar's peak intermediate MB, the graph's largest live set MB (what the
+   graph's tensors need when its ops run one by one, unfused; computed by
+   telarc), weights MB, compile seconds; a ratio below
    --flag-below (0.7) is flagged `SLOW`.
 
 With --repeat R, steps 3 and 4 alternate R times and each side keeps its best

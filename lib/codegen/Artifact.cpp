@@ -102,10 +102,10 @@ LogicalResult writeSafetensors(StringRef path, ArrayRef<WeightInfo> weights,
 }
 
 /// The largest set of intermediate tensors alive at once when the graph's
-/// ops run in program order: a lower bound for the memory the program
-/// allocates for intermediates (inputs, weights and outputs are the
-/// caller's buffers and are not counted; reshapes are views and add
-/// nothing). Reported next to the runtime's measured peak.
+/// ops run one by one in program order: what an unfused execution needs
+/// for intermediates at least (inputs, weights and outputs are the caller's
+/// buffers and are not counted; reshapes are views and add nothing). Fusion
+/// can go below it. Reported next to the runtime's measured peak.
 int64_t largestLiveSetBytes(func::FuncOp main) {
   Block &body = main.getBody().front();
   llvm::DenseMap<Operation *, unsigned> position;
