@@ -267,6 +267,13 @@ std::unique_ptr<Artifact> Artifact::load(const std::string &directory) {
       artifact->weightFiles.push_back(
           SafetensorsFile::open(dir + "/" + w.file));
       file = artifact->weightFiles.back().get();
+      // Read-only and unchanged while mapped: GEMMs may pack its weights
+      // once (the destructor unregisters it, also when loading fails).
+      if (file->getMapping()) {
+        artifact->constantRanges.emplace_back(file->getMapping(),
+                                              file->getMappingSize());
+        registerConstantRange(file->getMapping(), file->getMappingSize());
+      }
     }
     const SafetensorsTensor *t = file->find(w.name);
     std::string where = "weights file '" + file->getPath() + "': ";
@@ -318,6 +325,9 @@ std::unique_ptr<Artifact> Artifact::load(const std::string &directory) {
 Artifact::~Artifact() {
   if (programHandle)
     dlclose(programHandle);
+  // Frees the packed copies of the weights (before they are unmapped).
+  for (const auto &[data, bytes] : constantRanges)
+    unregisterConstantRange(data, bytes);
   // The freed intermediates kept for this program's next run.
   telarrt_release_cached_memory();
 }

@@ -245,8 +245,28 @@ int telar::runtime::detail::gemmTileCols(GemmKernel kernel) {
                                       : 1;
 }
 
+int64_t telar::runtime::detail::gemmPanelDepth(GemmKernel kernel, int64_t k) {
+  return kernel == GemmKernel::Avx512 ? avx512::panelDepth(k)
+                                      : avx2::panelDepth(k);
+}
+
+void telar::runtime::detail::gemmPackB(GemmKernel kernel, const MatrixView &b,
+                                       int64_t k0, int64_t kc, int64_t j0,
+                                       int64_t nc, float *dst) {
+  MatrixView nb = b;
+  if (nb.rows == 1)
+    nb.rs = 1;
+  if (nb.cols == 1)
+    nb.cs = 1;
+  if (kernel == GemmKernel::Avx512)
+    avx512::packB(nb, k0, kc, j0, nc, dst, nc);
+  else
+    avx2::packB(nb, k0, kc, j0, nc, dst, nc);
+}
+
 void telar::runtime::detail::gemm(GemmKernel kernel, const MatrixView &a,
-                                  const MatrixView &b, const MatrixView &c) {
+                                  const MatrixView &b, const MatrixView &c,
+                                  const PackedB *packed) {
   if (c.rows == 0 || c.cols == 0 || a.cols == 0)
     return;
   // A dimension of size 1 gets stride 1, so that the layout checks see a
@@ -259,8 +279,10 @@ void telar::runtime::detail::gemm(GemmKernel kernel, const MatrixView &a,
     return v;
   };
   MatrixView na = normalise(a), nb = normalise(b), nc = normalise(c);
+  if (packed && packed->kernel != kernel)
+    packed = nullptr;
   if (kernel == GemmKernel::Avx512)
-    avx512::gemmAnyLayout(na, nb, nc);
+    avx512::gemmAnyLayout(na, nb, nc, packed);
   else
-    avx2::gemmAnyLayout(na, nb, nc);
+    avx2::gemmAnyLayout(na, nb, nc, packed);
 }

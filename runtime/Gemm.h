@@ -40,11 +40,43 @@ GemmKernel bestGemmKernel();
 int gemmTileRows(GemmKernel kernel);
 int gemmTileCols(GemmKernel kernel);
 
+/// A `b` packed ahead of time for one kernel (Avx2 or Avx512): all of its
+/// panels, kc-deep block after kc-deep block (kc = gemmPanelDepth); each
+/// block holds ceil(n / NR) panels of depth x NR, row-major, the last one
+/// zero-padded. The panel of the block starting at row `pc` (depth d) and
+/// of the columns starting at `col` (a multiple of NR) is at
+/// data + pc * stride + col * d. A view of the columns from `col0` on (a
+/// multiple of NR) uses the same data.
+struct PackedB {
+  const float *data;
+  GemmKernel kernel;
+  int64_t kc;     // depth of the blocks (the last may be shallower)
+  int64_t stride; // floats per row of a block: ceil(n / NR) * NR
+  int64_t col0;   // the view's first column in the packed matrix
+};
+
+/// The depth of the blocks the GEMM of `kernel` cuts a contraction of
+/// length `k` into (what a PackedB must use).
+int64_t gemmPanelDepth(GemmKernel kernel, int64_t k);
+
+/// Packs rows [k0, k0 + kc) and columns [j0, j0 + nc) of `b` (j0 a multiple
+/// of NR) into ceil(nc / NR) panels of kc x NR at `dst`, as PackedB lays
+/// them out.
+void gemmPackB(GemmKernel kernel, const MatrixView &b, int64_t k0, int64_t kc,
+               int64_t j0, int64_t nc, float *dst);
+
 /// c += a . b on the calling thread with `kernel` (Avx2 or Avx512, which
 /// the CPU must support). Shapes must match (a: m x k, b: k x n, c: m x n);
-/// any strides; c must not overlap a or b.
+/// any strides; c must not overlap a or b. With `packed` (packed for
+/// `kernel`, of `b`), b's panels are read from there instead of packed.
 void gemm(GemmKernel kernel, const MatrixView &a, const MatrixView &b,
-          const MatrixView &c);
+          const MatrixView &c, const PackedB *packed = nullptr);
+
+/// The packed form of `b` for `kernel` when `b` lies wholly inside a range
+/// registered as constant (registerConstantRange in Runtime.h), built on
+/// first use and kept until the range is unregistered; null otherwise (also
+/// when TELAR_GEMM_PREPACK=0). Thread-safe.
+const PackedB *constantPackedB(GemmKernel kernel, const MatrixView &b);
 
 } // namespace telar::runtime::detail
 

@@ -178,14 +178,30 @@ void gemvAccumulate(const Operand &a, int64_t rows, int64_t cols, Vector x,
       original.p[i * original.inc] = y.p[i];
 }
 
-/// c += a . b for views of matching shapes.
-void gemmAccumulate(const View &a, const View &b, const View &c) {
+/// Whether the runtime's GEMM (rather than OpenBLAS) computes c += a . b.
+bool usesOwnGemm(GemmKernel kernel, const View &c) {
+  return kernel != GemmKernel::OpenBlas && c.rows > 1 && c.cols > 1;
+}
+
+/// b packed ahead of time when it is constant (a weight) and the runtime's
+/// GEMM will read it, else null.
+const detail::PackedB *constantB(GemmKernel kernel, const View &a,
+                                 const View &b, const View &c) {
+  if (!usesOwnGemm(kernel, c) || a.cols == 0)
+    return nullptr;
+  return detail::constantPackedB(kernel, b);
+}
+
+/// c += a . b for views of matching shapes; `packed`: b's panels packed
+/// ahead of time, if any (a PackedB of the whole of b, see Gemm.h).
+void gemmWith(const View &a, const View &b, const View &c,
+              const detail::PackedB *packed) {
   int64_t m = c.rows, n = c.cols, k = a.cols;
   if (m == 0 || n == 0 || k == 0)
     return;
   GemmKernel kernel = gemmKernelInUse().load(std::memory_order_relaxed);
-  if (kernel != GemmKernel::OpenBlas && m > 1 && n > 1) {
-    detail::gemm(kernel, a, b, c);
+  if (usesOwnGemm(kernel, c)) {
+    detail::gemm(kernel, a, b, c, packed);
     return;
   }
   if (!fitsInt(m) || !fitsInt(n) || !fitsInt(k))
@@ -224,6 +240,12 @@ void gemmAccumulate(const View &a, const View &b, const View &c) {
       for (int64_t j = 0; j < n; ++j)
         c.at(i, j) = dense[i * n + j];
   }
+}
+
+/// c += a . b for views of matching shapes (b packed once when constant).
+void gemmAccumulate(const View &a, const View &b, const View &c) {
+  GemmKernel kernel = gemmKernelInUse().load(std::memory_order_relaxed);
+  gemmWith(a, b, c, constantB(kernel, a, b, c));
 }
 
 /// The single stride of dimensions [first, last) of a view collapsed into
@@ -292,8 +314,11 @@ void parallelGemm(const View &a, const View &b, const View &c) {
   int64_t blocks = std::min<int64_t>(
       {availableThreads(), static_cast<int64_t>(work / kMinParallelWork),
        extent / unit});
+  // Looked up (or packed) once for all blocks: column blocks start at
+  // multiples of `unit`, whole panels of the packed b.
+  const detail::PackedB *packed = constantB(kernel, a, b, c);
   if (blocks <= 1) {
-    gemmAccumulate(a, b, c);
+    gemmWith(a, b, c, packed);
     return;
   }
 #pragma omp parallel for num_threads(blocks) schedule(static, 1)
@@ -303,12 +328,19 @@ void parallelGemm(const View &a, const View &b, const View &c) {
     int64_t lo = i == 0 ? 0 : extent * i / blocks / unit * unit;
     int64_t hi =
         i + 1 == blocks ? extent : extent * (i + 1) / blocks / unit * unit;
-    if (splitColumns)
-      gemmAccumulate(a, {b.p + lo * b.cs, b.rows, hi - lo, b.rs, b.cs},
-                     {c.p + lo * c.cs, c.rows, hi - lo, c.rs, c.cs});
-    else
-      gemmAccumulate({a.p + lo * a.rs, hi - lo, a.cols, a.rs, a.cs}, b,
-                     {c.p + lo * c.rs, hi - lo, c.cols, c.rs, c.cs});
+    if (splitColumns) {
+      detail::PackedB columns;
+      if (packed) {
+        columns = *packed;
+        columns.col0 += lo;
+      }
+      gemmWith(a, {b.p + lo * b.cs, b.rows, hi - lo, b.rs, b.cs},
+               {c.p + lo * c.cs, c.rows, hi - lo, c.rs, c.cs},
+               packed ? &columns : nullptr);
+    } else {
+      gemmWith({a.p + lo * a.rs, hi - lo, a.cols, a.rs, a.cs}, b,
+               {c.p + lo * c.rs, hi - lo, c.cols, c.rs, c.cs}, packed);
+    }
   }
 }
 

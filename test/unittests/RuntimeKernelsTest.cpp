@@ -5,11 +5,13 @@
 // packed (no unit stride), offsets, padded leading dimensions, and the
 // transposed/packed output cases; with every GEMM the CPU runs (the
 // runtime's AVX-512 and AVX2 ones, OpenBLAS), on shapes around their
-// micro-tile and cache-block edges, on one thread and on several.
+// micro-tile and cache-block edges, on one thread and on several; and with
+// `b` registered as constant (packed once and reused).
 //
 //===----------------------------------------------------------------------===//
 
 #include "telar/runtime/Abi.h"
+#include "telar/runtime/Runtime.h"
 
 #include <gtest/gtest.h>
 
@@ -427,6 +429,159 @@ TEST(RuntimeKernels, ParallelSplits) {
     }
   });
   telarrt_set_num_threads(saved);
+}
+
+/// Runs one matmul of (a copy of) `c` and returns the result's storage.
+std::vector<float> runMatmul(StridedTensor<2> &a, StridedTensor<2> &b,
+                             StridedTensor<2> c) {
+  auto da = a.descriptor<TelarMemRef2F32>();
+  auto db = b.descriptor<TelarMemRef2F32>();
+  auto dc = c.descriptor<TelarMemRef2F32>();
+  _mlir_ciface_telarrt_matmul_f32(&da, &db, &dc);
+  return c.storage;
+}
+
+bool sameBits(const std::vector<float> &x, const std::vector<float> &y) {
+  return x.size() == y.size() &&
+         !std::memcmp(x.data(), y.data(), x.size() * sizeof(float));
+}
+
+/// Whether the runtime's own GEMM (which packs constant operands) runs an
+/// m x n product with the kernel now chosen.
+bool packsConstants(int64_t m, int64_t n) {
+  return telarrt_get_gemm_kernel() != TELARRT_GEMM_OPENBLAS && m > 1 && n > 1;
+}
+
+/// A GEMM whose b lies in a registered constant range computes exactly
+/// what it computes otherwise (same blocking, same order of operations), on
+/// every layout of b, shapes around the tile and block edges, one thread
+/// and four (column blocks then share one packed b), repeatedly, and after
+/// the range is unregistered; the packed copies are counted and freed.
+TEST(RuntimeKernels, ConstantBPackedOnce) {
+  int savedThreads = telarrt_get_num_threads();
+  std::mt19937 rng(8);
+  const std::array<int64_t, 3> shapes[] = {
+      {2, 1, 2},    {5, 7, 3},    {13, 17, 33}, {12, 64, 65},
+      {13, 300, 33}, {12, 700, 17}, {49, 20, 40}, {530, 9, 35},
+      {5, 3, 2100}, {40, 300, 130}, {150, 200, 20}, {1, 50, 40},
+      {40, 50, 1}};
+  ASSERT_EQ(telarrt_prepacked_bytes(), 0u);
+  forEachGemmKernel([&] {
+    for (int threads : {1, 4}) {
+      telarrt_set_num_threads(threads);
+      for (const auto &[m, k, n] : shapes)
+        for (const Layout &lb : kLayouts) {
+          std::string where = std::string(lb.name) + " " + std::to_string(m) +
+                              "x" + std::to_string(k) + "x" +
+                              std::to_string(n) + ", " +
+                              std::to_string(threads) + " threads";
+          auto a = matrix(m, k, kLayouts[0], 1, rng);
+          auto b = matrix(k, n, lb, 2, rng);
+          auto c = matrix(m, n, kLayouts[0], 0, rng);
+          std::vector<float> want = runMatmul(a, b, c);
+          EXPECT_EQ(telarrt_prepacked_bytes(), 0u) << where;
+
+          const void *data = b.storage.data();
+          size_t bytes = b.storage.size() * sizeof(float);
+          telar::runtime::registerConstantRange(data, bytes);
+          for (int repeat = 0; repeat < 3; ++repeat)
+            EXPECT_TRUE(sameBits(runMatmul(a, b, c), want))
+                << where << ", call " << repeat;
+          if (packsConstants(m, n))
+            EXPECT_GE(telarrt_prepacked_bytes(), size_t(k * n * 4)) << where;
+          else
+            EXPECT_EQ(telarrt_prepacked_bytes(), 0u) << where;
+          telar::runtime::unregisterConstantRange(data, bytes);
+          EXPECT_EQ(telarrt_prepacked_bytes(), 0u) << where;
+          EXPECT_TRUE(sameBits(runMatmul(a, b, c), want)) << where;
+        }
+    }
+  });
+  telarrt_set_num_threads(savedThreads);
+}
+
+/// Only operands wholly inside a registered range are packed; overlapping
+/// registrations keep the copies they cover; an unknown range is ignored.
+TEST(RuntimeKernels, ConstantRanges) {
+  int saved = telarrt_get_gemm_kernel();
+  if (telarrt_set_gemm_kernel(TELARRT_GEMM_AUTO) == TELARRT_GEMM_OPENBLAS)
+    GTEST_SKIP() << "the runtime's GEMM does not run on this CPU";
+  std::mt19937 rng(9);
+  auto a = matrix(20, 40, kLayouts[0], 0, rng);
+  auto b = matrix(40, 50, kLayouts[0], 0, rng);
+  auto c = matrix(20, 50, kLayouts[0], 0, rng);
+  std::vector<float> want = runMatmul(a, b, c);
+  const char *data = reinterpret_cast<const char *>(b.storage.data());
+  size_t bytes = b.storage.size() * sizeof(float);
+
+  // Half of b: not packed.
+  telar::runtime::registerConstantRange(data, bytes / 2);
+  EXPECT_TRUE(sameBits(runMatmul(a, b, c), want));
+  EXPECT_EQ(telarrt_prepacked_bytes(), 0u);
+  // All of b, twice (once through a larger range): packed once.
+  telar::runtime::registerConstantRange(data, bytes);
+  telar::runtime::registerConstantRange(data - 64, bytes + 128);
+  EXPECT_TRUE(sameBits(runMatmul(a, b, c), want));
+  size_t packed = telarrt_prepacked_bytes();
+  EXPECT_GE(packed, 40u * 64 * 4); // 50 columns padded to whole panels
+  EXPECT_TRUE(sameBits(runMatmul(a, b, c), want));
+  EXPECT_EQ(telarrt_prepacked_bytes(), packed);
+  // Not registered: nothing happens.
+  telar::runtime::unregisterConstantRange(data + 4, bytes);
+  EXPECT_EQ(telarrt_prepacked_bytes(), packed);
+  // Still covered by the larger range, then by nothing.
+  telar::runtime::unregisterConstantRange(data, bytes);
+  EXPECT_EQ(telarrt_prepacked_bytes(), packed);
+  telar::runtime::unregisterConstantRange(data - 64, bytes + 128);
+  EXPECT_EQ(telarrt_prepacked_bytes(), 0u);
+  telar::runtime::unregisterConstantRange(data, bytes / 2);
+  EXPECT_TRUE(sameBits(runMatmul(a, b, c), want));
+  EXPECT_EQ(telarrt_prepacked_bytes(), 0u);
+  telarrt_set_gemm_kernel(saved);
+}
+
+/// Batch matmul with a constant b (e.g. experts' weights [E, K, N], or one
+/// matrix broadcast over the batch): each element's b packed once, the
+/// results unchanged, on both of the kernel's ways of using threads.
+TEST(RuntimeKernels, ConstantBatchB) {
+  int savedThreads = telarrt_get_num_threads();
+  std::mt19937 rng(10);
+  forEachGemmKernel([&] {
+    for (auto [batch, m, k, n] : {std::array<int64_t, 4>{4, 24, 40, 33},
+                                  std::array<int64_t, 4>{2, 64, 80, 96},
+                                  std::array<int64_t, 4>{3, 5, 300, 70}})
+      for (int64_t batchStride : {int64_t(-1), int64_t(0)}) {
+        telarrt_set_num_threads(4);
+        StridedTensor<3> a({batch, m, k}, {0, 1, 2}, 0, 0, rng);
+        // b: [batch, k, n] transposed per element, or one k x n matrix
+        // broadcast (batch stride 0).
+        StridedTensor<3> b({batch, k, n}, {0, 2, 1}, 0, 0, rng);
+        if (batchStride == 0)
+          b.strides[0] = 0;
+        StridedTensor<3> c({batch, m, n}, {0, 1, 2}, 0, 0, rng);
+        auto run = [&] {
+          StridedTensor<3> out = c;
+          auto da = a.descriptor<TelarMemRef3F32>();
+          auto db = b.descriptor<TelarMemRef3F32>();
+          auto dc = out.descriptor<TelarMemRef3F32>();
+          _mlir_ciface_telarrt_batch_matmul_f32(&da, &db, &dc);
+          return out.storage;
+        };
+        std::vector<float> want = run();
+        const void *data = b.storage.data();
+        size_t bytes = b.storage.size() * sizeof(float);
+        telar::runtime::registerConstantRange(data, bytes);
+        EXPECT_TRUE(sameBits(run(), want));
+        EXPECT_TRUE(sameBits(run(), want));
+        if (packsConstants(m, n)) {
+          size_t elements = batchStride == 0 ? 1 : batch;
+          EXPECT_GE(telarrt_prepacked_bytes(), elements * k * n * 4);
+        }
+        telar::runtime::unregisterConstantRange(data, bytes);
+        EXPECT_EQ(telarrt_prepacked_bytes(), 0u);
+      }
+  });
+  telarrt_set_num_threads(savedThreads);
 }
 
 } // namespace

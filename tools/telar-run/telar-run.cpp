@@ -463,6 +463,8 @@ int run(const Options &o) {
     if (artifact->getManifest().largestLiveSetBytes >= 0)
       j["largest_live_set_bytes"] = artifact->getManifest().largestLiveSetBytes;
     j["weights_bytes"] = artifact->getWeightsBytes();
+    // The weights' packed copies (GEMM operands packed once, kept).
+    j["prepacked_bytes"] = telarrt_prepacked_bytes();
     j["io_bytes"] = ioBytes;
     // ru_maxrss is in KiB on Linux.
     j["peak_rss_bytes"] = static_cast<int64_t>(usage.ru_maxrss) * 1024;

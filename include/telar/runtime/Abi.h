@@ -97,6 +97,11 @@ void telarrt_reset_peak_bytes(void);
 void telarrt_release_cached_memory(void);
 size_t telarrt_cached_bytes(void);
 
+/* Bytes of the packed copies of constant GEMM operands (weights) the
+ * runtime keeps (runtime/README.md): packed once, on first use, freed when
+ * their artifact is destroyed. */
+size_t telarrt_prepacked_bytes(void);
+
 #ifdef __cplusplus
 }
 #endif

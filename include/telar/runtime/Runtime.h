@@ -20,6 +20,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace telar::runtime {
@@ -199,11 +200,24 @@ private:
   std::string directory;
   Manifest manifest;
   std::vector<std::unique_ptr<SafetensorsFile>> weightFiles;
+  /// The mappings registered with registerConstantRange.
+  std::vector<std::pair<const void *, size_t>> constantRanges;
   /// One pointer per manifest weight, into weightFiles' mappings.
   std::vector<const void *> weightData;
   void *programHandle = nullptr;
   EntryFn entry = nullptr;
 };
+
+/// Marks [data, data + bytes) as constant memory (Artifact does this for its
+/// memory-mapped weights): it must hold the same values, and stay mapped,
+/// until unregisterConstantRange(data, bytes). GEMMs whose `b` operand lies
+/// wholly inside a constant range pack it once, on first use, and reuse the
+/// packed copy (telarrt_prepacked_bytes() counts them); unregistering frees
+/// the copies no other registered range covers. Ranges may overlap or be
+/// registered more than once (each registration is unregistered once).
+/// Not to be called while kernels that read the range run.
+void registerConstantRange(const void *data, size_t bytes);
+void unregisterConstantRange(const void *data, size_t bytes);
 
 /// Makes the runtime library and libomp (which generated programs resolve
 /// their undefined symbols against) globally visible in this process, so

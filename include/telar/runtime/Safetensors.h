@@ -44,6 +44,9 @@ public:
   SafetensorsFile &operator=(const SafetensorsFile &) = delete;
 
   const std::string &getPath() const { return path; }
+  /// The file's mapping (null and 0 for an empty file or a parsed image).
+  const void *getMapping() const { return mapping; }
+  size_t getMappingSize() const { return mappingSize; }
   const std::map<std::string, SafetensorsTensor> &getTensors() const {
     return tensors;
   }
