@@ -1,5 +1,4 @@
-//===- Artifact.cpp - Load and run artifacts (docs/Artifact.md)
-//------------===//
+//===- Artifact.cpp - Load and run artifacts (docs/Artifact.md) -----------===//
 
 #include "FileUtil.h"
 #include "telar/runtime/Abi.h"

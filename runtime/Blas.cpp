@@ -1,5 +1,4 @@
-//===- Blas.cpp - OpenBLAS, loaded at run time
-//-----------------------------===//
+//===- Blas.cpp - OpenBLAS, loaded at run time ----------------------------===//
 //
 // The runtime dlopens OpenBLAS instead of linking it, to choose its kernels:
 // OpenBLAS picks them in its library constructor from OPENBLAS_CORETYPE or

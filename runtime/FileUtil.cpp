@@ -1,5 +1,4 @@
-//===- FileUtil.cpp - Whole-file I/O with clear errors
-//---------------------===//
+//===- FileUtil.cpp - Whole-file I/O with clear errors --------------------===//
 
 #include "FileUtil.h"
 #include "telar/runtime/Runtime.h"

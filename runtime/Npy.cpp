@@ -1,5 +1,4 @@
-//===- Npy.cpp - numpy .npy files
-//------------------------------------------===//
+//===- Npy.cpp - numpy .npy files -----------------------------------------===//
 //
 // Format:
 // https://numpy.org/doc/stable/reference/generated/numpy.lib.format.html

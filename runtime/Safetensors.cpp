@@ -1,5 +1,4 @@
-//===- Safetensors.cpp - Memory-mapped safetensors files
-//-------------------===//
+//===- Safetensors.cpp - Memory-mapped safetensors files ------------------===//
 
 #include "telar/runtime/Safetensors.h"
 

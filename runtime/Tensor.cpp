@@ -1,5 +1,4 @@
-//===- Tensor.cpp - Element types and dense tensors
-//------------------------===//
+//===- Tensor.cpp - Element types and dense tensors -----------------------===//
 
 #include "telar/runtime/Runtime.h"
 

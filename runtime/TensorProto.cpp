@@ -1,5 +1,4 @@
-//===- TensorProto.cpp - ONNX TensorProto .pb files
-//------------------------===//
+//===- TensorProto.cpp - ONNX TensorProto .pb files -----------------------===//
 
 #include "telar/runtime/TensorProto.h"
 #include "FileUtil.h"

@@ -1,5 +1,4 @@
-//===- telar-run.cpp - Run a Telar artifact
-//--------------------------------===//
+//===- telar-run.cpp - Run a Telar artifact -------------------------------===//
 //
 //   telar-run ARTIFACT_DIR --input NAME=FILE ... [--output-dir DIR]
 //             [--format npy|pb] [--threads N] [--bench N] [--warmup N]
