@@ -18,16 +18,21 @@ void telar::buildCpuLoweringPipeline(OpPassManager &pm,
   std::string text = llvm::formatv(
       "telar-lower-to-linalg,canonicalize,telar-fuse-elementwise,cse,"
       "telar-approximate-math,"
-      // Function-boundary bufferization with identity layouts, results
-      // turned into caller-provided out-params (the runtime passes output
-      // buffers); the final allocs are hoisted into them.
+      // Function-boundary bufferization with identity layouts (arguments
+      // read-only), results turned into caller-provided out-params (the
+      // runtime passes output buffers); the final allocs are hoisted into
+      // them.
       "telar-read-only-arguments,"
       "one-shot-bufferize{{bufferize-function-boundaries=1 "
       "function-boundary-type-conversion=identity-layout-map},"
-      "buffer-results-to-out-params{{hoist-static-allocs=1 modify-public-functions=1},"
+      "buffer-results-to-out-params{{hoist-static-allocs=1 "
+      "modify-public-functions=1},"
       "{0}"
       "buffer-deallocation-pipeline,func.func(telar-early-dealloc),"
       "func.func(telar-linalg-to-loops{{min-parallel-work={1}}),"
+      // canonicalize inlines the alloca scopes scf-to-openmp wraps loop
+      // bodies in: scf-to-cf would otherwise split them into several blocks,
+      // which memref.alloca_scope does not allow.
       "{2}"
       "expand-strided-metadata,lower-affine,convert-scf-to-cf,"
       "finalize-memref-to-llvm{{use-generic-functions={3}},"

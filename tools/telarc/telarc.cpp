@@ -82,7 +82,7 @@ cl::opt<std::string> cpu(
 
 cl::opt<bool> libraryCalls(
     "library-calls",
-    cl::desc("Send large f32 matmuls/convolutions to the runtime's OpenBLAS "
+    cl::desc("Send large f32 matmuls/convolutions to the runtime's GEMM "
              "kernels (default on; --library-calls=false generates them)"),
     cl::init(true), cl::cat(telarcCategory));
 

@@ -18,7 +18,7 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
   Option<bool> libraryCalls{
       *this, "library-calls",
       llvm::cl::desc("Send large f32 matmuls/convolutions to the runtime's "
-                     "OpenBLAS kernels (programs then need libtelar_runtime)"),
+                     "GEMM kernels (programs then need libtelar_runtime)"),
       llvm::cl::init(true)};
   Option<bool> runtimeAllocator{
       *this, "runtime-allocator",

@@ -70,8 +70,9 @@ def TelarLinalgToLibraryCalls : Pass<"telar-linalg-to-library-calls", "ModuleOp"
     `linalg.conv_2d_nchw_fchw` on f32 memrefs whose work exceeds
     `min-flops` become calls into the runtime's kernels
     (`telarrt_matmul_f32`, `telarrt_batch_matmul_f32`,
-    `telarrt_conv2d_nchw_f32`, with the C interface for memref descriptors),
-    which use OpenBLAS. Smaller ones stay linalg and are compiled inline.
+    `telarrt_conv2d_nchw_f32`, with the C interface for memref
+    descriptors): the runtime's own AVX-512/AVX2 GEMM, OpenBLAS on other
+    CPUs. Smaller ones stay linalg and are compiled inline.
     The calls accumulate into the output, as the linalg ops do.
   }];
   let options = [
