@@ -230,6 +230,8 @@ int run(int argc, char **argv) {
   }
 
   auto start = std::chrono::steady_clock::now();
+  if (!target.empty() && !quiet && llvm::sys::Process::StandardErrIsDisplayed())
+    llvm::errs() << "telarc: importing " << inputFile << "...\n";
   // The lowering pipeline is built from pass names.
   telar::registerAllTelarPasses();
   DialectRegistry registry;
