@@ -291,6 +291,12 @@ LogicalResult telar::compileCpuArtifact(ModuleOp module,
       return failure();
     }
   if (failed(stages.run("writing weights", [&]() -> LogicalResult {
+        {
+          PassManager pm(module.getContext());
+          pm.addPass(createTelarFoldWeightTransposes());
+          if (failed(pm.run(module)))
+            return failure();
+        }
         // Blobs by resource name, read before the constants disappear.
         llvm::StringMap<ArrayRef<char>> blobs;
         bool elided = false;

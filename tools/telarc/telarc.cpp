@@ -257,6 +257,7 @@ int run(int argc, char **argv) {
 
   if (emit != EmitKind::MLIR) {
     PassManager lower(&ctx);
+    lower.addPass(telar::createTelarFoldWeightTransposes());
     lower.addPass(telar::createTelarOutlineWeights());
     if (emit == EmitKind::Linalg) {
       lower.addPass(telar::createTelarLowerToLinalg());

@@ -47,6 +47,18 @@ def TelarOutlineWeights : Pass<"telar-outline-weights", "ModuleOp"> {
   }];
 }
 
+def TelarFoldWeightTransposes : Pass<"telar-fold-weight-transposes", "ModuleOp"> {
+  let summary = "Transpose weights at compile time";
+  let description = [{
+    A `telar.transpose` of a weight (`telar.constant dense_resource<...>`)
+    becomes a new weight holding the transposed data, named
+    `<weight>.transposed.<perm>`; the program then neither copies the
+    weight on every run nor hides it from the runtime's cache of packed
+    constant GEMM operands (Gemm's `transB` weights, as torch exports
+    `nn.Linear` inside attention). The original stays if other ops use it.
+  }];
+}
+
 def TelarLowerToLinalg : Pass<"telar-lower-to-linalg", "ModuleOp"> {
   let summary = "Lower telar ops to linalg, tensor, arith and math on tensors";
   let description = [{
