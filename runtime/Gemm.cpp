@@ -103,6 +103,16 @@ struct Isa {
   static void storeMasked(float *p, Mask m, V v) {
     _mm512_mask_storeu_ps(p, m, v);
   }
+  /// p[0], p[2], ..., p[2 * (n - 1)] (n <= 16) in the first n lanes (the
+  /// others undefined) from the loads of p[0..15] and p[16..31] masked by
+  /// mask(2n - 1) and mask(2n - 17) (so nothing beyond p[2 * (n - 1)]).
+  static V loadEven(const float *p, Mask loMask, Mask hiMask) {
+    V lo = loadMasked(p, loMask);
+    V hi = loadMasked(p + 16, hiMask);
+    const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18,
+                                           20, 22, 24, 26, 28, 30);
+    return _mm512_permutex2var_ps(lo, even, hi);
+  }
   static V broadcast(const float *p) { return _mm512_set1_ps(*p); }
   static V fma(V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); }
   static V add(V a, V b) { return _mm512_add_ps(a, b); }
@@ -170,6 +180,17 @@ struct Isa {
   }
   static void storeMasked(float *p, Mask m, V v) {
     _mm256_maskstore_ps(p, m, v);
+  }
+  /// p[0], p[2], ..., p[2 * (n - 1)] (n <= 8) in the first n lanes (the
+  /// others undefined) from the loads of p[0..7] and p[8..15] masked by
+  /// mask(2n - 1) and mask(2n - 9) (so nothing beyond p[2 * (n - 1)]).
+  static V loadEven(const float *p, Mask loMask, Mask hiMask) {
+    V lo = loadMasked(p, loMask);
+    V hi = loadMasked(p + 8, hiMask);
+    // [lo0 lo2 hi0 hi2 | lo4 lo6 hi4 hi6], then 64-bit lanes 0, 2, 1, 3.
+    V t = _mm256_shuffle_ps(lo, hi, 0x88);
+    return _mm256_castpd_ps(
+        _mm256_permute4x64_pd(_mm256_castps_pd(t), 0xD8));
   }
   static V broadcast(const float *p) { return _mm256_broadcast_ss(p); }
   static V fma(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
@@ -285,4 +306,31 @@ void telar::runtime::detail::gemm(GemmKernel kernel, const MatrixView &a,
     avx512::gemmAnyLayout(na, nb, nc, packed);
   else
     avx2::gemmAnyLayout(na, nb, nc, packed);
+}
+
+void telar::runtime::detail::gemmIm2col(GemmKernel kernel, const MatrixView &a,
+                                        const Im2colB &conv,
+                                        const MatrixView &c) {
+  if (c.rows == 0 || c.cols == 0 || a.cols == 0)
+    return;
+  MatrixView na = a, nc = c;
+  if (na.rows == 1)
+    na.rs = 1;
+  if (na.cols == 1)
+    na.cs = 1;
+  if (nc.rows == 1)
+    nc.rs = 1;
+  if (nc.cols == 1)
+    nc.cs = 1;
+  if (nc.cs != 1) {
+    std::fprintf(stderr, "telar runtime: gemmIm2col needs an output with "
+                         "contiguous columns\n");
+    std::abort();
+  }
+  // Only b's shape is read.
+  MatrixView b{nullptr, a.cols, c.cols, 0, 0};
+  if (kernel == GemmKernel::Avx512)
+    avx512::gemmUnitColumns(na, b, nc, nullptr, &conv);
+  else
+    avx2::gemmUnitColumns(na, b, nc, nullptr, &conv);
 }

@@ -72,6 +72,28 @@ void gemmPackB(GemmKernel kernel, const MatrixView &b, int64_t k0, int64_t kc,
 void gemm(GemmKernel kernel, const MatrixView &a, const MatrixView &b,
           const MatrixView &c, const PackedB *packed = nullptr);
 
+/// The im2col matrix of one image of an NCHW convolution, as the `b` of a
+/// GEMM that packs its panels straight from the image (no im2col matrix in
+/// between): row r = (ci * kh + y) * kw + x and column j (output pixel
+/// q = p0 + j, row-major over the output: oy = q / ow, ox = q % ow) hold
+/// image[ci * cs + (oy * sh + y * dh) * hs + (ox * sw + x * dw) * ws].
+struct Im2colB {
+  const float *image;
+  int64_t cs, hs, ws;     // input strides: channel, row, column
+  int64_t kh, kw;         // kernel size
+  int64_t sh, sw, dh, dw; // strides and dilations
+  int64_t ow;             // output width
+  int64_t p0;             // the output pixel of column 0
+};
+
+/// c += a . b with `b` the k x n im2col matrix `conv` (k = a.cols,
+/// n = c.cols), on the calling thread with `kernel` (Avx2 or Avx512).
+/// c's columns must be contiguous (c.cs == 1, or one column). Bitwise the
+/// same as gemm() on the materialised im2col matrix (same blocking, same
+/// order of operations).
+void gemmIm2col(GemmKernel kernel, const MatrixView &a, const Im2colB &conv,
+                const MatrixView &c);
+
 /// The packed form of `b` for `kernel` when `b` lies wholly inside a range
 /// registered as constant (registerConstantRange in Runtime.h), built on
 /// first use and kept until the range is unregistered; null otherwise (also

@@ -285,6 +285,17 @@ constexpr int64_t kMinBlock = 16;
 constexpr int64_t kIm2colTileBytes = 512 << 10;
 constexpr int64_t kMinIm2colTile = 64;
 
+/// Whether convolutions pack their GEMM panels straight from the input
+/// (Im2colB) rather than through an im2col matrix: TELAR_CONV_IM2COL_PANELS
+/// (read on first use; 0 turns it off, for comparisons).
+bool convPanelsEnabled() {
+  static const bool enabled = [] {
+    const char *env = std::getenv("TELAR_CONV_IM2COL_PANELS");
+    return !env || std::strcmp(env, "0") != 0;
+  }();
+  return enabled;
+}
+
 /// Per-thread scratch buffers (slot 0: im2col, 1: a dense output), grown as
 /// needed and kept, uninitialised.
 float *scratch(int slot, size_t floats) {
@@ -468,6 +479,62 @@ void _mlir_ciface_telarrt_conv2d_nchw_f32(TelarMemRef4F32 *in,
   bool direct = kh == 1 && kw == 1 &&
                 collapsedStride(pixelSizes, pixelStrides, 0, 2, inCol);
 
+  // With the runtime's GEMM and an output whose pixels have unit stride,
+  // the GEMM packs its panels of the im2col matrix straight from the input
+  // (no im2col matrix, no second packing pass). Work goes to threads as
+  // whole images when there are enough of them to keep the threads evenly
+  // busy, else each image is split into blocks of output pixels (or of
+  // filters, when there are more filters than pixels) on micro-tile
+  // boundaries.
+  GemmKernel gemmKernel = gemmKernelInUse().load(std::memory_order_relaxed);
+  if (convPanelsEnabled() && gemmKernel != GemmKernel::OpenBlas && !direct &&
+      outCollapses && (outCol == 1 || pixels == 1)) {
+    int threads = availableThreads();
+    double work = double(f) * double(depth) * double(pixels) * double(n);
+    bool splitColumns = pixels >= f;
+    int64_t extent = splitColumns ? pixels : f;
+    int64_t tileSize = splitColumns ? detail::gemmTileCols(gemmKernel)
+                                    : detail::gemmTileRows(gemmKernel);
+    int64_t unit = (kMinBlock + tileSize - 1) / tileSize * tileSize;
+    int64_t perImage = 1;
+    if (threads > 1 && work >= kMinParallelWork &&
+        !(n % threads == 0 || n >= 4 * threads))
+      perImage = std::max<int64_t>(
+          1, std::min<int64_t>(
+                 {threads,
+                  static_cast<int64_t>(work / double(n) / kMinParallelWork),
+                  extent / unit}));
+    int64_t items = n * perImage;
+    bool parallel = threads > 1 && items > 1 && work >= kMinParallelWork;
+    int used = static_cast<int>(std::min<int64_t>(threads, items));
+#pragma omp parallel for if (parallel) num_threads(used) schedule(static)
+    for (int64_t item = 0; item < items; ++item) {
+      int64_t img = item / perImage, i = item % perImage;
+      // Block edges at multiples of `unit` (non-empty: the unrounded edges
+      // are at least `unit` apart).
+      int64_t lo = i == 0 ? 0 : extent * i / perImage / unit * unit;
+      int64_t hi = i + 1 == perImage
+                       ? extent
+                       : extent * (i + 1) / perImage / unit * unit;
+      detail::Im2colB conv{input + img * ist[0], ist[1], ist[2], ist[3],
+                           kh, kw, sh, sw, dh, dw, ow, 0};
+      float *imageOut = output + img * ost[0];
+      if (splitColumns) {
+        conv.p0 = lo;
+        detail::gemmIm2col(gemmKernel, filterView, conv,
+                           {imageOut + lo * outCol, f, hi - lo, ost[1], 1});
+      } else {
+        detail::gemmIm2col(
+            gemmKernel,
+            {filterView.p + lo * filterView.rs, hi - lo, depth, filterView.rs,
+             filterView.cs},
+            conv, {imageOut + lo * ost[1], hi - lo, pixels, ost[1], 1});
+      }
+    }
+    return;
+  }
+
+  // Otherwise: the image's im2col matrix, materialised.
   // Output pixels in tiles whose im2col matrix (depth x tile) stays in L2,
   // so that the GEMM reads it from there rather than from memory; tiles are
   // whole GEMM panels (32 columns). Kernels with a deep im2col (where a

@@ -431,6 +431,47 @@ TEST(RuntimeKernels, ParallelSplits) {
   telarrt_set_num_threads(saved);
 }
 
+/// The runtime's GEMM packs a convolution's im2col panels straight from
+/// the input: runs of output pixels across output rows (outputs narrower
+/// and wider than a panel, odd sizes), strides 1 and 2 (vector loads) and
+/// others (element by element), dilations, 1x1 / 3x3 / 7x7 kernels, depths
+/// across several panel blocks, more filters than the GEMM packs panel by
+/// panel, a channels-last input; on one thread and on 2, 3 and 4 (images
+/// to threads; each image split into pixel blocks or filter blocks).
+TEST(RuntimeKernels, Conv2dIm2colPanels) {
+  int saved = telarrt_get_num_threads();
+  std::mt19937 rng(9);
+  const ConvCase cases[] = {
+      {{1, 3, 23, 23}, {8, 7}, 2, 2, 1, 1},   // 7x7 stride 2 (a stem)
+      {{2, 5, 13, 11}, {7, 3}, 1, 1, 1, 1},   // odd sizes, 9 x 11 outputs
+      {{1, 64, 20, 19}, {16, 3}, 1, 1, 1, 1}, // depth 576: several blocks
+      {{1, 16, 41, 39}, {5, 3}, 2, 2, 1, 1},  // stride 2, 20 x 19 outputs
+      {{3, 8, 9, 70}, {12, 3}, 1, 2, 1, 1},   // wider than a panel
+      {{1, 7, 17, 15}, {9, 1}, 2, 2, 1, 1},   // 1x1 stride 2 (downsample)
+      {{2, 6, 15, 16}, {4, 3}, 3, 1, 2, 2},   // stride 3, dilation 2
+      {{1, 40, 9, 9}, {70, 3}, 1, 1, 1, 1},   // more filters than pixels
+      {{1, 4, 9, 8}, {530, 3}, 1, 1, 1, 1},   // over 512 filters
+      {{4, 3, 12, 12}, {2, 5}, 1, 3, 1, 1},   // 4 images, stride 3
+  };
+  const std::array<int, 4> nchw = {0, 1, 2, 3}, nhwc = {0, 2, 3, 1};
+  for (int threads : {1, 2, 3, 4}) {
+    telarrt_set_num_threads(threads);
+    SCOPED_TRACE("threads " + std::to_string(threads));
+    forEachGemmKernel([&] {
+      for (const ConvCase &cc : cases) {
+        SCOPED_TRACE(std::to_string(cc.input[1]) + "x" +
+                     std::to_string(cc.input[2]) + "x" +
+                     std::to_string(cc.input[3]) + " kernel " +
+                     std::to_string(cc.kernel[1]) + " stride " +
+                     std::to_string(cc.sh) + "x" + std::to_string(cc.sw));
+        checkConv(cc, nchw, nchw, nchw, 0, rng);
+        checkConv(cc, nhwc, nchw, nchw, 0, rng);
+      }
+    });
+  }
+  telarrt_set_num_threads(saved);
+}
+
 /// Runs one matmul of (a copy of) `c` and returns the result's storage.
 std::vector<float> runMatmul(StridedTensor<2> &a, StridedTensor<2> &b,
                              StridedTensor<2> c) {
