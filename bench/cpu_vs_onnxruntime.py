@@ -42,7 +42,6 @@ import argparse
 import json
 import os
 import shutil
-import subprocess
 import sys
 import time
 
@@ -52,19 +51,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "python", "telar_testing"))
 
 import make_models  # noqa: E402
-from run_models import compare, first_error_line, output_file_name  # noqa: E402
-
-
-def run_cmd(cmd, timeout):
-    t0 = time.time()
-    try:
-        p = subprocess.run(cmd, capture_output=True, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return None, f"timed out after {timeout}s", time.time() - t0
-    err = p.stderr.decode("utf-8", "replace") + p.stdout.decode("utf-8", "replace")
-    if p.returncode < 0:
-        err = f"killed by signal {-p.returncode}\n" + err
-    return p.returncode, err, time.time() - t0
+from run_models import (compare, first_error_line, output_file_name,  # noqa: E402
+                        print_markdown_table, run_cmd)
 
 
 def ort_session(path, threads):
@@ -177,12 +165,7 @@ def print_table(results, a):
                      f(r["peak_mb"], ".1f"), f(r["live_mb"], ".1f"),
                      f(r["weights_mb"], ".1f"),
                      f(r["compile_s"], ".1f"), f(r["max_abs_err"], ".1e"), flag])
-    widths = [max(len(h), *(len(row[j]) for row in rows)) for j, h in enumerate(hdr)]
-    line = lambda cells: "| " + " | ".join(c.ljust(w) for c, w in zip(cells, widths)) + " |"
-    print(line(hdr))
-    print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
-    for row in rows:
-        print(line(row))
+    print_markdown_table(hdr, rows)
 
 
 def main(argv=None):

@@ -24,6 +24,9 @@ import time
 import numpy as np
 import onnxruntime as ort
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from run_models import compare, output_file_name  # noqa: E402
+
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -64,10 +67,8 @@ def main() -> int:
 
     ok = True
     for name, ref in zip(names, expected):
-        safe = "".join(c if c.isalnum() or c in "._-" else "_" for c in name)
-        got = np.load(os.path.join(work, safe + ".npy"))
-        err = float(np.max(np.abs(got.astype(np.float64) - ref))) if ref.size else 0.0
-        close = got.shape == ref.shape and np.allclose(got, ref, rtol=1e-4, atol=1e-4)
+        got = np.load(os.path.join(work, output_file_name(name) + ".npy"))
+        close, err, _, _ = compare(got, ref, rtol=1e-4, atol=1e-4)
         ok &= bool(close)
         flat = got.reshape(-1)[:4]
         print(f"output '{name}': {got.dtype}{list(got.shape)} = "

@@ -73,6 +73,16 @@ def run_cmd(cmd, timeout):
     return p.returncode, err, time.time() - t0
 
 
+def print_markdown_table(hdr, rows):
+    """Prints a Markdown table with the columns padded to their widest cell."""
+    widths = [max(len(h), *(len(row[j]) for row in rows)) for j, h in enumerate(hdr)]
+    line = lambda cells: "| " + " | ".join(c.ljust(w) for c, w in zip(cells, widths)) + " |"
+    print(line(hdr))
+    print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
+    for row in rows:
+        print(line(row))
+
+
 def compare(got, ref, rtol, atol):
     """(ok, max abs err, max rel err, message) of one output against a reference."""
     if got.shape != ref.shape:
@@ -228,12 +238,7 @@ def print_table(results):
                 fmt(r["peak_mb"], ".2f") if i == 0 else "",
                 ("PASS" if r["ok"] else f"FAIL ({r['stage']})") if i == 0 else "",
             ])
-    widths = [max(len(h), *(len(row[j]) for row in rows)) for j, h in enumerate(hdr)]
-    line = lambda cells: "| " + " | ".join(c.ljust(w) for c, w in zip(cells, widths)) + " |"
-    print(line(hdr))
-    print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
-    for row in rows:
-        print(line(row))
+    print_markdown_table(hdr, rows)
 
 
 def main(argv=None):
