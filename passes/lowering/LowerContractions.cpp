@@ -136,8 +136,6 @@ struct MatMulLowering : OpConversionPattern<MatMulOp> {
   LogicalResult
   matchAndRewrite(MatMulOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    if (failed(requireStaticShapes(op, rewriter)))
-      return failure();
     Location loc = op.getLoc();
     auto resultType = cast<RankedTensorType>(
         getTypeConverter()->convertType(op.getType()));
@@ -291,8 +289,6 @@ struct EinsumLowering : OpConversionPattern<EinsumOp> {
   LogicalResult
   matchAndRewrite(EinsumOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    if (failed(requireStaticShapes(op, rewriter)))
-      return failure();
     Location loc = op.getLoc();
     auto resultType = cast<RankedTensorType>(
         getTypeConverter()->convertType(op.getType()));
@@ -461,8 +457,6 @@ struct ConvLowering : OpConversionPattern<ConvOp> {
   LogicalResult
   matchAndRewrite(ConvOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    if (failed(requireStaticShapes(op, rewriter)))
-      return failure();
     Location loc = op.getLoc();
     auto resultType = cast<RankedTensorType>(
         getTypeConverter()->convertType(op.getType()));
@@ -489,8 +483,6 @@ struct ConvTransposeLowering : OpConversionPattern<ConvTransposeOp> {
   LogicalResult
   matchAndRewrite(ConvTransposeOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    if (failed(requireStaticShapes(op, rewriter)))
-      return failure();
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
     auto resultType = cast<RankedTensorType>(
@@ -656,8 +648,6 @@ struct MaxPoolLowering : OpConversionPattern<MaxPoolOp> {
   LogicalResult
   matchAndRewrite(MaxPoolOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    if (failed(requireStaticShapes(op, rewriter)))
-      return failure();
     Location loc = op.getLoc();
     auto resultType = cast<RankedTensorType>(
         getTypeConverter()->convertType(op.getType()));
@@ -704,8 +694,6 @@ struct AveragePoolLowering : OpConversionPattern<AveragePoolOp> {
   LogicalResult
   matchAndRewrite(AveragePoolOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    if (failed(requireStaticShapes(op, rewriter)))
-      return failure();
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
     auto resultType = cast<RankedTensorType>(

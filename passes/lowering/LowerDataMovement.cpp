@@ -946,8 +946,6 @@ struct DataMovementLowering : OpConversionPattern<OpTy> {
   LogicalResult
   matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    if (failed(requireStaticShapes(op, rewriter)))
-      return failure();
     auto resultType = cast<RankedTensorType>(
         this->getTypeConverter()->convertType(op.getType()));
     if (resultType.getNumElements() == 0) {
@@ -969,8 +967,6 @@ struct SplitLowering : OpConversionPattern<SplitOp> {
   LogicalResult
   matchAndRewrite(SplitOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    if (failed(requireStaticShapes(op, rewriter)))
-      return failure();
     Value input = adaptor.getInput();
     auto inType = cast<RankedTensorType>(input.getType());
     int64_t rank = inType.getRank();

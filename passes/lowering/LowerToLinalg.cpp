@@ -55,14 +55,7 @@ struct TelarLowerToLinalg
     // instead of a generic legalization failure.
     bool dynamic = false;
     module.walk([&](Operation *op) {
-      if (!isa<TelarDialect>(op->getDialect()))
-        return;
-      auto isStatic = [](Type t) {
-        auto rt = dyn_cast<RankedTensorType>(t);
-        return rt && rt.hasStaticShape();
-      };
-      if (llvm::all_of(op->getOperandTypes(), isStatic) &&
-          llvm::all_of(op->getResultTypes(), isStatic))
+      if (!isa<TelarDialect>(op->getDialect()) || hasStaticShapes(op))
         return;
       op->emitError() << "'" << op->getName()
                       << "' has dynamic shapes; code generation needs static "

@@ -155,16 +155,13 @@ Value telar::convertScalar(OpBuilder &b, Location loc, Value v, Type toType,
   return arith::ExtSIOp::create(b, loc, toType, v);
 }
 
-LogicalResult telar::requireStaticShapes(Operation *op,
-                                         PatternRewriter &rewriter) {
+bool telar::hasStaticShapes(Operation *op) {
   auto isStatic = [](Type t) {
     auto rt = dyn_cast<RankedTensorType>(t);
     return rt && rt.hasStaticShape();
   };
-  if (llvm::all_of(op->getOperandTypes(), isStatic) &&
-      llvm::all_of(op->getResultTypes(), isStatic))
-    return success();
-  return rewriter.notifyMatchFailure(op, "dynamic shapes are not supported");
+  return llvm::all_of(op->getOperandTypes(), isStatic) &&
+         llvm::all_of(op->getResultTypes(), isStatic);
 }
 
 Type telar::accumulatorType(Type element) {

@@ -62,9 +62,10 @@ public:
   TelarTypeConverter();
 };
 
-/// Fails the match with a message naming the op when any operand or result
-/// is not a statically shaped ranked tensor.
-LogicalResult requireStaticShapes(Operation *op, PatternRewriter &rewriter);
+/// Whether every operand and result of `op` is a statically shaped ranked
+/// tensor. telar-lower-to-linalg checks this for every op before any
+/// pattern runs, so patterns may assume static shapes.
+bool hasStaticShapes(Operation *op);
 
 /// Identity indexing maps for `n` operands of rank `rank`.
 SmallVector<AffineMap> identityMaps(MLIRContext *ctx, int64_t rank, int n);
