@@ -196,35 +196,31 @@ private:
 
 } // namespace
 
-std::string telar::numpyDtypeName(Type t) {
-  if (t.isF32()) return "float32";
-  if (t.isF64()) return "float64";
-  if (t.isF16()) return "float16";
-  if (t.isBF16()) return "bfloat16";
-  if (t.isInteger(1)) return "bool";
+namespace {
+/// The names of an element type in the manifest (numpy's) and in
+/// safetensors; empty when the artifact cannot carry the type.
+std::pair<std::string, std::string> dtypeNames(Type t) {
+  if (t.isF32()) return {"float32", "F32"};
+  if (t.isF64()) return {"float64", "F64"};
+  if (t.isF16()) return {"float16", "F16"};
+  if (t.isBF16()) return {"bfloat16", "BF16"};
+  if (t.isInteger(1)) return {"bool", "BOOL"};
   if (auto it = dyn_cast<IntegerType>(t)) {
     unsigned w = it.getWidth();
     if (w != 8 && w != 16 && w != 32 && w != 64)
-      return "";
-    return (it.isUnsigned() ? "uint" : "int") + std::to_string(w);
+      return {};
+    std::string bits = std::to_string(w);
+    if (it.isUnsigned())
+      return {"uint" + bits, "U" + bits};
+    return {"int" + bits, "I" + bits};
   }
-  return "";
+  return {};
 }
+} // namespace
 
-std::string telar::safetensorsDtype(Type t) {
-  if (t.isF32()) return "F32";
-  if (t.isF64()) return "F64";
-  if (t.isF16()) return "F16";
-  if (t.isBF16()) return "BF16";
-  if (t.isInteger(1)) return "BOOL";
-  if (auto it = dyn_cast<IntegerType>(t)) {
-    unsigned w = it.getWidth();
-    if (w != 8 && w != 16 && w != 32 && w != 64)
-      return "";
-    return (it.isUnsigned() ? "U" : "I") + std::to_string(w);
-  }
-  return "";
-}
+std::string telar::numpyDtypeName(Type t) { return dtypeNames(t).first; }
+
+std::string telar::safetensorsDtype(Type t) { return dtypeNames(t).second; }
 
 LogicalResult telar::compileCpuArtifact(ModuleOp module,
                                         const CpuArtifactOptions &options,
