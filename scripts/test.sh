@@ -5,6 +5,11 @@
 #
 #   scripts/test.sh                 everything
 #   TELAR_SKIP_SETUP=1 scripts/test.sh   reuse the current build
+#
+# The lit suite needs the test environment -- the project's Python (.venv, or
+# the interpreter TELAR_TEST_PYTHON names) with numpy, onnx, onnxruntime, torch
+# and torchvision, and Debian's libonnx-testdata: without them it fails (lit
+# stops at its config; the node tests list what did not run), it never skips.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 if [ "${TELAR_SKIP_SETUP:-0}" != 1 ]; then
