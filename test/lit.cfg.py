@@ -67,6 +67,11 @@ config.substitutions.append((
     "%lower_threaded",
     "--telar-lower-to-llvm='library-calls=0 runtime-allocator=0 min-parallel-work=1'"))
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+# `%expect_exit N CMD...` runs CMD and fails unless it exits with N (`not`
+# accepts any non-zero exit, a crash included).
+config.substitutions.append((
+    "%expect_exit",
+    "sh " + os.path.join(config.telar_src_root, "test", "Inputs", "expect-exit.sh")))
 
 # The project's Python is there (checked above); tests still say REQUIRES:
 # telar-python so that what they need stays visible.
