@@ -51,8 +51,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "python", "telar_testing"))
 
 import make_models  # noqa: E402
-from run_models import (compare, first_error_line, output_file_name,  # noqa: E402
+from run_models import (first_error_line, output_file_name,  # noqa: E402
                         print_markdown_table, run_cmd)
+from tensor_compare import compare  # noqa: E402
 
 
 def ort_session(path, threads):

@@ -25,7 +25,8 @@ import numpy as np
 import onnxruntime as ort
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from run_models import compare, output_file_name  # noqa: E402
+from run_models import output_file_name  # noqa: E402
+from tensor_compare import compare  # noqa: E402
 
 
 def main() -> int:

@@ -18,10 +18,10 @@ the numpy reference's outputs). For each model (all of DIR's *.onnx with an
         --output-dir DIR/NAME.out --threads N --report DIR/NAME.report.json -q
 
 and every output (DIR/NAME.out/<name, chars outside [A-Za-z0-9._-] -> '_'>.npy)
-is compared with onnxruntime's and, where present, with the framework's: same
-shape and dtype, and |telar - ref| <= atol + rtol * |ref| elementwise for floats
-(NaN equal to NaN, infinities equal to themselves), exact equality for integers
-and bools. Prints one line per model (PASS/FAIL, seconds) and a table: model,
+is compared with onnxruntime's and, where present, with the framework's by
+tensor_compare.compare: same shape and dtype, and |telar - ref| <= atol + rtol *
+|ref| elementwise for floats (NaN only equal to NaN, an infinity only to the same
+infinity), exact equality for integers and bools. Prints one line per model (PASS/FAIL, seconds) and a table: model,
 compile s, run s, output, max abs err and relative err (max |d| / max |ref|,
 norm-wise: elementwise ratios near zeros of the reference mean little) against
 onnxruntime and the framework, telar-run's peak intermediate MB, status.
@@ -46,6 +46,7 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tensor_compare import compare  # noqa: E402
 
 
 def output_file_name(name):
@@ -81,39 +82,6 @@ def print_markdown_table(hdr, rows):
     print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
     for row in rows:
         print(line(row))
-
-
-def compare(got, ref, rtol, atol):
-    """(ok, max abs err, max rel err, message) of one output against a reference."""
-    if got.shape != ref.shape:
-        return False, float("nan"), float("nan"), f"shape {got.shape} != {ref.shape}"
-    if got.dtype != ref.dtype:
-        return False, float("nan"), float("nan"), f"dtype {got.dtype} != {ref.dtype}"
-    if got.size == 0:
-        return True, 0.0, 0.0, ""
-    if not np.issubdtype(ref.dtype, np.floating):
-        diff = got != ref
-        n = int(np.count_nonzero(diff))
-        d = np.abs(got.astype(np.float64) - ref.astype(np.float64))
-        return n == 0, float(d.max()), float(d.max() / max(np.abs(ref).max(), 1)), \
-            (f"{n} of {ref.size} elements differ" if n else "")
-    g, r = got.astype(np.float64), ref.astype(np.float64)
-    same_special = (np.isnan(g) & np.isnan(r)) | (np.isinf(r) & (g == r))
-    finite = ~same_special
-    d = np.where(finite, np.abs(g - r), 0.0)
-    d = np.where(np.isnan(d), np.inf, d)  # a NaN where the reference has a number
-    excess = d - (atol + rtol * np.abs(np.where(finite, r, 0.0)))
-    bad = excess > 0
-    max_abs = float(d.max())
-    ref_max = float(np.abs(np.where(finite, r, 0.0)).max())
-    max_rel = max_abs / ref_max if ref_max > 0 else (0.0 if max_abs == 0 else float("inf"))
-    n = int(np.count_nonzero(bad))
-    msg = ""
-    if n:
-        i = np.unravel_index(int(np.argmax(excess)), ref.shape)
-        msg = (f"{n} of {ref.size} elements differ (worst at {tuple(int(v) for v in i)}: "
-               f"{got[i]!r} vs {ref[i]!r})")
-    return n == 0, max_abs, max_rel, msg
 
 
 def ort_outputs(model_dir, name, inputs):
