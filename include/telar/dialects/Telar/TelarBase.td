@@ -26,6 +26,18 @@ include "mlir/Dialect/Shard/Interfaces/ShardingInterface.td"
 def Telar_Dialect : Dialect {
   let name = "telar";
   let cppNamespace = "::mlir::telar";
+  // The discardable attributes the importer attaches and later stages read
+  // (`telar.<name>`). Each gets a generated `<Name>AttrHelper` on the dialect
+  // class; its static `getNameStr()` is the one spelling of the name in C++.
+  // The argument attributes (`name`, `weight`) use only `getNameStr()`: the
+  // helpers' typed accessors are for attributes on operations.
+  let discardableAttrs = (ins
+    "::mlir::IntegerAttr":$opset,
+    "::mlir::StringAttr":$producer,
+    "::mlir::ArrayAttr":$output_names,
+    "::mlir::StringAttr":$name,
+    "::mlir::StringAttr":$weight
+  );
   let summary = "Tensor-level graph IR for ONNX models";
   let description = [{
     The `telar` dialect holds a neural-network graph after import from ONNX.
