@@ -3,6 +3,9 @@
 #include "telar/dialects/Telar/TelarDialect.h"
 #include "telar/dialects/Telar/TelarOps.h"
 
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+
 using namespace mlir;
 using namespace mlir::telar;
 
@@ -22,4 +25,128 @@ Operation *TelarDialect::materializeConstant(OpBuilder &builder,
   if (!elements || elements.getType() != type)
     return nullptr;
   return ConstantOp::create(builder, loc, elements);
+}
+
+//===----------------------------------------------------------------------===//
+// Discardable attributes
+//===----------------------------------------------------------------------===//
+//
+// The importer sets these and the artifact writer and the passes read them
+// (see the dialect's description for the table). Consumers read them with
+// getAttrOfType / getArgAttrOfType, which return null for a wrong kind, so a
+// misplaced or mistyped attribute would otherwise be silently ignored.
+
+using OpsetAttr = TelarDialect::OpsetAttrHelper;
+using ProducerAttr = TelarDialect::ProducerAttrHelper;
+using OutputNamesAttr = TelarDialect::OutputNamesAttrHelper;
+using NameAttr = TelarDialect::NameAttrHelper;
+using WeightAttr = TelarDialect::WeightAttrHelper;
+
+static bool isArgumentAttr(StringRef name) {
+  return name == NameAttr::getNameStr() || name == WeightAttr::getNameStr();
+}
+static bool isModuleAttr(StringRef name) {
+  return name == OpsetAttr::getNameStr() || name == ProducerAttr::getNameStr();
+}
+
+LogicalResult TelarDialect::verifyOperationAttribute(Operation *op,
+                                                     NamedAttribute attr) {
+  StringRef name = attr.getName().getValue();
+  auto error = [&]() {
+    return op->emitOpError() << "attribute '" << name << "' ";
+  };
+  if (isModuleAttr(name)) {
+    if (!isa<ModuleOp>(op))
+      return error() << "belongs on the module";
+    if (name == OpsetAttr::getNameStr()) {
+      auto opset = dyn_cast<IntegerAttr>(attr.getValue());
+      if (!opset || !opset.getType().isSignlessInteger(64) ||
+          opset.getInt() < 1)
+        return error() << "must be a positive i64 (the ONNX opset), got "
+                       << attr.getValue();
+      return success();
+    }
+    if (!isa<StringAttr>(attr.getValue()))
+      return error() << "must be a string, got " << attr.getValue();
+    return success();
+  }
+  if (name == OutputNamesAttr::getNameStr()) {
+    auto fn = dyn_cast<FunctionOpInterface>(op);
+    if (!fn)
+      return error() << "belongs on a function";
+    auto names = dyn_cast<ArrayAttr>(attr.getValue());
+    if (!names || !llvm::all_of(names, llvm::IsaPred<StringAttr>))
+      return error() << "must be an array of strings, got " << attr.getValue();
+    unsigned results = fn.getNumResults(), arguments = fn.getNumArguments();
+    // After buffer-results-to-out-params the outputs are the function's last
+    // arguments and it returns nothing.
+    if (results != 0 && names.size() != results)
+      return error() << "names " << names.size()
+                     << " outputs, but the function has " << results
+                     << " results";
+    if (results == 0 && names.size() > arguments)
+      return error() << "names " << names.size()
+                     << " outputs, but the function has no results and only "
+                     << arguments
+                     << " arguments to hold them as out-parameters";
+    return success();
+  }
+  if (isArgumentAttr(name))
+    return error() << "belongs on a function argument, not on an operation";
+  return error() << "is not an attribute of the telar dialect";
+}
+
+LogicalResult TelarDialect::verifyRegionArgAttribute(Operation *op,
+                                                     unsigned regionIndex,
+                                                     unsigned argIndex,
+                                                     NamedAttribute attr) {
+  StringRef name = attr.getName().getValue();
+  auto error = [&]() {
+    return op->emitOpError()
+           << "argument #" << argIndex << " attribute '" << name << "' ";
+  };
+  if (!isArgumentAttr(name)) {
+    if (isModuleAttr(name))
+      return error() << "belongs on the module";
+    if (name == OutputNamesAttr::getNameStr())
+      return error() << "belongs on the function";
+    return error() << "is not an attribute of the telar dialect";
+  }
+  auto fn = dyn_cast<FunctionOpInterface>(op);
+  if (!fn || regionIndex != 0)
+    return error() << "belongs on an argument of a function";
+  auto value = dyn_cast<StringAttr>(attr.getValue());
+  if (!value)
+    return error() << "must be a string, got " << attr.getValue();
+  if (name == WeightAttr::getNameStr()) {
+    if (value.empty())
+      return error() << "must name a weight resource, got an empty string";
+    if (Attribute input = fn.getArgAttr(argIndex, NameAttr::getNameStr()))
+      return error() << "marks a weight, but the argument is also the input "
+                     << input << " ('" << NameAttr::getNameStr()
+                     << "'); an argument is one or the other";
+    return success();
+  }
+  // telar.name: inputs are bound by name, so no two may share one. Reported
+  // on the later of the two.
+  for (unsigned i = 0; i < argIndex; ++i)
+    if (fn.getArgAttr(i, NameAttr::getNameStr()) == value)
+      return error() << value << " is also the name of argument #" << i;
+  return success();
+}
+
+LogicalResult TelarDialect::verifyRegionResultAttribute(Operation *op,
+                                                        unsigned regionIndex,
+                                                        unsigned resultIndex,
+                                                        NamedAttribute attr) {
+  StringRef name = attr.getName().getValue();
+  auto diag = op->emitOpError()
+              << "result #" << resultIndex << " attribute '" << name << "' ";
+  if (name == OutputNamesAttr::getNameStr())
+    return diag << "belongs on the function (one name per result)";
+  if (isArgumentAttr(name))
+    return diag << "belongs on a function argument";
+  if (isModuleAttr(name))
+    return diag << "belongs on the module";
+  return diag << "is not an attribute of the telar dialect";
 }

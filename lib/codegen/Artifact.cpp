@@ -251,14 +251,16 @@ LogicalResult telar::compileCpuArtifact(ModuleOp module,
     return success();
   };
   for (unsigned i = 0; i < fnType.getNumInputs(); ++i) {
-    auto name = main.getArgAttrOfType<StringAttr>(i, "telar.name");
+    auto name = main.getArgAttrOfType<StringAttr>(
+        i, telar::TelarDialect::NameAttrHelper::getNameStr());
     TensorInfo info{name ? name.str() : "input" + std::to_string(i), {}};
     if (failed(checkType(fnType.getInput(i), "input '" + info.name + "'",
                          info.type)))
       return failure();
     inputs.push_back(info);
   }
-  auto outputNames = main->getAttrOfType<ArrayAttr>("telar.output_names");
+  auto outputNames = main->getAttrOfType<ArrayAttr>(
+      telar::TelarDialect::OutputNamesAttrHelper::getNameStr());
   for (unsigned i = 0; i < fnType.getNumResults(); ++i) {
     TensorInfo info{"output" + std::to_string(i), {}};
     if (outputNames && i < outputNames.size())
@@ -316,7 +318,8 @@ LogicalResult telar::compileCpuArtifact(ModuleOp module,
         if (failed(pm.run(module)))
           return failure();
         for (unsigned i = inputs.size(); i < main.getNumArguments(); ++i) {
-          auto name = main.getArgAttrOfType<StringAttr>(i, "telar.weight");
+          auto name = main.getArgAttrOfType<StringAttr>(
+              i, telar::TelarDialect::WeightAttrHelper::getNameStr());
           auto type = cast<RankedTensorType>(main.getArgument(i).getType());
           WeightInfo w{name.str(), type, blobs.lookup(name.getValue())};
           if (static_cast<int64_t>(w.data.size()) != byteSize(type)) {

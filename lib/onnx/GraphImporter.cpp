@@ -632,18 +632,22 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
 
   OpBuilder b(&ctx);
   OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc);
-  module->getOperation()->setAttr("telar.opset", b.getI64IntegerAttr(opset));
+  module->getOperation()->setAttr(TelarDialect::OpsetAttrHelper::getNameStr(),
+                                  b.getI64IntegerAttr(opset));
   std::string producer = model.producer_name();
   if (!model.producer_version().empty())
     producer += (producer.empty() ? "" : " ") + model.producer_version();
-  module->getOperation()->setAttr("telar.producer", b.getStringAttr(producer));
+  module->getOperation()->setAttr(
+      TelarDialect::ProducerAttrHelper::getNameStr(),
+      b.getStringAttr(producer));
 
   b.setInsertionPointToEnd(module->getBody());
   auto func = func::FuncOp::create(b, fileLoc, "main",
                                     b.getFunctionType(argTypes, {}));
   Block *entry = func.addEntryBlock();
   for (unsigned i = 0; i < argNames.size(); ++i) {
-    func.setArgAttr(i, "telar.name", b.getStringAttr(argNames[i]));
+    func.setArgAttr(i, TelarDialect::NameAttrHelper::getNameStr(),
+                    b.getStringAttr(argNames[i]));
     values[argNames[i]] = entry->getArgument(i);
   }
   b.setInsertionPointToEnd(entry);
@@ -688,7 +692,8 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
   llvm::SmallVector<Attribute> outNames;
   for (const auto &out : graph.output())
     outNames.push_back(b.getStringAttr(out.name()));
-  func->setAttr("telar.output_names", b.getArrayAttr(outNames));
+  func->setAttr(TelarDialect::OutputNamesAttrHelper::getNameStr(),
+                b.getArrayAttr(outNames));
   if (failed(mlir::verify(*module)))
     return {};
   return module;

@@ -54,10 +54,17 @@ struct TensorLoader {
   /// Converts an ONNX element type; null (and an error at `loc`) when it has
   /// no telar equivalent.
   Type elementType(int32_t onnxType, Location loc);
-  /// Converts a TensorProto into an elements attribute: `dense` for tiny or
-  /// boolean tensors, a (possibly memory-mapped) blob resource otherwise.
-  /// `shapeOverride` replaces the tensor's dims (used for Constant's scalar
-  /// attributes).
+  /// Converts a TensorProto into an elements attribute of the tensor's own
+  /// dims and element type: `dense` for tiny or boolean tensors, a blob
+  /// resource (named after the tensor) otherwise. The data comes from
+  /// `raw_data`, the typed `*_data` fields, or, for external data, a file
+  /// inside `baseDir`, memory-mapped (a large, aligned tensor's blob refers
+  /// to the mapping instead of copying it). Null (and an error at `loc`
+  /// naming the tensor) for string or unknown element types, negative dims,
+  /// data whose size does not match the type, or an external file that
+  /// cannot be read or lies outside `baseDir`. (Constant's
+  /// `value_float`/`value_int(s)` attributes are no TensorProto; its
+  /// converter builds those itself.)
   ElementsAttr convert(const ::onnx::TensorProto &tensor, Location loc);
 
   MLIRContext *ctx;

@@ -121,8 +121,9 @@ static std::string graphInputHint(Value v) {
           arg.getOwner()->getParentOp());
       if (!func)
         continue;
-      if (auto name = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(),
-                                                        "telar.name"))
+      if (auto name = func.getArgAttrOfType<StringAttr>(
+              arg.getArgNumber(),
+              telar::TelarDialect::NameAttrHelper::getNameStr()))
         names.push_back(name.str());
       continue;
     }

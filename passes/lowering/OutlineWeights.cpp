@@ -32,6 +32,8 @@ struct TelarOutlineWeights
         constants.push_back(op);
     });
     MLIRContext *ctx = &getContext();
+    auto weightAttrName = StringAttr::get(
+        ctx, telar::TelarDialect::WeightAttrHelper::getNameStr());
     for (telar::ConstantOp op : constants) {
       auto res = cast<DenseResourceElementsAttr>(op.getValue());
       StringRef name = res.getRawHandle().getKey();
@@ -42,7 +44,7 @@ struct TelarOutlineWeights
         if (failed(main.insertArgument(
                 index, op.getType(),
                 DictionaryAttr::get(
-                    ctx, {NamedAttribute(StringAttr::get(ctx, "telar.weight"),
+                    ctx, {NamedAttribute(weightAttrName,
                                          StringAttr::get(ctx, name))}),
                 op.getLoc())))
           return signalPassFailure();

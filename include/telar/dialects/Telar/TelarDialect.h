@@ -2,7 +2,9 @@
 #ifndef TELAR_DIALECTS_TELAR_TELARDIALECT_H
 #define TELAR_DIALECTS_TELAR_TELARDIALECT_H
 
+#include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Dialect.h"
+#include "mlir/IR/Operation.h" // the generated discardable-attribute helpers
 
 #include "telar/dialects/Telar/TelarDialect.h.inc"
 
