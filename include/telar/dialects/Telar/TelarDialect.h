@@ -4,6 +4,9 @@
 
 #include "mlir/IR/Dialect.h"
 
+#include "telar/dialects/Telar/ShardingRule.h"
+#include "telar/dialects/Telar/TelarAttrs.h"
+
 #include "telar/dialects/Telar/TelarDialect.h.inc"
 
 #endif // TELAR_DIALECTS_TELAR_TELARDIALECT_H
