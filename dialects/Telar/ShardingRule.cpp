@@ -40,7 +40,12 @@ ShardingRuleAttr getCachedShardingRule(Operation *op) {
   // so their pointers identify them.
   std::vector<const void *> key;
   key.push_back(op->getName().getAsOpaquePointer());
-  key.push_back(op->getPropertiesAsAttribute().getAsOpaquePointer());
+  // An op without properties keeps its inherent attributes in the
+  // dictionary.
+  Attribute inherent = op->getPropertiesAsAttribute();
+  if (!inherent)
+    inherent = op->getRawDictionaryAttrs();
+  key.push_back(inherent.getAsOpaquePointer());
   key.push_back(reinterpret_cast<const void *>(
       static_cast<uintptr_t>(op->getNumOperands())));
   for (Type t : op->getOperandTypes())
