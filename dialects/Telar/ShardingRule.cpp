@@ -40,10 +40,11 @@ ShardingRuleAttr getCachedShardingRule(Operation *op) {
   // so their pointers identify them.
   std::vector<const void *> key;
   key.push_back(op->getName().getAsOpaquePointer());
-  // An op without properties keeps its inherent attributes in the
-  // dictionary.
+  // Inherent attributes are the properties; an op with inherent attributes
+  // but no properties keeps them in its dictionary. (An op without inherent
+  // attributes has neither: telar.matmul.)
   Attribute inherent = op->getPropertiesAsAttribute();
-  if (!inherent)
+  if (!inherent && !op->getName().getAttributeNames().empty())
     inherent = op->getRawDictionaryAttrs();
   key.push_back(inherent.getAsOpaquePointer());
   key.push_back(reinterpret_cast<const void *>(
