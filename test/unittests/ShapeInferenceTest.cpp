@@ -143,6 +143,13 @@ TEST_F(DialectTest, ShardingRulesAreCached) {
   EXPECT_NE(m3.getShardingRule(), r1);
   EXPECT_EQ(cache.size(), before + 2);
   EXPECT_TRUE(succeeded(verifyShardingRule(m3, m3.getShardingRule())));
+  // Inherent attributes are part of the signature: softmax over axis 1 and
+  // over axis 0 of one type are two entries with two rules.
+  Value x = arg({4, 8});
+  auto s1 = SoftmaxOp::create(builder, loc, x, builder.getI64IntegerAttr(1));
+  auto s0 = SoftmaxOp::create(builder, loc, x, builder.getI64IntegerAttr(0));
+  EXPECT_NE(s1.getShardingRule(), s0.getShardingRule());
+  EXPECT_EQ(cache.size(), before + 4);
   // A rule of other types does not verify against this op.
   ScopedDiagnosticHandler quiet(&ctx, [](Diagnostic &) { return success(); });
   EXPECT_TRUE(failed(verifyShardingRule(m3, r1)));
