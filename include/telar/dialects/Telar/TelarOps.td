@@ -266,7 +266,11 @@ class Telar_ReduceOp<string mnemonic, string kind, Type operandType = Telar_Tens
   let ruleBody = "return ::mlir::telar::reduceRule(getOperation(), getAxes(), getKeepdims(), ::mlir::telar::FactorKind::" # kind # ");";
   let description = "Reduces `input` over `axes` (all axes when empty; negative "
     # "axes count from the back), keeping reduced axes as size 1 when `keepdims`. "
-    # "Opsets that pass axes as an input import to the same op.\n\n```mlir\n"
+    # "Opsets that pass axes as an input import to the same op. In the "
+    # "sharding rule the reduced axes are reductions of the op's kind (sum, "
+    # "max, min, mean, prod; mean averages the partial means of equal blocks), "
+    # "or must stay whole where partial results do not combine (reduce_l2, "
+    # "reduce_log_sum, reduce_log_sum_exp).\n\n```mlir\n"
     # "%y = telar." # mnemonic # " %x {axes = array<i64: 1>, keepdims = false} "
     # ": (tensor<2x3xf32>) -> tensor<2xf32>\n```";
 }
@@ -293,7 +297,8 @@ class Telar_ArgReduceOp<string mnemonic> : Telar_Op<mnemonic> {
   // axis must stay whole.
   let ruleBody = "return ::mlir::telar::reduceRule(getOperation(), {static_cast<int64_t>(getAxis())}, getKeepdims(), ::mlir::telar::FactorKind::NeedReplication);";
   let description = "Index (`i64`) of the " # !if(!eq(mnemonic, "arg_max"), "largest", "smallest")
-    # " element along `axis`.\n\n```mlir\n%i = telar." # mnemonic
+    # " element along `axis`. The axis must stay whole in the sharding rule: "
+    # "blocks' indices do not combine without their values.\n\n```mlir\n%i = telar." # mnemonic
     # " %x {axis = 1 : i64, keepdims = false} : (tensor<2x3xf32>) -> tensor<2xi64>\n```";
 }
 def Telar_ArgMaxOp : Telar_ArgReduceOp<"arg_max"> { let summary = "index of the maximum (ONNX ArgMax)"; }
