@@ -45,10 +45,7 @@ static FailureOr<SmallVector<int64_t>> normalizeAxes(OptLoc loc,
   return out;
 }
 
-static AffineMap mapOf(MLIRContext *ctx, unsigned numLoops,
-                       ArrayRef<AffineExpr> exprs) {
-  return AffineMap::get(numLoops, 0, exprs, ctx);
-}
+using Dim = ShardingRuleBuilder::Dim;
 
 //===----------------------------------------------------------------------===//
 // reshape
@@ -69,60 +66,41 @@ LogicalResult ReshapeOp::inferReturnTypes(MLIRContext *, OptLoc loc,
   return success();
 }
 
-/// Each input dim is a floordiv/mod expression of the linearised index over
-/// the result loops, computed within groups of dims whose sizes multiply to
-/// the same number so the expressions stay simple (`d1 * 16 + d2` for an
-/// expansion, `d1 floordiv 16` and `d1 mod 16` for a collapse).
-ShardingRule ReshapeOp::getShardingRule() {
-  MLIRContext *ctx = getContext();
+/// Walks input and result dimensions from the major end, splitting the
+/// larger of the two current (remaining) sizes by the smaller: each step
+/// is a factor of both dimensions. `2x12` to `6x4`: 2 | 6 gives i = 2 (the
+/// input's dim 0, the major part of the result's dim 0), 3 | 12 gives
+/// j = 3, then k = 4: `([i, (j, k)]) -> ([(i, j), k])`. Size-1 dimensions
+/// are units. When the smaller size does not divide the larger (`6x4` to
+/// `4x6`), the reshape is no product of factors: the input stays whole.
+ShardingRuleAttr ReshapeOp::buildShardingRule() {
   ArrayRef<int64_t> in = getInput().getType().getShape();
   ArrayRef<int64_t> out = getType().getShape();
   if (!getInput().getType().hasStaticShape() || product(in) == 0)
     return replicatedOperandsRule(getOperation());
-  ShardingRule rule;
-  rule.iterators.assign(out.size(), utils::IteratorType::parallel);
-  SmallVector<AffineExpr> inExprs;
+  ShardingRuleBuilder b(getOperation());
+  SmallVector<Dim> inDims(in.size(), b.unit()), outDims(out.size(), b.unit());
   size_t i = 0, j = 0;
-  while (i < in.size() || j < out.size()) {
-    size_t gi = i, gj = j;
-    int64_t pin = 1, pout = 1;
-    if (i < in.size())
-      pin *= in[i++];
-    if (j < out.size())
-      pout *= out[j++];
-    while (pin != pout) {
-      if (pin < pout && i < in.size())
-        pin *= in[i++];
-      else if (j < out.size())
-        pout *= out[j++];
-      else
-        break;
-    }
-    AffineExpr linear = getAffineConstantExpr(0, ctx);
-    int64_t stride = 1;
-    for (size_t k = j; k-- > gj;) {
-      if (out[k] != 1)
-        linear = linear + getAffineDimExpr(k, ctx) * stride;
-      stride *= out[k];
-    }
-    int64_t inStride = pin;
-    bool outermost = true; // Only size-1 dims before this one in the group.
-    for (size_t k = gi; k < i; ++k) {
-      inStride /= in[k];
-      if (in[k] == 1) {
-        inExprs.push_back(getAffineConstantExpr(0, ctx));
-        continue;
-      }
-      AffineExpr e = linear.floorDiv(inStride);
-      if (!outermost)
-        e = e % in[k];
-      outermost = false;
-      inExprs.push_back(simplifyAffineExpr(e, out.size(), 0));
-    }
+  int64_t ri = 1, ro = 1; // What is left of in[i - 1] and out[j - 1].
+  while (true) {
+    while (ri == 1 && i < in.size())
+      ri = in[i++];
+    while (ro == 1 && j < out.size())
+      ro = out[j++];
+    if (ri == 1 || ro == 1)
+      break;
+    int64_t size = std::min(ri, ro);
+    if (std::max(ri, ro) % size != 0)
+      return replicatedOperandsRule(getOperation());
+    int64_t f = b.addFactor(size);
+    inDims[i - 1].factors.push_back(f);
+    outDims[j - 1].factors.push_back(f);
+    ri /= size;
+    ro /= size;
   }
-  rule.maps.push_back(mapOf(ctx, out.size(), inExprs));
-  rule.maps.push_back(AffineMap::getMultiDimIdentityMap(out.size(), ctx));
-  return rule;
+  b.setOperand(0, inDims);
+  b.setResult(0, outDims);
+  return b.build();
 }
 
 //===----------------------------------------------------------------------===//
@@ -150,17 +128,17 @@ LogicalResult TransposeOp::inferReturnTypes(MLIRContext *, OptLoc loc,
   return success();
 }
 
-ShardingRule TransposeOp::getShardingRule() {
-  MLIRContext *ctx = getContext();
-  ArrayRef<int64_t> perm = getPerm();
-  SmallVector<AffineExpr> inExprs(perm.size());
-  for (auto [i, p] : llvm::enumerate(perm))
-    inExprs[p] = getAffineDimExpr(i, ctx);
-  ShardingRule rule;
-  rule.iterators.assign(perm.size(), utils::IteratorType::parallel);
-  rule.maps.push_back(mapOf(ctx, perm.size(), inExprs));
-  rule.maps.push_back(AffineMap::getMultiDimIdentityMap(perm.size(), ctx));
-  return rule;
+ShardingRuleAttr TransposeOp::buildShardingRule() {
+  ArrayRef<int64_t> shape = getInput().getType().getShape();
+  ShardingRuleBuilder b(getOperation());
+  SmallVector<Dim> in, out;
+  for (int64_t d : shape)
+    in.push_back(b.dim(b.addFactor(d)));
+  for (int64_t p : getPerm())
+    out.push_back(in[p]);
+  b.setOperand(0, in);
+  b.setResult(0, out);
+  return b.build();
 }
 
 //===----------------------------------------------------------------------===//
@@ -187,26 +165,27 @@ LogicalResult SqueezeOp::inferReturnTypes(MLIRContext *, OptLoc loc,
   return success();
 }
 
-ShardingRule SqueezeOp::getShardingRule() {
-  MLIRContext *ctx = getContext();
+// Removed axes are units of the input.
+ShardingRuleAttr SqueezeOp::buildShardingRule() {
   auto in = getInput().getType();
-  int64_t outRank = getType().getRank();
   SmallVector<int64_t> axes;
   for (int64_t a : getAxes())
     axes.push_back(*normalizeAxis(a, in.getRank()));
-  SmallVector<AffineExpr> inExprs;
-  int64_t next = 0;
+  ShardingRuleBuilder b(getOperation());
+  SmallVector<Dim> inDims, outDims;
   for (int64_t i = 0; i < in.getRank(); ++i) {
     bool removed = axes.empty() ? in.getDimSize(i) == 1
                                 : llvm::is_contained(axes, i);
-    inExprs.push_back(removed ? getAffineConstantExpr(0, ctx)
-                              : getAffineDimExpr(next++, ctx));
+    if (removed) {
+      inDims.push_back(b.unit());
+      continue;
+    }
+    inDims.push_back(b.dim(b.addFactor(in.getDimSize(i))));
+    outDims.push_back(inDims.back());
   }
-  ShardingRule rule;
-  rule.iterators.assign(outRank, utils::IteratorType::parallel);
-  rule.maps.push_back(mapOf(ctx, outRank, inExprs));
-  rule.maps.push_back(AffineMap::getMultiDimIdentityMap(outRank, ctx));
-  return rule;
+  b.setOperand(0, inDims);
+  b.setResult(0, outDims);
+  return b.build();
 }
 
 LogicalResult UnsqueezeOp::inferReturnTypes(MLIRContext *, OptLoc loc,
@@ -224,21 +203,25 @@ LogicalResult UnsqueezeOp::inferReturnTypes(MLIRContext *, OptLoc loc,
   return success();
 }
 
-ShardingRule UnsqueezeOp::getShardingRule() {
-  MLIRContext *ctx = getContext();
-  int64_t outRank = getType().getRank();
+// Inserted axes are units of the result.
+ShardingRuleAttr UnsqueezeOp::buildShardingRule() {
+  auto out = getType();
   SmallVector<int64_t> axes;
   for (int64_t a : getAxes())
-    axes.push_back(*normalizeAxis(a, outRank));
-  SmallVector<AffineExpr> inExprs;
-  for (int64_t i = 0; i < outRank; ++i)
-    if (!llvm::is_contained(axes, i))
-      inExprs.push_back(getAffineDimExpr(i, ctx));
-  ShardingRule rule;
-  rule.iterators.assign(outRank, utils::IteratorType::parallel);
-  rule.maps.push_back(mapOf(ctx, outRank, inExprs));
-  rule.maps.push_back(AffineMap::getMultiDimIdentityMap(outRank, ctx));
-  return rule;
+    axes.push_back(*normalizeAxis(a, out.getRank()));
+  ShardingRuleBuilder b(getOperation());
+  SmallVector<Dim> inDims, outDims;
+  for (int64_t i = 0; i < out.getRank(); ++i) {
+    if (llvm::is_contained(axes, i)) {
+      outDims.push_back(b.unit());
+      continue;
+    }
+    outDims.push_back(b.dim(b.addFactor(out.getDimSize(i))));
+    inDims.push_back(outDims.back());
+  }
+  b.setOperand(0, inDims);
+  b.setResult(0, outDims);
+  return b.build();
 }
 
 //===----------------------------------------------------------------------===//
@@ -277,7 +260,7 @@ LogicalResult ConcatOp::inferReturnTypes(MLIRContext *, OptLoc loc,
   return success();
 }
 
-ShardingRule ConcatOp::getShardingRule() {
+ShardingRuleAttr ConcatOp::buildShardingRule() {
   return keepWholeRule(getOperation(), {static_cast<int64_t>(getAxis())});
 }
 
@@ -310,7 +293,7 @@ LogicalResult SplitOp::inferReturnTypes(MLIRContext *, OptLoc loc,
   return success();
 }
 
-ShardingRule SplitOp::getShardingRule() {
+ShardingRuleAttr SplitOp::buildShardingRule() {
   return keepWholeRule(getOperation(), {static_cast<int64_t>(getAxis())});
 }
 
@@ -366,7 +349,7 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *, OptLoc loc,
   return success();
 }
 
-ShardingRule SliceOp::getShardingRule() {
+ShardingRuleAttr SliceOp::buildShardingRule() {
   SmallVector<int64_t> sliced;
   auto in = getInput().getType();
   for (auto [i, axis] : llvm::enumerate(getAxes())) {
@@ -398,28 +381,33 @@ LogicalResult GatherOp::inferReturnTypes(MLIRContext *, OptLoc loc,
   return success();
 }
 
-ShardingRule GatherOp::getShardingRule() {
-  MLIRContext *ctx = getContext();
-  int64_t axis = *normalizeAxis(getAxis(), getData().getType().getRank());
+// Result = data[:axis] + indices + data[axis+1:]: those dimensions follow
+// the result's factors; the gathered axis of the data stays whole.
+ShardingRuleAttr GatherOp::buildShardingRule() {
+  auto data = getData().getType();
+  int64_t axis = *normalizeAxis(getAxis(), data.getRank());
   int64_t q = getIndices().getType().getRank();
-  int64_t rank = getType().getRank();
-  SmallVector<AffineExpr> data, indices;
-  for (int64_t i = 0; i < getData().getType().getRank(); ++i) {
+  auto out = getType();
+  ShardingRuleBuilder b(getOperation());
+  SmallVector<Dim> outDims;
+  for (int64_t d : out.getShape())
+    outDims.push_back(b.dim(b.addFactor(d)));
+  SmallVector<Dim> dataDims, indexDims;
+  for (int64_t i = 0; i < data.getRank(); ++i) {
     if (i < axis)
-      data.push_back(getAffineDimExpr(i, ctx));
+      dataDims.push_back(outDims[i]);
     else if (i == axis)
-      data.push_back(getAffineConstantExpr(0, ctx));
+      dataDims.push_back(b.dim(b.addFactor(data.getDimSize(i),
+                                           FactorKind::NeedReplication)));
     else
-      data.push_back(getAffineDimExpr(i - 1 + q, ctx));
+      dataDims.push_back(outDims[i - 1 + q]);
   }
   for (int64_t i = 0; i < q; ++i)
-    indices.push_back(getAffineDimExpr(axis + i, ctx));
-  ShardingRule rule;
-  rule.iterators.assign(rank, utils::IteratorType::parallel);
-  rule.maps.push_back(mapOf(ctx, rank, data));
-  rule.maps.push_back(mapOf(ctx, rank, indices));
-  rule.maps.push_back(AffineMap::getMultiDimIdentityMap(rank, ctx));
-  return rule;
+    indexDims.push_back(outDims[axis + i]);
+  b.setOperand(0, dataDims);
+  b.setOperand(1, indexDims);
+  b.setResult(0, outDims);
+  return b.build();
 }
 
 LogicalResult GatherElementsOp::inferReturnTypes(MLIRContext *, OptLoc loc,
@@ -438,22 +426,27 @@ LogicalResult GatherElementsOp::inferReturnTypes(MLIRContext *, OptLoc loc,
   return success();
 }
 
-ShardingRule GatherElementsOp::getShardingRule() {
-  MLIRContext *ctx = getContext();
-  int64_t axis = *normalizeAxis(getAxis(), getData().getType().getRank());
+// Indices and result share their factors. A data dimension of the result's
+// size other than the axis follows them; the axis, and dimensions where the
+// indices are smaller than the data (the blocks would differ), stay whole.
+ShardingRuleAttr GatherElementsOp::buildShardingRule() {
   auto data = getData().getType();
   auto out = getType();
-  SmallVector<AffineExpr> dataExprs;
-  for (int64_t i = 0; i < data.getRank(); ++i)
-    dataExprs.push_back(i != axis && data.getDimSize(i) == out.getDimSize(i)
-                            ? getAffineDimExpr(i, ctx)
-                            : getAffineConstantExpr(0, ctx));
-  ShardingRule rule;
-  rule.iterators.assign(out.getRank(), utils::IteratorType::parallel);
-  rule.maps.push_back(mapOf(ctx, out.getRank(), dataExprs));
-  rule.maps.push_back(AffineMap::getMultiDimIdentityMap(out.getRank(), ctx));
-  rule.maps.push_back(AffineMap::getMultiDimIdentityMap(out.getRank(), ctx));
-  return rule;
+  int64_t axis = *normalizeAxis(getAxis(), data.getRank());
+  ShardingRuleBuilder b(getOperation());
+  SmallVector<Dim> outDims, dataDims;
+  for (int64_t i = 0; i < out.getRank(); ++i) {
+    outDims.push_back(b.dim(b.addFactor(out.getDimSize(i))));
+    if (i != axis && data.getDimSize(i) == out.getDimSize(i))
+      dataDims.push_back(outDims.back());
+    else
+      dataDims.push_back(b.dim(b.addFactor(data.getDimSize(i),
+                                           FactorKind::NeedReplication)));
+  }
+  b.setOperand(0, dataDims);
+  b.setOperand(1, outDims);
+  b.setResult(0, outDims);
+  return b.build();
 }
 
 LogicalResult GatherNDOp::inferReturnTypes(MLIRContext *, OptLoc loc,
@@ -481,7 +474,7 @@ LogicalResult GatherNDOp::inferReturnTypes(MLIRContext *, OptLoc loc,
   return success();
 }
 
-ShardingRule GatherNDOp::getShardingRule() {
+ShardingRuleAttr GatherNDOp::buildShardingRule() {
   return replicatedOperandsRule(getOperation());
 }
 
@@ -515,7 +508,7 @@ LogicalResult ScatterElementsOp::inferReturnTypes(MLIRContext *, OptLoc loc,
   return success();
 }
 
-ShardingRule ScatterElementsOp::getShardingRule() {
+ShardingRuleAttr ScatterElementsOp::buildShardingRule() {
   return keepWholeRule(getOperation(),
                        llvm::to_vector(llvm::seq<int64_t>(
                            0, getData().getType().getRank())));
@@ -546,7 +539,7 @@ LogicalResult ScatterNDOp::inferReturnTypes(MLIRContext *, OptLoc loc,
   return success();
 }
 
-ShardingRule ScatterNDOp::getShardingRule() {
+ShardingRuleAttr ScatterNDOp::buildShardingRule() {
   return replicatedOperandsRule(getOperation());
 }
 
@@ -565,7 +558,7 @@ LogicalResult ExpandOp::inferReturnTypes(MLIRContext *, OptLoc loc,
   return success();
 }
 
-ShardingRule ExpandOp::getShardingRule() {
+ShardingRuleAttr ExpandOp::buildShardingRule() {
   return elementwiseRule(getOperation());
 }
 
@@ -585,7 +578,7 @@ LogicalResult TileOp::inferReturnTypes(MLIRContext *, OptLoc loc,
   return success();
 }
 
-ShardingRule TileOp::getShardingRule() {
+ShardingRuleAttr TileOp::buildShardingRule() {
   SmallVector<int64_t> tiled;
   for (auto [i, r] : llvm::enumerate(getRepeats()))
     if (r != 1)
@@ -628,7 +621,7 @@ LogicalResult PadOp::verify() {
   return success();
 }
 
-ShardingRule PadOp::getShardingRule() {
+ShardingRuleAttr PadOp::buildShardingRule() {
   SmallVector<int64_t> padded;
   int64_t rank = getInput().getType().getRank();
   ArrayRef<int64_t> pads = getPads();
@@ -663,24 +656,28 @@ LogicalResult OneHotOp::inferReturnTypes(MLIRContext *, OptLoc loc,
   return success();
 }
 
-ShardingRule OneHotOp::getShardingRule() {
-  MLIRContext *ctx = getContext();
-  int64_t rank = getType().getRank();
-  int64_t axis = *normalizeAxis(getAxis(), rank);
-  // Loops over the indices' dims; the depth axis stays whole, since element
-  // j of it is `index == j` and a block would need its global offset.
-  SmallVector<AffineExpr> indices, out;
-  for (int64_t i = 0; i < rank - 1; ++i)
-    indices.push_back(getAffineDimExpr(i, ctx));
-  for (int64_t i = 0; i < rank; ++i)
-    out.push_back(i == axis ? getAffineConstantExpr(0, ctx)
-                            : getAffineDimExpr(i < axis ? i : i - 1, ctx));
-  ShardingRule rule;
-  rule.iterators.assign(rank - 1, utils::IteratorType::parallel);
-  rule.maps.push_back(mapOf(ctx, rank - 1, indices));
-  rule.maps.push_back(mapOf(ctx, rank - 1, {getAffineConstantExpr(0, ctx)}));
-  rule.maps.push_back(mapOf(ctx, rank - 1, out));
-  return rule;
+// The indices' factors are the result's; the depth axis stays whole, since
+// element j of it is `index == j` and a block would need its global offset;
+// the [off, on] values stay whole.
+ShardingRuleAttr OneHotOp::buildShardingRule() {
+  auto out = getType();
+  int64_t axis = *normalizeAxis(getAxis(), out.getRank());
+  ShardingRuleBuilder b(getOperation());
+  SmallVector<Dim> indexDims, outDims;
+  for (int64_t i = 0; i < out.getRank(); ++i) {
+    if (i == axis) {
+      outDims.push_back(
+          b.dim(b.addFactor(out.getDimSize(i), FactorKind::NeedReplication)));
+      continue;
+    }
+    outDims.push_back(b.dim(b.addFactor(out.getDimSize(i))));
+    indexDims.push_back(outDims.back());
+  }
+  b.setOperand(0, indexDims);
+  b.setOperand(1, {b.dim(b.addFactor(getValues().getType().getDimSize(0),
+                                     FactorKind::NeedReplication))});
+  b.setResult(0, outDims);
+  return b.build();
 }
 
 LogicalResult TopKOp::inferReturnTypes(MLIRContext *ctx, OptLoc loc,
@@ -702,6 +699,6 @@ LogicalResult TopKOp::inferReturnTypes(MLIRContext *ctx, OptLoc loc,
   return success();
 }
 
-ShardingRule TopKOp::getShardingRule() {
+ShardingRuleAttr TopKOp::buildShardingRule() {
   return keepWholeRule(getOperation(), {static_cast<int64_t>(getAxis())});
 }

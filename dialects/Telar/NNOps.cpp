@@ -13,8 +13,6 @@
 
 #include "telar/dialects/Telar/TelarOps.h"
 
-#include "mlir/IR/AffineExpr.h"
-#include "mlir/IR/AffineMap.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/STLExtras.h"
@@ -26,8 +24,6 @@
 
 using namespace mlir;
 using namespace mlir::telar;
-
-using utils::IteratorType;
 
 static constexpr int64_t kDynamic = ShapedType::kDynamic;
 
@@ -122,144 +118,72 @@ static LogicalResult requireBroadcastsTo(std::optional<Location> loc,
 // Sharding rule construction
 //===----------------------------------------------------------------------===//
 
-namespace {
-/// Collects the maps of a rule over a fixed number of loops.
-struct RuleBuilder {
-  MLIRContext *ctx;
-  ShardingRule rule;
+using Dim = ShardingRuleBuilder::Dim;
 
-  RuleBuilder(Operation *op) : ctx(op->getContext()) {}
-
-  unsigned numLoops() const { return rule.iterators.size(); }
-  unsigned addLoop(IteratorType type,
-                   shard::ReductionKind kind = shard::ReductionKind::Sum) {
-    rule.iterators.push_back(type);
-    if (type == IteratorType::reduction)
-      rule.reductionKinds.push_back(kind);
-    return rule.iterators.size() - 1;
-  }
-  unsigned addParallel() { return addLoop(IteratorType::parallel); }
-  unsigned addSum() { return addLoop(IteratorType::reduction); }
-
-  AffineExpr d(unsigned i) const { return getAffineDimExpr(i, ctx); }
-  AffineExpr zero() const { return getAffineConstantExpr(0, ctx); }
-  void map(ArrayRef<AffineExpr> exprs) {
-    rule.maps.push_back(AffineMap::get(numLoops(), 0, exprs, ctx));
-  }
-
-  /// The rule, without loops that index no tensor (those of axes kept
-  /// whole), as keepWholeRule does.
-  ShardingRule finish() {
-    SmallVector<AffineExpr> replacements;
-    ShardingRule out;
-    unsigned reduction = 0;
-    for (unsigned i = 0, e = numLoops(); i < e; ++i) {
-      bool isReduction = rule.iterators[i] == IteratorType::reduction;
-      if (llvm::any_of(rule.maps,
-                       [&](AffineMap m) { return m.isFunctionOfDim(i); })) {
-        replacements.push_back(d(out.iterators.size()));
-        out.iterators.push_back(rule.iterators[i]);
-        if (isReduction)
-          out.reductionKinds.push_back(rule.reductionKinds[reduction]);
-      } else {
-        replacements.push_back(zero());
-      }
-      reduction += isReduction;
-    }
-    for (AffineMap m : rule.maps)
-      out.maps.push_back(
-          m.replaceDimsAndSymbols(replacements, {}, out.iterators.size(), 0));
-    return out;
-  }
-};
-} // namespace
-
-/// Loops = the result's dimensions, all parallel. Every operand and result
-/// aligns to the trailing result dimensions (numpy); a dimension maps to 0
-/// when `whole[resultDim]` or when it is a size-1 broadcast, else to its
-/// loop. Used by layer_norm / rms_norm, whose scale and bias broadcast
-/// against the trailing axes.
-static ShardingRule trailingAlignedRule(Operation *op, ArrayRef<bool> whole) {
-  RuleBuilder b(op);
-  auto result = cast<RankedTensorType>(op->getResult(0).getType());
-  int64_t rank = result.getRank();
-  for (int64_t i = 0; i < rank; ++i)
-    b.addParallel();
-  auto mapValue = [&](Type type) {
-    auto t = cast<RankedTensorType>(type);
-    int64_t r = t.getRank();
-    SmallVector<AffineExpr> exprs;
-    for (int64_t i = 0; i < r; ++i) {
-      int64_t rd = rank - r + i;
-      bool keep = rd >= 0 && !whole[rd] &&
-                  !(t.getDimSize(i) == 1 && result.getDimSize(rd) != 1);
-      exprs.push_back(keep ? b.d(rd) : b.zero());
-    }
-    b.map(exprs);
-  };
-  for (Type t : op->getOperandTypes())
-    mapValue(t);
-  mapValue(result);
-  return b.finish();
+/// The dimensions of `type`, each a need-replication factor of its own.
+static SmallVector<Dim> wholeDims(ShardingRuleBuilder &b, Type type) {
+  SmallVector<Dim> dims;
+  for (int64_t d : cast<RankedTensorType>(type).getShape())
+    dims.push_back(b.dim(b.addFactor(d, FactorKind::NeedReplication)));
+  return dims;
 }
 
-/// Loops = the result's dimensions (NC...), all parallel. The first operand
-/// and the result keep the dimensions in `whole` whole; rank-1 operands are
-/// per-channel vectors indexed by the channel loop (or 0 when the channel is
-/// whole or the vector broadcasts).
-static ShardingRule perChannelRule(Operation *op, ArrayRef<bool> whole) {
-  RuleBuilder b(op);
-  auto result = cast<RankedTensorType>(op->getResult(0).getType());
-  int64_t rank = result.getRank();
-  for (int64_t i = 0; i < rank; ++i)
-    b.addParallel();
-  auto full = [&]() {
-    SmallVector<AffineExpr> exprs;
-    for (int64_t i = 0; i < rank; ++i)
-      exprs.push_back(whole[i] ? b.zero() : b.d(i));
-    b.map(exprs);
-  };
+/// One parallel factor per result dimension (N x C x ...) except those in
+/// `whole`, which are need-replication factors. The first operand and the
+/// result have the result's shape; rank-1 operands are per-channel vectors
+/// of the channel's factor (axis 1; a rank-1 input has one implicit
+/// channel, and its vectors stay whole).
+static ShardingRuleAttr perChannelRule(Operation *op, ArrayRef<bool> whole) {
+  ShardingRuleBuilder b(op);
+  ArrayRef<int64_t> shape =
+      cast<RankedTensorType>(op->getResult(0).getType()).getShape();
+  int64_t rank = shape.size();
+  SmallVector<Dim> full;
+  for (int64_t d = 0; d < rank; ++d)
+    full.push_back(whole[d] ? b.whole(d, shape[d]) : b.dim(b.addFactor(shape[d])));
   for (auto [i, type] : llvm::enumerate(op->getOperandTypes())) {
-    auto t = cast<RankedTensorType>(type);
     if (i == 0) {
-      full();
+      b.setOperand(0, full);
       continue;
     }
-    // Per-channel vector [C]; the channel is axis 1 (a rank-1 input has
-    // one implicit channel).
-    bool channelLoop = rank > 1 && !whole[1] && t.getRank() == 1 &&
-                       t.getDimSize(0) == result.getDimSize(1) &&
-                       t.getDimSize(0) != 1;
-    SmallVector<AffineExpr> exprs(t.getRank(), b.zero());
-    if (channelLoop)
-      exprs[0] = b.d(1);
-    b.map(exprs);
+    auto t = cast<RankedTensorType>(type);
+    if (rank > 1 && t.getRank() == 1 && t.getDimSize(0) == shape[1])
+      b.setOperand(i, {full[1]});
+    else
+      b.setOperand(i, wholeDims(b, t));
   }
-  full();
-  return b.finish();
+  b.setResult(0, full);
+  return b.build();
 }
 
-/// Loops = the result's dimensions, all parallel; dimension `i` of the first
-/// operand maps to loop `i` when `parallel[i]`, else to 0; every other
-/// operand is replicated.
-static ShardingRule firstOperandRule(Operation *op, ArrayRef<bool> parallel) {
-  RuleBuilder b(op);
-  auto result = cast<RankedTensorType>(op->getResult(0).getType());
-  int64_t rank = result.getRank();
-  for (int64_t i = 0; i < rank; ++i)
-    b.addParallel();
-  for (auto [i, type] : llvm::enumerate(op->getOperandTypes())) {
-    int64_t r = cast<RankedTensorType>(type).getRank();
-    SmallVector<AffineExpr> exprs;
-    for (int64_t j = 0; j < r; ++j)
-      exprs.push_back(i == 0 && j < rank && parallel[j] ? b.d(j) : b.zero());
-    b.map(exprs);
+/// Every axis listed in `whole` (of the first operand and the result, which
+/// have one shape) stays whole; the others are parallel; other operands
+/// stay whole.
+static ShardingRuleAttr firstOperandRule(Operation *op, ArrayRef<bool> whole) {
+  ShardingRuleBuilder b(op);
+  auto in = cast<RankedTensorType>(op->getOperand(0).getType());
+  auto out = cast<RankedTensorType>(op->getResult(0).getType());
+  SmallVector<Dim> inDims, outDims;
+  for (int64_t d = 0; d < out.getRank(); ++d) {
+    if (d < in.getRank() && !whole[d] && in.getDimSize(d) == out.getDimSize(d)) {
+      int64_t f = b.addFactor(out.getDimSize(d));
+      inDims.push_back(b.dim(f));
+      outDims.push_back(b.dim(f));
+      continue;
+    }
+    if (d < in.getRank())
+      inDims.push_back(
+          b.dim(b.addFactor(in.getDimSize(d), FactorKind::NeedReplication)));
+    outDims.push_back(b.dim(b.addFactor(out.getDimSize(d))));
   }
-  SmallVector<AffineExpr> exprs;
-  for (int64_t i = 0; i < rank; ++i)
-    exprs.push_back(b.d(i));
-  b.map(exprs);
-  return b.finish();
+  for (int64_t d = out.getRank(); d < in.getRank(); ++d)
+    inDims.push_back(
+        b.dim(b.addFactor(in.getDimSize(d), FactorKind::NeedReplication)));
+  b.setOperand(0, inDims);
+  for (unsigned i = 1, e = op->getNumOperands(); i < e; ++i)
+    b.setOperand(i, wholeDims(b, op->getOperand(i).getType()));
+  b.setResult(0, outDims);
+  return b.build();
 }
 
 //===----------------------------------------------------------------------===//
@@ -302,13 +226,15 @@ static SmallVector<bool> wholeFrom(int64_t rank, int64_t first) {
   return whole;
 }
 
-/// Rule of the trailing-axes norms; replicated when the axis is invalid.
-static ShardingRule trailingNormRule(Operation *op, int64_t axis) {
+/// Rule of the trailing-axes norms: the axes from `axis` on stay whole, in
+/// the input, the result and the parameters (aligned to the trailing axes,
+/// size-1 dimensions broadcast); replicated when the axis is invalid.
+static ShardingRuleAttr trailingNormRule(Operation *op, int64_t axis) {
   auto result = cast<RankedTensorType>(op->getResult(0).getType());
   std::optional<int64_t> a = normalizeAxis(axis, result.getRank());
   if (!a)
     return replicatedOperandsRule(op);
-  return trailingAlignedRule(op, wholeFrom(result.getRank(), *a));
+  return keepWholeRule(op, llvm::to_vector(llvm::seq<int64_t>(*a, result.getRank())));
 }
 
 /// Checks an N x C x ... input and returns C (1 for a rank-1 input).
@@ -356,7 +282,7 @@ LogicalResult LayerNormOp::inferReturnTypes(MLIRContext *,
   return success();
 }
 
-ShardingRule LayerNormOp::getShardingRule() {
+ShardingRuleAttr LayerNormOp::buildShardingRule() {
   return trailingNormRule(getOperation(), static_cast<int64_t>(getAxis()));
 }
 
@@ -378,7 +304,7 @@ LogicalResult RMSNormOp::inferReturnTypes(MLIRContext *,
   return success();
 }
 
-ShardingRule RMSNormOp::getShardingRule() {
+ShardingRuleAttr RMSNormOp::buildShardingRule() {
   return trailingNormRule(getOperation(), static_cast<int64_t>(getAxis()));
 }
 
@@ -410,7 +336,7 @@ LogicalResult BatchNormOp::inferReturnTypes(MLIRContext *,
 }
 
 // Running statistics are constants: every axis is parallel.
-ShardingRule BatchNormOp::getShardingRule() {
+ShardingRuleAttr BatchNormOp::buildShardingRule() {
   int64_t rank = cast<RankedTensorType>(getType()).getRank();
   return perChannelRule(getOperation(), SmallVector<bool>(rank, false));
 }
@@ -444,7 +370,7 @@ LogicalResult InstanceNormOp::inferReturnTypes(MLIRContext *,
 
 // Statistics are per (sample, channel) over the spatial axes: those stay
 // whole.
-ShardingRule InstanceNormOp::getShardingRule() {
+ShardingRuleAttr InstanceNormOp::buildShardingRule() {
   int64_t rank = cast<RankedTensorType>(getType()).getRank();
   return perChannelRule(getOperation(), wholeFrom(rank, 2));
 }
@@ -484,15 +410,34 @@ LogicalResult GroupNormOp::inferReturnTypes(MLIRContext *,
   return success();
 }
 
-// Statistics span a group of channels and the spatial axes, so those stay
-// whole; channels are parallel only when every group is one channel.
-ShardingRule GroupNormOp::getShardingRule() {
+// Statistics span a group of channels and the spatial axes. The channel
+// axis is (group, channel in group): groups are parallel, the channels of a
+// group and the spatial axes stay whole; the per-channel scale and bias are
+// the same product.
+ShardingRuleAttr GroupNormOp::buildShardingRule() {
   auto type = cast<RankedTensorType>(getType());
-  SmallVector<bool> whole = wholeFrom(type.getRank(), 1);
-  if (type.getRank() > 1 &&
-      type.getDimSize(1) == static_cast<int64_t>(getNumGroups()))
-    whole[1] = false;
-  return perChannelRule(getOperation(), whole);
+  int64_t rank = type.getRank();
+  int64_t c = rank > 1 ? type.getDimSize(1) : kDynamic;
+  int64_t groups = static_cast<int64_t>(getNumGroups());
+  if (rank < 2 || isDynamic(c) || groups < 1 || c % groups != 0)
+    return perChannelRule(getOperation(), wholeFrom(rank, 1));
+  ShardingRuleBuilder b(getOperation());
+  int64_t g = b.addFactor(groups);
+  int64_t cg = b.addFactor(c / groups, FactorKind::NeedReplication);
+  Dim channel = b.product({g, cg});
+  SmallVector<Dim> full = {b.dim(b.addFactor(type.getDimSize(0))), channel};
+  for (int64_t d = 2; d < rank; ++d)
+    full.push_back(b.whole(d, type.getDimSize(d)));
+  b.setOperand(0, full);
+  for (unsigned i = 1; i < 3; ++i) {
+    auto t = cast<RankedTensorType>(getOperand(i).getType());
+    if (t.getRank() == 1 && t.getDimSize(0) == c)
+      b.setOperand(i, {channel});
+    else
+      b.setOperand(i, wholeDims(b, t));
+  }
+  b.setResult(0, full);
+  return b.build();
 }
 
 LogicalResult
@@ -518,7 +463,7 @@ MeanVarianceNormOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
   return success();
 }
 
-ShardingRule MeanVarianceNormOp::getShardingRule() {
+ShardingRuleAttr MeanVarianceNormOp::buildShardingRule() {
   return keepWholeRule(getOperation(), getAxes());
 }
 
@@ -537,7 +482,7 @@ LogicalResult LRNOp::inferReturnTypes(MLIRContext *,
 }
 
 // The window runs across channels: the channel axis stays whole.
-ShardingRule LRNOp::getShardingRule() {
+ShardingRuleAttr LRNOp::buildShardingRule() {
   return keepWholeRule(getOperation(), {1});
 }
 
@@ -581,9 +526,9 @@ LogicalResult MatMulOp::inferReturnTypes(MLIRContext *,
   return success();
 }
 
-// Loops: result batch dims..., m (2-D+ lhs), n (2-D+ rhs), k (sum). Batch
-// dims an operand broadcasts (size 1) map to 0.
-ShardingRule MatMulOp::getShardingRule() {
+// Factors: the result's batch dims..., m (2-D+ lhs), n (2-D+ rhs), k (sum).
+// An operand's size-1 batch dim against a larger one is a broadcast.
+ShardingRuleAttr MatMulOp::buildShardingRule() {
   auto lhs = cast<RankedTensorType>(getLhs().getType());
   auto rhs = cast<RankedTensorType>(getRhs().getType());
   auto result = cast<RankedTensorType>(getType());
@@ -592,143 +537,77 @@ ShardingRule MatMulOp::getShardingRule() {
   int64_t nb = std::max(lb, rb);
   if (lr < 1 || rr < 1 || result.getRank() != nb + (lr >= 2) + (rr >= 2))
     return replicatedOperandsRule(getOperation());
+  int64_t kl = lhs.getShape().back(),
+          kr = rr == 1 ? rhs.getDimSize(0) : rhs.getDimSize(rr - 2);
+  if (!dimsAgree(kl, kr))
+    return replicatedOperandsRule(getOperation());
 
-  RuleBuilder b(getOperation());
+  ShardingRuleBuilder b(getOperation());
+  SmallVector<int64_t> batch;
   for (int64_t i = 0; i < nb; ++i)
-    b.addParallel();
-  std::optional<unsigned> m, n;
+    batch.push_back(b.addFactor(result.getDimSize(i)));
+  std::optional<int64_t> m, n;
   if (lr >= 2)
-    m = b.addParallel();
+    m = b.addFactor(lhs.getDimSize(lr - 2));
   if (rr >= 2)
-    n = b.addParallel();
-  unsigned k = b.addSum();
+    n = b.addFactor(rhs.getDimSize(rr - 1));
+  int64_t k = b.addFactor(mergeDims(kl, kr), FactorKind::Sum);
 
-  auto batchExprs = [&](RankedTensorType t, int64_t count) {
-    SmallVector<AffineExpr> exprs;
+  auto batchDims = [&](RankedTensorType t, int64_t count) {
+    SmallVector<Dim> dims;
     for (int64_t i = 0; i < count; ++i) {
-      int64_t rd = nb - count + i;
-      bool broadcast = t.getDimSize(i) == 1 && result.getDimSize(rd) != 1;
-      exprs.push_back(broadcast ? b.zero() : b.d(rd));
+      int64_t rd = nb - count + i, size = t.getDimSize(i);
+      if (size == result.getDimSize(rd) || isDynamic(size))
+        dims.push_back(b.dim(batch[rd]));
+      else if (size == 1)
+        dims.push_back(b.broadcast(batch[rd]));
+      else
+        dims.push_back(b.dim(b.addFactor(size, FactorKind::NeedReplication)));
     }
-    return exprs;
+    return dims;
   };
-  SmallVector<AffineExpr> lhsExprs = batchExprs(lhs, lb);
+  SmallVector<Dim> lhsDims = batchDims(lhs, lb);
   if (m)
-    lhsExprs.push_back(b.d(*m));
-  lhsExprs.push_back(b.d(k));
-  SmallVector<AffineExpr> rhsExprs = batchExprs(rhs, rb);
-  rhsExprs.push_back(b.d(k));
+    lhsDims.push_back(b.dim(*m));
+  lhsDims.push_back(b.dim(k));
+  SmallVector<Dim> rhsDims = batchDims(rhs, rb);
+  rhsDims.push_back(b.dim(k));
   if (n)
-    rhsExprs.push_back(b.d(*n));
-  SmallVector<AffineExpr> outExprs;
-  for (int64_t i = 0; i < nb; ++i)
-    outExprs.push_back(b.d(i));
+    rhsDims.push_back(b.dim(*n));
+  SmallVector<Dim> outDims;
+  for (int64_t f : batch)
+    outDims.push_back(b.dim(f));
   if (m)
-    outExprs.push_back(b.d(*m));
+    outDims.push_back(b.dim(*m));
   if (n)
-    outExprs.push_back(b.d(*n));
-  b.map(lhsExprs);
-  b.map(rhsExprs);
-  b.map(outExprs);
-  return b.finish();
+    outDims.push_back(b.dim(*n));
+  b.setOperand(0, lhsDims);
+  b.setOperand(1, rhsDims);
+  b.setResult(0, outDims);
+  return b.build();
 }
 
 //===----------------------------------------------------------------------===//
 // Einsum
 //===----------------------------------------------------------------------===//
 
-namespace {
-struct EinsumEquation {
-  SmallVector<std::string> inputs;
-  std::string output;
-};
-} // namespace
-
-/// Parses an explicit equation `ab,bc->ac` (letters only; spaces ignored).
-static FailureOr<EinsumEquation> parseEinsum(std::optional<Location> loc,
-                                             StringRef equation) {
-  std::string eq;
-  for (char ch : equation)
-    if (ch != ' ')
-      eq.push_back(ch);
-  StringRef s(eq);
-  if (s.contains('.'))
-    return emitOptionalError(loc, "einsum: equation \"", equation,
-                             "\" has an ellipsis; the importer must expand "
-                             "'...' into letters");
-  size_t arrow = s.find("->");
-  if (arrow == StringRef::npos)
-    return emitOptionalError(loc, "einsum: equation \"", equation,
-                             "\" needs an explicit output ('->')");
-  EinsumEquation result;
-  SmallVector<StringRef> terms;
-  s.take_front(arrow).split(terms, ',');
-  for (StringRef term : terms)
-    result.inputs.push_back(term.str());
-  result.output = s.drop_front(arrow + 2).str();
-  auto checkLetters = [&](StringRef term) -> LogicalResult {
-    for (char ch : term) {
-      if (llvm::isAlpha(ch))
-        continue;
-      // Name printable characters; others (e.g. UTF-8 bytes) by code.
-      std::string what =
-          llvm::isPrint(ch)
-              ? "'" + std::string(1, ch) + "'"
-              : "byte " + llvm::utohexstr(static_cast<unsigned char>(ch));
-      return emitOptionalError(loc, "einsum: equation \"", equation, "\" has ",
-                               what, " where a letter is expected");
-    }
-    return success();
-  };
-  for (StringRef term : result.inputs)
-    if (failed(checkLetters(term)))
-      return failure();
-  if (failed(checkLetters(result.output)))
-    return failure();
-  for (auto [i, ch] : llvm::enumerate(result.output)) {
-    if (StringRef(result.output).take_front(i).contains(ch))
-      return emitOptionalError(loc, "einsum: output letter '",
-                               StringRef(&ch, 1), "' appears twice in \"",
-                               equation, "\"");
-    char letter = ch; // Lambdas cannot capture structured bindings in C++17.
-    if (llvm::none_of(result.inputs, [&](const std::string &t) {
-          return StringRef(t).contains(letter);
-        }))
-      return emitOptionalError(loc, "einsum: output letter '",
-                               StringRef(&ch, 1), "' appears in no input of \"",
-                               equation, "\"");
-  }
-  return result;
-}
-
-/// The op's loops, one per distinct letter: output letters first, then the
-/// reduced letters in order of first appearance.
-static std::string einsumLoops(const EinsumEquation &eq) {
-  std::string loops = eq.output;
-  for (const std::string &term : eq.inputs)
-    for (char ch : term)
-      if (!StringRef(loops).contains(ch))
-        loops.push_back(ch);
-  return loops;
-}
-
 LogicalResult EinsumOp::inferReturnTypes(MLIRContext *,
                                          std::optional<Location> loc,
                                          Adaptor adaptor,
                                          SmallVectorImpl<Type> &results) {
-  FailureOr<EinsumEquation> eq = parseEinsum(loc, adaptor.getEquation());
-  if (failed(eq))
-    return failure();
+  EinsumEquationAttr eq = adaptor.getEquation();
+  if (!eq)
+    return emitOptionalError(loc, "einsum: needs an equation");
   ValueRange inputs = adaptor.getInputs();
   if (inputs.empty())
     return emitOptionalError(loc, "einsum: needs at least one input");
-  if (inputs.size() != eq->inputs.size())
-    return emitOptionalError(loc, "einsum: equation \"", adaptor.getEquation(),
-                             "\" has ", eq->inputs.size(),
+  if (inputs.size() != eq.getNumInputs())
+    return emitOptionalError(loc, "einsum: equation \"", eq.str(), "\" has ",
+                             eq.getNumInputs(),
                              " input terms but the op has ", inputs.size(),
                              " inputs");
-  // Size of each letter (0..255); unset letters are absent.
-  SmallVector<std::optional<int64_t>> sizes(256);
+  // Size of each label; unset labels are absent.
+  SmallVector<std::optional<int64_t>> sizes(EinsumEquationAttr::kNumLabels);
   RankedTensorType first;
   for (auto [i, value] : llvm::enumerate(inputs)) {
     auto t = asRanked(value.getType());
@@ -741,14 +620,19 @@ LogicalResult EinsumOp::inferReturnTypes(MLIRContext *,
     else if (failed(requireSameElementType(loc, "einsum", "input 0", first,
                                            "input " + std::to_string(i), t)))
       return failure();
-    const std::string &term = eq->inputs[i];
-    if (static_cast<int64_t>(term.size()) != t.getRank())
-      return emitOptionalError(loc, "einsum: term \"", term, "\" has ",
+    ArrayRef<int64_t> term = eq.getInputLabels(i);
+    if (static_cast<int64_t>(term.size()) != t.getRank()) {
+      std::string letters;
+      for (int64_t l : term)
+        letters += EinsumEquationAttr::getLabelLetter(l);
+      return emitOptionalError(loc, "einsum: term \"", letters, "\" has ",
                                term.size(), " letters but input ", i, " ", t,
                                " has rank ", t.getRank());
-    for (auto [j, ch] : llvm::enumerate(term)) {
-      std::optional<int64_t> &size = sizes[static_cast<unsigned char>(ch)];
+    }
+    for (auto [j, label] : llvm::enumerate(term)) {
+      std::optional<int64_t> &size = sizes[label];
       int64_t d = t.getDimSize(j);
+      char ch = EinsumEquationAttr::getLabelLetter(label);
       if (size && !dimsAgree(*size, d))
         return emitOptionalError(loc, "einsum: letter '", StringRef(&ch, 1),
                                  "' has size ", *size, " and ", d, " (input ",
@@ -757,34 +641,68 @@ LogicalResult EinsumOp::inferReturnTypes(MLIRContext *,
     }
   }
   SmallVector<int64_t> shape;
-  for (char ch : eq->output)
-    shape.push_back(*sizes[static_cast<unsigned char>(ch)]);
+  for (int64_t label : eq.getOutputLabels())
+    shape.push_back(*sizes[label]);
   results.push_back(RankedTensorType::get(shape, first.getElementType()));
   return success();
 }
 
-ShardingRule EinsumOp::getShardingRule() {
-  FailureOr<EinsumEquation> eq = parseEinsum(std::nullopt, getEquation());
-  if (failed(eq) || eq->inputs.size() != getInputs().size())
+// One factor per label: output labels are parallel, the others sums. A
+// label repeated within an input (a diagonal) cannot be split on its own
+// in one dimension and not the other: it must stay whole, and its further
+// occurrences in that input are need-replication factors of their own.
+ShardingRuleAttr EinsumOp::buildShardingRule() {
+  EinsumEquationAttr eq = getEquation();
+  if (eq.getNumInputs() != getInputs().size())
     return replicatedOperandsRule(getOperation());
-  std::string loops = einsumLoops(*eq);
-  RuleBuilder b(getOperation());
-  for (size_t i = 0; i < loops.size(); ++i) {
-    if (i < eq->output.size())
-      b.addParallel();
-    else
-      b.addSum();
+  // A label's size is its static size where any input knows it.
+  SmallVector<std::optional<int64_t>> sizes(EinsumEquationAttr::kNumLabels);
+  SmallVector<bool> diagonal(EinsumEquationAttr::kNumLabels, false);
+  for (auto [i, value] : llvm::enumerate(getInputs())) {
+    auto t = cast<RankedTensorType>(value.getType());
+    ArrayRef<int64_t> term = eq.getInputLabels(i);
+    if (static_cast<int64_t>(term.size()) != t.getRank())
+      return replicatedOperandsRule(getOperation());
+    for (auto [j, label] : llvm::enumerate(term)) {
+      int64_t d = t.getDimSize(j);
+      if (sizes[label] && !dimsAgree(*sizes[label], d))
+        return replicatedOperandsRule(getOperation());
+      sizes[label] = sizes[label] ? mergeDims(*sizes[label], d) : d;
+      if (llvm::is_contained(term.take_front(j), label))
+        diagonal[label] = true;
+    }
   }
-  auto mapTerm = [&](StringRef term) {
-    SmallVector<AffineExpr> exprs;
-    for (char ch : term)
-      exprs.push_back(b.d(StringRef(loops).find(ch)));
-    b.map(exprs);
+  ShardingRuleBuilder b(getOperation());
+  SmallVector<int64_t> factor(EinsumEquationAttr::kNumLabels, -1);
+  ArrayRef<int64_t> out = eq.getOutputLabels();
+  auto factorOf = [&](int64_t label) {
+    if (factor[label] < 0) {
+      FactorKind kind = diagonal[label]             ? FactorKind::NeedReplication
+                        : llvm::is_contained(out, label) ? FactorKind::Parallel
+                                                         : FactorKind::Sum;
+      factor[label] = b.addFactor(*sizes[label], kind);
+    }
+    return factor[label];
   };
-  for (const std::string &term : eq->inputs)
-    mapTerm(term);
-  mapTerm(eq->output);
-  return b.finish();
+  for (int64_t label : out)
+    factorOf(label);
+  for (size_t i = 0, e = eq.getNumInputs(); i < e; ++i) {
+    ArrayRef<int64_t> term = eq.getInputLabels(i);
+    SmallVector<Dim> dims;
+    for (auto [j, label] : llvm::enumerate(term)) {
+      if (llvm::is_contained(term.take_front(j), label))
+        dims.push_back(
+            b.dim(b.addFactor(*sizes[label], FactorKind::NeedReplication)));
+      else
+        dims.push_back(b.dim(factorOf(label)));
+    }
+    b.setOperand(i, dims);
+  }
+  SmallVector<Dim> outDims;
+  for (int64_t label : out)
+    outDims.push_back(b.dim(factorOf(label)));
+  b.setResult(0, outDims);
+  return b.build();
 }
 
 //===----------------------------------------------------------------------===//
@@ -909,54 +827,73 @@ LogicalResult ConvOp::inferReturnTypes(MLIRContext *,
   return success();
 }
 
-// Loops (n, oc, o_1..o_k, ic, w_1..w_k); ic runs over the input channels of
-// one group and, with the window loops, is a sum. The input's spatial index
-// is o*stride + w*dilation: the pad offset is left out, since it shifts the
-// window without changing which loops index the axis (the halo the planner
-// derives from the expression is the same).
-ShardingRule ConvOp::getShardingRule() {
+/// The spatial dimensions of a convolution's input, weight and output: one
+/// factor shared by input and output where the window is a single element
+/// that moves one step (kernel 1, stride 1, no pads), the weight's
+/// dimension being a unit; else, the input's and the weight's dimensions
+/// are need-replication factors and the output's a parallel one (a window
+/// needs a halo, which the rule does not claim comes free with a split).
+static void convSpatialDims(ShardingRuleBuilder &b, RankedTensorType input,
+                            RankedTensorType weight, RankedTensorType output,
+                            ArrayRef<int64_t> strides, ArrayRef<int64_t> pads,
+                            ArrayRef<int64_t> outputPadding,
+                            SmallVectorImpl<Dim> &in, SmallVectorImpl<Dim> &w,
+                            SmallVectorImpl<Dim> &out) {
+  int64_t k = input.getRank() - 2;
+  for (int64_t i = 0; i < k; ++i) {
+    int64_t inSize = input.getDimSize(2 + i), outSize = output.getDimSize(2 + i);
+    bool pointwise = weight.getDimSize(2 + i) == 1 && strides[i] == 1 &&
+                     pads[i] == 0 && pads[k + i] == 0 &&
+                     (outputPadding.empty() || outputPadding[i] == 0) &&
+                     inSize == outSize;
+    if (pointwise) {
+      int64_t f = b.addFactor(inSize);
+      in.push_back(b.dim(f));
+      w.push_back(b.unit());
+      out.push_back(b.dim(f));
+      continue;
+    }
+    in.push_back(b.dim(b.addFactor(inSize, FactorKind::NeedReplication)));
+    w.push_back(b.dim(b.addFactor(weight.getDimSize(2 + i),
+                                  FactorKind::NeedReplication)));
+    out.push_back(b.dim(b.addFactor(outSize)));
+  }
+}
+
+// Factors: n; the group g, the output channels of a group mg and the input
+// channels of a group cg (a sum): input channel = (g, cg), weight
+// [(g, mg), cg, ...], output channel and bias = (g, mg); and the spatial
+// dimensions (convSpatialDims).
+ShardingRuleAttr ConvOp::buildShardingRule() {
   auto input = cast<RankedTensorType>(getInput().getType());
   auto weight = cast<RankedTensorType>(getWeight().getType());
+  auto output = cast<RankedTensorType>(getType());
   int64_t k = input.getRank() - 2;
   int64_t group = static_cast<int64_t>(getGroup());
-  ArrayRef<int64_t> strides = getStrides(), dilations = getDilations();
-  if (k < 1 || weight.getRank() != k + 2 ||
+  ArrayRef<int64_t> strides = getStrides(), pads = getPads();
+  int64_t m = weight.getDimSize(0), cg = weight.getDimSize(1);
+  if (k < 1 || weight.getRank() != k + 2 || output.getRank() != k + 2 ||
       static_cast<int64_t>(strides.size()) != k ||
-      static_cast<int64_t>(dilations.size()) != k || group < 1)
+      static_cast<int64_t>(pads.size()) != 2 * k || group < 1 ||
+      isDynamic(m) || isDynamic(cg) || m % group != 0 ||
+      input.getDimSize(1) != cg * group)
     return replicatedOperandsRule(getOperation());
 
-  RuleBuilder b(getOperation());
-  unsigned n = b.addParallel(), oc = b.addParallel();
-  SmallVector<unsigned> o, w;
-  for (int64_t i = 0; i < k; ++i)
-    o.push_back(b.addParallel());
-  unsigned ic = b.addSum();
-  for (int64_t i = 0; i < k; ++i)
-    w.push_back(b.addSum());
-
-  // Input channel of (oc, ic): ic within the group of oc.
-  AffineExpr channel = b.d(ic);
-  int64_t m = weight.getDimSize(0), cg = weight.getDimSize(1);
-  if (group > 1) {
-    if (isDynamic(m) || isDynamic(cg) || m % group != 0)
-      channel = b.zero();
-    else
-      channel = b.d(oc).floorDiv(m / group) * cg + b.d(ic);
-  }
-  SmallVector<AffineExpr> inputExprs = {b.d(n), channel};
-  SmallVector<AffineExpr> weightExprs = {b.d(oc), b.d(ic)};
-  SmallVector<AffineExpr> outExprs = {b.d(n), b.d(oc)};
-  for (int64_t i = 0; i < k; ++i) {
-    inputExprs.push_back(b.d(o[i]) * strides[i] + b.d(w[i]) * dilations[i]);
-    weightExprs.push_back(b.d(w[i]));
-    outExprs.push_back(b.d(o[i]));
-  }
-  b.map(inputExprs);
-  b.map(weightExprs);
+  ShardingRuleBuilder b(getOperation());
+  int64_t n = b.addFactor(input.getDimSize(0));
+  int64_t g = b.addFactor(group), mg = b.addFactor(m / group);
+  int64_t ic = b.addFactor(cg, FactorKind::Sum);
+  Dim outChannel = b.product({g, mg});
+  SmallVector<Dim> in = {b.dim(n), b.product({g, ic})};
+  SmallVector<Dim> w = {outChannel, cg == 1 ? b.unit() : b.dim(ic)};
+  SmallVector<Dim> out = {b.dim(n), outChannel};
+  convSpatialDims(b, input, weight, output, strides, pads, {}, in, w, out);
+  b.setOperand(0, in);
+  b.setOperand(1, w);
   if (getBias())
-    b.map({b.d(oc)});
-  b.map(outExprs);
-  return b.finish();
+    b.setOperand(2, {outChannel});
+  b.setResult(0, out);
+  return b.build();
 }
 
 LogicalResult
@@ -1028,42 +965,43 @@ ConvTransposeOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
   return success();
 }
 
-// Loops = result dims, all parallel. Each sample is independent, so the
-// batch follows the loop. An output position gathers input positions
-// (o + pad - w*dilation) / stride, which are not an affine function of the
-// output loops, so the input's channel and spatial axes stay whole, as does
-// the weight; with one group the weight's output-channel axis and the bias
-// follow the output-channel loop, since each output channel reads only its
-// own filters.
-ShardingRule ConvTransposeOp::getShardingRule() {
-  auto result = cast<RankedTensorType>(getType());
+// Factors: n; the group g, the input channels of a group cg (a sum) and
+// the output channels of a group mg: input channel = (g, cg), weight
+// [(g, cg), mg, ...], output channel and bias = (g, mg); and the spatial
+// dimensions (convSpatialDims: an output position gathers input positions
+// (o + pad - w * dilation) / stride, so split outputs read whole inputs).
+ShardingRuleAttr ConvTransposeOp::buildShardingRule() {
+  auto input = cast<RankedTensorType>(getInput().getType());
   auto weight = cast<RankedTensorType>(getWeight().getType());
-  RuleBuilder b(getOperation());
-  int64_t rank = result.getRank();
-  for (int64_t i = 0; i < rank; ++i)
-    b.addParallel();
-  bool byChannel = getGroup() == 1 && rank >= 2;
-  SmallVector<AffineExpr> inputExprs(
-      cast<RankedTensorType>(getInput().getType()).getRank(), b.zero());
-  if (!inputExprs.empty() && rank >= 1)
-    inputExprs[0] = b.d(0);
-  SmallVector<AffineExpr> weightExprs(weight.getRank(), b.zero());
-  if (byChannel && weight.getRank() >= 2)
-    weightExprs[1] = b.d(1);
-  b.map(inputExprs);
-  b.map(weightExprs);
-  if (Value bias = getBias()) {
-    SmallVector<AffineExpr> biasExprs(
-        cast<RankedTensorType>(bias.getType()).getRank(), b.zero());
-    if (byChannel && biasExprs.size() == 1)
-      biasExprs[0] = b.d(1);
-    b.map(biasExprs);
-  }
-  SmallVector<AffineExpr> outExprs;
-  for (int64_t i = 0; i < rank; ++i)
-    outExprs.push_back(b.d(i));
-  b.map(outExprs);
-  return b.finish();
+  auto output = cast<RankedTensorType>(getType());
+  int64_t k = input.getRank() - 2;
+  int64_t group = static_cast<int64_t>(getGroup());
+  ArrayRef<int64_t> strides = getStrides(), pads = getPads();
+  int64_t c = input.getDimSize(1), mg = weight.getDimSize(1);
+  if (k < 1 || weight.getRank() != k + 2 || output.getRank() != k + 2 ||
+      static_cast<int64_t>(strides.size()) != k ||
+      static_cast<int64_t>(pads.size()) != 2 * k ||
+      static_cast<int64_t>(getOutputPadding().size()) != k || group < 1 ||
+      isDynamic(c) || isDynamic(mg) || c % group != 0 ||
+      weight.getDimSize(0) != c || output.getDimSize(1) != mg * group)
+    return replicatedOperandsRule(getOperation());
+
+  ShardingRuleBuilder b(getOperation());
+  int64_t n = b.addFactor(input.getDimSize(0));
+  int64_t g = b.addFactor(group), cg = b.addFactor(c / group, FactorKind::Sum);
+  int64_t m = b.addFactor(mg);
+  Dim inChannel = b.product({g, cg}), outChannel = b.product({g, m});
+  SmallVector<Dim> in = {b.dim(n), inChannel};
+  SmallVector<Dim> w = {inChannel, mg == 1 ? b.unit() : b.dim(m)};
+  SmallVector<Dim> out = {b.dim(n), outChannel};
+  convSpatialDims(b, input, weight, output, strides, pads, getOutputPadding(),
+                  in, w, out);
+  b.setOperand(0, in);
+  b.setOperand(1, w);
+  if (getBias())
+    b.setOperand(2, {outChannel});
+  b.setResult(0, out);
+  return b.build();
 }
 
 //===----------------------------------------------------------------------===//
@@ -1133,19 +1071,21 @@ LogicalResult ResizeOp::verify() {
 
 // An axis that keeps its size with scale 1 maps every output index to the
 // same input index in every mode (nearest, linear and cubic interpolation
-// at an integer coordinate return that element), so it is parallel; the
-// resized axes stay whole.
-ShardingRule ResizeOp::getShardingRule() {
+// at an integer coordinate return that element), so it is parallel; a
+// resized axis stays whole in the input (the output's is a parallel factor
+// of its own: each device resamples its block of outputs from the whole
+// axis).
+ShardingRuleAttr ResizeOp::buildShardingRule() {
   auto input = cast<RankedTensorType>(getInput().getType());
   auto result = cast<RankedTensorType>(getType());
   ArrayRef<float> scales = getScales();
-  SmallVector<bool> parallel;
+  SmallVector<bool> whole;
   for (int64_t i = 0; i < result.getRank(); ++i)
-    parallel.push_back(
-        i < input.getRank() && !isDynamic(input.getDimSize(i)) &&
-        input.getDimSize(i) == result.getDimSize(i) &&
-        (i >= static_cast<int64_t>(scales.size()) || scales[i] == 1.0f));
-  return firstOperandRule(getOperation(), parallel);
+    whole.push_back(!(i < input.getRank() && !isDynamic(input.getDimSize(i)) &&
+                      input.getDimSize(i) == result.getDimSize(i) &&
+                      (i >= static_cast<int64_t>(scales.size()) ||
+                       scales[i] == 1.0f)));
+  return firstOperandRule(getOperation(), whole);
 }
 
 /// Checks the NCHW input and block size of depth_to_space / space_to_depth.
@@ -1167,13 +1107,44 @@ static FailureOr<RankedTensorType> checkBlockOp(std::optional<Location> loc,
   return input;
 }
 
-/// Batch follows the loop; the rearranged axes stay whole.
-static ShardingRule batchOnlyRule(Operation *op) {
-  auto result = cast<RankedTensorType>(op->getResult(0).getType());
-  SmallVector<bool> parallel(result.getRank(), false);
-  if (!parallel.empty())
-    parallel[0] = true;
-  return firstOperandRule(op, parallel);
+/// The rule of depth_to_space / space_to_depth: the batch is parallel and
+/// the channel and spatial axes are products of the same factors: for
+/// depth_to_space, input channel (i, j, c) (DCR) or (c, i, j) (CRD), output
+/// [(h, i), (w, j)] with i, j the block offsets; space_to_depth is the
+/// inverse (DCR). With unknown channel or spatial sizes only the batch is
+/// parallel.
+static ShardingRuleAttr blockRule(Operation *op, bool toSpace, bool crd,
+                                  int64_t bs) {
+  auto depthType = cast<RankedTensorType>(
+      (toSpace ? op->getOperand(0) : op->getResult(0)).getType());
+  auto spaceType = cast<RankedTensorType>(
+      (toSpace ? op->getResult(0) : op->getOperand(0)).getType());
+  ShardingRuleBuilder b(op);
+  auto staticCHW = [](RankedTensorType t) {
+    return t.getRank() == 4 && llvm::none_of(t.getShape().drop_front(),
+                                             ShapedType::isDynamic);
+  };
+  if (!staticCHW(depthType) || !staticCHW(spaceType) || bs < 1 ||
+      depthType.getDimSize(0) != spaceType.getDimSize(0)) {
+    auto in = cast<RankedTensorType>(op->getOperand(0).getType());
+    auto out = cast<RankedTensorType>(op->getResult(0).getType());
+    SmallVector<bool> whole(out.getRank(), true);
+    if (!whole.empty() && in.getRank() > 0 && in.getDimSize(0) == out.getDimSize(0))
+      whole[0] = false;
+    return firstOperandRule(op, whole);
+  }
+  int64_t n = b.addFactor(depthType.getDimSize(0));
+  int64_t i = b.addFactor(bs), j = b.addFactor(bs);
+  int64_t c = b.addFactor(spaceType.getDimSize(1));
+  int64_t h = b.addFactor(depthType.getDimSize(2));
+  int64_t w = b.addFactor(depthType.getDimSize(3));
+  SmallVector<Dim> depth = {b.dim(n), crd ? b.product({c, i, j}) : b.product({i, j, c}),
+                            b.dim(h), b.dim(w)};
+  SmallVector<Dim> space = {b.dim(n), b.dim(c), b.product({h, i}),
+                            b.product({w, j})};
+  b.setOperand(0, toSpace ? depth : space);
+  b.setResult(0, toSpace ? space : depth);
+  return b.build();
 }
 
 LogicalResult DepthToSpaceOp::inferReturnTypes(MLIRContext *,
@@ -1207,8 +1178,9 @@ LogicalResult DepthToSpaceOp::inferReturnTypes(MLIRContext *,
   return success();
 }
 
-ShardingRule DepthToSpaceOp::getShardingRule() {
-  return batchOnlyRule(getOperation());
+ShardingRuleAttr DepthToSpaceOp::buildShardingRule() {
+  return blockRule(getOperation(), /*toSpace=*/true, getMode() == "CRD",
+                   static_cast<int64_t>(getBlocksize()));
 }
 
 LogicalResult SpaceToDepthOp::inferReturnTypes(MLIRContext *,
@@ -1235,8 +1207,9 @@ LogicalResult SpaceToDepthOp::inferReturnTypes(MLIRContext *,
   return success();
 }
 
-ShardingRule SpaceToDepthOp::getShardingRule() {
-  return batchOnlyRule(getOperation());
+ShardingRuleAttr SpaceToDepthOp::buildShardingRule() {
+  return blockRule(getOperation(), /*toSpace=*/false, /*crd=*/false,
+                   static_cast<int64_t>(getBlocksize()));
 }
 
 //===----------------------------------------------------------------------===//
@@ -1368,42 +1341,50 @@ RotaryEmbeddingOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
 
 // Batch, heads and sequence are parallel (each position rotates on its own);
 // the feature axis, whose halves or neighbours pair up, stays whole, as does
-// a [batch, seq, hidden] input's hidden axis. Caches indexed by position_ids
-// are replicated; the ids follow batch and sequence.
-ShardingRule RotaryEmbeddingOp::getShardingRule() {
+// a [batch, seq, hidden] input's hidden axis. Caches [batch or 1, seq, C]
+// follow batch (or broadcast against it) and sequence; caches indexed by
+// position_ids stay whole, and the ids follow batch and sequence.
+ShardingRuleAttr RotaryEmbeddingOp::buildShardingRule() {
   auto input = cast<RankedTensorType>(getInput().getType());
   int64_t rank = input.getRank();
   if (rank != 3 && rank != 4)
     return replicatedOperandsRule(getOperation());
-  unsigned seqAxis = rank == 4 ? 2 : 1;
-  RuleBuilder b(getOperation());
-  for (int64_t i = 0; i < rank; ++i)
-    b.addParallel();
-  SmallVector<AffineExpr> xExprs;
-  for (int64_t i = 0; i < rank; ++i)
-    xExprs.push_back(i == rank - 1 ? b.zero() : b.d(i));
-  b.map(xExprs);
-  auto cacheExprs = [&](Type type) {
-    auto t = cast<RankedTensorType>(type);
-    SmallVector<AffineExpr> exprs(t.getRank(), b.zero());
-    if (!getPositionIds() && t.getRank() == 3) {
-      if (t.getDimSize(0) == input.getDimSize(0) && t.getDimSize(0) != 1)
-        exprs[0] = b.d(0);
-      exprs[1] = b.d(seqAxis);
-    }
-    return exprs;
-  };
-  b.map(cacheExprs(getCosCache().getType()));
-  b.map(cacheExprs(getSinCache().getType()));
-  if (Value ids = getPositionIds()) {
-    SmallVector<AffineExpr> exprs(
-        cast<RankedTensorType>(ids.getType()).getRank(), b.zero());
-    if (exprs.size() == 2) {
-      exprs[0] = b.d(0);
-      exprs[1] = b.d(seqAxis);
-    }
-    b.map(exprs);
+  int64_t seqAxis = rank == 4 ? 2 : 1;
+  ShardingRuleBuilder b(getOperation());
+  SmallVector<Dim> x;
+  SmallVector<int64_t> f;
+  for (int64_t i = 0; i < rank - 1; ++i) {
+    f.push_back(b.addFactor(input.getDimSize(i)));
+    x.push_back(b.dim(f.back()));
   }
-  b.map(xExprs);
-  return b.finish();
+  x.push_back(b.whole(rank - 1, input.getDimSize(rank - 1)));
+  b.setOperand(0, x);
+  auto cacheDims = [&](Type type) {
+    auto t = cast<RankedTensorType>(type);
+    if (getPositionIds() || t.getRank() != 3 ||
+        t.getDimSize(1) != input.getDimSize(seqAxis))
+      return wholeDims(b, t);
+    SmallVector<Dim> dims;
+    if (t.getDimSize(0) == input.getDimSize(0))
+      dims.push_back(b.dim(f[0]));
+    else if (t.getDimSize(0) == 1)
+      dims.push_back(b.broadcast(f[0]));
+    else
+      return wholeDims(b, t);
+    dims.push_back(b.dim(f[seqAxis]));
+    dims.push_back(b.whole(-1, t.getDimSize(2)));
+    return dims;
+  };
+  b.setOperand(1, cacheDims(getCosCache().getType()));
+  b.setOperand(2, cacheDims(getSinCache().getType()));
+  if (Value ids = getPositionIds()) {
+    auto t = cast<RankedTensorType>(ids.getType());
+    if (t.getRank() == 2 && t.getDimSize(0) == input.getDimSize(0) &&
+        t.getDimSize(1) == input.getDimSize(seqAxis))
+      b.setOperand(3, {b.dim(f[0]), b.dim(f[seqAxis])});
+    else
+      b.setOperand(3, wholeDims(b, t));
+  }
+  b.setResult(0, x);
+  return b.build();
 }

@@ -16,6 +16,7 @@ void TelarDialect::initialize() {
 #define GET_OP_LIST
 #include "telar/dialects/Telar/TelarOps.cpp.inc"
       >();
+  registerAttributes();
 }
 
 Operation *TelarDialect::materializeConstant(OpBuilder &builder,

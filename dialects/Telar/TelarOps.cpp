@@ -13,5 +13,7 @@
 using namespace mlir;
 using namespace mlir::telar;
 
+#include "telar/dialects/Telar/TelarInterfaces.cpp.inc"
+
 #define GET_OP_CLASSES
 #include "telar/dialects/Telar/TelarOps.cpp.inc"

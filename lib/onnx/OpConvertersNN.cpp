@@ -4,6 +4,8 @@
 
 #include "telar/dialects/Telar/TelarOps.h"
 
+#include "llvm/ADT/StringExtras.h"
+
 #include <cctype>
 #include <map>
 #include <set>
@@ -53,7 +55,10 @@ LogicalResult convertGemm(OpContext &c) {
   return c.done(y);
 }
 
-/// Makes the equation explicit and expands `...` into fresh letters.
+/// Parses ONNX's equation into the op's #telar.einsum labels: an implicit
+/// output is made explicit (the letters used once, in alphabetical order,
+/// after the ellipsis dimensions) and `...` is expanded into fresh letters
+/// for the inputs' ranks. This is the only place an equation is parsed.
 LogicalResult convertEinsum(OpContext &c) {
   std::string eq;
   for (char ch : c.getString("equation", ""))
@@ -107,36 +112,65 @@ LogicalResult convertEinsum(OpContext &c) {
       ellLetters.push_back(ch);
   if ((int64_t)ellLetters.size() < maxEll)
     return c.fail("equation '" + eq + "' uses too many dimensions");
-  auto expand = [&](llvm::StringRef term, int64_t rank) {
-    std::string out;
+  // The labels of `term`, its `...` standing for the last `rank` ellipsis
+  // letters.
+  auto labelsOf = [&](llvm::StringRef term, int64_t rank,
+                      llvm::SmallVector<int64_t> &labels) -> LogicalResult {
     size_t pos = term.find("...");
-    if (pos == llvm::StringRef::npos)
-      return term.str();
-    out = term.take_front(pos).str();
-    out += ellLetters.substr(maxEll - rank, rank);
-    out += term.drop_front(pos + 3).str();
-    return out;
+    std::string letters = term.str();
+    if (pos != llvm::StringRef::npos)
+      letters = term.take_front(pos).str() +
+                ellLetters.substr(maxEll - rank, rank) +
+                term.drop_front(pos + 3).str();
+    for (char ch : letters) {
+      std::optional<int64_t> label = EinsumEquationAttr::getLabelOfLetter(ch);
+      if (!label) {
+        // Name printable characters; others (e.g. UTF-8 bytes) by code.
+        std::string what =
+            llvm::isPrint(ch)
+                ? "'" + std::string(1, ch) + "'"
+                : "byte " + llvm::utohexstr(static_cast<unsigned char>(ch));
+        return c.fail("equation '" + eq + "' has " + what +
+                      " where a letter is expected");
+      }
+      labels.push_back(*label);
+    }
+    return success();
   };
-  std::string newEq;
+  llvm::SmallVector<llvm::SmallVector<int64_t>> inputs(terms.size());
   std::map<char, int> counts;
   for (size_t i = 0; i < terms.size(); ++i) {
-    std::string t = expand(terms[i], ellRank[i]);
+    if (failed(labelsOf(terms[i], ellRank[i], inputs[i])))
+      return failure();
     for (char ch : terms[i])
       if (std::isalpha(static_cast<unsigned char>(ch)))
         counts[ch]++;
-    newEq += (i ? "," : "") + t;
   }
-  std::string out;
+  llvm::SmallVector<int64_t> output;
   if (explicitOut) {
-    out = expand(rhs, maxEll);
+    if (failed(labelsOf(rhs, maxEll, output)))
+      return failure();
   } else {
-    out = ellLetters;
+    std::string out = ellLetters;
     for (auto [ch, n] : counts)
       if (n == 1)
         out.push_back(ch);
+    if (failed(labelsOf(out, 0, output)))
+      return failure();
   }
-  newEq += "->" + out;
-  return c.done(c.create<EinsumOp>(operands, {c.str("equation", newEq)}));
+  for (auto [i, label] : llvm::enumerate(output)) {
+    std::string letter(1, EinsumEquationAttr::getLabelLetter(label));
+    if (llvm::is_contained(llvm::ArrayRef(output).take_front(i), label))
+      return c.fail("equation '" + eq + "': output letter '" + letter +
+                    "' appears twice");
+    if (llvm::none_of(inputs, [&](const llvm::SmallVector<int64_t> &t) {
+          return llvm::is_contained(t, label);
+        }))
+      return c.fail("equation '" + eq + "': output letter '" + letter +
+                    "' appears in no input");
+  }
+  auto equation = EinsumEquationAttr::get(c.b.getContext(), inputs, output);
+  return c.done(c.create<EinsumOp>(operands, {c.named("equation", equation)}));
 }
 
 /// Strides, dilations and explicit pads of a windowed op, with auto_pad

@@ -187,26 +187,25 @@ struct MatMulLowering : OpConversionPattern<MatMulOp> {
 // Einsum
 //===----------------------------------------------------------------------===//
 
+/// The op's #telar.einsum labels, as letter strings for the term
+/// arithmetic below (one letter per label; the attribute is verified).
 struct Equation {
   SmallVector<std::string> inputs;
   std::string output;
 };
 
-/// Splits an explicit equation (the dialect has verified it) into terms.
-Equation splitEquation(StringRef text) {
-  std::string eq;
-  for (char ch : text)
-    if (ch != ' ')
-      eq.push_back(ch);
-  StringRef s(eq);
-  size_t arrow = s.find("->");
-  Equation result;
-  SmallVector<StringRef> terms;
-  s.take_front(arrow).split(terms, ',');
-  for (StringRef term : terms)
-    result.inputs.push_back(term.str());
-  result.output = s.drop_front(arrow + 2).str();
-  return result;
+Equation equationOf(EinsumEquationAttr attr) {
+  auto letters = [](ArrayRef<int64_t> labels) {
+    std::string s;
+    for (int64_t l : labels)
+      s.push_back(EinsumEquationAttr::getLabelLetter(l));
+    return s;
+  };
+  Equation eq;
+  for (size_t i = 0, e = attr.getNumInputs(); i < e; ++i)
+    eq.inputs.push_back(letters(attr.getInputLabels(i)));
+  eq.output = letters(attr.getOutputLabels());
+  return eq;
 }
 
 bool hasRepeatedLetter(StringRef term) {
@@ -295,7 +294,7 @@ struct EinsumLowering : OpConversionPattern<EinsumOp> {
     Type element = resultType.getElementType();
     if (element.isInteger(1))
       return rewriter.notifyMatchFailure(op, "boolean einsum is not supported");
-    Equation eq = splitEquation(op.getEquation());
+    Equation eq = equationOf(op.getEquation());
     ValueRange inputs = adaptor.getInputs();
     if (eq.inputs.size() != inputs.size())
       return rewriter.notifyMatchFailure(op, "equation does not match inputs");

@@ -68,10 +68,7 @@ protected:
   std::string rule(Operation *op) {
     std::string s;
     llvm::raw_string_ostream os(s);
-    auto iface = cast<shard::ShardingInterface>(op);
-    ShardingRule r{iface.getLoopIteratorTypes(), iface.getIndexingMaps(),
-                   iface.getReductionLoopIteratorKinds()};
-    r.print(os, op->getNumOperands());
+    Attribute(cast<ShardingRuleOpInterface>(op).getShardingRule()).print(os);
     return s;
   }
   MLIRContext ctx;
@@ -109,16 +106,53 @@ TEST_F(DialectTest, ShardingRules) {
   Location loc = builder.getUnknownLoc();
   Value x = arg({2, 8, 64}), w = arg({64});
   auto add = AddOp::create(builder, loc, x, w);
-  EXPECT_EQ(rule(add), "([d0, d1, d2], [d2]) -> ([d0, d1, d2]) {parallel, parallel, parallel}");
+  EXPECT_EQ(rule(add), "#telar.sharding_rule<([i, j, k], [k]) -> ([i, j, k]) "
+                       "{i=2, j=8, k=64}>");
   auto reshape = ReshapeOp::create(builder, loc, add,
                                    builder.getDenseI64ArrayAttr({2, 8, 4, 16}));
-  EXPECT_EQ(rule(reshape), "([d0, d1, d2 * 16 + d3]) -> ([d0, d1, d2, d3]) "
-                           "{parallel, parallel, parallel, parallel}");
+  EXPECT_EQ(rule(reshape), "#telar.sharding_rule<([i, j, (k, l)]) -> "
+                           "([i, j, k, l]) {i=2, j=8, k=4, l=16}>");
   auto sum = ReduceSumOp::create(builder, loc, x, builder.getDenseI64ArrayAttr({2}),
                                  builder.getBoolAttr(true));
-  EXPECT_EQ(rule(sum), "([d0, d1, d2]) -> ([d0, d1, 0]) {parallel, parallel, reduction:sum}");
+  EXPECT_EQ(rule(sum), "#telar.sharding_rule<([i, j, k]) -> ([i, j, ()]) "
+                       "{i=2, j=8, k=64} reduction={k:sum}>");
   auto softmax = SoftmaxOp::create(builder, loc, x, builder.getI64IntegerAttr(-1));
-  EXPECT_EQ(rule(softmax), "([d0, d1, 0]) -> ([d0, d1, 0]) {parallel, parallel}");
+  EXPECT_EQ(rule(softmax), "#telar.sharding_rule<([i, j, k]) -> ([i, j, k]) "
+                           "{i=2, j=8, k=64} need_replication={k}>");
+}
+
+// A rule is built once per op signature: ops that differ only in their
+// discardable attributes share it; another shape gets its own.
+TEST_F(DialectTest, ShardingRulesAreCached) {
+  Location loc = builder.getUnknownLoc();
+  ShardingRuleCache &cache =
+      ctx.getLoadedDialect<TelarDialect>()->getShardingRuleCache();
+  size_t before = cache.size();
+  Value a = arg({4, 16}), b = arg({16, 8});
+  auto m1 = MatMulOp::create(builder, loc, a, b);
+  auto m2 = MatMulOp::create(builder, loc, a, b);
+  m1->setAttr("telar.name", builder.getStringAttr("first"));
+  m2->setAttr("telar.name", builder.getStringAttr("second"));
+  ShardingRuleAttr r1 = m1.getShardingRule();
+  EXPECT_EQ(cache.size(), before + 1);
+  EXPECT_EQ(m2.getShardingRule(), r1);
+  EXPECT_EQ(m1.getShardingRule(), r1);
+  EXPECT_EQ(cache.size(), before + 1);
+  EXPECT_EQ(r1, m1.buildShardingRule());
+  auto m3 = MatMulOp::create(builder, loc, b, arg({8, 2}));
+  EXPECT_NE(m3.getShardingRule(), r1);
+  EXPECT_EQ(cache.size(), before + 2);
+  EXPECT_TRUE(succeeded(verifyShardingRule(m3, m3.getShardingRule())));
+  // Inherent attributes are part of the signature: softmax over axis 1 and
+  // over axis 0 of one type are two entries with two rules.
+  Value x = arg({4, 8});
+  auto s1 = SoftmaxOp::create(builder, loc, x, builder.getI64IntegerAttr(1));
+  auto s0 = SoftmaxOp::create(builder, loc, x, builder.getI64IntegerAttr(0));
+  EXPECT_NE(s1.getShardingRule(), s0.getShardingRule());
+  EXPECT_EQ(cache.size(), before + 4);
+  // A rule of other types does not verify against this op.
+  ScopedDiagnosticHandler quiet(&ctx, [](Diagnostic &) { return success(); });
+  EXPECT_TRUE(failed(verifyShardingRule(m3, r1)));
 }
 
 TEST_F(DialectTest, FoldsShapeMath) {

@@ -8,17 +8,21 @@ include "mlir/Pass/PassBase.td"
 def TestTelarShardingRules : Pass<"test-telar-sharding-rules"> {
   let summary = "Print every telar op's sharding rule as a remark";
   let description = [{
-    A test pass (Triton style: analyses exposed for lit). For each op that
-    implements the `shard` dialect's ShardingInterface it emits one remark
-    with the op's rule on one line: the indexing map of every operand, then
-    of every result, and the loops' iterator types, e.g.
+    A test pass (Triton style: analyses exposed for lit). For every telar
+    op it emits one remark with the op's `#telar.sharding_rule`, as
+    `ShardingRuleOpInterface::getShardingRule` returns it, e.g. for a
+    matmul
 
     ```
-    ([d0, d2], [d2, d1]) -> ([d0, d1]) {parallel, parallel, reduction:sum}
+    #telar.sharding_rule<([i, k], [k, j]) -> ([i, j]) {i=4, j=8, k=16} reduction={k:sum}>
     ```
 
-    Expressions are affine in the loops `d<i>`; a constant means the
-    dimension is not split by any loop (broadcast, or kept whole).
+    and checks it: the rule must match the op's operand and result types,
+    and the printed text must parse back to the same attribute; a telar op
+    without a rule is an error. A rule written on any op as its
+    `sharding_rule` attribute is checked against that op's types (remark
+    "sharding rule matches the op's types", or the mismatch as an error),
+    which is how the verifier is tested.
   }];
 }
 

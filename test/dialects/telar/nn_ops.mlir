@@ -147,9 +147,9 @@ func.func @matmul_dynamic(%a: tensor<?x?x64xf32>, %b: tensor<?x32xf32>) -> tenso
 // -----
 
 // CHECK-LABEL: func @einsum
-// CHECK: telar.einsum %{{.*}}, %{{.*}} {equation = "bsd,edh->bseh"} : (tensor<2x8x16xf32>, tensor<4x16x32xf32>) -> tensor<2x8x4x32xf32>
+// CHECK: telar.einsum %{{.*}}, %{{.*}} {equation = #telar.einsum<[b, s, d], [e, d, h] -> [b, s, e, h]>} : (tensor<2x8x16xf32>, tensor<4x16x32xf32>) -> tensor<2x8x4x32xf32>
 func.func @einsum(%x: tensor<2x8x16xf32>, %w: tensor<4x16x32xf32>) -> tensor<2x8x4x32xf32> {
-  %y = telar.einsum %x, %w {equation = "bsd,edh->bseh"} : (tensor<2x8x16xf32>, tensor<4x16x32xf32>) -> tensor<2x8x4x32xf32>
+  %y = telar.einsum %x, %w {equation = #telar.einsum<[b, s, d], [e, d, h] -> [b, s, e, h]>} : (tensor<2x8x16xf32>, tensor<4x16x32xf32>) -> tensor<2x8x4x32xf32>
   return %y : tensor<2x8x4x32xf32>
 }
 
@@ -157,9 +157,9 @@ func.func @einsum(%x: tensor<2x8x16xf32>, %w: tensor<4x16x32xf32>) -> tensor<2x8
 
 // Trace: a letter repeated in one input; spaces are ignored.
 // CHECK-LABEL: func @einsum_trace
-// CHECK: telar.einsum %{{.*}} {equation = "ii -> "} : (tensor<5x5xf32>) -> tensor<f32>
+// CHECK: telar.einsum %{{.*}} {equation = #telar.einsum<[i, i] -> []>} : (tensor<5x5xf32>) -> tensor<f32>
 func.func @einsum_trace(%x: tensor<5x5xf32>) -> tensor<f32> {
-  %y = telar.einsum %x {equation = "ii -> "} : (tensor<5x5xf32>) -> tensor<f32>
+  %y = telar.einsum %x {equation = #telar.einsum<[i, i] -> []>} : (tensor<5x5xf32>) -> tensor<f32>
   return %y : tensor<f32>
 }
 

@@ -160,29 +160,18 @@ func.func @matmul_result(%a: tensor<2x3xf32>, %b: tensor<3x5xf32>) -> tensor<2x4
 
 // -----
 
-func.func @einsum_ellipsis(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
-  // expected-error @+2 {{einsum: equation "...ij->...ij" has an ellipsis; the importer must expand '...' into letters}}
-  // expected-error @+1 {{failed to infer returned types}}
-  %y = telar.einsum %x {equation = "...ij->...ij"} : (tensor<2x3xf32>) -> tensor<2x3xf32>
-  return %y : tensor<2x3xf32>
+func.func @einsum_label(%x: tensor<2x3xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{einsum: a label is one letter, got 'ij'}}
+  %y = telar.einsum %x {equation = #telar.einsum<[ij] -> [i]>} : (tensor<2x3xf32>) -> tensor<2xf32>
+  return %y : tensor<2xf32>
 }
 
 // -----
 
-func.func @einsum_implicit(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
-  // expected-error @+2 {{einsum: equation "ij" needs an explicit output ('->')}}
-  // expected-error @+1 {{failed to infer returned types}}
-  %y = telar.einsum %x {equation = "ij"} : (tensor<2x3xf32>) -> tensor<2x3xf32>
-  return %y : tensor<2x3xf32>
-}
-
-// -----
-
-func.func @einsum_character(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
-  // expected-error @+2 {{einsum: equation "i1->i" has '1' where a letter is expected}}
-  // expected-error @+1 {{failed to infer returned types}}
-  %y = telar.einsum %x {equation = "i1->i"} : (tensor<2x3xf32>) -> tensor<2x3xf32>
-  return %y : tensor<2x3xf32>
+func.func @einsum_no_input(%x: tensor<2x3xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{expected '['}}
+  %y = telar.einsum %x {equation = #telar.einsum< -> [i]>} : (tensor<2x3xf32>) -> tensor<2xf32>
+  return %y : tensor<2xf32>
 }
 
 // -----
@@ -190,7 +179,7 @@ func.func @einsum_character(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
 func.func @einsum_operands(%x: tensor<2x3xf32>) -> tensor<2xf32> {
   // expected-error @+2 {{einsum: equation "ij,jk->i" has 2 input terms but the op has 1 inputs}}
   // expected-error @+1 {{failed to infer returned types}}
-  %y = telar.einsum %x {equation = "ij,jk->i"} : (tensor<2x3xf32>) -> tensor<2xf32>
+  %y = telar.einsum %x {equation = #telar.einsum<[i, j], [j, k] -> [i]>} : (tensor<2x3xf32>) -> tensor<2xf32>
   return %y : tensor<2xf32>
 }
 
@@ -199,7 +188,7 @@ func.func @einsum_operands(%x: tensor<2x3xf32>) -> tensor<2xf32> {
 func.func @einsum_rank(%x: tensor<2x3xf32>) -> tensor<2xf32> {
   // expected-error @+2 {{einsum: term "ijk" has 3 letters but input 0 'tensor<2x3xf32>' has rank 2}}
   // expected-error @+1 {{failed to infer returned types}}
-  %y = telar.einsum %x {equation = "ijk->i"} : (tensor<2x3xf32>) -> tensor<2xf32>
+  %y = telar.einsum %x {equation = #telar.einsum<[i, j, k] -> [i]>} : (tensor<2x3xf32>) -> tensor<2xf32>
   return %y : tensor<2xf32>
 }
 
@@ -208,25 +197,23 @@ func.func @einsum_rank(%x: tensor<2x3xf32>) -> tensor<2xf32> {
 func.func @einsum_sizes(%a: tensor<2x3xf32>, %b: tensor<4x5xf32>) -> tensor<2x5xf32> {
   // expected-error @+2 {{einsum: letter 'j' has size 3 and 4 (input 1 'tensor<4x5xf32>')}}
   // expected-error @+1 {{failed to infer returned types}}
-  %c = telar.einsum %a, %b {equation = "ij,jk->ik"} : (tensor<2x3xf32>, tensor<4x5xf32>) -> tensor<2x5xf32>
+  %c = telar.einsum %a, %b {equation = #telar.einsum<[i, j], [j, k] -> [i, k]>} : (tensor<2x3xf32>, tensor<4x5xf32>) -> tensor<2x5xf32>
   return %c : tensor<2x5xf32>
 }
 
 // -----
 
 func.func @einsum_output_letter(%x: tensor<2x3xf32>) -> tensor<2x4xf32> {
-  // expected-error @+2 {{einsum: output letter 'k' appears in no input of "ij->ik"}}
-  // expected-error @+1 {{failed to infer returned types}}
-  %y = telar.einsum %x {equation = "ij->ik"} : (tensor<2x3xf32>) -> tensor<2x4xf32>
+  // expected-error @+1 {{einsum: output label 'k' appears in no input}}
+  %y = telar.einsum %x {equation = #telar.einsum<[i, j] -> [i, k]>} : (tensor<2x3xf32>) -> tensor<2x4xf32>
   return %y : tensor<2x4xf32>
 }
 
 // -----
 
 func.func @einsum_output_twice(%x: tensor<2x3xf32>) -> tensor<2x2xf32> {
-  // expected-error @+2 {{einsum: output letter 'i' appears twice in "ij->ii"}}
-  // expected-error @+1 {{failed to infer returned types}}
-  %y = telar.einsum %x {equation = "ij->ii"} : (tensor<2x3xf32>) -> tensor<2x2xf32>
+  // expected-error @+1 {{einsum: output label 'i' appears twice}}
+  %y = telar.einsum %x {equation = #telar.einsum<[i, j] -> [i, i]>} : (tensor<2x3xf32>) -> tensor<2x2xf32>
   return %y : tensor<2x2xf32>
 }
 
@@ -235,7 +222,7 @@ func.func @einsum_output_twice(%x: tensor<2x3xf32>) -> tensor<2x2xf32> {
 func.func @einsum_element_type(%a: tensor<2x3xf32>, %b: tensor<3xf16>) -> tensor<2xf32> {
   // expected-error @+2 {{einsum: input 1 'tensor<3xf16>' must have the element type of input 0 'tensor<2x3xf32>'}}
   // expected-error @+1 {{failed to infer returned types}}
-  %c = telar.einsum %a, %b {equation = "ij,j->i"} : (tensor<2x3xf32>, tensor<3xf16>) -> tensor<2xf32>
+  %c = telar.einsum %a, %b {equation = #telar.einsum<[i, j], [j] -> [i]>} : (tensor<2x3xf32>, tensor<3xf16>) -> tensor<2xf32>
   return %c : tensor<2xf32>
 }
 

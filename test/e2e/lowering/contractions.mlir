@@ -73,7 +73,7 @@ func.func @matmul_int(%a0: tensor<2x3xi64>, %a1: tensor<3x2xi64>) {
 
 // attention scores: transposed rhs, batch_matmul
 func.func @einsum_bhqd_bhkd__bhqk(%a0: tensor<2x2x3x4xf32>, %a1: tensor<2x2x2x4xf32>) {
-  %r = telar.einsum %a0, %a1 {equation = "bhqd,bhkd->bhqk"} : (tensor<2x2x3x4xf32>, tensor<2x2x2x4xf32>) -> tensor<2x2x3x2xf32>
+  %r = telar.einsum %a0, %a1 {equation = #telar.einsum<[b, h, q, d], [b, h, k, d] -> [b, h, q, k]>} : (tensor<2x2x3x4xf32>, tensor<2x2x2x4xf32>) -> tensor<2x2x3x2xf32>
   %f = tensor.collapse_shape %r [[0, 1, 2, 3]] : tensor<2x2x3x2xf32> into tensor<24xf32>
   %u = tensor.cast %f : tensor<24xf32> to tensor<*xf32>
   call @printMemrefF32(%u) : (tensor<*xf32>) -> ()
@@ -84,7 +84,7 @@ func.func @einsum_bhqd_bhkd__bhqk(%a0: tensor<2x2x3x4xf32>, %a1: tensor<2x2x2x4x
 
 // MoE expert batch
 func.func @einsum_ecm_emh__ech(%a0: tensor<2x3x4xf32>, %a1: tensor<2x4x2xf32>) {
-  %r = telar.einsum %a0, %a1 {equation = "ecm,emh->ech"} : (tensor<2x3x4xf32>, tensor<2x4x2xf32>) -> tensor<2x3x2xf32>
+  %r = telar.einsum %a0, %a1 {equation = #telar.einsum<[e, c, m], [e, m, h] -> [e, c, h]>} : (tensor<2x3x4xf32>, tensor<2x4x2xf32>) -> tensor<2x3x2xf32>
   %f = tensor.collapse_shape %r [[0, 1, 2]] : tensor<2x3x2xf32> into tensor<12xf32>
   %u = tensor.cast %f : tensor<12xf32> to tensor<*xf32>
   call @printMemrefF32(%u) : (tensor<*xf32>) -> ()
@@ -95,7 +95,7 @@ func.func @einsum_ecm_emh__ech(%a0: tensor<2x3x4xf32>, %a1: tensor<2x4x2xf32>) {
 
 // rows folded, output transposed
 func.func @einsum_bsd_dh__bhs(%a0: tensor<2x3x4xf32>, %a1: tensor<4x2xf32>) {
-  %r = telar.einsum %a0, %a1 {equation = "bsd,dh->bhs"} : (tensor<2x3x4xf32>, tensor<4x2xf32>) -> tensor<2x2x3xf32>
+  %r = telar.einsum %a0, %a1 {equation = #telar.einsum<[b, s, d], [d, h] -> [b, h, s]>} : (tensor<2x3x4xf32>, tensor<4x2xf32>) -> tensor<2x2x3xf32>
   %f = tensor.collapse_shape %r [[0, 1, 2]] : tensor<2x2x3xf32> into tensor<12xf32>
   %u = tensor.cast %f : tensor<12xf32> to tensor<*xf32>
   call @printMemrefF32(%u) : (tensor<*xf32>) -> ()
@@ -106,7 +106,7 @@ func.func @einsum_bsd_dh__bhs(%a0: tensor<2x3x4xf32>, %a1: tensor<4x2xf32>) {
 
 // diagonal
 func.func @einsum_ii__i(%a0: tensor<3x3xf32>) {
-  %r = telar.einsum %a0 {equation = "ii->i"} : (tensor<3x3xf32>) -> tensor<3xf32>
+  %r = telar.einsum %a0 {equation = #telar.einsum<[i, i] -> [i]>} : (tensor<3x3xf32>) -> tensor<3xf32>
   %u = tensor.cast %r : tensor<3xf32> to tensor<*xf32>
   call @printMemrefF32(%u) : (tensor<*xf32>) -> ()
   return
@@ -116,7 +116,7 @@ func.func @einsum_ii__i(%a0: tensor<3x3xf32>) {
 
 // trace
 func.func @einsum_ii__(%a0: tensor<3x3xf32>) {
-  %r = telar.einsum %a0 {equation = "ii->"} : (tensor<3x3xf32>) -> tensor<f32>
+  %r = telar.einsum %a0 {equation = #telar.einsum<[i, i] -> []>} : (tensor<3x3xf32>) -> tensor<f32>
   %u = tensor.cast %r : tensor<f32> to tensor<*xf32>
   call @printMemrefF32(%u) : (tensor<*xf32>) -> ()
   return
@@ -126,7 +126,7 @@ func.func @einsum_ii__(%a0: tensor<3x3xf32>) {
 
 // three operands: one generic
 func.func @einsum_ij_jk_kl__il(%a0: tensor<2x3xf32>, %a1: tensor<3x2xf32>, %a2: tensor<2x2xf32>) {
-  %r = telar.einsum %a0, %a1, %a2 {equation = "ij,jk,kl->il"} : (tensor<2x3xf32>, tensor<3x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
+  %r = telar.einsum %a0, %a1, %a2 {equation = #telar.einsum<[i, j], [j, k], [k, l] -> [i, l]>} : (tensor<2x3xf32>, tensor<3x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
   %f = tensor.collapse_shape %r [[0, 1]] : tensor<2x2xf32> into tensor<4xf32>
   %u = tensor.cast %f : tensor<4xf32> to tensor<*xf32>
   call @printMemrefF32(%u) : (tensor<*xf32>) -> ()
@@ -137,7 +137,7 @@ func.func @einsum_ij_jk_kl__il(%a0: tensor<2x3xf32>, %a1: tensor<3x2xf32>, %a2: 
 
 // outer product: nothing contracted
 func.func @einsum_i_j__ij(%a0: tensor<3xf32>, %a1: tensor<2xf32>) {
-  %r = telar.einsum %a0, %a1 {equation = "i,j->ij"} : (tensor<3xf32>, tensor<2xf32>) -> tensor<3x2xf32>
+  %r = telar.einsum %a0, %a1 {equation = #telar.einsum<[i], [j] -> [i, j]>} : (tensor<3xf32>, tensor<2xf32>) -> tensor<3x2xf32>
   %f = tensor.collapse_shape %r [[0, 1]] : tensor<3x2xf32> into tensor<6xf32>
   %u = tensor.cast %f : tensor<6xf32> to tensor<*xf32>
   call @printMemrefF32(%u) : (tensor<*xf32>) -> ()
@@ -148,7 +148,7 @@ func.func @einsum_i_j__ij(%a0: tensor<3xf32>, %a1: tensor<2xf32>) {
 
 // plain reduction
 func.func @einsum_bij__bj(%a0: tensor<2x3x2xf32>) {
-  %r = telar.einsum %a0 {equation = "bij->bj"} : (tensor<2x3x2xf32>) -> tensor<2x2xf32>
+  %r = telar.einsum %a0 {equation = #telar.einsum<[b, i, j] -> [b, j]>} : (tensor<2x3x2xf32>) -> tensor<2x2xf32>
   %f = tensor.collapse_shape %r [[0, 1]] : tensor<2x2xf32> into tensor<4xf32>
   %u = tensor.cast %f : tensor<4xf32> to tensor<*xf32>
   call @printMemrefF32(%u) : (tensor<*xf32>) -> ()
@@ -159,7 +159,7 @@ func.func @einsum_bij__bj(%a0: tensor<2x3x2xf32>) {
 
 // row-wise dot: no rows or columns
 func.func @einsum_ij_ij__i(%a0: tensor<2x3xf32>, %a1: tensor<2x3xf32>) {
-  %r = telar.einsum %a0, %a1 {equation = "ij,ij->i"} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2xf32>
+  %r = telar.einsum %a0, %a1 {equation = #telar.einsum<[i, j], [i, j] -> [i]>} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2xf32>
   %u = tensor.cast %r : tensor<2xf32> to tensor<*xf32>
   call @printMemrefF32(%u) : (tensor<*xf32>) -> ()
   return

@@ -71,7 +71,7 @@ func.func @matmul_f16(%a: tensor<2x3xf16>, %b: tensor<3x2xf16>) -> tensor<2x2xf1
 // CHECK: linalg.batch_matmul ins(%[[A]], %[[B]] : tensor<8x10x8xf32>, tensor<8x8x16xf32>)
 // CHECK: tensor.expand_shape {{.+}} into tensor<2x4x10x16xf32>
 func.func @einsum_scores(%q: tensor<2x4x10x8xf32>, %k: tensor<2x4x16x8xf32>) -> tensor<2x4x10x16xf32> {
-  %0 = telar.einsum %q, %k {equation = "bhqd,bhkd->bhqk"} : (tensor<2x4x10x8xf32>, tensor<2x4x16x8xf32>) -> tensor<2x4x10x16xf32>
+  %0 = telar.einsum %q, %k {equation = #telar.einsum<[b, h, q, d], [b, h, k, d] -> [b, h, q, k]>} : (tensor<2x4x10x8xf32>, tensor<2x4x16x8xf32>) -> tensor<2x4x10x16xf32>
   return %0 : tensor<2x4x10x16xf32>
 }
 
@@ -83,7 +83,7 @@ func.func @einsum_scores(%q: tensor<2x4x10x8xf32>, %k: tensor<2x4x16x8xf32>) -> 
 // CHECK: linalg.matmul ins(%{{.+}}, %{{.+}} : tensor<6x4xf32>, tensor<4x5xf32>)
 // CHECK: linalg.transpose ins(%{{.+}} : tensor<2x3x5xf32>) outs(%{{.+}} : tensor<2x5x3xf32>) permutation = [0, 2, 1]
 func.func @einsum_rows(%x: tensor<2x3x4xf32>, %w: tensor<4x5xf32>) -> tensor<2x5x3xf32> {
-  %0 = telar.einsum %x, %w {equation = "bsd,dh->bhs"} : (tensor<2x3x4xf32>, tensor<4x5xf32>) -> tensor<2x5x3xf32>
+  %0 = telar.einsum %x, %w {equation = #telar.einsum<[b, s, d], [d, h] -> [b, h, s]>} : (tensor<2x3x4xf32>, tensor<4x5xf32>) -> tensor<2x5x3xf32>
   return %0 : tensor<2x5x3xf32>
 }
 
@@ -95,7 +95,7 @@ func.func @einsum_rows(%x: tensor<2x3x4xf32>, %w: tensor<4x5xf32>) -> tensor<2x5
 // CHECK-LABEL: func.func @einsum_diagonal
 // CHECK: linalg.generic {indexing_maps = [#[[DIAG]], #[[ID]]], iterator_types = ["parallel"]}
 func.func @einsum_diagonal(%a: tensor<3x3xf32>) -> tensor<3xf32> {
-  %0 = telar.einsum %a {equation = "ii->i"} : (tensor<3x3xf32>) -> tensor<3xf32>
+  %0 = telar.einsum %a {equation = #telar.einsum<[i, i] -> [i]>} : (tensor<3x3xf32>) -> tensor<3xf32>
   return %0 : tensor<3xf32>
 }
 
@@ -112,7 +112,7 @@ func.func @einsum_diagonal(%a: tensor<3x3xf32>) -> tensor<3xf32> {
 // CHECK: arith.mulf
 // CHECK: arith.addf
 func.func @einsum_chain(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>, %c: tensor<4x5xf32>) -> tensor<2x5xf32> {
-  %0 = telar.einsum %a, %b, %c {equation = "ij,jk,kl->il"} : (tensor<2x3xf32>, tensor<3x4xf32>, tensor<4x5xf32>) -> tensor<2x5xf32>
+  %0 = telar.einsum %a, %b, %c {equation = #telar.einsum<[i, j], [j, k], [k, l] -> [i, l]>} : (tensor<2x3xf32>, tensor<3x4xf32>, tensor<4x5xf32>) -> tensor<2x5xf32>
   return %0 : tensor<2x5xf32>
 }
 
@@ -215,6 +215,6 @@ func.func @average_pool_exclude_pad(%x: tensor<1x1x3x4xf32>) -> tensor<1x1x3x4xf
 // ONNX Einsum has no boolean form; nothing lowers it.
 func.func @einsum_bool(%a: tensor<2x3xi1>, %b: tensor<3x2xi1>) -> tensor<2x2xi1> {
   // expected-error @+1 {{failed to legalize operation 'telar.einsum'}}
-  %0 = telar.einsum %a, %b {equation = "ij,jk->ik"} : (tensor<2x3xi1>, tensor<3x2xi1>) -> tensor<2x2xi1>
+  %0 = telar.einsum %a, %b {equation = #telar.einsum<[i, j], [j, k] -> [i, k]>} : (tensor<2x3xi1>, tensor<3x2xi1>) -> tensor<2x2xi1>
   return %0 : tensor<2x2xi1>
 }

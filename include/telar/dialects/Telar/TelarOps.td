@@ -263,24 +263,28 @@ class Telar_ReduceOp<string mnemonic, string kind, Type operandType = Telar_Tens
                        DefaultValuedAttr<BoolAttr, "true">:$keepdims);
   let results = (outs operandType:$output);
   let inferBody = "return ::mlir::telar::inferReduce(location, adaptor.getInput().getType(), adaptor.getAxes(), adaptor.getKeepdims(), nullptr, inferredReturnTypes);";
-  let ruleBody = "return ::mlir::telar::reduceRule(getOperation(), getAxes(), getKeepdims(), ::mlir::shard::ReductionKind::" # kind # ");";
+  let ruleBody = "return ::mlir::telar::reduceRule(getOperation(), getAxes(), getKeepdims(), ::mlir::telar::FactorKind::" # kind # ");";
   let description = "Reduces `input` over `axes` (all axes when empty; negative "
     # "axes count from the back), keeping reduced axes as size 1 when `keepdims`. "
-    # "Opsets that pass axes as an input import to the same op.\n\n```mlir\n"
+    # "Opsets that pass axes as an input import to the same op. In the "
+    # "sharding rule the reduced axes are reductions of the op's kind (sum, "
+    # "max, min, mean, prod; mean averages the partial means of equal blocks), "
+    # "or must stay whole where partial results do not combine (reduce_l2, "
+    # "reduce_log_sum, reduce_log_sum_exp).\n\n```mlir\n"
     # "%y = telar." # mnemonic # " %x {axes = array<i64: 1>, keepdims = false} "
     # ": (tensor<2x3xf32>) -> tensor<2xf32>\n```";
 }
 
 def Telar_ReduceSumOp : Telar_ReduceOp<"reduce_sum", "Sum"> { let summary = "sum (ONNX ReduceSum, GlobalAveragePool's sum)"; }
-def Telar_ReduceMeanOp : Telar_ReduceOp<"reduce_mean", "Average"> { let summary = "mean (ONNX ReduceMean, GlobalAveragePool)"; }
+def Telar_ReduceMeanOp : Telar_ReduceOp<"reduce_mean", "Mean"> { let summary = "mean (ONNX ReduceMean, GlobalAveragePool)"; }
 def Telar_ReduceMaxOp : Telar_ReduceOp<"reduce_max", "Max"> { let summary = "max (ONNX ReduceMax, GlobalMaxPool)"; }
 def Telar_ReduceMinOp : Telar_ReduceOp<"reduce_min", "Min"> { let summary = "min (ONNX ReduceMin)"; }
-def Telar_ReduceProdOp : Telar_ReduceOp<"reduce_prod", "Product"> { let summary = "product (ONNX ReduceProd)"; }
+def Telar_ReduceProdOp : Telar_ReduceOp<"reduce_prod", "Prod"> { let summary = "product (ONNX ReduceProd)"; }
 def Telar_ReduceL1Op : Telar_ReduceOp<"reduce_l1", "Sum"> { let summary = "sum of |x| (ONNX ReduceL1)"; }
-def Telar_ReduceL2Op : Telar_ReduceOp<"reduce_l2", "Generic"> { let summary = "sqrt of sum of x^2 (ONNX ReduceL2)"; }
+def Telar_ReduceL2Op : Telar_ReduceOp<"reduce_l2", "NeedReplication"> { let summary = "sqrt of sum of x^2 (ONNX ReduceL2)"; }
 def Telar_ReduceSumSquareOp : Telar_ReduceOp<"reduce_sum_square", "Sum"> { let summary = "sum of x^2 (ONNX ReduceSumSquare)"; }
-def Telar_ReduceLogSumOp : Telar_ReduceOp<"reduce_log_sum", "Generic"> { let summary = "log of sum (ONNX ReduceLogSum)"; }
-def Telar_ReduceLogSumExpOp : Telar_ReduceOp<"reduce_log_sum_exp", "Generic"> { let summary = "log of sum of e^x (ONNX ReduceLogSumExp)"; }
+def Telar_ReduceLogSumOp : Telar_ReduceOp<"reduce_log_sum", "NeedReplication"> { let summary = "log of sum (ONNX ReduceLogSum)"; }
+def Telar_ReduceLogSumExpOp : Telar_ReduceOp<"reduce_log_sum_exp", "NeedReplication"> { let summary = "log of sum of e^x (ONNX ReduceLogSumExp)"; }
 
 class Telar_ArgReduceOp<string mnemonic> : Telar_Op<mnemonic> {
   let arguments = (ins Telar_Tensor:$input,
@@ -289,10 +293,12 @@ class Telar_ArgReduceOp<string mnemonic> : Telar_Op<mnemonic> {
                        DefaultValuedAttr<BoolAttr, "false">:$select_last_index);
   let results = (outs RankedTensorOf<[I64]>:$output);
   let inferBody = "return ::mlir::telar::inferArgReduce(location, adaptor.getInput().getType(), adaptor.getAxis(), adaptor.getKeepdims(), inferredReturnTypes);";
-  // Per-block indices cannot be combined without the values: the axis stays whole.
-  let ruleBody = "return ::mlir::telar::keepReducedWholeRule(getOperation(), {static_cast<int64_t>(getAxis())}, getKeepdims());";
+  // Per-block indices cannot be combined without the values: the reduced
+  // axis must stay whole.
+  let ruleBody = "return ::mlir::telar::reduceRule(getOperation(), {static_cast<int64_t>(getAxis())}, getKeepdims(), ::mlir::telar::FactorKind::NeedReplication);";
   let description = "Index (`i64`) of the " # !if(!eq(mnemonic, "arg_max"), "largest", "smallest")
-    # " element along `axis`.\n\n```mlir\n%i = telar." # mnemonic
+    # " element along `axis`. The axis must stay whole in the sharding rule: "
+    # "blocks' indices do not combine without their values.\n\n```mlir\n%i = telar." # mnemonic
     # " %x {axis = 1 : i64, keepdims = false} : (tensor<2x3xf32>) -> tensor<2xi64>\n```";
 }
 def Telar_ArgMaxOp : Telar_ArgReduceOp<"arg_max"> { let summary = "index of the maximum (ONNX ArgMax)"; }
@@ -461,18 +467,23 @@ def Telar_MatMulOp : Telar_Op<"matmul"> {
 }
 
 def Telar_EinsumOp : Telar_Op<"einsum"> {
-  let summary = "Einstein summation with an explicit equation (ONNX Einsum)";
+  let summary = "Einstein summation with an explicit, parsed equation (ONNX Einsum)";
   let description = [{
-    The equation is kept as written (implicit outputs are made explicit by
-    the importer). Its letters are the op's loops: letters on the output are
-    parallel, the others are reductions.
+    The equation is a `#telar.einsum` attribute: one list of labels per
+    input, one label per dimension, and the output's labels. The importer
+    parses ONNX's string once into it (implicit outputs made explicit,
+    `...` expanded into letters for the inputs' ranks); inference, the
+    sharding rule and the lowering read the labels. Labels on the output
+    are parallel, the others are summed; a label repeated within an input
+    takes that input's diagonal.
 
     ```mlir
-    %y = telar.einsum %x, %w {equation = "bsd,edh->bseh"}
+    %y = telar.einsum %x, %w {equation = #telar.einsum<[b, s, d], [e, d, h] -> [b, s, e, h]>}
         : (tensor<2x8x16xf32>, tensor<4x16x32xf32>) -> tensor<2x8x4x32xf32>
     ```
   }];
-  let arguments = (ins Variadic<Telar_Tensor>:$inputs, StrAttr:$equation);
+  let arguments = (ins Variadic<Telar_Tensor>:$inputs,
+                       Telar_EinsumEquationAttr:$equation);
   let results = (outs Telar_Tensor:$output);
 }
 
@@ -572,8 +583,11 @@ def Telar_ReshapeOp : Telar_Op<"reshape"> {
   let summary = "reshape to a static shape (ONNX Reshape, Flatten)";
   let description = [{
     The target shape is an attribute with every dimension resolved (ONNX's
-    `0` and `-1` are resolved by the importer). Its sharding rule maps each
-    input dimension to a (floordiv/mod) expression of the result loops.
+    `0` and `-1` are resolved by the importer). Its sharding rule writes
+    every input and result dimension as a product of factors when the
+    reshape only merges and splits dimensions (`2x12` to `6x4` is
+    `([i, (j, k)]) -> ([(i, j), k])`); any other reshape keeps the input
+    whole.
 
     ```mlir
     %y = telar.reshape %x {shape = array<i64: 2, 8, 4, 16>} : (tensor<2x8x64xf32>) -> tensor<2x8x4x16xf32>

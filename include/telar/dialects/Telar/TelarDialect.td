@@ -1,0 +1,73 @@
+//===- TelarDialect.td - The telar dialect definition ------*- tablegen -*-===//
+
+#ifndef TELAR_DIALECT_TD
+#define TELAR_DIALECT_TD
+
+include "mlir/IR/OpBase.td"
+
+def Telar_Dialect : Dialect {
+  let name = "telar";
+  let cppNamespace = "::mlir::telar";
+  // The discardable attributes the importer attaches and later stages read
+  // (`telar.<name>`). Each gets a generated `<Name>AttrHelper` on the dialect
+  // class; its static `getNameStr()` is the one spelling of the name in C++.
+  // The argument attributes (`name`, `weight`) use only `getNameStr()`: the
+  // helpers' typed accessors are for attributes on operations. Where each
+  // may appear and what it holds is checked in TelarDialect.cpp.
+  let discardableAttrs = (ins
+    "::mlir::IntegerAttr":$opset,
+    "::mlir::StringAttr":$producer,
+    "::mlir::ArrayAttr":$output_names,
+    "::mlir::StringAttr":$name,
+    "::mlir::StringAttr":$weight
+  );
+  let hasOperationAttrVerify = 1;
+  let hasRegionArgAttrVerify = 1;
+  let hasRegionResultAttrVerify = 1;
+  let summary = "Tensor-level graph IR for ONNX models";
+  let description = [{
+    The `telar` dialect holds a neural-network graph after import from ONNX.
+    Ops are tensor-level and side-effect free; shapes are static. Ops are
+    normalised rather than a mirror of ONNX: `Gemm` becomes `telar.transpose`,
+    `telar.matmul`, `telar.mul` and `telar.add`; the opset variants of ops
+    whose parameters moved from attributes to inputs (Split, Squeeze,
+    Unsqueeze, the Reduce family, Pad, Slice, Clip, Resize, TopK) become one
+    op with typed attributes. Each op states its sharding rule, a
+    `#telar.sharding_rule` attribute (factors with their sizes and kinds,
+    and the factors of every operand and result dimension) returned by
+    `ShardingRuleOpInterface::getShardingRule`. `telar-opt
+    -test-telar-sharding-rules` prints them.
+
+    Besides its ops the dialect owns a few discardable attributes, the
+    contract between the importer and the stages after it; the dialect
+    verifies where each sits and what it holds:
+
+    | attribute | on | holds |
+    | --- | --- | --- |
+    | `telar.opset` | the module | the model's ONNX opset (a positive `i64`) |
+    | `telar.producer` | the module | the model's producer name and version (a string) |
+    | `telar.output_names` | a function | the ONNX output names (strings), one per result; once results became out-parameters (the function returns nothing), one per trailing argument |
+    | `telar.name` | a function argument | the ONNX input it binds (a string, unique among the arguments) |
+    | `telar.weight` | a function argument | the weight resource it binds (a non-empty string); not on an input (`telar.name`) |
+
+    Any other `telar.*` attribute is an error, as is one of these elsewhere.
+  }];
+  let hasConstantMaterializer = 1;
+  let useDefaultAttributePrinterParser = 1;
+  let extraClassDeclaration = [{
+    /// Registers the attributes of TelarAttrs.td (TelarAttrs.cpp).
+    void registerAttributes();
+
+    /// The sharding rules built so far, by op signature (ShardingRule.cpp).
+    ::mlir::telar::ShardingRuleCache &getShardingRuleCache() {
+      return shardingRuleCache;
+    }
+
+  private:
+    ::mlir::telar::ShardingRuleCache shardingRuleCache;
+
+  public:
+  }];
+}
+
+#endif // TELAR_DIALECT_TD
