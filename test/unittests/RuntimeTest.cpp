@@ -17,6 +17,8 @@
 
 #include <cmath>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 
 using namespace telar::runtime;
 namespace artifact = telar_artifact;
@@ -466,6 +468,106 @@ TEST(RuntimeManifest, SelectProgram) {
   m.programs.push_back(m.programs[0]);
   m.programs[1].name = "main";
   EXPECT_EQ(&m.selectProgram("", "a.json"), &m.programs[1]);
+}
+
+/// An artifact around test/runtime's fake program (fake_program.c): inputs
+/// x float32[2,3], flags int64[3]; weights w float32[2,3], m float32[3,4];
+/// outputs sum, out/prod:0 = (x + w) . m (a GEMM with the weight m as b),
+/// positive, total. Its two temporaries peak at 56 bytes.
+std::string writeFakeArtifact(const std::string &name) {
+  std::string dir = ::testing::TempDir() + name;
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir + "/programs");
+  std::filesystem::create_directories(dir + "/weights");
+  std::filesystem::copy_file(TELAR_FAKE_PROGRAM, dir + "/programs/main.so");
+  Tensor w = iota(DType::Float32, {2, 3}), m = iota(DType::Float32, {3, 4});
+  std::ofstream(dir + "/weights/w.safetensors", std::ios::binary)
+      << writeSafetensors({{"w", &w}, {"m", &m}});
+  artifact::Manifest manifest;
+  manifest.targetKind = "cpu";
+  manifest.programs = {{"main", "programs/main.so", "telar_entry",
+                        {"weights/w.safetensors"}},
+                       {"bad", "programs/main.so", "telar_entry_bad_matmul",
+                        {"weights/w.safetensors"}}};
+  manifest.inputs = {{"x", "float32", {2, 3}}, {"flags", "int64", {3}}};
+  manifest.outputs = {{"sum", "float32", {2, 3}},
+                      {"out/prod:0", "float32", {2, 4}},
+                      {"positive", "bool", {2, 3}},
+                      {"total", "int64", {}}};
+  for (const char *weight : {"w", "m"}) {
+    artifact::WeightEntry e;
+    e.name = weight;
+    e.dtype = "float32";
+    e.shape = std::string(weight) == "w" ? Shape{2, 3} : Shape{3, 4};
+    e.file = "weights/w.safetensors";
+    manifest.weights.push_back(e);
+  }
+  std::ofstream(dir + "/manifest.json") << artifact::writeManifestJson(manifest);
+  return dir;
+}
+
+// Two artifacts (even of one directory) and two contexts share nothing:
+// each artifact packs its own weights, each context counts its own
+// allocations; a failed run frees what it left allocated and reports its
+// status and message.
+TEST(RuntimeArtifact, ContextsAndArtifactsAreIsolated) {
+  std::string dir = writeFakeArtifact("isolated");
+  std::unique_ptr<Artifact> one = Artifact::load(dir);
+  std::unique_ptr<Artifact> two = Artifact::load(dir);
+  std::vector<Tensor> inputs;
+  inputs.push_back(iota(DType::Float32, {2, 3}));
+  inputs.emplace_back(DType::Int64, Shape{3});
+  for (int64_t i = 0; i < 3; ++i)
+    inputs[1].data<int64_t>()[i] = 10 * i + 3;
+  std::vector<Tensor> outputs = one->allocateOutputs();
+  one->run(inputs, outputs);
+  EXPECT_EQ(outputs[3].data<int64_t>()[0], 3 + 13 + 23);
+  EXPECT_EQ(one->getContext().getPeakBytes(), 56u);
+  EXPECT_EQ(one->getContext().getCurrentBytes(), 0u);
+  EXPECT_EQ(two->getContext().getPeakBytes(), 0u);
+  // The product's weight b is packed once (the runtime's GEMM, when the
+  // CPU runs it) by the artifact that ran, not by the other one.
+  bool ownGemm = one->getContext().getGemmKernel() != TELARRT_GEMM_OPENBLAS;
+  EXPECT_EQ(one->getPrepackedBytes() > 0, ownGemm);
+  EXPECT_EQ(two->getPrepackedBytes(), 0u);
+
+  // Another context, with a limit the second temporary passes.
+  Context small;
+  small.setMemoryLimit(55);
+  try {
+    one->run(small, inputs, outputs);
+    ADD_FAILURE() << "the run should fail";
+  } catch (const RunError &e) {
+    EXPECT_EQ(e.getStatus(), TELAR_STATUS_OUT_OF_MEMORY);
+    EXPECT_NE(std::string(e.what()).find(
+                  "failed (status 1, out of memory): out of memory: cannot "
+                  "allocate 32 bytes of intermediates (the context's memory "
+                  "limit is 55 bytes; 24 bytes allocated)"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(small.getCurrentBytes(), 0u); // the 24 bytes were freed
+  EXPECT_EQ(small.getPeakBytes(), 24u);
+  EXPECT_EQ(one->getContext().getPeakBytes(), 56u);
+  // The next run on that context starts without the old error.
+  small.setMemoryLimit(SIZE_MAX);
+  one->run(small, inputs, outputs);
+  EXPECT_EQ(small.getStatus(), TELAR_STATUS_OK);
+
+  // A kernel's status comes back the same way.
+  std::unique_ptr<Artifact> bad = Artifact::load(dir, "bad");
+  EXPECT_EQ(bad->getProgram().name, "bad");
+  try {
+    bad->run(inputs, outputs);
+    ADD_FAILURE() << "the run should fail";
+  } catch (const RunError &e) {
+    EXPECT_EQ(e.getStatus(), TELAR_STATUS_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(e.what()).find(
+                  "telarrt_matmul_f32: shapes 2x2 . 3x4 -> 2x4"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(bad->getContext().getCurrentBytes(), 0u);
 }
 
 TEST(RuntimeArtifact, LoadErrors) {
