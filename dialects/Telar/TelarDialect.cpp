@@ -42,6 +42,8 @@ using ProducerAttr = TelarDialect::ProducerAttrHelper;
 using OutputNamesAttr = TelarDialect::OutputNamesAttrHelper;
 using NameAttr = TelarDialect::NameAttrHelper;
 using WeightAttr = TelarDialect::WeightAttrHelper;
+using RuntimeContextAttr = TelarDialect::RuntimeContextAttrHelper;
+using RuntimeStatusAttr = TelarDialect::RuntimeStatusAttrHelper;
 
 static bool isArgumentAttr(StringRef name) {
   return name == NameAttr::getNameStr() || name == WeightAttr::getNameStr();
@@ -80,7 +82,15 @@ LogicalResult TelarDialect::verifyOperationAttribute(Operation *op,
       return error() << "must be an array of strings, got " << attr.getValue();
     unsigned results = fn.getNumResults(), arguments = fn.getNumArguments();
     // After buffer-results-to-out-params the outputs are the function's last
-    // arguments and it returns nothing.
+    // arguments and it returns nothing; after telar-add-runtime-context it
+    // returns only its status.
+    bool hasContext = false;
+    for (unsigned i = 0; i < arguments; ++i)
+      hasContext |= bool(fn.getArgAttr(i, RuntimeContextAttr::getNameStr()));
+    if (hasContext) {
+      results = 0;
+      --arguments;
+    }
     if (results != 0 && names.size() != results)
       return error() << "names " << names.size()
                      << " outputs, but the function has " << results
@@ -92,7 +102,12 @@ LogicalResult TelarDialect::verifyOperationAttribute(Operation *op,
                      << " arguments to hold them as out-parameters";
     return success();
   }
-  if (isArgumentAttr(name))
+  if (name == RuntimeStatusAttr::getNameStr()) {
+    if (!isa<FunctionOpInterface>(op) || !isa<UnitAttr>(attr.getValue()))
+      return error() << "must be a unit attribute on a function";
+    return success();
+  }
+  if (isArgumentAttr(name) || name == RuntimeContextAttr::getNameStr())
     return error() << "belongs on a function argument, not on an operation";
   return error() << "is not an attribute of the telar dialect";
 }
@@ -106,6 +121,12 @@ LogicalResult TelarDialect::verifyRegionArgAttribute(Operation *op,
     return op->emitOpError()
            << "argument #" << argIndex << " attribute '" << name << "' ";
   };
+  if (name == RuntimeContextAttr::getNameStr()) {
+    if (!isa<FunctionOpInterface>(op) || regionIndex != 0 ||
+        !isa<UnitAttr>(attr.getValue()))
+      return error() << "must be a unit attribute on a function argument";
+    return success();
+  }
   if (!isArgumentAttr(name)) {
     if (isModuleAttr(name))
       return error() << "belongs on the module";

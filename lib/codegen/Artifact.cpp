@@ -1,6 +1,7 @@
 //===- Artifact.cpp - Compile a telar module into an artifact directory ---===//
 
 #include "telar/codegen/Artifact.h"
+#include "telar/artifact/Manifest.h"
 #include "telar/codegen/Codegen.h"
 #include "telar/codegen/Pipeline.h"
 #include "telar/dialects/Telar/ShapeInference.h"
@@ -159,16 +160,6 @@ std::string hashFile(StringRef path) {
   llvm::SHA256 sha;
   sha.update(llvm::arrayRefFromStringRef((*buffer)->getBuffer()));
   return llvm::toHex(sha.final(), /*LowerCase=*/true);
-}
-
-llvm::json::Array tensorsJson(ArrayRef<TensorInfo> tensors) {
-  llvm::json::Array list;
-  for (const TensorInfo &t : tensors)
-    list.push_back(llvm::json::Object{
-        {"name", t.name},
-        {"dtype", telar::numpyDtypeName(t.type.getElementType())},
-        {"shape", shapeJson(t.type)}});
-  return list;
 }
 
 /// Runs the stages, reporting each to the caller's callbacks.
@@ -382,46 +373,50 @@ LogicalResult telar::compileCpuArtifact(ModuleOp module,
   // Stage 5: the manifest, last, so that a directory with a manifest is a
   // complete artifact.
   return stages.run("writing manifest", [&]() -> LogicalResult {
-    llvm::json::Array weightList;
-    for (const WeightInfo &w : weights)
-      weightList.push_back(llvm::json::Object{
-          {"name", w.name},
-          {"dtype", numpyDtypeName(w.type.getElementType())},
-          {"shape", shapeJson(w.type)},
-          {"file", "weights/weights.safetensors"}});
-    llvm::json::Object manifest{
-        {"format", "telar-artifact"},
-        {"format_version", kArtifactFormatVersion},
-        {"telar_version", TELAR_VERSION},
-        {"model",
-         llvm::json::Object{
-             {"path", llvm::sys::path::filename(options.modelPath).str()},
-             {"sha256", options.modelPath.empty()
-                            ? std::string()
-                            : hashFile(options.modelPath)}}},
-        {"target", llvm::json::Object{{"kind", "cpu"},
-                                      {"triple", target->triple},
-                                      {"cpu", target->cpu},
-                                      {"features", target->features}}},
-        {"programs", llvm::json::Array{llvm::json::Object{
-                         {"name", "main"},
-                         {"library", "programs/main.so"},
-                         {"entry", "telar_main_entry"}}}},
-        {"memory",
-         llvm::json::Object{{"largest_live_set_bytes", liveSetBytes}}},
-        {"inputs", tensorsJson(inputs)},
-        {"outputs", tensorsJson(outputs)},
-        {"weights", std::move(weightList)}};
+    // One schema for the writer and the runtime's reader.
+    namespace schema = ::telar_artifact;
+    auto entry = [](const std::string &name, RankedTensorType type) {
+      return schema::TensorEntry{name,
+                                 numpyDtypeName(type.getElementType()),
+                                 std::vector<int64_t>(type.getShape().begin(),
+                                                      type.getShape().end())};
+    };
+    const std::string weightsFile = "weights/weights.safetensors";
+    schema::Manifest manifest;
+    manifest.telarVersion = TELAR_VERSION;
+    manifest.modelPath = llvm::sys::path::filename(options.modelPath).str();
+    manifest.modelSha256 =
+        options.modelPath.empty() ? std::string() : hashFile(options.modelPath);
+    manifest.targetKind = "cpu";
+    manifest.targetTriple = target->triple;
+    manifest.targetCpu = target->cpu;
+    manifest.targetFeatures = target->features;
+    schema::ProgramEntry program;
+    program.name = "main";
+    program.library = "programs/main.so";
+    if (!weights.empty())
+      program.weightFiles.push_back(weightsFile);
+    manifest.programs.push_back(program);
+    manifest.largestLiveSetBytes = liveSetBytes;
+    for (const TensorInfo &t : inputs)
+      manifest.inputs.push_back(entry(t.name, t.type));
+    for (const TensorInfo &t : outputs)
+      manifest.outputs.push_back(entry(t.name, t.type));
+    for (const WeightInfo &w : weights) {
+      schema::WeightEntry e;
+      static_cast<schema::TensorEntry &>(e) = entry(w.name, w.type);
+      e.file = weightsFile;
+      manifest.weights.push_back(e);
+    }
     SmallString<256> path(dir);
-    llvm::sys::path::append(path, "manifest.json");
+    llvm::sys::path::append(path, schema::kManifestFileName);
     std::error_code ec;
     llvm::ToolOutputFile out(path, ec, llvm::sys::fs::OF_Text);
     if (ec) {
       error = "cannot write " + path.str().str() + ": " + ec.message();
       return failure();
     }
-    out.os() << llvm::formatv("{0:2}", llvm::json::Value(std::move(manifest)))
-             << "\n";
+    out.os() << schema::writeManifestJson(manifest);
     out.keep();
     return success();
   });

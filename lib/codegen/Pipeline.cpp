@@ -13,6 +13,8 @@ using namespace mlir;
 
 void telar::buildCpuLoweringPipeline(OpPassManager &pm,
                                      const CpuPipelineOptions &options) {
+  // Programs that call the runtime get its context (docs/Artifact.md).
+  bool usesRuntime = options.libraryCalls || options.runtimeAllocator;
   // Written as one textual pipeline so that it reads like (and can be pasted
   // into) a telar-opt/mlir-opt command line.
   std::string text = llvm::formatv(
@@ -27,6 +29,8 @@ void telar::buildCpuLoweringPipeline(OpPassManager &pm,
       "function-boundary-type-conversion=identity-layout-map},"
       "buffer-results-to-out-params{{hoist-static-allocs=1 "
       "modify-public-functions=1},"
+      // The runtime ABI: a context argument and a status result.
+      "{5}"
       "{0}"
       "buffer-deallocation-pipeline,func.func(telar-early-dealloc),"
       "func.func(telar-linalg-to-loops{{min-parallel-work={1}}),"
@@ -39,13 +43,16 @@ void telar::buildCpuLoweringPipeline(OpPassManager &pm,
       "convert-math-to-llvm,convert-math-to-libm,convert-arith-to-llvm,"
       "convert-index-to-llvm,convert-cf-to-llvm,convert-func-to-llvm,"
       "{4}"
+      "{6}"
       "reconcile-unrealized-casts,canonicalize",
       options.libraryCalls ? "telar-linalg-to-library-calls," : "",
       options.parallel ? int64_t(options.minParallelWork)
                        : std::numeric_limits<int64_t>::max(),
       options.parallel ? "convert-scf-to-openmp,canonicalize," : "",
       options.runtimeAllocator ? "1" : "0",
-      options.parallel ? "convert-openmp-to-llvm," : "");
+      options.parallel ? "convert-openmp-to-llvm," : "",
+      usesRuntime ? "telar-add-runtime-context," : "",
+      usesRuntime ? "telar-lower-runtime-calls," : "");
   if (failed(parsePassPipeline(text, pm)))
     llvm::report_fatal_error("telar: the built-in CPU pipeline does not parse");
 }

@@ -8,6 +8,8 @@
 #ifndef TELAR_CODEGEN_ARTIFACT_H
 #define TELAR_CODEGEN_ARTIFACT_H
 
+#include "telar/artifact/Manifest.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/LLVM.h"
 
@@ -16,9 +18,9 @@
 
 namespace mlir::telar {
 
-/// The artifact format version written into manifest.json; the runtime
-/// refuses other versions.
-constexpr int kArtifactFormatVersion = 1;
+/// The artifact format version written into manifest.json (the schema's,
+/// include/telar/artifact/Manifest.h); the runtime refuses other versions.
+using ::telar_artifact::kArtifactFormatVersion;
 
 struct CpuArtifactOptions {
   std::string outputDir;

@@ -34,6 +34,51 @@ func.func @main(%x: memref<4xf32> {telar.name = "x"},
 
 // -----
 
+// After telar-add-runtime-context: the context is the first argument, the
+// status the only result, the outputs still out-parameters.
+// CHECK: func.func @main(%{{.*}}: !llvm.ptr {telar.runtime_context}, %{{.*}}: memref<4xf32> {telar.name = "x"}, %{{.*}}: memref<4xf32>, %{{.*}}: memref<4xf32>) -> i32 attributes {telar.output_names = ["y", "z"]}
+// CHECK: func.func private @kernel(!llvm.ptr) -> i32 attributes {telar.runtime_status}
+func.func @main(%ctx: !llvm.ptr {telar.runtime_context},
+                %x: memref<4xf32> {telar.name = "x"},
+                %y: memref<4xf32>, %z: memref<4xf32>) -> i32
+    attributes {telar.output_names = ["y", "z"]} {
+  %ok = arith.constant 0 : i32
+  return %ok : i32
+}
+func.func private @kernel(!llvm.ptr) -> i32 attributes {telar.runtime_status}
+
+// -----
+
+// The context does not count as an out-parameter.
+// expected-error @+1 {{attribute 'telar.output_names' names 2 outputs, but the function has no results and only 1 arguments to hold them as out-parameters}}
+func.func @main(%ctx: !llvm.ptr {telar.runtime_context}, %y: memref<4xf32>) -> i32
+    attributes {telar.output_names = ["y", "z"]} {
+  %ok = arith.constant 0 : i32
+  return %ok : i32
+}
+
+// -----
+
+// expected-error @+1 {{argument #0 attribute 'telar.runtime_context' must be a unit attribute on a function argument}}
+func.func @main(%ctx: !llvm.ptr {telar.runtime_context = 1 : i32}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{attribute 'telar.runtime_status' must be a unit attribute on a function}}
+module attributes {telar.runtime_status} {
+}
+
+// -----
+
+// expected-error @+1 {{attribute 'telar.runtime_context' belongs on a function argument, not on an operation}}
+func.func @main() attributes {telar.runtime_context} {
+  return
+}
+
+// -----
+
 // An LLVM function returning void, as convert-func-to-llvm leaves @main.
 // CHECK: llvm.func @main(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr) attributes {telar.output_names = ["y"]}
 llvm.func @main(%x: !llvm.ptr, %y: !llvm.ptr) attributes {telar.output_names = ["y"]} {

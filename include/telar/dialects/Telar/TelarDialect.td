@@ -19,7 +19,9 @@ def Telar_Dialect : Dialect {
     "::mlir::StringAttr":$producer,
     "::mlir::ArrayAttr":$output_names,
     "::mlir::StringAttr":$name,
-    "::mlir::StringAttr":$weight
+    "::mlir::StringAttr":$weight,
+    "::mlir::UnitAttr":$runtime_context,
+    "::mlir::UnitAttr":$runtime_status
   );
   let hasOperationAttrVerify = 1;
   let hasRegionArgAttrVerify = 1;
@@ -49,6 +51,8 @@ def Telar_Dialect : Dialect {
     | `telar.output_names` | a function | the ONNX output names (strings), one per result; once results became out-parameters (the function returns nothing), one per trailing argument |
     | `telar.name` | a function argument | the ONNX input it binds (a string, unique among the arguments) |
     | `telar.weight` | a function argument | the weight resource it binds (a non-empty string); not on an input (`telar.name`) |
+    | `telar.runtime_context` | a function argument | unit: the runtime context pointer (`!llvm.ptr`) of a lowered program (`telar-add-runtime-context`) |
+    | `telar.runtime_status` | a function | unit: a runtime function returning an `i32` status (`telar-linalg-to-library-calls`) |
 
     Any other `telar.*` attribute is an error, as is one of these elsewhere.
   }];
