@@ -83,13 +83,11 @@ LogicalResult TelarDialect::verifyOperationAttribute(Operation *op,
     unsigned results = fn.getNumResults(), arguments = fn.getNumArguments();
     // After buffer-results-to-out-params the outputs are the function's last
     // arguments and it returns nothing; after telar-add-runtime-context it
-    // returns only its status.
-    bool hasContext = false;
-    for (unsigned i = 0; i < arguments; ++i)
-      hasContext |= bool(fn.getArgAttr(i, RuntimeContextAttr::getNameStr()));
-    if (hasContext) {
+    // returns only its status (telar.runtime_status) and its first argument
+    // is the runtime context.
+    if (op->hasAttr(RuntimeStatusAttr::getNameStr())) {
       results = 0;
-      --arguments;
+      arguments = arguments == 0 ? 0 : arguments - 1;
     }
     if (results != 0 && names.size() != results)
       return error() << "names " << names.size()

@@ -57,6 +57,8 @@ struct TelarAddRuntimeContext
                                    fn.getLoc())) ||
           failed(fn.insertResult(0, i32, DictionaryAttr())))
         return signalPassFailure();
+      // Its only result is now a status; the outputs are out-params.
+      fn->setAttr(kRuntimeStatusAttr, UnitAttr::get(ctx));
       fn.walk([&](func::ReturnOp ret) {
         OpBuilder b(ret);
         Value ok = arith::ConstantIntOp::create(b, ret.getLoc(), i32, 0);

@@ -35,13 +35,15 @@ func.func @main(%x: memref<4xf32> {telar.name = "x"},
 // -----
 
 // After telar-add-runtime-context: the context is the first argument, the
-// status the only result, the outputs still out-parameters.
-// CHECK: func.func @main(%{{.*}}: !llvm.ptr {telar.runtime_context}, %{{.*}}: memref<4xf32> {telar.name = "x"}, %{{.*}}: memref<4xf32>, %{{.*}}: memref<4xf32>) -> i32 attributes {telar.output_names = ["y", "z"]}
+// status the only result (telar.runtime_status), the outputs still
+// out-parameters. A status-returning function that names outputs may name
+// only its out-parameters.
+// CHECK: func.func @main(%{{.*}}: !llvm.ptr {telar.runtime_context}, %{{.*}}: memref<4xf32> {telar.name = "x"}, %{{.*}}: memref<4xf32>, %{{.*}}: memref<4xf32>) -> i32 attributes {telar.output_names = ["y", "z"], telar.runtime_status}
 // CHECK: func.func private @kernel(!llvm.ptr) -> i32 attributes {telar.runtime_status}
 func.func @main(%ctx: !llvm.ptr {telar.runtime_context},
                 %x: memref<4xf32> {telar.name = "x"},
                 %y: memref<4xf32>, %z: memref<4xf32>) -> i32
-    attributes {telar.output_names = ["y", "z"]} {
+    attributes {telar.output_names = ["y", "z"], telar.runtime_status} {
   %ok = arith.constant 0 : i32
   return %ok : i32
 }
@@ -51,6 +53,16 @@ func.func private @kernel(!llvm.ptr) -> i32 attributes {telar.runtime_status}
 
 // The context does not count as an out-parameter.
 // expected-error @+1 {{attribute 'telar.output_names' names 2 outputs, but the function has no results and only 1 arguments to hold them as out-parameters}}
+func.func @main(%ctx: !llvm.ptr {telar.runtime_context}, %y: memref<4xf32>) -> i32
+    attributes {telar.output_names = ["y", "z"], telar.runtime_status} {
+  %ok = arith.constant 0 : i32
+  return %ok : i32
+}
+
+// -----
+
+// Without telar.runtime_status an i32 result is an output like any other.
+// expected-error @+1 {{attribute 'telar.output_names' names 2 outputs, but the function has 1 results}}
 func.func @main(%ctx: !llvm.ptr {telar.runtime_context}, %y: memref<4xf32>) -> i32
     attributes {telar.output_names = ["y", "z"]} {
   %ok = arith.constant 0 : i32

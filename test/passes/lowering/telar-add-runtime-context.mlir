@@ -1,9 +1,11 @@
 // RUN: telar-opt %s --telar-add-runtime-context -split-input-file -verify-diagnostics | FileCheck %s
 
 // Public definitions get the context first and an i32 status (0 at each
-// return); private functions and declarations do not.
+// return), marked telar.runtime_status; private functions and declarations
+// do not.
 // CHECK-LABEL: func.func @main
 // CHECK-SAME: (%{{.+}}: !llvm.ptr {telar.runtime_context}, %{{.+}}: memref<4xf32> {telar.name = "x"}) -> i32
+// CHECK-SAME: attributes {telar.runtime_status}
 // CHECK: %[[OK:.+]] = arith.constant 0 : i32
 // CHECK: return %[[OK]] : i32
 // CHECK: func.func private @helper(%{{.+}}: memref<4xf32>)
