@@ -1,0 +1,303 @@
+//===- Manifest.h - The schema of an artifact's manifest.json ---*- C++ -*-===//
+//
+// The one description of manifest.json (docs/Artifact.md), shared by the
+// writer (telarc, lib/codegen) and the reader (the runtime): the format name
+// and version, every field name, plain structs holding a manifest, and the
+// one function that serialises them. Plain C++17 with no MLIR, LLVM or JSON
+// library dependency, so that both sides (LLVM-built code without
+// exceptions, and the runtime) include it as it is.
+//
+// The reader (runtime/Artifact.cpp) parses with nlohmann-json and checks
+// every field, naming the field at fault; it reads the keys below.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TELAR_ARTIFACT_MANIFEST_H
+#define TELAR_ARTIFACT_MANIFEST_H
+
+#include <cstdint>
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace telar::artifact {
+
+/// The value of the "format" field.
+inline constexpr char kFormatName[] = "telar-artifact";
+
+/// The artifact format version written into and read from manifest.json;
+/// the runtime refuses any other. History: 1, `void telar_main_entry(void
+/// **)`, one program; 2, `int telar_entry(TelarContext *, void **)` (the
+/// context ABI, include/telar/runtime/Abi.h), programs name the weight files
+/// they read.
+inline constexpr int64_t kArtifactFormatVersion = 2;
+
+/// The manifest's file name inside the artifact directory.
+inline constexpr char kManifestFileName[] = "manifest.json";
+
+/// The entry point telarc's programs export (Abi.h: TelarEntryFn).
+inline constexpr char kDefaultEntryName[] = "telar_entry";
+
+/// Field names. Nested objects' fields are prefixed with the object's name.
+namespace key {
+inline constexpr char kFormat[] = "format";
+inline constexpr char kFormatVersion[] = "format_version";
+inline constexpr char kTelarVersion[] = "telar_version";
+
+inline constexpr char kModel[] = "model";
+inline constexpr char kModelPath[] = "path";
+inline constexpr char kModelSha256[] = "sha256";
+
+inline constexpr char kTarget[] = "target";
+inline constexpr char kTargetKind[] = "kind";
+inline constexpr char kTargetTriple[] = "triple";
+inline constexpr char kTargetCpu[] = "cpu";
+inline constexpr char kTargetFeatures[] = "features";
+
+inline constexpr char kPrograms[] = "programs";
+inline constexpr char kProgramName[] = "name";
+inline constexpr char kProgramLibrary[] = "library";
+inline constexpr char kProgramEntry[] = "entry";
+inline constexpr char kProgramWeightFiles[] = "weight_files";
+
+inline constexpr char kInputs[] = "inputs";
+inline constexpr char kOutputs[] = "outputs";
+inline constexpr char kWeights[] = "weights";
+inline constexpr char kTensorName[] = "name";
+inline constexpr char kTensorDType[] = "dtype";
+inline constexpr char kTensorShape[] = "shape";
+inline constexpr char kWeightFile[] = "file";
+
+inline constexpr char kMemory[] = "memory";
+inline constexpr char kMemoryLargestLiveSetBytes[] = "largest_live_set_bytes";
+} // namespace key
+
+/// A tensor of the interface: `dtype` is numpy's name ("float32", "int64",
+/// "bool", ...), the shape static (empty for a scalar).
+struct TensorEntry {
+  std::string name;
+  std::string dtype;
+  std::vector<int64_t> shape;
+};
+
+/// A weight: tensor `name` of the safetensors file `file` (a path relative
+/// to the artifact directory). Names are unique per file, so the shards of
+/// one weight in several files may share a name.
+struct WeightEntry : TensorEntry {
+  std::string file;
+};
+
+/// A program: a shared library (relative path) exporting `entry`. One
+/// program per rank or pipeline stage; a single-device artifact has one,
+/// called "main". It is called with the buffers of every manifest input,
+/// then every weight whose file is in `weightFiles` (manifest order), then
+/// every manifest output. A runtime running this program maps only those
+/// files.
+struct ProgramEntry {
+  std::string name;
+  std::string library;
+  std::string entry = kDefaultEntryName;
+  std::vector<std::string> weightFiles;
+};
+
+/// manifest.json. Optional fields are written only when non-empty.
+struct Manifest {
+  int64_t formatVersion = kArtifactFormatVersion;
+  std::string telarVersion;
+  std::string modelPath, modelSha256;
+  std::string targetKind, targetTriple, targetCpu, targetFeatures;
+  std::vector<ProgramEntry> programs;
+  std::vector<TensorEntry> inputs;
+  std::vector<TensorEntry> outputs;
+  std::vector<WeightEntry> weights;
+  /// The compiler's lower bound for intermediate memory (the largest set of
+  /// intermediate tensors alive at once), when known.
+  std::optional<int64_t> largestLiveSetBytes;
+};
+
+namespace detail {
+inline void appendJsonString(std::string &out, const std::string &s) {
+  out += '"';
+  for (unsigned char c : s) {
+    switch (c) {
+    case '"': out += "\\\""; break;
+    case '\\': out += "\\\\"; break;
+    case '\n': out += "\\n"; break;
+    case '\t': out += "\\t"; break;
+    case '\r': out += "\\r"; break;
+    default:
+      if (c < 0x20) {
+        char buf[8];
+        std::snprintf(buf, sizeof(buf), "\\u%04x", c);
+        out += buf;
+      } else {
+        out += static_cast<char>(c); // UTF-8 passes through
+      }
+    }
+  }
+  out += '"';
+}
+
+/// Builds a JSON text two spaces per level, one field per line; arrays of
+/// numbers and of strings stay on one line.
+class JsonWriter {
+public:
+  std::string take() { return std::move(out); }
+  void beginObject() { open('{'); }
+  void endObject() { close('}'); }
+  void beginArray() { open('['); }
+  void endArray() { close(']'); }
+  void key(const char *k) {
+    element();
+    appendJsonString(out, k);
+    out += ": ";
+    pendingValue = true;
+  }
+  void value(const std::string &s) {
+    element();
+    appendJsonString(out, s);
+  }
+  void value(int64_t v) {
+    element();
+    out += std::to_string(v);
+  }
+  template <typename T> void inlineArray(const std::vector<T> &values) {
+    element();
+    out += '[';
+    for (size_t i = 0; i < values.size(); ++i) {
+      if (i)
+        out += ", ";
+      if constexpr (std::is_same_v<T, std::string>)
+        appendJsonString(out, values[i]);
+      else
+        out += std::to_string(values[i]);
+    }
+    out += ']';
+  }
+
+private:
+  // Starts a value: a comma and a new line unless it follows its key.
+  void element() {
+    if (pendingValue) {
+      pendingValue = false;
+      return;
+    }
+    if (!first.empty()) {
+      if (!first.back())
+        out += ',';
+      first.back() = false;
+      newline();
+    }
+  }
+  void open(char c) {
+    element();
+    out += c;
+    first.push_back(true);
+  }
+  void close(char c) {
+    bool empty = first.back();
+    first.pop_back();
+    if (!empty)
+      newline();
+    out += c;
+  }
+  void newline() {
+    out += '\n';
+    out.append(2 * first.size(), ' ');
+  }
+  std::string out;
+  std::vector<bool> first; // per open container: nothing written yet
+  bool pendingValue = false;
+};
+} // namespace detail
+
+/// manifest.json's text for `m` (ending in a new line). Writes what it is
+/// given: checking is the reader's (and the writer's caller's) business.
+inline std::string writeManifestJson(const Manifest &m) {
+  detail::JsonWriter w;
+  auto tensor = [&](const TensorEntry &t, const std::string *file) {
+    w.beginObject();
+    w.key(key::kTensorName);
+    w.value(t.name);
+    w.key(key::kTensorDType);
+    w.value(t.dtype);
+    w.key(key::kTensorShape);
+    w.inlineArray(t.shape);
+    if (file) {
+      w.key(key::kWeightFile);
+      w.value(*file);
+    }
+    w.endObject();
+  };
+  w.beginObject();
+  w.key(key::kFormat);
+  w.value(std::string(kFormatName));
+  w.key(key::kFormatVersion);
+  w.value(m.formatVersion);
+  if (!m.telarVersion.empty()) {
+    w.key(key::kTelarVersion);
+    w.value(m.telarVersion);
+  }
+  w.key(key::kModel);
+  w.beginObject();
+  w.key(key::kModelPath);
+  w.value(m.modelPath);
+  w.key(key::kModelSha256);
+  w.value(m.modelSha256);
+  w.endObject();
+  w.key(key::kTarget);
+  w.beginObject();
+  w.key(key::kTargetKind);
+  w.value(m.targetKind);
+  w.key(key::kTargetTriple);
+  w.value(m.targetTriple);
+  w.key(key::kTargetCpu);
+  w.value(m.targetCpu);
+  w.key(key::kTargetFeatures);
+  w.value(m.targetFeatures);
+  w.endObject();
+  w.key(key::kPrograms);
+  w.beginArray();
+  for (const ProgramEntry &p : m.programs) {
+    w.beginObject();
+    w.key(key::kProgramName);
+    w.value(p.name);
+    w.key(key::kProgramLibrary);
+    w.value(p.library);
+    w.key(key::kProgramEntry);
+    w.value(p.entry);
+    w.key(key::kProgramWeightFiles);
+    w.inlineArray(p.weightFiles);
+    w.endObject();
+  }
+  w.endArray();
+  if (m.largestLiveSetBytes) {
+    w.key(key::kMemory);
+    w.beginObject();
+    w.key(key::kMemoryLargestLiveSetBytes);
+    w.value(*m.largestLiveSetBytes);
+    w.endObject();
+  }
+  for (auto [k, list] : {std::pair{key::kInputs, &m.inputs},
+                         std::pair{key::kOutputs, &m.outputs}}) {
+    w.key(k);
+    w.beginArray();
+    for (const TensorEntry &t : *list)
+      tensor(t, nullptr);
+    w.endArray();
+  }
+  w.key(key::kWeights);
+  w.beginArray();
+  for (const WeightEntry &t : m.weights)
+    tensor(t, &t.file);
+  w.endArray();
+  w.endObject();
+  return w.take() + "\n";
+}
+
+} // namespace telar::artifact
+
+#endif // TELAR_ARTIFACT_MANIFEST_H
