@@ -5,7 +5,7 @@
 #include "telar/codegen/Pipeline.h"
 #include "telar/dialects/Telar/ShapeInference.h"
 #include "telar/dialects/Telar/TelarOps.h"
-#include "telar/passes/Passes.h"
+#include "telar/passes/lowering/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/DialectResourceBlobManager.h"

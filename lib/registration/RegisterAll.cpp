@@ -2,7 +2,7 @@
 
 #include "telar/InitAllTelar.h"
 #include "telar/dialects/Telar/TelarDialect.h"
-#include "telar/passes/Passes.h"
+#include "telar/passes/lowering/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -40,7 +40,7 @@ void mlir::telar::registerAllTelar(DialectRegistry &registry) {
 }
 
 void mlir::telar::registerAllTelarPasses() {
-  registerTelarPasses();
+  registerTelarLoweringPasses();
   // Upstream passes: all of them are in libMLIR.so anyway, and the lowering
   // pipeline uses passes from most dialects.
   registerAllPasses();

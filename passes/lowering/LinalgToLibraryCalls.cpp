@@ -10,14 +10,14 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "telar/passes/Passes.h"
+#include "telar/passes/lowering/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/IR/SymbolTable.h"
 
 namespace mlir::telar {
 #define GEN_PASS_DEF_TELARLINALGTOLIBRARYCALLS
-#include "telar/passes/Passes.h.inc"
+#include "telar/passes/lowering/Passes.h.inc"
 } // namespace mlir::telar
 
 using namespace mlir;

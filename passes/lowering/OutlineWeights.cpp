@@ -1,14 +1,14 @@
 //===- OutlineWeights.cpp - Weight constants become @main arguments -------===//
 
 #include "telar/dialects/Telar/TelarOps.h"
-#include "telar/passes/Passes.h"
+#include "telar/passes/lowering/Passes.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 
 namespace mlir::telar {
 #define GEN_PASS_DEF_TELAROUTLINEWEIGHTS
-#include "telar/passes/Passes.h.inc"
+#include "telar/passes/lowering/Passes.h.inc"
 } // namespace mlir::telar
 
 using namespace mlir;

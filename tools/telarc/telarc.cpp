@@ -16,7 +16,7 @@
 #include "telar/codegen/Artifact.h"
 #include "telar/codegen/Pipeline.h"
 #include "telar/onnx/Importer.h"
-#include "telar/passes/Passes.h"
+#include "telar/passes/lowering/Passes.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
