@@ -350,7 +350,7 @@ LogicalResult telar::compileCpuArtifact(ModuleOp module,
         CpuPipelineOptions pipeline;
         pipeline.libraryCalls = options.libraryCalls;
         pipeline.parallel = options.parallel;
-        buildCpuLoweringPipeline(pm, pipeline);
+        buildCpuTranslationPipeline(pm, pipeline);
         return pm.run(module);
       })))
     return failure();

@@ -44,5 +44,5 @@ void mlir::telar::registerAllTelarPasses() {
   // Upstream passes: all of them are in libMLIR.so anyway, and the lowering
   // pipeline uses passes from most dialects.
   registerAllPasses();
-  registerCpuLoweringPipeline();
+  registerTelarPipelines();
 }

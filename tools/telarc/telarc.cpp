@@ -264,7 +264,7 @@ int run(int argc, char **argv) {
     } else {
       telar::CpuPipelineOptions pipeline;
       pipeline.libraryCalls = libraryCalls;
-      telar::buildCpuLoweringPipeline(lower, pipeline);
+      telar::buildCpuTranslationPipeline(lower, pipeline);
     }
     if (failed(lower.run(*module)))
       return 1;

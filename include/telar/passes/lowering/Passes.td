@@ -16,7 +16,8 @@ def TelarOutlineWeights : Pass<"telar-outline-weights", "ModuleOp"> {
     `{telar.weight = "<resource name>"}`. The compiled program then takes
     weights as buffers that the runtime memory-maps from the artifact's
     safetensors file, rather than baking them into the code. Identical
-    resources used twice become one argument.
+    resources used twice become one argument. A module without a defined
+    `@main` is left as it is.
 
     ```mlir
     func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
