@@ -1,6 +1,8 @@
 //===- RegisterAll.cpp - Register everything a Telar tool uses ------------===//
 
 #include "telar/InitAllTelar.h"
+#include "telar/codegen/CpuTargetBackend.h"
+#include "telar/codegen/Pipeline.h"
 #include "telar/dialects/Telar/TelarDialect.h"
 #include "telar/passes/lowering/Passes.h"
 
@@ -22,7 +24,6 @@
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
-#include "telar/codegen/Pipeline.h"
 
 void mlir::telar::registerAllTelar(DialectRegistry &registry) {
   registry.insert<TelarDialect, func::FuncDialect, arith::ArithDialect,
@@ -46,3 +47,5 @@ void mlir::telar::registerAllTelarPasses() {
   registerAllPasses();
   registerTelarPipelines();
 }
+
+void mlir::telar::registerAllTargetBackends() { registerCpuTargetBackend(); }
