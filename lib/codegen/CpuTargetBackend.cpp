@@ -131,7 +131,8 @@ createCpuTargetBackend(const CpuTargetOptions &options) {
 void registerCpuTargetBackend() {
   TargetBackendInfo info;
   info.name = "cpu";
-  info.description = "native code for this or another x86-64 CPU";
+  info.description = "native code for the host architecture (--cpu picks "
+                     "the CPU)";
   info.registerFlags = [](llvm::cl::OptionCategory &category) {
     cpuTargetFlags().emplace(category);
   };

@@ -196,9 +196,14 @@ int run(int argc, char **argv) {
   // telarc's too.
   telar::registerAllTargetBackends();
   telar::registerTargetBackendFlags(telarcCategory);
-  std::string targets =
-      llvm::join(telar::getRegisteredTargetBackendNames(), "|");
+  static std::string targets, targetHelp;
+  targets = llvm::join(telar::getRegisteredTargetBackendNames(), "|");
+  targetHelp = "Compile to an artifact directory for this target";
+  for (const std::string &name : telar::getRegisteredTargetBackendNames())
+    targetHelp += "\n  " + name + ": " +
+                  telar::lookupTargetBackend(name)->description;
   target.setValueStr(targets);
+  target.setDescription(targetHelp);
   cl::HideUnrelatedOptions(telarcCategory);
   cl::ParseCommandLineOptions(argc, argv,
                               "telarc - the Telar ONNX compiler\n\n"
