@@ -66,6 +66,9 @@ double timeIt(const std::function<void()> &f, double minTime) {
   return best;
 }
 
+/// The context the kernels run on (its GEMM choice is what is compared).
+TelarContext *context = nullptr;
+
 struct Case {
   std::string name;
   double flops;
@@ -85,7 +88,7 @@ Case matmul(int64_t m, int64_t k, int64_t n, bool transB) {
             TelarMemRef2F32 db{b->data(), b->data(), 0, {k, n},
                                {transB ? 1 : n, transB ? k : 1}};
             TelarMemRef2F32 dc{c->data(), c->data(), 0, {m, n}, {n, 1}};
-            _mlir_ciface_telarrt_matmul_f32(&da, &db, &dc);
+            telarrt_matmul_f32(context, &da, &db, &dc);
           }};
 }
 
@@ -108,7 +111,7 @@ Case batchMatmul(int64_t batch, int64_t m, int64_t k, int64_t n,
                                {k * n, transB ? 1 : n, transB ? k : 1}};
             TelarMemRef3F32 dc{
                 c->data(), c->data(), 0, {batch, m, n}, {m * n, n, 1}};
-            _mlir_ciface_telarrt_batch_matmul_f32(&da, &db, &dc);
+            telarrt_batch_matmul_f32(context, &da, &db, &dc);
           }};
 }
 
@@ -142,7 +145,8 @@ Case conv(int64_t c, int64_t hw, int64_t f, int64_t kernel) {
                                  0,
                                  {1, f, hw, hw},
                                  {f * hw * hw, hw * hw, hw, 1}};
-            _mlir_ciface_telarrt_conv2d_nchw_f32(&di, &dw, &dout, 1, 1, 1, 1);
+            telarrt_conv2d_nchw_f32(context, &di, &dw, &dout, 1, 1, 1,
+                                    1);
           }};
 }
 
@@ -167,7 +171,12 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
-  int ours = telarrt_set_gemm_kernel(TELARRT_GEMM_AUTO);
+  context = telarrt_context_create();
+  if (!context) {
+    std::fprintf(stderr, "telar-gemm-bench: out of memory\n");
+    return 1;
+  }
+  int ours = telarrt_context_set_gemm_kernel(context, TELARRT_GEMM_AUTO);
   const char *core = std::getenv("OPENBLAS_CORETYPE");
   std::printf("ours: %s; OpenBLAS core type: %s\n", kernelName(ours),
               core ? core : "(detected)");
@@ -191,15 +200,15 @@ int main(int argc, char **argv) {
       if (c.name.find(only) == std::string::npos)
         continue;
       telarrt_set_num_threads(t);
-      telarrt_set_gemm_kernel(ours);
+      telarrt_context_set_gemm_kernel(context, ours);
       double tOurs = timeIt(c.run, minTime);
-      telarrt_set_gemm_kernel(TELARRT_GEMM_OPENBLAS);
+      telarrt_context_set_gemm_kernel(context, TELARRT_GEMM_OPENBLAS);
       double tBlas = timeIt(c.run, minTime);
       std::printf("%-26s %8d %10.1f %10.1f %7.2f\n", c.name.c_str(), t,
                   c.flops / tOurs * 1e-9, c.flops / tBlas * 1e-9,
                   tBlas / tOurs);
       std::fflush(stdout);
     }
-  telarrt_set_gemm_kernel(TELARRT_GEMM_AUTO);
+  telarrt_context_destroy(context);
   return 0;
 }

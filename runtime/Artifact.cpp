@@ -1,6 +1,8 @@
 //===- Artifact.cpp - Load and run artifacts (docs/Artifact.md) -----------===//
 
+#include "Context.h"
 #include "FileUtil.h"
+#include "telar/artifact/Manifest.h"
 #include "telar/runtime/Abi.h"
 #include "telar/runtime/Runtime.h"
 #include "telar/runtime/Safetensors.h"
@@ -14,6 +16,7 @@
 
 using namespace telar::runtime;
 using json = nlohmann::json;
+namespace key = telar_artifact::key;
 
 extern "C" int omp_get_max_threads(void);
 
@@ -95,14 +98,14 @@ std::string checkRelativePath(const ObjectReader &reader, const char *key) {
 }
 
 void parseTensor(const ObjectReader &reader, TensorSpec &spec) {
-  spec.name = reader.string("name");
-  std::string dtype = reader.string("dtype");
+  spec.name = reader.string(key::kTensorName);
+  std::string dtype = reader.string(key::kTensorDType);
   std::optional<DType> d = parseDType(dtype);
   if (!d)
     throw reader.error("has unknown dtype '" + dtype +
                        "' (expected a numpy name: float32, int64, bool, ...)");
   spec.dtype = *d;
-  for (const json &dim : reader.array("shape")) {
+  for (const json &dim : reader.array(key::kTensorShape)) {
     if (!dim.is_number_integer() || dim.get<int64_t>() < 0)
       throw reader.error("has a bad dimension " + dim.dump() +
                          " (shapes are static: non-negative integers)");
@@ -111,18 +114,18 @@ void parseTensor(const ObjectReader &reader, TensorSpec &spec) {
 }
 
 template <typename Spec>
-std::vector<Spec> parseTensors(const ObjectReader &root, const char *key,
+std::vector<Spec> parseTensors(const ObjectReader &root, const char *field,
                                const std::string &origin) {
   std::vector<Spec> specs;
   std::set<std::string> names;
-  const json &list = root.array(key);
+  const json &list = root.array(field);
   for (size_t i = 0; i < list.size(); ++i) {
     ObjectReader reader(
-        list[i], std::string(key) + "[" + std::to_string(i) + "]", origin);
+        list[i], std::string(field) + "[" + std::to_string(i) + "]", origin);
     Spec spec;
     parseTensor(reader, spec);
     if constexpr (std::is_same_v<Spec, WeightSpec>)
-      spec.file = checkRelativePath(reader, "file");
+      spec.file = checkRelativePath(reader, key::kWeightFile);
     std::string unique = spec.name;
     if constexpr (std::is_same_v<Spec, WeightSpec>)
       unique = spec.file + "\n" + spec.name;
@@ -146,14 +149,15 @@ Manifest Manifest::parse(std::string_view text, const std::string &origin) {
 
   // The format and its version first: a future version may change anything
   // else, and its error should be the one reported.
-  std::string format = reader.string("format");
-  if (format != "telar-artifact")
+  std::string format = reader.string(key::kFormat);
+  if (format != telar_artifact::kFormatName)
     throw Error(origin + ": not a Telar artifact manifest (format is '" +
-                format + "', expected 'telar-artifact')");
-  const json &version = reader.required("format_version");
+                format + "', expected '" + telar_artifact::kFormatName +
+                "')");
+  const json &version = reader.required(key::kFormatVersion);
   if (!version.is_number_integer())
-    throw Error(origin + ": field 'format_version' must be an integer, got " +
-                version.dump());
+    throw Error(origin + ": field '" + key::kFormatVersion +
+                "' must be an integer, got " + version.dump());
   Manifest m;
   m.formatVersion = version.get<int64_t>();
   if (m.formatVersion != kArtifactFormatVersion)
@@ -163,52 +167,128 @@ Manifest Manifest::parse(std::string_view text, const std::string &origin) {
                 std::to_string(kArtifactFormatVersion) +
                 "); compile the model again with a matching telarc");
 
-  m.telarVersion = reader.optionalString("telar_version");
-  if (const json *model = reader.optional("model")) {
-    ObjectReader r(*model, "model", origin);
-    m.modelPath = r.optionalString("path");
-    m.modelSha256 = r.optionalString("sha256");
+  m.telarVersion = reader.optionalString(key::kTelarVersion);
+  if (const json *model = reader.optional(key::kModel)) {
+    ObjectReader r(*model, key::kModel, origin);
+    m.modelPath = r.optionalString(key::kModelPath);
+    m.modelSha256 = r.optionalString(key::kModelSha256);
   }
-  if (const json *target = reader.optional("target")) {
-    ObjectReader r(*target, "target", origin);
-    m.targetKind = r.optionalString("kind");
-    m.targetTriple = r.optionalString("triple");
-    m.targetCpu = r.optionalString("cpu");
-    m.targetFeatures = r.optionalString("features");
+  if (const json *target = reader.optional(key::kTarget)) {
+    ObjectReader r(*target, key::kTarget, origin);
+    m.targetKind = r.optionalString(key::kTargetKind);
+    m.targetTriple = r.optionalString(key::kTargetTriple);
+    m.targetCpu = r.optionalString(key::kTargetCpu);
+    m.targetFeatures = r.optionalString(key::kTargetFeatures);
     if (!m.targetKind.empty() && m.targetKind != "cpu")
       throw Error(origin + ": target kind '" + m.targetKind +
                   "' is not supported by this runtime (expected 'cpu')");
   }
 
-  const json &programs = reader.array("programs");
+  m.inputs = parseTensors<TensorSpec>(reader, key::kInputs, origin);
+  m.outputs = parseTensors<TensorSpec>(reader, key::kOutputs, origin);
+  m.weights = parseTensors<WeightSpec>(reader, key::kWeights, origin);
+  std::set<std::string> weightFiles;
+  for (const WeightSpec &w : m.weights)
+    weightFiles.insert(w.file);
+
+  const json &programs = reader.array(key::kPrograms);
   if (programs.empty())
-    throw Error(origin + ": field 'programs' is empty");
+    throw Error(origin + ": field '" + key::kPrograms + "' is empty");
   std::set<std::string> programNames;
   for (size_t i = 0; i < programs.size(); ++i) {
-    ObjectReader r(programs[i], "programs[" + std::to_string(i) + "]", origin);
+    std::string path = std::string(key::kPrograms) + "[" + std::to_string(i) +
+                       "]";
+    ObjectReader r(programs[i], path, origin);
     ProgramSpec p;
-    p.name = r.string("name");
-    p.library = checkRelativePath(r, "library");
-    p.entry = r.string("entry");
+    p.name = r.string(key::kProgramName);
+    p.library = checkRelativePath(r, key::kProgramLibrary);
+    p.entry = r.string(key::kProgramEntry);
+    const json &files = r.array(key::kProgramWeightFiles);
+    std::set<std::string> seen;
+    for (size_t j = 0; j < files.size(); ++j) {
+      std::string where = "field '" + r.fieldPath(key::kProgramWeightFiles) +
+                          "[" + std::to_string(j) + "]'";
+      if (!files[j].is_string())
+        throw r.error(where + " must be a string, got " + files[j].dump());
+      std::string file = files[j].get<std::string>();
+      if (!weightFiles.count(file))
+        throw r.error(where + " ('" + file +
+                      "') is not the file of any weight");
+      if (!seen.insert(file).second)
+        throw r.error(where + " repeats the weight file '" + file + "'");
+      p.weightFiles.push_back(std::move(file));
+    }
     if (!programNames.insert(p.name).second)
       throw r.error("repeats the program name '" + p.name + "'");
     m.programs.push_back(std::move(p));
   }
-  m.inputs = parseTensors<TensorSpec>(reader, "inputs", origin);
-  m.outputs = parseTensors<TensorSpec>(reader, "outputs", origin);
-  m.weights = parseTensors<WeightSpec>(reader, "weights", origin);
-  // Optional: older compilers of this format version did not write it.
-  if (const json *memory = reader.optional("memory")) {
+  // Optional: older compilers of format version 1 did not write it.
+  if (const json *memory = reader.optional(key::kMemory)) {
     const json *live =
-        memory->is_object() && memory->contains("largest_live_set_bytes")
-            ? &(*memory)["largest_live_set_bytes"]
+        memory->is_object() && memory->contains(key::kMemoryLargestLiveSetBytes)
+            ? &(*memory)[key::kMemoryLargestLiveSetBytes]
             : nullptr;
     if (!live || !live->is_number_integer() || live->get<int64_t>() < 0)
-      throw reader.error("field 'memory' needs a non-negative integer "
-                         "'largest_live_set_bytes'");
+      throw reader.error(std::string("field '") + key::kMemory +
+                         "' needs a non-negative integer '" +
+                         key::kMemoryLargestLiveSetBytes + "'");
     m.largestLiveSetBytes = live->get<int64_t>();
   }
   return m;
+}
+
+const ProgramSpec &Manifest::selectProgram(const std::string &name,
+                                           const std::string &origin) const {
+  std::string names;
+  for (const ProgramSpec &p : programs) {
+    if (name.empty() ? p.name == "main" : p.name == name)
+      return p;
+    names += (names.empty() ? "'" : ", '") + p.name + "'";
+  }
+  if (name.empty() && programs.size() == 1)
+    return programs.front();
+  if (name.empty())
+    throw Error(origin + ": none of the " + std::to_string(programs.size()) +
+                " programs is called 'main'; choose one of " + names);
+  throw Error(origin + ": no program '" + name + "' (the programs are " +
+              names + ")");
+}
+
+std::vector<const WeightSpec *>
+Manifest::weightsOf(const ProgramSpec &program) const {
+  std::set<std::string> files(program.weightFiles.begin(),
+                              program.weightFiles.end());
+  std::vector<const WeightSpec *> result;
+  for (const WeightSpec &w : weights)
+    if (files.count(w.file))
+      result.push_back(&w);
+  return result;
+}
+
+const char *telar::runtime::statusName(int status) {
+  switch (status) {
+  case TELAR_STATUS_OK:
+    return "ok";
+  case TELAR_STATUS_OUT_OF_MEMORY:
+    return "out of memory";
+  case TELAR_STATUS_INVALID_ARGUMENT:
+    return "invalid argument";
+  default:
+    return "unknown status";
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Context
+//===----------------------------------------------------------------------===//
+
+Context::Context() : ctx(telarrt_context_create()) {
+  if (!ctx)
+    throw Error("out of memory creating a runtime context");
+}
+
+void Context::setPrepackedWeights(const PrepackedWeights *weights) {
+  get()->constants = weights ? weights->getCache() : nullptr;
 }
 
 //===----------------------------------------------------------------------===//
@@ -219,7 +299,7 @@ void telar::runtime::exposeRuntimeSymbols() {
   // dlopen(RTLD_NOLOAD | RTLD_GLOBAL) on an already loaded library promotes
   // it to the global scope, where a program's undefined symbols are looked
   // up. A no-op when the executable links these libraries directly.
-  for (void *symbol : {reinterpret_cast<void *>(&_mlir_memref_to_llvm_alloc),
+  for (void *symbol : {reinterpret_cast<void *>(&telarrt_alloc),
                        reinterpret_cast<void *>(&omp_get_max_threads)}) {
     Dl_info info;
     if (dladdr(symbol, &info) && info.dli_fname)
@@ -227,7 +307,8 @@ void telar::runtime::exposeRuntimeSymbols() {
   }
 }
 
-std::unique_ptr<Artifact> Artifact::load(const std::string &directory) {
+std::unique_ptr<Artifact> Artifact::load(const std::string &directory,
+                                         const std::string &programName) {
   std::string dir = directory;
   while (dir.size() > 1 && dir.back() == '/')
     dir.pop_back();
@@ -236,7 +317,7 @@ std::unique_ptr<Artifact> Artifact::load(const std::string &directory) {
     throw Error("artifact directory '" + dir + "' does not exist");
   if (!S_ISDIR(st.st_mode))
     throw Error("'" + dir + "' is not an artifact directory");
-  std::string manifestPath = dir + "/manifest.json";
+  std::string manifestPath = dir + "/" + telar_artifact::kManifestFileName;
   if (!detail::isRegularFile(manifestPath))
     throw Error("'" + dir +
                 "' is not a Telar artifact: it has no "
@@ -247,59 +328,53 @@ std::unique_ptr<Artifact> Artifact::load(const std::string &directory) {
   artifact->manifest =
       Manifest::parse(detail::readFile(manifestPath), manifestPath);
   const Manifest &m = artifact->manifest;
+  const ProgramSpec &program = m.selectProgram(programName, manifestPath);
+  artifact->program = &program - m.programs.data();
+  artifact->weights = m.weightsOf(program);
 
-  // Every referenced file must exist before anything is mapped or loaded.
-  for (const ProgramSpec &p : m.programs)
-    if (!detail::isRegularFile(dir + "/" + p.library))
-      throw Error("artifact '" + dir + "' is incomplete: program library '" +
-                  p.library + "' (program '" + p.name + "') is missing");
-  for (const WeightSpec &w : m.weights)
-    if (!detail::isRegularFile(dir + "/" + w.file))
+  // Every file the program needs must exist before anything is mapped or
+  // loaded.
+  if (!detail::isRegularFile(dir + "/" + program.library))
+    throw Error("artifact '" + dir + "' is incomplete: program library '" +
+                program.library + "' (program '" + program.name +
+                "') is missing");
+  for (const std::string &file : program.weightFiles)
+    if (!detail::isRegularFile(dir + "/" + file))
       throw Error("artifact '" + dir + "' is incomplete: weights file '" +
-                  w.file + "' is missing");
+                  file + "' is missing");
 
-  // Map each weights file once and check every weight against it.
+  // Map each of the program's weight files once and check its weights.
   std::map<std::string, SafetensorsFile *> files;
-  for (const WeightSpec &w : m.weights) {
-    SafetensorsFile *&file = files[w.file];
+  for (const WeightSpec *w : artifact->weights) {
+    SafetensorsFile *&file = files[w->file];
     if (!file) {
       artifact->weightFiles.push_back(
-          SafetensorsFile::open(dir + "/" + w.file));
+          SafetensorsFile::open(dir + "/" + w->file));
       file = artifact->weightFiles.back().get();
       // Read-only and unchanged while mapped: GEMMs may pack its weights
       // once (the destructor unregisters it, also when loading fails).
       if (file->getMapping()) {
         artifact->constantRanges.emplace_back(file->getMapping(),
                                               file->getMappingSize());
-        registerConstantRange(file->getMapping(), file->getMappingSize());
+        artifact->prepacked.registerRange(file->getMapping(),
+                                          file->getMappingSize());
       }
     }
-    const SafetensorsTensor *t = file->find(w.name);
+    const SafetensorsTensor *t = file->find(w->name);
     std::string where = "weights file '" + file->getPath() + "': ";
     if (!t)
-      throw Error(where + "no tensor '" + w.name +
+      throw Error(where + "no tensor '" + w->name +
                   "' (named by manifest.json)");
-    if (t->dtype != w.dtype || t->shape != w.shape)
-      throw Error(where + "tensor '" + w.name + "' is " + t->dtypeCode +
+    if (t->dtype != w->dtype || t->shape != w->shape)
+      throw Error(where + "tensor '" + w->name + "' is " + t->dtypeCode +
                   formatShape(t->shape) + " but manifest.json says " +
-                  w.typeString());
+                  w->typeString());
     artifact->weightData.push_back(t->data);
   }
-
-  // The program: "main", or the only one.
-  const ProgramSpec *program = nullptr;
-  for (const ProgramSpec &p : m.programs)
-    if (p.name == "main")
-      program = &p;
-  if (!program && m.programs.size() == 1)
-    program = &m.programs.front();
-  if (!program)
-    throw Error(manifestPath + ": none of the " +
-                std::to_string(m.programs.size()) +
-                " programs is called 'main'");
+  artifact->context = std::make_unique<Context>();
 
   exposeRuntimeSymbols();
-  std::string library = dir + "/" + program->library;
+  std::string library = dir + "/" + program.library;
   // dlopen searches the library path for names without a slash; dir always
   // contributes one, but make relative paths explicit anyway.
   if (library.front() != '/' && library.compare(0, 2, "./") != 0)
@@ -307,17 +382,17 @@ std::unique_ptr<Artifact> Artifact::load(const std::string &directory) {
   artifact->programHandle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!artifact->programHandle) {
     const char *why = dlerror();
-    throw Error("cannot load program library '" + program->library +
+    throw Error("cannot load program library '" + program.library +
                 "' of artifact '" + dir +
                 "': " + (why ? why : "unknown error"));
   }
   dlerror();
-  void *entry = dlsym(artifact->programHandle, program->entry.c_str());
+  void *entry = dlsym(artifact->programHandle, program.entry.c_str());
   if (!entry)
-    throw Error("program library '" + program->library + "' of artifact '" +
-                dir + "' does not export the entry point '" + program->entry +
+    throw Error("program library '" + program.library + "' of artifact '" +
+                dir + "' does not export the entry point '" + program.entry +
                 "'");
-  artifact->entry = reinterpret_cast<EntryFn>(entry);
+  artifact->entry = reinterpret_cast<TelarEntryFn>(entry);
   return artifact;
 }
 
@@ -326,15 +401,13 @@ Artifact::~Artifact() {
     dlclose(programHandle);
   // Frees the packed copies of the weights (before they are unmapped).
   for (const auto &[data, bytes] : constantRanges)
-    unregisterConstantRange(data, bytes);
-  // The freed intermediates kept for this program's next run.
-  telarrt_release_cached_memory();
+    prepacked.unregisterRange(data, bytes);
 }
 
 size_t Artifact::getWeightsBytes() const {
   size_t bytes = 0;
-  for (const WeightSpec &w : manifest.weights)
-    bytes += w.byteSize();
+  for (const WeightSpec *w : weights)
+    bytes += w->byteSize();
   return bytes;
 }
 
@@ -345,7 +418,7 @@ std::vector<Tensor> Artifact::allocateOutputs() const {
   return outputs;
 }
 
-void Artifact::run(const std::vector<const void *> &inputs,
+void Artifact::run(Context &ctx, const std::vector<const void *> &inputs,
                    const std::vector<void *> &outputs) const {
   if (inputs.size() != manifest.inputs.size() ||
       outputs.size() != manifest.outputs.size())
@@ -363,10 +436,27 @@ void Artifact::run(const std::vector<const void *> &inputs,
     buffers.push_back(const_cast<void *>(p));
   for (void *p : outputs)
     buffers.push_back(p);
-  entry(buffers.data());
+
+  TelarContext *c = ctx.get();
+  telarrt_context_clear_error(c);
+  detail::ConstantCache *saved = c->constants;
+  c->constants = prepacked.getCache();
+  int status = entry(c, buffers.data());
+  c->constants = saved;
+  if (status == TELAR_STATUS_OK)
+    return;
+  // The program returned at its first failure, before its frees.
+  telarrt_context_free_live_blocks(c);
+  std::string message = telarrt_context_error(c);
+  if (message.empty())
+    message = "no message in the context";
+  throw RunError(status, "program '" + getProgram().name + "' of artifact '" +
+                             directory + "' failed (status " +
+                             std::to_string(status) + ", " +
+                             statusName(status) + "): " + message);
 }
 
-void Artifact::run(const std::vector<Tensor> &inputs,
+void Artifact::run(Context &ctx, const std::vector<Tensor> &inputs,
                    std::vector<Tensor> &outputs) const {
   auto check = [&](const char *kind, const std::vector<TensorSpec> &specs,
                    size_t count) {
@@ -393,5 +483,5 @@ void Artifact::run(const std::vector<Tensor> &inputs,
                   ", got " + outputs[i].typeString());
     out.push_back(outputs[i].data());
   }
-  run(in, out);
+  run(ctx, in, out);
 }

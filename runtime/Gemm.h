@@ -94,11 +94,15 @@ struct Im2colB {
 void gemmIm2col(GemmKernel kernel, const MatrixView &a, const Im2colB &conv,
                 const MatrixView &c);
 
+class ConstantCache;
+
 /// The packed form of `b` for `kernel` when `b` lies wholly inside a range
-/// registered as constant (registerConstantRange in Runtime.h), built on
-/// first use and kept until the range is unregistered; null otherwise (also
-/// when TELAR_GEMM_PREPACK=0). Thread-safe.
-const PackedB *constantPackedB(GemmKernel kernel, const MatrixView &b);
+/// registered as constant in `cache` (PrepackedWeights in Runtime.h; may be
+/// null: none), built on first use and kept until the range is
+/// unregistered; null otherwise (also when TELAR_GEMM_PREPACK=0, or when
+/// out of memory for the copy). Thread-safe.
+const PackedB *constantPackedB(ConstantCache *cache, GemmKernel kernel,
+                               const MatrixView &b);
 
 } // namespace telar::runtime::detail
 

@@ -21,6 +21,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Blas.h"
+#include "Context.h"
 #include "Gemm.h"
 #include "telar/runtime/Abi.h"
 
@@ -31,6 +32,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <new>
 #include <vector>
 
 using telar::runtime::detail::blas;
@@ -60,31 +62,12 @@ namespace {
 /// A rank-2 strided view: element (i, j) is p[i * rs + j * cs].
 using View = MatrixView;
 
-/// The GEMM in use: TELAR_GEMM_KERNEL (openblas, avx2, avx512; unset or
-/// auto: the fastest the CPU runs) until telarrt_set_gemm_kernel.
-GemmKernel initialGemmKernel() {
-  const char *env = std::getenv("TELAR_GEMM_KERNEL");
-  GemmKernel want = GemmKernel::Auto;
-  if (env && !std::strcmp(env, "openblas"))
-    want = GemmKernel::OpenBlas;
-  else if (env && !std::strcmp(env, "avx2"))
-    want = GemmKernel::Avx2;
-  else if (env && !std::strcmp(env, "avx512"))
-    want = GemmKernel::Avx512;
-  else if (env && *env && std::strcmp(env, "auto"))
-    std::fprintf(stderr,
-                 "telar runtime: ignoring TELAR_GEMM_KERNEL=%s (expected "
-                 "auto, openblas, avx2 or avx512)\n",
-                 env);
-  if (want == GemmKernel::Auto || !detail::gemmKernelSupported(want))
-    want = detail::bestGemmKernel();
-  return want;
-}
-
-std::atomic<GemmKernel> &gemmKernelInUse() {
-  static std::atomic<GemmKernel> kernel{initialGemmKernel()};
-  return kernel;
-}
+/// What the kernels of one call use, from its context: the GEMM and the
+/// packed weights of the artifact running.
+struct Env {
+  GemmKernel kernel;
+  detail::ConstantCache *constants;
+};
 
 /// How an operand is handed to cblas_sgemm (row-major interface).
 struct Operand {
@@ -185,25 +168,26 @@ bool usesOwnGemm(GemmKernel kernel, const View &c) {
 
 /// b packed ahead of time when it is constant (a weight) and the runtime's
 /// GEMM will read it, else null.
-const detail::PackedB *constantB(GemmKernel kernel, const View &a,
+const detail::PackedB *constantB(const Env &env, const View &a,
                                  const View &b, const View &c) {
-  if (!usesOwnGemm(kernel, c) || a.cols == 0)
+  if (!usesOwnGemm(env.kernel, c) || a.cols == 0)
     return nullptr;
-  return detail::constantPackedB(kernel, b);
+  return detail::constantPackedB(env.constants, env.kernel, b);
 }
 
 /// c += a . b for views of matching shapes; `packed`: b's panels packed
 /// ahead of time, if any (a PackedB of the whole of b, see Gemm.h).
-void gemmWith(const View &a, const View &b, const View &c,
+void gemmWith(const Env &env, const View &a, const View &b, const View &c,
               const detail::PackedB *packed) {
   int64_t m = c.rows, n = c.cols, k = a.cols;
   if (m == 0 || n == 0 || k == 0)
     return;
-  GemmKernel kernel = gemmKernelInUse().load(std::memory_order_relaxed);
+  GemmKernel kernel = env.kernel;
   if (usesOwnGemm(kernel, c)) {
     detail::gemm(kernel, a, b, c, packed);
     return;
   }
+  // The kernels' entry points refuse larger products (fitsBlas).
   if (!fitsInt(m) || !fitsInt(n) || !fitsInt(k))
     fatal("sgemm", "matrix of %lldx%lldx%lld is too large for BLAS",
           static_cast<long long>(m), static_cast<long long>(n),
@@ -243,9 +227,9 @@ void gemmWith(const View &a, const View &b, const View &c,
 }
 
 /// c += a . b for views of matching shapes (b packed once when constant).
-void gemmAccumulate(const View &a, const View &b, const View &c) {
-  GemmKernel kernel = gemmKernelInUse().load(std::memory_order_relaxed);
-  gemmWith(a, b, c, constantB(kernel, a, b, c));
+void gemmAccumulate(const Env &env, const View &a, const View &b,
+                    const View &c) {
+  gemmWith(env, a, b, c, constantB(env, a, b, c));
 }
 
 /// The single stride of dimensions [first, last) of a view collapsed into
@@ -313,12 +297,13 @@ int availableThreads() {
 
 /// c += a . b, split into blocks of columns (or rows, when c is tall) run
 /// on the OpenMP threads.
-void parallelGemm(const View &a, const View &b, const View &c) {
+void parallelGemm(const Env &env, const View &a, const View &b,
+                  const View &c) {
   int64_t m = c.rows, n = c.cols, k = a.cols;
   double work = double(m) * double(n) * double(k);
   bool splitColumns = n >= m;
   int64_t extent = splitColumns ? n : m;
-  GemmKernel kernel = gemmKernelInUse().load(std::memory_order_relaxed);
+  GemmKernel kernel = env.kernel;
   int64_t tile = splitColumns ? detail::gemmTileCols(kernel)
                               : detail::gemmTileRows(kernel);
   int64_t unit = (kMinBlock + tile - 1) / tile * tile;
@@ -327,9 +312,9 @@ void parallelGemm(const View &a, const View &b, const View &c) {
        extent / unit});
   // Looked up (or packed) once for all blocks: column blocks start at
   // multiples of `unit`, whole panels of the packed b.
-  const detail::PackedB *packed = constantB(kernel, a, b, c);
+  const detail::PackedB *packed = constantB(env, a, b, c);
   if (blocks <= 1) {
-    gemmWith(a, b, c, packed);
+    gemmWith(env, a, b, c, packed);
     return;
   }
 #pragma omp parallel for num_threads(blocks) schedule(static, 1)
@@ -345,11 +330,11 @@ void parallelGemm(const View &a, const View &b, const View &c) {
         columns = *packed;
         columns.col0 += lo;
       }
-      gemmWith(a, {b.p + lo * b.cs, b.rows, hi - lo, b.rs, b.cs},
+      gemmWith(env, a, {b.p + lo * b.cs, b.rows, hi - lo, b.rs, b.cs},
                {c.p + lo * c.cs, c.rows, hi - lo, c.rs, c.cs},
                packed ? &columns : nullptr);
     } else {
-      gemmWith({a.p + lo * a.rs, hi - lo, a.cols, a.rs, a.cs}, b,
+      gemmWith(env, {a.p + lo * a.rs, hi - lo, a.cols, a.rs, a.cs}, b,
                {c.p + lo * c.rs, hi - lo, c.cols, c.rs, c.cs}, packed);
     }
   }
@@ -357,38 +342,102 @@ void parallelGemm(const View &a, const View &b, const View &c) {
 
 } // namespace
 
-extern "C" {
-
-void _mlir_ciface_telarrt_matmul_f32(TelarMemRef2F32 *a, TelarMemRef2F32 *b,
-                                     TelarMemRef2F32 *c) {
-  if (a->sizes[0] != c->sizes[0] || b->sizes[1] != c->sizes[1] ||
-      a->sizes[1] != b->sizes[0])
-    fatal("telarrt_matmul_f32", "shapes %lldx%lld . %lldx%lld -> %lldx%lld",
-          (long long)a->sizes[0], (long long)a->sizes[1],
-          (long long)b->sizes[0], (long long)b->sizes[1],
-          (long long)c->sizes[0], (long long)c->sizes[1]);
-  parallelGemm({a->aligned + a->offset, a->sizes[0], a->sizes[1], a->strides[0],
-                a->strides[1]},
-               {b->aligned + b->offset, b->sizes[0], b->sizes[1], b->strides[0],
-                b->strides[1]},
-               {c->aligned + c->offset, c->sizes[0], c->sizes[1], c->strides[0],
-                c->strides[1]});
+GemmKernel telar::runtime::detail::defaultGemmKernel() {
+  // The environment, read once: a setting of the process, which each new
+  // context starts from.
+  static const GemmKernel kernel = [] {
+    const char *env = std::getenv("TELAR_GEMM_KERNEL");
+    GemmKernel want = GemmKernel::Auto;
+    if (env && !std::strcmp(env, "openblas"))
+      want = GemmKernel::OpenBlas;
+    else if (env && !std::strcmp(env, "avx2"))
+      want = GemmKernel::Avx2;
+    else if (env && !std::strcmp(env, "avx512"))
+      want = GemmKernel::Avx512;
+    else if (env && *env && std::strcmp(env, "auto"))
+      std::fprintf(stderr,
+                   "telar runtime: ignoring TELAR_GEMM_KERNEL=%s (expected "
+                   "auto, openblas, avx2 or avx512)\n",
+                   env);
+    if (want == GemmKernel::Auto || !detail::gemmKernelSupported(want))
+      want = detail::bestGemmKernel();
+    return want;
+  }();
+  return kernel;
 }
 
-void _mlir_ciface_telarrt_batch_matmul_f32(TelarMemRef3F32 *a,
-                                           TelarMemRef3F32 *b,
-                                           TelarMemRef3F32 *c) {
+namespace {
+/// The kernels' view of `ctx`.
+Env envOf(const TelarContext *ctx) { return {ctx->gemmKernel, ctx->constants}; }
+
+/// Whether a product of m x k by k x n fits the BLAS interface (int
+/// dimensions), which OpenBLAS and the sgemv paths need.
+bool fitsBlas(int64_t m, int64_t n, int64_t k) {
+  return fitsInt(m) && fitsInt(n) && fitsInt(k);
+}
+
+/// Runs a kernel body, turning an allocation failure (std::bad_alloc from
+/// its temporaries) into a status.
+template <typename Fn> int guarded(TelarContext *ctx, const char *kernel,
+                                   Fn &&fn) {
+  try {
+    return fn();
+  } catch (const std::bad_alloc &) {
+    return detail::fail(ctx, TELAR_STATUS_OUT_OF_MEMORY,
+                        "%s: out of memory for a temporary buffer", kernel);
+  }
+}
+} // namespace
+
+extern "C" {
+
+int telarrt_matmul_f32(TelarContext *ctx, TelarMemRef2F32 *a,
+                       TelarMemRef2F32 *b, TelarMemRef2F32 *c) {
+  const char *kernel = "telarrt_matmul_f32";
+  if (a->sizes[0] != c->sizes[0] || b->sizes[1] != c->sizes[1] ||
+      a->sizes[1] != b->sizes[0])
+    return detail::fail(ctx, TELAR_STATUS_INVALID_ARGUMENT,
+                        "%s: shapes %lldx%lld . %lldx%lld -> %lldx%lld",
+                        kernel, (long long)a->sizes[0], (long long)a->sizes[1],
+                        (long long)b->sizes[0], (long long)b->sizes[1],
+                        (long long)c->sizes[0], (long long)c->sizes[1]);
+  if (!fitsBlas(c->sizes[0], c->sizes[1], a->sizes[1]))
+    return detail::fail(ctx, TELAR_STATUS_INVALID_ARGUMENT,
+                        "%s: a %lldx%lldx%lld product is too large", kernel,
+                        (long long)c->sizes[0], (long long)c->sizes[1],
+                        (long long)a->sizes[1]);
+  return guarded(ctx, kernel, [&]() -> int {
+    parallelGemm(envOf(ctx),
+                 {a->aligned + a->offset, a->sizes[0], a->sizes[1],
+                  a->strides[0], a->strides[1]},
+                 {b->aligned + b->offset, b->sizes[0], b->sizes[1],
+                  b->strides[0], b->strides[1]},
+                 {c->aligned + c->offset, c->sizes[0], c->sizes[1],
+                  c->strides[0], c->strides[1]});
+    return TELAR_STATUS_OK;
+  });
+}
+
+static int batchMatmul(TelarContext *ctx, const char *kernel,
+                       TelarMemRef3F32 *a, TelarMemRef3F32 *b,
+                       TelarMemRef3F32 *c) {
   if (a->sizes[0] != c->sizes[0] || b->sizes[0] != c->sizes[0] ||
       a->sizes[1] != c->sizes[1] || b->sizes[2] != c->sizes[2] ||
       a->sizes[2] != b->sizes[1])
-    fatal(
-        "telarrt_batch_matmul_f32",
-        "shapes %lldx%lldx%lld . %lldx%lldx%lld -> %lldx%lldx%lld",
+    return detail::fail(
+        ctx, TELAR_STATUS_INVALID_ARGUMENT,
+        "%s: shapes %lldx%lldx%lld . %lldx%lldx%lld -> %lldx%lldx%lld", kernel,
         (long long)a->sizes[0], (long long)a->sizes[1], (long long)a->sizes[2],
         (long long)b->sizes[0], (long long)b->sizes[1], (long long)b->sizes[2],
         (long long)c->sizes[0], (long long)c->sizes[1], (long long)c->sizes[2]);
+  if (!fitsBlas(c->sizes[1], c->sizes[2], a->sizes[2]))
+    return detail::fail(ctx, TELAR_STATUS_INVALID_ARGUMENT,
+                        "%s: a %lldx%lldx%lld product is too large", kernel,
+                        (long long)c->sizes[1], (long long)c->sizes[2],
+                        (long long)a->sizes[2]);
+  Env env = envOf(ctx);
   auto item = [&](int64_t i, auto gemm) {
-    gemm(View{a->aligned + a->offset + i * a->strides[0], a->sizes[1],
+    gemm(env, View{a->aligned + a->offset + i * a->strides[0], a->sizes[1],
               a->sizes[2], a->strides[1], a->strides[2]},
          View{b->aligned + b->offset + i * b->strides[0], b->sizes[1],
               b->sizes[2], b->strides[1], b->strides[2]},
@@ -410,37 +459,48 @@ void _mlir_ciface_telarrt_batch_matmul_f32(TelarMemRef3F32 *a,
     for (int64_t i = 0; i < batch; ++i)
       item(i, parallelGemm);
   }
+  return TELAR_STATUS_OK;
 }
 
-void _mlir_ciface_telarrt_conv2d_nchw_f32(TelarMemRef4F32 *in,
-                                          TelarMemRef4F32 *filter,
-                                          TelarMemRef4F32 *out, int64_t sh,
-                                          int64_t sw, int64_t dh, int64_t dw) {
-  const char *kernel = "telarrt_conv2d_nchw_f32";
+int telarrt_batch_matmul_f32(TelarContext *ctx, TelarMemRef3F32 *a,
+                             TelarMemRef3F32 *b, TelarMemRef3F32 *c) {
+  const char *kernel = "telarrt_batch_matmul_f32";
+  return guarded(ctx, kernel,
+                 [&] { return batchMatmul(ctx, kernel, a, b, c); });
+}
+
+static int conv2dNchw(TelarContext *ctx, const char *kernel,
+                      TelarMemRef4F32 *in, TelarMemRef4F32 *filter,
+                      TelarMemRef4F32 *out, int64_t sh, int64_t sw,
+                      int64_t dh, int64_t dw) {
   const int64_t *is = in->sizes, *fs = filter->sizes, *os = out->sizes;
   int64_t n = is[0], c = is[1], h = is[2], w = is[3];
   int64_t f = fs[0], kh = fs[2], kw = fs[3];
   int64_t oh = os[2], ow = os[3];
   if (os[0] != n || fs[1] != c || os[1] != f)
-    fatal(kernel,
-          "input %lldx%lldx%lldx%lld, filter %lldx%lldx%lldx%lld and output "
+    return detail::fail(ctx, TELAR_STATUS_INVALID_ARGUMENT,
+          "%s: input %lldx%lldx%lldx%lld, filter %lldx%lldx%lldx%lld and output "
           "%lldx%lldx%lldx%lld do not match",
-          (long long)n, (long long)c, (long long)h, (long long)w, (long long)f,
+          kernel, (long long)n, (long long)c, (long long)h, (long long)w, (long long)f,
           (long long)fs[1], (long long)kh, (long long)kw, (long long)os[0],
           (long long)os[1], (long long)oh, (long long)ow);
   if (sh < 1 || sw < 1 || dh < 1 || dw < 1)
-    fatal(kernel,
-          "strides and dilations must be positive (%lld %lld %lld "
+    return detail::fail(ctx, TELAR_STATUS_INVALID_ARGUMENT,
+          "%s: strides and dilations must be positive (%lld %lld %lld "
           "%lld)",
-          (long long)sh, (long long)sw, (long long)dh, (long long)dw);
+          kernel, (long long)sh, (long long)sw, (long long)dh, (long long)dw);
   int64_t depth = c * kh * kw, pixels = oh * ow;
   if (n == 0 || f == 0 || pixels == 0 || depth == 0)
-    return;
+    return TELAR_STATUS_OK;
+  if (!fitsBlas(f, pixels, depth))
+    return detail::fail(ctx, TELAR_STATUS_INVALID_ARGUMENT,
+                        "%s: a %lldx%lldx%lld product is too large", kernel,
+                        (long long)f, (long long)pixels, (long long)depth);
   if ((oh - 1) * sh + (kh - 1) * dh >= h || (ow - 1) * sw + (kw - 1) * dw >= w)
-    fatal(kernel,
-          "a %lldx%lld output with kernel %lldx%lld, strides %lldx%lld and "
+    return detail::fail(ctx, TELAR_STATUS_INVALID_ARGUMENT,
+          "%s: a %lldx%lld output with kernel %lldx%lld, strides %lldx%lld and "
           "dilations %lldx%lld reads past the %lldx%lld (padded) input",
-          (long long)oh, (long long)ow, (long long)kh, (long long)kw,
+          kernel, (long long)oh, (long long)ow, (long long)kh, (long long)kw,
           (long long)sh, (long long)sw, (long long)dh, (long long)dw,
           (long long)h, (long long)w);
 
@@ -486,7 +546,8 @@ void _mlir_ciface_telarrt_conv2d_nchw_f32(TelarMemRef4F32 *in,
   // busy, else each image is split into blocks of output pixels (or of
   // filters, when there are more filters than pixels) on micro-tile
   // boundaries.
-  GemmKernel gemmKernel = gemmKernelInUse().load(std::memory_order_relaxed);
+  Env env = envOf(ctx);
+  GemmKernel gemmKernel = env.kernel;
   if (convPanelsEnabled() && gemmKernel != GemmKernel::OpenBlas && !direct &&
       outCollapses && (outCol == 1 || pixels == 1)) {
     int threads = availableThreads();
@@ -531,7 +592,7 @@ void _mlir_ciface_telarrt_conv2d_nchw_f32(TelarMemRef4F32 *in,
             conv, {imageOut + lo * ost[1], hi - lo, pixels, ost[1], 1});
       }
     }
-    return;
+    return TELAR_STATUS_OK;
   }
 
   // Otherwise: the image's im2col matrix, materialised.
@@ -589,12 +650,13 @@ void _mlir_ciface_telarrt_conv2d_nchw_f32(TelarMemRef4F32 *in,
     auto gemm = inner ? parallelGemm : gemmAccumulate;
     float *imageOut = output + img * ost[0];
     if (outCollapses) {
-      gemm(filterView, colView, {imageOut + p0 * outCol, f, len, ost[1], outCol});
+      gemm(env, filterView, colView,
+           {imageOut + p0 * outCol, f, len, ost[1], outCol});
       return;
     }
     float *dense = scratch(1, static_cast<size_t>(f * len));
     std::fill(dense, dense + f * len, 0.0f);
-    gemm(filterView, colView, {dense, f, len, len, 1});
+    gemm(env, filterView, colView, {dense, f, len, len, 1});
     for (int64_t i = 0; i < f; ++i)
       for (int64_t p = p0; p < p1; ++p)
         imageOut[i * ost[1] + p / ow * ost[2] + p % ow * ost[3]] +=
@@ -622,6 +684,16 @@ void _mlir_ciface_telarrt_conv2d_nchw_f32(TelarMemRef4F32 *in,
       for (int64_t p0 = 0; p0 < pixels; p0 += tile)
         convolveTile(img, p0, std::min(pixels, p0 + tile), /*inner=*/true);
   }
+  return TELAR_STATUS_OK;
+}
+
+int telarrt_conv2d_nchw_f32(TelarContext *ctx, TelarMemRef4F32 *in,
+                            TelarMemRef4F32 *filter, TelarMemRef4F32 *out,
+                            int64_t sh, int64_t sw, int64_t dh, int64_t dw) {
+  const char *kernel = "telarrt_conv2d_nchw_f32";
+  return guarded(ctx, kernel, [&] {
+    return conv2dNchw(ctx, kernel, in, filter, out, sh, sw, dh, dw);
+  });
 }
 
 void telarrt_set_num_threads(int threads) {
@@ -634,7 +706,7 @@ void telarrt_set_num_threads(int threads) {
 
 int telarrt_get_num_threads(void) { return omp_get_max_threads(); }
 
-int telarrt_set_gemm_kernel(int kernel) {
+int telarrt_context_set_gemm_kernel(TelarContext *ctx, int kernel) {
   if (kernel < TELARRT_GEMM_AUTO || kernel > TELARRT_GEMM_AVX512)
     return -1;
   auto want = static_cast<GemmKernel>(kernel);
@@ -642,12 +714,12 @@ int telarrt_set_gemm_kernel(int kernel) {
     return -1;
   if (want == GemmKernel::Auto)
     want = detail::bestGemmKernel();
-  gemmKernelInUse().store(want);
+  ctx->gemmKernel = want;
   return static_cast<int>(want);
 }
 
-int telarrt_get_gemm_kernel(void) {
-  return static_cast<int>(gemmKernelInUse().load());
+int telarrt_context_get_gemm_kernel(const TelarContext *ctx) {
+  return static_cast<int>(ctx->gemmKernel);
 }
 
 } // extern "C"

@@ -2,11 +2,13 @@
 //
 // Weights are the `b` of most GEMMs a transformer runs, and they are the
 // same on every run: memory-mapped read-only from the artifact's
-// safetensors files. Artifact registers those mappings as constant; a GEMM
-// whose `b` lies wholly inside one gets all of b's panels packed once
-// (PackedB, Gemm.h), on first use, and reads them from then on instead of
-// packing them on every call. The packed copies are kept per (pointer,
-// shape, strides, kernel) until their range is unregistered.
+// safetensors files. Each Artifact owns a PrepackedWeights (Runtime.h) and
+// registers its mappings there as constant; while it runs a program on a
+// context, a GEMM of that context whose `b` lies wholly inside one gets all
+// of b's panels packed once (PackedB, Gemm.h), on first use, and reads them
+// from then on instead of packing them on every call. The packed copies are
+// kept per (pointer, shape, strides, kernel) until their range is
+// unregistered or the PrepackedWeights is destroyed.
 //
 // Compiled with -fopenmp (run by libomp, like Kernels.cpp): a first use
 // outside a parallel region packs on all threads.
@@ -57,7 +59,11 @@ struct Entry {
   ~Entry() { std::free(data); }
 };
 
-struct Cache {
+} // namespace
+
+namespace telar::runtime::detail {
+class ConstantCache {
+public:
   std::mutex mutex;
   /// Registered ranges [begin, end), possibly repeated.
   std::vector<std::pair<uintptr_t, uintptr_t>> ranges;
@@ -73,11 +79,9 @@ struct Cache {
     return false;
   }
 };
+} // namespace telar::runtime::detail
 
-Cache &cache() {
-  static Cache *c = new Cache(); // never destroyed: used until exit
-  return *c;
-}
+namespace {
 
 bool prepackEnabled() {
   static const bool enabled = [] {
@@ -98,7 +102,8 @@ std::pair<uintptr_t, uintptr_t> span(const MatrixView &b) {
   return {base + lo * sizeof(float), base + (hi + 1) * sizeof(float)};
 }
 
-/// Packs all of `b` for `kernel` into `e`.
+/// Packs all of `b` for `kernel` into `e`; leaves e.data null when out of
+/// memory (the GEMM then packs as it goes).
 void pack(Entry &e, GemmKernel kernel, const MatrixView &b) {
   int64_t k = b.rows, n = b.cols;
   int64_t nr = gemmTileCols(kernel);
@@ -107,11 +112,8 @@ void pack(Entry &e, GemmKernel kernel, const MatrixView &b) {
   e.bytes = (static_cast<size_t>(k * stride) * sizeof(float) + 63) / 64 * 64;
   e.data = static_cast<float *>(std::aligned_alloc(64, e.bytes));
   if (!e.data) {
-    std::fprintf(stderr,
-                 "telar runtime: out of memory for a packed weight (%zu "
-                 "bytes)\n",
-                 e.bytes);
-    std::abort();
+    e.bytes = 0;
+    return;
   }
   // Tasks of up to 8 panels of one block.
   constexpr int64_t kPanelsPerTask = 8;
@@ -131,9 +133,13 @@ void pack(Entry &e, GemmKernel kernel, const MatrixView &b) {
 
 } // namespace
 
-const PackedB *telar::runtime::detail::constantPackedB(GemmKernel kernel,
-                                                       const MatrixView &b) {
-  Cache &c = cache();
+const PackedB *
+telar::runtime::detail::constantPackedB(ConstantCache *cache,
+                                        GemmKernel kernel,
+                                        const MatrixView &b) {
+  if (!cache)
+    return nullptr;
+  ConstantCache &c = *cache;
   if (c.rangeCount.load(std::memory_order_acquire) == 0 || !prepackEnabled() ||
       (kernel != GemmKernel::Avx2 && kernel != GemmKernel::Avx512) ||
       b.rows <= 0 || b.cols <= 0)
@@ -159,23 +165,30 @@ const PackedB *telar::runtime::detail::constantPackedB(GemmKernel kernel,
     pack(*e, kernel, b);
     c.bytes.fetch_add(e->bytes, std::memory_order_relaxed);
   });
-  return &e->packed;
+  return e->data ? &e->packed : nullptr;
 }
 
-void telar::runtime::registerConstantRange(const void *data, size_t bytes) {
+using telar::runtime::PrepackedWeights;
+
+PrepackedWeights::PrepackedWeights()
+    : cache(std::make_unique<telar::runtime::detail::ConstantCache>()) {}
+
+PrepackedWeights::~PrepackedWeights() = default;
+
+void PrepackedWeights::registerRange(const void *data, size_t bytes) {
   if (!data || bytes == 0)
     return;
-  Cache &c = cache();
+  ConstantCache &c = *cache;
   std::lock_guard<std::mutex> lock(c.mutex);
   auto begin = reinterpret_cast<uintptr_t>(data);
   c.ranges.emplace_back(begin, begin + bytes);
   c.rangeCount.store(c.ranges.size(), std::memory_order_release);
 }
 
-void telar::runtime::unregisterConstantRange(const void *data, size_t bytes) {
+void PrepackedWeights::unregisterRange(const void *data, size_t bytes) {
   if (!data || bytes == 0)
     return;
-  Cache &c = cache();
+  ConstantCache &c = *cache;
   std::lock_guard<std::mutex> lock(c.mutex);
   auto begin = reinterpret_cast<uintptr_t>(data);
   auto it = std::find(c.ranges.begin(), c.ranges.end(),
@@ -195,6 +208,6 @@ void telar::runtime::unregisterConstantRange(const void *data, size_t bytes) {
   }
 }
 
-extern "C" size_t telarrt_prepacked_bytes(void) {
-  return cache().bytes.load(std::memory_order_relaxed);
+size_t PrepackedWeights::getBytes() const {
+  return cache->bytes.load(std::memory_order_relaxed);
 }

@@ -204,7 +204,9 @@ LogicalResult compileArtifact(ModuleOp module, TargetBackend &target,
         SmallVector<WeightTensor> tensors;
         for (const ProgramWeight &w : interface.weights)
           tensors.push_back({w.name, w.type, w.data});
-        interface.weightFiles.push_back(file);
+        // The program reads the file only when it holds weights.
+        if (!interface.weights.empty())
+          interface.weightFiles.push_back(file);
         return writer.writeWeightFile(file, tensors, error);
       })))
     return failure();

@@ -75,7 +75,7 @@ public:
     artifact::ProgramEntry program;
     program.name = interface.name;
     program.library = library;
-    program.entry = "telar_main_entry";
+    program.entry = artifact::kDefaultEntryName; // Codegen.h's entry point
     program.weightFiles.assign(interface.weightFiles.begin(),
                                interface.weightFiles.end());
     writer.addProgram(std::move(program));

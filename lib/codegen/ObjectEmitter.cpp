@@ -2,6 +2,8 @@
 
 #include "telar/codegen/Codegen.h"
 
+#include "telar/artifact/Manifest.h"
+
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/IR/IRBuilder.h"
@@ -63,9 +65,10 @@ FailureOr<telar::CpuTarget> telar::resolveCpuTarget(StringRef cpu,
   return target;
 }
 
-/// `telar_main_entry(void **buffers)`: builds a dense descriptor
-/// (ptr, ptr, 0, sizes..., strides...) per buffer and calls the lowered
-/// `main`, which is made internal so that it is inlined into the entry.
+/// `int telar_entry(TelarContext *ctx, void **buffers)` (docs/Artifact.md):
+/// builds a dense descriptor (ptr, ptr, 0, sizes..., strides...) per buffer
+/// and calls the lowered `main` with the context, returning its status;
+/// `main` is made internal so that it is inlined into the entry.
 static LogicalResult addEntryPoint(llvm::Module &module,
                                    ArrayRef<SmallVector<int64_t>> shapes,
                                    std::string &error) {
@@ -74,28 +77,34 @@ static LogicalResult addEntryPoint(llvm::Module &module,
     error = "the lowered module has no @main";
     return failure();
   }
-  size_t expected = 0;
+  llvm::LLVMContext &ctx = module.getContext();
+  auto *ptrTy = llvm::PointerType::getUnqual(ctx);
+  auto *i32 = llvm::Type::getInt32Ty(ctx);
+  auto *i64 = llvm::Type::getInt64Ty(ctx);
+  size_t expected = 1; // the context
   for (const auto &shape : shapes)
     expected += 3 + 2 * shape.size();
-  if (impl->arg_size() != expected) {
+  if (impl->arg_size() != expected || impl->getReturnType() != i32 ||
+      impl->getArg(0)->getType() != ptrTy) {
     error = "@main takes " + std::to_string(impl->arg_size()) +
-            " scalar arguments, expected " + std::to_string(expected) +
-            " for " + std::to_string(shapes.size()) + " buffers";
+            " scalar arguments, expected the runtime context and " +
+            std::to_string(expected - 1) + " for " +
+            std::to_string(shapes.size()) +
+            " buffers, and an i32 status result";
     return failure();
   }
   impl->setName("telar_main");
   impl->setLinkage(llvm::GlobalValue::InternalLinkage);
 
-  llvm::LLVMContext &ctx = module.getContext();
-  auto *ptrTy = llvm::PointerType::getUnqual(ctx);
-  auto *i64 = llvm::Type::getInt64Ty(ctx);
   auto *entry = llvm::Function::Create(
-      llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptrTy}, false),
-      llvm::GlobalValue::ExternalLinkage, "telar_main_entry", module);
+      llvm::FunctionType::get(i32, {ptrTy, ptrTy}, false),
+      llvm::GlobalValue::ExternalLinkage, telar_artifact::kDefaultEntryName,
+      module);
   llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", entry));
-  SmallVector<llvm::Value *> args;
+  SmallVector<llvm::Value *> args = {entry->getArg(0)};
   for (auto [i, shape] : llvm::enumerate(shapes)) {
-    llvm::Value *slot = b.CreateConstInBoundsGEP1_64(ptrTy, entry->getArg(0), i);
+    llvm::Value *slot =
+        b.CreateConstInBoundsGEP1_64(ptrTy, entry->getArg(1), i);
     llvm::Value *ptr = b.CreateLoad(ptrTy, slot);
     args.push_back(ptr);
     args.push_back(ptr);
@@ -111,8 +120,7 @@ static LogicalResult addEntryPoint(llvm::Module &module,
     for (int64_t s : strides)
       args.push_back(llvm::ConstantInt::get(i64, s));
   }
-  b.CreateCall(impl, args);
-  b.CreateRetVoid();
+  b.CreateRet(b.CreateCall(impl, args));
   return success();
 }
 

@@ -65,6 +65,11 @@ void telar::buildCpuTranslationPipeline(OpPassManager &pm,
   outParams.hoistStaticAllocs = true;
   outParams.modifyPublicFunctions = true;
   pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
+  // The runtime ABI (docs/Artifact.md): programs that call the runtime get
+  // a context argument and a status result.
+  bool usesRuntime = options.libraryCalls || options.runtimeAllocator;
+  if (usesRuntime)
+    pm.addPass(createTelarAddRuntimeContext());
   if (options.libraryCalls)
     pm.addPass(createTelarLinalgToLibraryCalls());
   bufferization::buildBufferDeallocationPipeline(pm);
@@ -99,6 +104,9 @@ void telar::buildCpuTranslationPipeline(OpPassManager &pm,
   pm.addPass(createConvertFuncToLLVMPass());
   if (options.parallel)
     pm.addPass(createConvertOpenMPToLLVMPass());
+  // Runtime calls take the context and are checked.
+  if (usesRuntime)
+    pm.addPass(createTelarLowerRuntimeCalls());
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createCanonicalizerPass());
 }

@@ -6,11 +6,14 @@
 // runtime's GEMM reaches ~220 GFLOP/s a core here. Operands are cast to
 // fully dynamic strided memrefs so one runtime entry point serves every
 // shape; the callee gets memref descriptors through MLIR's C interface
-// (`_mlir_ciface_<name>`).
+// (`_mlir_ciface_<name>`, which telar-lower-runtime-calls names
+// `telarrt_<name>`), after the function's runtime context, and returns a
+// status.
 //
 //===----------------------------------------------------------------------===//
 
 #include "telar/passes/lowering/Passes.h"
+#include "telar/passes/lowering/RuntimeContext.h"
 
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/IR/SymbolTable.h"
@@ -38,27 +41,30 @@ bool isF32Memref(Value v) {
   return t && t.getElementType().isF32() && t.hasStaticShape();
 }
 
-/// Declares (once) `name` taking the given operand types, with the C
-/// interface so the runtime receives descriptor pointers.
+/// Declares (once) `name` taking the given operand types and returning an
+/// i32 status, with the C interface so the runtime receives descriptor
+/// pointers.
 func::FuncOp declareCallee(ModuleOp module, StringRef name,
                            TypeRange argTypes) {
   if (auto f = module.lookupSymbol<func::FuncOp>(name))
     return f;
   OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
-  auto fn = func::FuncOp::create(b, module.getLoc(), name,
-                                 b.getFunctionType(argTypes, {}));
+  auto fn = func::FuncOp::create(
+      b, module.getLoc(), name,
+      b.getFunctionType(argTypes, {b.getI32Type()}));
   fn.setPrivate();
   fn->setAttr("llvm.emit_c_interface", b.getUnitAttr());
+  fn->setAttr(telar::kRuntimeStatusAttr, b.getUnitAttr());
   return fn;
 }
 
-void replaceWithCall(linalg::LinalgOp op, StringRef callee,
+void replaceWithCall(linalg::LinalgOp op, Value context, StringRef callee,
                      ArrayRef<int64_t> intArgs) {
   ModuleOp module = op->getParentOfType<ModuleOp>();
   OpBuilder b(op);
   Location loc = op.getLoc();
-  SmallVector<Value> args;
-  SmallVector<Type> types;
+  SmallVector<Value> args = {context};
+  SmallVector<Type> types = {context.getType()};
   for (Value v : op->getOperands()) {
     auto t = cast<MemRefType>(v.getType());
     auto dyn = dynamicStridedType(b.getContext(), t.getRank(),
@@ -88,6 +94,7 @@ struct TelarLinalgToLibraryCalls
   using Base::Base;
   void runOnOperation() override {
     SmallVector<linalg::LinalgOp> matmuls, batchMatmuls, convs;
+    bool missingContext = false;
     getOperation().walk([&](linalg::LinalgOp op) {
       if (!op.hasPureBufferSemantics() ||
           !llvm::all_of(op->getOperands(), isF32Memref))
@@ -104,10 +111,25 @@ struct TelarLinalgToLibraryCalls
           convs.push_back(op);
       }
     });
+    auto contextOf = [&](linalg::LinalgOp op) -> Value {
+      auto fn = op->getParentOfType<FunctionOpInterface>();
+      Value context = fn ? telar::getRuntimeContext(fn) : Value();
+      if (!context && !missingContext) {
+        op.emitError("a runtime call needs the enclosing function's runtime "
+                     "context (run telar-add-runtime-context first)");
+        missingContext = true;
+      }
+      return context;
+    };
+    for (auto *list : {&matmuls, &batchMatmuls, &convs})
+      for (linalg::LinalgOp op : *list)
+        contextOf(op);
+    if (missingContext)
+      return signalPassFailure();
     for (linalg::LinalgOp op : matmuls)
-      replaceWithCall(op, "telarrt_matmul_f32", {});
+      replaceWithCall(op, contextOf(op), "telarrt_matmul_f32", {});
     for (linalg::LinalgOp op : batchMatmuls)
-      replaceWithCall(op, "telarrt_batch_matmul_f32", {});
+      replaceWithCall(op, contextOf(op), "telarrt_batch_matmul_f32", {});
     for (linalg::LinalgOp op : convs) {
       auto conv = cast<linalg::Conv2DNchwFchwOp>(op.getOperation());
       SmallVector<int64_t> args;
@@ -115,7 +137,7 @@ struct TelarLinalgToLibraryCalls
         args.push_back(s.getSExtValue());
       for (APInt d : conv.getDilations().getValues<APInt>())
         args.push_back(d.getSExtValue());
-      replaceWithCall(op, "telarrt_conv2d_nchw_f32", args);
+      replaceWithCall(op, contextOf(op), "telarrt_conv2d_nchw_f32", args);
     }
   }
 

@@ -99,9 +99,9 @@ TEST(ArtifactWriterTest, WritesProgramsAndWeightFiles) {
   ASSERT_TRUE(mlir::succeeded(writer.writeWeightFile(
       "weights/rank1.safetensors", {{"w", f32, shard1}}, error)))
       << error;
-  writer.addProgram({"rank0", "programs/rank0.so", "telar_main_entry",
+  writer.addProgram({"rank0", "programs/rank0.so", "telar_entry",
                      {"weights/rank0.safetensors"}});
-  writer.addProgram({"rank1", "programs/rank1.so", "telar_main_entry",
+  writer.addProgram({"rank1", "programs/rank1.so", "telar_entry",
                      {"weights/rank1.safetensors"}});
   writer.setTarget("cpu", "x86_64-pc-linux-gnu", "x86-64-v3", "+avx2");
   writer.setInputs({mt::describeTensor("x", f32)});

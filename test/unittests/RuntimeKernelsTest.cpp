@@ -26,6 +26,24 @@
 
 namespace {
 
+using telar::runtime::Context;
+using telar::runtime::PrepackedWeights;
+
+/// The context the tests' kernel calls run on, and the packed weights it
+/// uses (the ranges the tests register as constant).
+PrepackedWeights &weights() {
+  static PrepackedWeights *w = new PrepackedWeights();
+  return *w;
+}
+TelarContext *ctx() {
+  static Context *c = [] {
+    auto *context = new Context();
+    context->setPrepackedWeights(&weights());
+    return context;
+  }();
+  return c->get();
+}
+
 const char *gemmKernelName(int kernel) {
   switch (kernel) {
   case TELARRT_GEMM_OPENBLAS:
@@ -41,15 +59,15 @@ const char *gemmKernelName(int kernel) {
 /// Runs `body` once with each GEMM this CPU runs, then restores the
 /// default.
 void forEachGemmKernel(const std::function<void()> &body) {
-  int saved = telarrt_get_gemm_kernel();
+  int saved = telarrt_context_get_gemm_kernel(ctx());
   for (int kernel :
        {TELARRT_GEMM_OPENBLAS, TELARRT_GEMM_AVX2, TELARRT_GEMM_AVX512}) {
-    if (telarrt_set_gemm_kernel(kernel) != kernel)
+    if (telarrt_context_set_gemm_kernel(ctx(), kernel) != kernel)
       continue; // not on this CPU
     SCOPED_TRACE(gemmKernelName(kernel));
     body();
   }
-  telarrt_set_gemm_kernel(saved);
+  telarrt_context_set_gemm_kernel(ctx(), saved);
 }
 
 /// A strided view of a rank-R f32 tensor with its own storage: a layout
@@ -149,7 +167,7 @@ void checkMatmul(int64_t m, int64_t k, int64_t n, const Layout &la,
   auto da = a.descriptor<TelarMemRef2F32>();
   auto db = b.descriptor<TelarMemRef2F32>();
   auto dc = c.descriptor<TelarMemRef2F32>();
-  _mlir_ciface_telarrt_matmul_f32(&da, &db, &dc);
+  EXPECT_EQ(telarrt_matmul_f32(ctx(), &da, &db, &dc), TELAR_STATUS_OK);
   std::string where = std::string(la.name) + " x " + lb.name + " -> " +
                       lc.name + " " + std::to_string(m) + "x" +
                       std::to_string(k) + "x" + std::to_string(n);
@@ -183,20 +201,20 @@ TEST(RuntimeKernels, MatmulAllLayouts) {
 }
 
 TEST(RuntimeKernels, GemmKernelSelection) {
-  int saved = telarrt_get_gemm_kernel();
+  int saved = telarrt_context_get_gemm_kernel(ctx());
   EXPECT_GE(saved, TELARRT_GEMM_OPENBLAS);
   EXPECT_LE(saved, TELARRT_GEMM_AVX512);
-  EXPECT_EQ(telarrt_set_gemm_kernel(TELARRT_GEMM_OPENBLAS),
+  EXPECT_EQ(telarrt_context_set_gemm_kernel(ctx(), TELARRT_GEMM_OPENBLAS),
             TELARRT_GEMM_OPENBLAS);
-  EXPECT_EQ(telarrt_get_gemm_kernel(), TELARRT_GEMM_OPENBLAS);
-  EXPECT_EQ(telarrt_set_gemm_kernel(7), -1);
-  EXPECT_EQ(telarrt_set_gemm_kernel(-2), -1);
-  EXPECT_EQ(telarrt_get_gemm_kernel(), TELARRT_GEMM_OPENBLAS);
+  EXPECT_EQ(telarrt_context_get_gemm_kernel(ctx()), TELARRT_GEMM_OPENBLAS);
+  EXPECT_EQ(telarrt_context_set_gemm_kernel(ctx(), 7), -1);
+  EXPECT_EQ(telarrt_context_set_gemm_kernel(ctx(), -2), -1);
+  EXPECT_EQ(telarrt_context_get_gemm_kernel(ctx()), TELARRT_GEMM_OPENBLAS);
   // AUTO resolves to a concrete kernel.
-  int best = telarrt_set_gemm_kernel(TELARRT_GEMM_AUTO);
+  int best = telarrt_context_set_gemm_kernel(ctx(), TELARRT_GEMM_AUTO);
   EXPECT_GE(best, TELARRT_GEMM_OPENBLAS);
-  EXPECT_EQ(telarrt_get_gemm_kernel(), best);
-  telarrt_set_gemm_kernel(saved);
+  EXPECT_EQ(telarrt_context_get_gemm_kernel(ctx()), best);
+  telarrt_context_set_gemm_kernel(ctx(), saved);
 }
 
 /// Shapes around the micro-tiles' edges (AVX-512: 12 x 32, AVX2: 6 x 16)
@@ -256,7 +274,7 @@ TEST(RuntimeKernels, GemmOddStrides) {
       TelarMemRef2F32 da{a.data(), a.data(), 0, {m, k}, {0, 1}};
       TelarMemRef2F32 db{b.data(), b.data(), (k - 1) * n, {k, n}, {-n, 1}};
       TelarMemRef2F32 dc{c.data(), c.data(), 1, {m, n}, {1, m}};
-      _mlir_ciface_telarrt_matmul_f32(&da, &db, &dc);
+      EXPECT_EQ(telarrt_matmul_f32(ctx(), &da, &db, &dc), TELAR_STATUS_OK);
       for (int64_t i = 0; i < m; ++i)
         for (int64_t j = 0; j < n; ++j) {
           double want = c0[1 + i + j * m];
@@ -276,7 +294,7 @@ TEST(RuntimeKernels, GemmOddStrides) {
     TelarMemRef2F32 da{a.data(), a.data(), 0, {1, 8}, {1 << 30, 1}};
     TelarMemRef2F32 db{b.data(), b.data(), 0, {8, 1}, {3, 1 << 30}};
     TelarMemRef2F32 dc{c.data(), c.data(), 2, {1, 1}, {1 << 30, 1 << 30}};
-    _mlir_ciface_telarrt_matmul_f32(&da, &db, &dc);
+    EXPECT_EQ(telarrt_matmul_f32(ctx(), &da, &db, &dc), TELAR_STATUS_OK);
     double want = 0;
     for (int p = 0; p < 8; ++p)
       want += double(a[p]) * b[3 * p];
@@ -293,7 +311,7 @@ TEST(RuntimeKernels, MatmulEmptyContraction) {
   auto da = a.descriptor<TelarMemRef2F32>();
   auto db = b.descriptor<TelarMemRef2F32>();
   auto dc = c.descriptor<TelarMemRef2F32>();
-  _mlir_ciface_telarrt_matmul_f32(&da, &db, &dc);
+  EXPECT_EQ(telarrt_matmul_f32(ctx(), &da, &db, &dc), TELAR_STATUS_OK);
   // Bitwise: the padding is NaN.
   EXPECT_EQ(std::memcmp(c.storage.data(), c0.storage.data(),
                         c.storage.size() * sizeof(float)),
@@ -316,7 +334,7 @@ void checkBatchMatmul(int64_t batch, int64_t m, int64_t k, int64_t n,
         auto da = a.descriptor<TelarMemRef3F32>();
         auto db = b.descriptor<TelarMemRef3F32>();
         auto dc = c.descriptor<TelarMemRef3F32>();
-        _mlir_ciface_telarrt_batch_matmul_f32(&da, &db, &dc);
+        EXPECT_EQ(telarrt_batch_matmul_f32(ctx(), &da, &db, &dc), TELAR_STATUS_OK);
         for (int64_t s = 0; s < batch; ++s)
           for (int64_t i = 0; i < m; ++i)
             for (int64_t j = 0; j < n; ++j) {
@@ -358,8 +376,9 @@ void checkConv(const ConvCase &cc, const std::array<int, 4> &inOrder,
   auto di = in.descriptor<TelarMemRef4F32>();
   auto df = filter.descriptor<TelarMemRef4F32>();
   auto dout = out.descriptor<TelarMemRef4F32>();
-  _mlir_ciface_telarrt_conv2d_nchw_f32(&di, &df, &dout, cc.sh, cc.sw, cc.dh,
-                                       cc.dw);
+  ASSERT_EQ(telarrt_conv2d_nchw_f32(ctx(), &di, &df, &dout, cc.sh, cc.sw,
+                                    cc.dh, cc.dw),
+            TELAR_STATUS_OK);
   out.forEach([&](const std::array<int64_t, 4> &o) {
     double want = out0.at(o);
     for (int64_t ci = 0; ci < c; ++ci)
@@ -478,7 +497,7 @@ std::vector<float> runMatmul(StridedTensor<2> &a, StridedTensor<2> &b,
   auto da = a.descriptor<TelarMemRef2F32>();
   auto db = b.descriptor<TelarMemRef2F32>();
   auto dc = c.descriptor<TelarMemRef2F32>();
-  _mlir_ciface_telarrt_matmul_f32(&da, &db, &dc);
+  EXPECT_EQ(telarrt_matmul_f32(ctx(), &da, &db, &dc), TELAR_STATUS_OK);
   return c.storage;
 }
 
@@ -490,7 +509,7 @@ bool sameBits(const std::vector<float> &x, const std::vector<float> &y) {
 /// Whether the runtime's own GEMM (which packs constant operands) runs an
 /// m x n product with the kernel now chosen.
 bool packsConstants(int64_t m, int64_t n) {
-  return telarrt_get_gemm_kernel() != TELARRT_GEMM_OPENBLAS && m > 1 && n > 1;
+  return telarrt_context_get_gemm_kernel(ctx()) != TELARRT_GEMM_OPENBLAS && m > 1 && n > 1;
 }
 
 /// A GEMM whose b lies in a registered constant range computes exactly
@@ -506,7 +525,7 @@ TEST(RuntimeKernels, ConstantBPackedOnce) {
       {13, 300, 33}, {12, 700, 17}, {49, 20, 40}, {530, 9, 35},
       {5, 3, 2100}, {40, 300, 130}, {150, 200, 20}, {1, 50, 40},
       {40, 50, 1}};
-  ASSERT_EQ(telarrt_prepacked_bytes(), 0u);
+  ASSERT_EQ(weights().getBytes(), 0u);
   forEachGemmKernel([&] {
     for (int threads : {1, 4}) {
       telarrt_set_num_threads(threads);
@@ -520,20 +539,20 @@ TEST(RuntimeKernels, ConstantBPackedOnce) {
           auto b = matrix(k, n, lb, 2, rng);
           auto c = matrix(m, n, kLayouts[0], 0, rng);
           std::vector<float> want = runMatmul(a, b, c);
-          EXPECT_EQ(telarrt_prepacked_bytes(), 0u) << where;
+          EXPECT_EQ(weights().getBytes(), 0u) << where;
 
           const void *data = b.storage.data();
           size_t bytes = b.storage.size() * sizeof(float);
-          telar::runtime::registerConstantRange(data, bytes);
+          weights().registerRange(data, bytes);
           for (int repeat = 0; repeat < 3; ++repeat)
             EXPECT_TRUE(sameBits(runMatmul(a, b, c), want))
                 << where << ", call " << repeat;
           if (packsConstants(m, n))
-            EXPECT_GE(telarrt_prepacked_bytes(), size_t(k * n * 4)) << where;
+            EXPECT_GE(weights().getBytes(), size_t(k * n * 4)) << where;
           else
-            EXPECT_EQ(telarrt_prepacked_bytes(), 0u) << where;
-          telar::runtime::unregisterConstantRange(data, bytes);
-          EXPECT_EQ(telarrt_prepacked_bytes(), 0u) << where;
+            EXPECT_EQ(weights().getBytes(), 0u) << where;
+          weights().unregisterRange(data, bytes);
+          EXPECT_EQ(weights().getBytes(), 0u) << where;
           EXPECT_TRUE(sameBits(runMatmul(a, b, c), want)) << where;
         }
     }
@@ -544,8 +563,8 @@ TEST(RuntimeKernels, ConstantBPackedOnce) {
 /// Only operands wholly inside a registered range are packed; overlapping
 /// registrations keep the copies they cover; an unknown range is ignored.
 TEST(RuntimeKernels, ConstantRanges) {
-  int saved = telarrt_get_gemm_kernel();
-  if (telarrt_set_gemm_kernel(TELARRT_GEMM_AUTO) == TELARRT_GEMM_OPENBLAS)
+  int saved = telarrt_context_get_gemm_kernel(ctx());
+  if (telarrt_context_set_gemm_kernel(ctx(), TELARRT_GEMM_AUTO) == TELARRT_GEMM_OPENBLAS)
     GTEST_SKIP() << "the runtime's GEMM does not run on this CPU";
   std::mt19937 rng(9);
   auto a = matrix(20, 40, kLayouts[0], 0, rng);
@@ -556,29 +575,29 @@ TEST(RuntimeKernels, ConstantRanges) {
   size_t bytes = b.storage.size() * sizeof(float);
 
   // Half of b: not packed.
-  telar::runtime::registerConstantRange(data, bytes / 2);
+  weights().registerRange(data, bytes / 2);
   EXPECT_TRUE(sameBits(runMatmul(a, b, c), want));
-  EXPECT_EQ(telarrt_prepacked_bytes(), 0u);
+  EXPECT_EQ(weights().getBytes(), 0u);
   // All of b, twice (once through a larger range): packed once.
-  telar::runtime::registerConstantRange(data, bytes);
-  telar::runtime::registerConstantRange(data - 64, bytes + 128);
+  weights().registerRange(data, bytes);
+  weights().registerRange(data - 64, bytes + 128);
   EXPECT_TRUE(sameBits(runMatmul(a, b, c), want));
-  size_t packed = telarrt_prepacked_bytes();
+  size_t packed = weights().getBytes();
   EXPECT_GE(packed, 40u * 64 * 4); // 50 columns padded to whole panels
   EXPECT_TRUE(sameBits(runMatmul(a, b, c), want));
-  EXPECT_EQ(telarrt_prepacked_bytes(), packed);
+  EXPECT_EQ(weights().getBytes(), packed);
   // Not registered: nothing happens.
-  telar::runtime::unregisterConstantRange(data + 4, bytes);
-  EXPECT_EQ(telarrt_prepacked_bytes(), packed);
+  weights().unregisterRange(data + 4, bytes);
+  EXPECT_EQ(weights().getBytes(), packed);
   // Still covered by the larger range, then by nothing.
-  telar::runtime::unregisterConstantRange(data, bytes);
-  EXPECT_EQ(telarrt_prepacked_bytes(), packed);
-  telar::runtime::unregisterConstantRange(data - 64, bytes + 128);
-  EXPECT_EQ(telarrt_prepacked_bytes(), 0u);
-  telar::runtime::unregisterConstantRange(data, bytes / 2);
+  weights().unregisterRange(data, bytes);
+  EXPECT_EQ(weights().getBytes(), packed);
+  weights().unregisterRange(data - 64, bytes + 128);
+  EXPECT_EQ(weights().getBytes(), 0u);
+  weights().unregisterRange(data, bytes / 2);
   EXPECT_TRUE(sameBits(runMatmul(a, b, c), want));
-  EXPECT_EQ(telarrt_prepacked_bytes(), 0u);
-  telarrt_set_gemm_kernel(saved);
+  EXPECT_EQ(weights().getBytes(), 0u);
+  telarrt_context_set_gemm_kernel(ctx(), saved);
 }
 
 /// Batch matmul with a constant b (e.g. experts' weights [E, K, N], or one
@@ -605,24 +624,87 @@ TEST(RuntimeKernels, ConstantBatchB) {
           auto da = a.descriptor<TelarMemRef3F32>();
           auto db = b.descriptor<TelarMemRef3F32>();
           auto dc = out.descriptor<TelarMemRef3F32>();
-          _mlir_ciface_telarrt_batch_matmul_f32(&da, &db, &dc);
+          EXPECT_EQ(telarrt_batch_matmul_f32(ctx(), &da, &db, &dc), TELAR_STATUS_OK);
           return out.storage;
         };
         std::vector<float> want = run();
         const void *data = b.storage.data();
         size_t bytes = b.storage.size() * sizeof(float);
-        telar::runtime::registerConstantRange(data, bytes);
+        weights().registerRange(data, bytes);
         EXPECT_TRUE(sameBits(run(), want));
         EXPECT_TRUE(sameBits(run(), want));
         if (packsConstants(m, n)) {
           size_t elements = batchStride == 0 ? 1 : batch;
-          EXPECT_GE(telarrt_prepacked_bytes(), elements * k * n * 4);
+          EXPECT_GE(weights().getBytes(), elements * k * n * 4);
         }
-        telar::runtime::unregisterConstantRange(data, bytes);
-        EXPECT_EQ(telarrt_prepacked_bytes(), 0u);
+        weights().unregisterRange(data, bytes);
+        EXPECT_EQ(weights().getBytes(), 0u);
       }
   });
   telarrt_set_num_threads(savedThreads);
+}
+
+/// Kernels given operands they cannot handle return a status with a
+/// message in the context (they used to abort).
+TEST(RuntimeKernels, InvalidOperands) {
+  Context context;
+  std::vector<float> x(64, 1.0f);
+  TelarMemRef2F32 a{x.data(), x.data(), 0, {2, 3}, {3, 1}};
+  TelarMemRef2F32 b{x.data(), x.data(), 0, {4, 2}, {2, 1}};
+  TelarMemRef2F32 c{x.data(), x.data(), 0, {2, 2}, {2, 1}};
+  EXPECT_EQ(telarrt_matmul_f32(context.get(), &a, &b, &c),
+            TELAR_STATUS_INVALID_ARGUMENT);
+  EXPECT_EQ(context.getError(), "telarrt_matmul_f32: shapes 2x3 . 4x2 -> 2x2");
+  context.clearError();
+  TelarMemRef3F32 a3{x.data(), x.data(), 0, {2, 2, 2}, {4, 2, 1}};
+  TelarMemRef3F32 c3{x.data(), x.data(), 0, {3, 2, 2}, {4, 2, 1}};
+  EXPECT_EQ(telarrt_batch_matmul_f32(context.get(), &a3, &a3, &c3),
+            TELAR_STATUS_INVALID_ARGUMENT);
+  EXPECT_EQ(context.getError(), "telarrt_batch_matmul_f32: shapes 2x2x2 . "
+                                "2x2x2 -> 3x2x2");
+  context.clearError();
+  TelarMemRef4F32 in{x.data(), x.data(), 0, {1, 1, 3, 3}, {9, 9, 3, 1}};
+  TelarMemRef4F32 filter{x.data(), x.data(), 0, {1, 1, 2, 2}, {4, 4, 2, 1}};
+  TelarMemRef4F32 out{x.data(), x.data(), 0, {1, 1, 2, 2}, {4, 4, 2, 1}};
+  EXPECT_EQ(telarrt_conv2d_nchw_f32(context.get(), &in, &filter, &out, 0, 1,
+                                    1, 1),
+            TELAR_STATUS_INVALID_ARGUMENT);
+  EXPECT_EQ(context.getError(), "telarrt_conv2d_nchw_f32: strides and "
+                                "dilations must be positive (0 1 1 1)");
+}
+
+/// The packed copies belong to the PrepackedWeights (an artifact's) that
+/// the context runs with: another one, or a context without one, packs
+/// nothing of them.
+TEST(RuntimeKernels, PrepackedWeightsAreTheirOwn) {
+  Context context;
+  if (context.setGemmKernel(TELARRT_GEMM_AUTO) == TELARRT_GEMM_OPENBLAS)
+    GTEST_SKIP() << "the runtime's GEMM does not run on this CPU";
+  std::mt19937 rng(11);
+  auto a = matrix(20, 40, kLayouts[0], 0, rng);
+  auto b = matrix(40, 50, kLayouts[0], 0, rng);
+  auto c = matrix(20, 50, kLayouts[0], 0, rng);
+  auto da = a.descriptor<TelarMemRef2F32>();
+  auto db = b.descriptor<TelarMemRef2F32>();
+  auto dc = c.descriptor<TelarMemRef2F32>();
+  PrepackedWeights one, two;
+  one.registerRange(b.storage.data(), b.storage.size() * sizeof(float));
+  two.registerRange(b.storage.data(), b.storage.size() * sizeof(float));
+  // No packed weights: nothing packed.
+  EXPECT_EQ(telarrt_matmul_f32(context.get(), &da, &db, &dc), TELAR_STATUS_OK);
+  EXPECT_EQ(one.getBytes(), 0u);
+  EXPECT_EQ(two.getBytes(), 0u);
+  context.setPrepackedWeights(&one);
+  EXPECT_EQ(telarrt_matmul_f32(context.get(), &da, &db, &dc), TELAR_STATUS_OK);
+  EXPECT_GE(one.getBytes(), 40u * 64 * 4);
+  EXPECT_EQ(two.getBytes(), 0u);
+  context.setPrepackedWeights(&two);
+  EXPECT_EQ(telarrt_matmul_f32(context.get(), &da, &db, &dc), TELAR_STATUS_OK);
+  EXPECT_EQ(two.getBytes(), one.getBytes());
+  one.unregisterRange(b.storage.data(), b.storage.size() * sizeof(float));
+  EXPECT_EQ(one.getBytes(), 0u);
+  EXPECT_GT(two.getBytes(), 0u);
+  context.setPrepackedWeights(nullptr);
 }
 
 } // namespace

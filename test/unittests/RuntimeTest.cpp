@@ -19,6 +19,7 @@
 #include <cstring>
 
 using namespace telar::runtime;
+namespace artifact = telar_artifact;
 
 namespace {
 
@@ -280,12 +281,13 @@ TEST(RuntimeSafetensors, Errors) {
 //===----------------------------------------------------------------------===//
 
 const char *kManifest = R"({
-  "format": "telar-artifact", "format_version": 1, "telar_version": "0.1.0",
+  "format": "telar-artifact", "format_version": 2, "telar_version": "0.1.0",
   "model": {"path": "m.onnx", "sha256": "ab"},
   "target": {"kind": "cpu", "triple": "x86_64-unknown-linux-gnu",
              "cpu": "znver3", "features": "+avx2"},
   "programs": [{"name": "main", "library": "programs/main.so",
-                "entry": "telar_main_entry"}],
+                "entry": "telar_entry",
+                "weight_files": ["weights/weights.safetensors"]}],
   "inputs": [{"name": "ids", "dtype": "int64", "shape": [2, 16]}],
   "outputs": [{"name": "logits", "dtype": "float32", "shape": [2, 16, 100]},
               {"name": "s", "dtype": "bool", "shape": []}],
@@ -302,10 +304,12 @@ std::string edit(std::string text, const std::string &from,
 
 TEST(RuntimeManifest, Parse) {
   Manifest m = Manifest::parse(kManifest, "manifest.json");
-  EXPECT_EQ(m.formatVersion, 1);
+  EXPECT_EQ(m.formatVersion, 2);
   EXPECT_EQ(m.targetCpu, "znver3");
   ASSERT_EQ(m.programs.size(), 1u);
-  EXPECT_EQ(m.programs[0].entry, "telar_main_entry");
+  EXPECT_EQ(m.programs[0].entry, "telar_entry");
+  EXPECT_EQ(m.programs[0].weightFiles,
+            std::vector<std::string>{"weights/weights.safetensors"});
   ASSERT_EQ(m.inputs.size(), 1u);
   EXPECT_EQ(m.inputs[0].typeString(), "int64[2,16]");
   ASSERT_EQ(m.outputs.size(), 2u);
@@ -321,10 +325,10 @@ TEST(RuntimeManifest, Errors) {
   };
   EXPECT_ERROR(parse("{"), "a/manifest.json: invalid JSON");
   EXPECT_ERROR(
-      parse(edit(kManifest, "\"format_version\": 1", "\"format_version\": 7")),
+      parse(edit(kManifest, "\"format_version\": 2", "\"format_version\": 7")),
       "a/manifest.json: artifact format version 7 is not supported "
-      "(this runtime reads format version 1)");
-  EXPECT_ERROR(parse(edit(kManifest, "\"format_version\": 1,", "")),
+      "(this runtime reads format version 2)");
+  EXPECT_ERROR(parse(edit(kManifest, "\"format_version\": 2,", "")),
                "a/manifest.json: missing field 'format_version'");
   EXPECT_ERROR(parse(edit(kManifest, "\"dtype\": \"int64\", ", "")),
                "a/manifest.json: missing field 'inputs[0].dtype'");
@@ -333,15 +337,135 @@ TEST(RuntimeManifest, Errors) {
   EXPECT_ERROR(
       parse(edit(kManifest, "\"name\": \"s\"", "\"name\": \"logits\"")),
       "a/manifest.json: outputs[1] repeats the name 'logits'");
-  EXPECT_ERROR(parse(edit(kManifest, "\"weights/weights.safetensors\"",
-                          "\"/etc/passwd\"")),
-               "must be a relative path inside the artifact");
+  EXPECT_ERROR(parse(edit(kManifest, "\"file\": \"weights/weights.safetensors\"",
+                          "\"file\": \"/etc/passwd\"")),
+               "a/manifest.json: weights[0] field 'file' ('/etc/passwd') must "
+               "be a relative path inside the artifact");
   EXPECT_ERROR(
       parse(edit(kManifest, "\"kind\": \"cpu\"", "\"kind\": \"cuda\"")),
       "target kind 'cuda' is not supported");
   EXPECT_ERROR(
-      parse(edit(kManifest, "\"entry\": \"telar_main_entry\"", "\"entry\": 3")),
+      parse(edit(kManifest, "\"entry\": \"telar_entry\"", "\"entry\": 3")),
       "field 'programs[0].entry' must be a string, got 3");
+  EXPECT_ERROR(
+      parse(edit(kManifest, "\"weight_files\": [\"weights/weights.safetensors\"]",
+                 "\"weight_files\": [\"weights/weights.safetensors\", "
+                 "\"weights/weights.safetensors\"]")),
+      "a/manifest.json: programs[0] field 'programs[0].weight_files[1]' "
+      "repeats the weight file 'weights/weights.safetensors'");
+  EXPECT_ERROR(
+      parse(edit(kManifest, "\"weight_files\": [\"weights/weights.safetensors\"]",
+                 "\"weight_files\": [7]")),
+      "field 'programs[0].weight_files[0]' must be a string, got 7");
+  EXPECT_ERROR(
+      parse(edit(kManifest, "\"weight_files\": [\"weights/weights.safetensors\"]",
+                 "\"weight_files\": \"w\"")),
+      "field 'programs[0].weight_files' must be an array");
+}
+
+/// A manifest with everything in it, as the schema's structs.
+artifact::Manifest fullManifest() {
+  artifact::Manifest m;
+  m.telarVersion = "1.2.3";
+  m.modelPath = "dir/\"odd\"\\name\n\x01.onnx"; // escapes survive
+  m.modelSha256 = "00ff";
+  m.targetKind = "cpu";
+  m.targetTriple = "x86_64-unknown-linux-gnu";
+  m.targetCpu = "znver5";
+  m.targetFeatures = "+avx2,+avx512f";
+  m.inputs = {{"input_ids", "int64", {2, 16}}, {"t\u00e9", "bool", {}}};
+  m.outputs = {{"logits", "float32", {2, 16, 100}}};
+  for (auto [name, file] :
+       {std::pair{"w", "weights/rank0.safetensors"},
+        std::pair{"w", "weights/rank1.safetensors"},
+        std::pair{"shared", "weights/shared.safetensors"}}) {
+    artifact::WeightEntry w;
+    w.name = name;
+    w.dtype = "bfloat16";
+    w.shape = {4, 0};
+    w.file = file;
+    m.weights.push_back(w);
+  }
+  m.programs = {{"rank0", "programs/rank0.so", "telar_entry",
+                 {"weights/rank0.safetensors", "weights/shared.safetensors"}},
+                {"rank1", "programs/rank1.so", "rank1_entry",
+                 {"weights/rank1.safetensors", "weights/shared.safetensors"}},
+                {"tokenizer", "programs/tok.so", "telar_entry", {}}};
+  m.largestLiveSetBytes = 4456448;
+  return m;
+}
+
+// The writer's serialiser (what telarc writes through) and the runtime's
+// reader agree on every field.
+TEST(RuntimeManifest, RoundTrip) {
+  artifact::Manifest w = fullManifest();
+  Manifest m = Manifest::parse(artifact::writeManifestJson(w), "rt.json");
+  EXPECT_EQ(m.formatVersion, artifact::kArtifactFormatVersion);
+  EXPECT_EQ(m.telarVersion, w.telarVersion);
+  EXPECT_EQ(m.modelPath, w.modelPath);
+  EXPECT_EQ(m.modelSha256, w.modelSha256);
+  EXPECT_EQ(m.targetKind, w.targetKind);
+  EXPECT_EQ(m.targetTriple, w.targetTriple);
+  EXPECT_EQ(m.targetCpu, w.targetCpu);
+  EXPECT_EQ(m.targetFeatures, w.targetFeatures);
+  EXPECT_EQ(m.largestLiveSetBytes, *w.largestLiveSetBytes);
+  ASSERT_EQ(m.programs.size(), w.programs.size());
+  for (size_t i = 0; i < w.programs.size(); ++i) {
+    EXPECT_EQ(m.programs[i].name, w.programs[i].name);
+    EXPECT_EQ(m.programs[i].library, w.programs[i].library);
+    EXPECT_EQ(m.programs[i].entry, w.programs[i].entry);
+    EXPECT_EQ(m.programs[i].weightFiles, w.programs[i].weightFiles);
+  }
+  auto same = [](const auto &got, const auto &want) {
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < want.size(); ++i) {
+      EXPECT_EQ(got[i].name, want[i].name);
+      EXPECT_STREQ(dtypeName(got[i].dtype), want[i].dtype.c_str());
+      EXPECT_EQ(got[i].shape, want[i].shape);
+    }
+  };
+  same(m.inputs, w.inputs);
+  same(m.outputs, w.outputs);
+  same(m.weights, w.weights);
+  for (size_t i = 0; i < w.weights.size(); ++i)
+    EXPECT_EQ(m.weights[i].file, w.weights[i].file);
+
+  // Each program takes its own weights, in manifest order.
+  std::vector<const WeightSpec *> rank1 = m.weightsOf(m.programs[1]);
+  ASSERT_EQ(rank1.size(), 2u);
+  EXPECT_EQ(rank1[0], &m.weights[1]);
+  EXPECT_EQ(rank1[1], &m.weights[2]);
+  EXPECT_TRUE(m.weightsOf(m.programs[2]).empty());
+
+  // Without the optional memory section.
+  w.largestLiveSetBytes.reset();
+  EXPECT_EQ(
+      Manifest::parse(artifact::writeManifestJson(w), "rt.json")
+          .largestLiveSetBytes,
+      -1);
+  // Another version is refused with the reader's message.
+  w.formatVersion = artifact::kArtifactFormatVersion + 1;
+  EXPECT_ERROR(Manifest::parse(artifact::writeManifestJson(w), "rt.json"),
+               "rt.json: artifact format version " +
+                   std::to_string(artifact::kArtifactFormatVersion + 1) +
+                   " is not supported");
+}
+
+TEST(RuntimeManifest, SelectProgram) {
+  Manifest m = Manifest::parse(artifact::writeManifestJson(fullManifest()),
+                               "a.json");
+  EXPECT_EQ(&m.selectProgram("rank1", "a.json"), &m.programs[1]);
+  EXPECT_ERROR(m.selectProgram("", "a.json"),
+               "a.json: none of the 3 programs is called 'main'; choose one "
+               "of 'rank0', 'rank1', 'tokenizer'");
+  EXPECT_ERROR(m.selectProgram("rank2", "a.json"),
+               "a.json: no program 'rank2' (the programs are 'rank0', "
+               "'rank1', 'tokenizer')");
+  m.programs.resize(1);
+  EXPECT_EQ(&m.selectProgram("", "a.json"), &m.programs[0]);
+  m.programs.push_back(m.programs[0]);
+  m.programs[1].name = "main";
+  EXPECT_EQ(&m.selectProgram("", "a.json"), &m.programs[1]);
 }
 
 TEST(RuntimeArtifact, LoadErrors) {
@@ -434,12 +558,13 @@ TEST(RuntimeTensorProto, Errors) {
 //===----------------------------------------------------------------------===//
 
 TEST(RuntimeAllocator, TracksCurrentAndPeak) {
-  size_t base = telarrt_current_bytes();
-  telarrt_reset_peak_bytes();
-  EXPECT_EQ(telarrt_peak_bytes(), base);
-  void *a = _mlir_memref_to_llvm_alloc(100);
-  void *b = _mlir_memref_to_llvm_aligned_alloc(256, 1000);
-  void *z = _mlir_memref_to_llvm_alloc(0);
+  Context context;
+  TelarContext *ctx = context.get();
+  EXPECT_EQ(context.getCurrentBytes(), 0u);
+  EXPECT_EQ(context.getPeakBytes(), 0u);
+  void *a = telarrt_alloc(ctx, 100);
+  void *b = telarrt_aligned_alloc(ctx, 256, 1000);
+  void *z = telarrt_alloc(ctx, 0);
   ASSERT_NE(a, nullptr);
   ASSERT_NE(z, nullptr);
   EXPECT_EQ(reinterpret_cast<uintptr_t>(a) % 64, 0u);
@@ -447,67 +572,139 @@ TEST(RuntimeAllocator, TracksCurrentAndPeak) {
   EXPECT_EQ(reinterpret_cast<uintptr_t>(z) % 64, 0u);
   std::memset(a, 1, 100);
   std::memset(b, 2, 1000);
-  EXPECT_EQ(telarrt_current_bytes(), base + 1100);
-  _mlir_memref_to_llvm_free(a);
-  void *c = _mlir_memref_to_llvm_aligned_alloc(8, 50);
+  EXPECT_EQ(context.getCurrentBytes(), 1100u);
+  telarrt_free(ctx, a);
+  void *c = telarrt_aligned_alloc(ctx, 8, 50);
   EXPECT_EQ(reinterpret_cast<uintptr_t>(c) % 64, 0u);
-  EXPECT_EQ(telarrt_current_bytes(), base + 1050);
-  EXPECT_EQ(telarrt_peak_bytes(), base + 1100);
-  _mlir_memref_to_llvm_free(b);
-  _mlir_memref_to_llvm_free(c);
-  _mlir_memref_to_llvm_free(z);
-  _mlir_memref_to_llvm_free(nullptr);
-  EXPECT_EQ(telarrt_current_bytes(), base);
-  EXPECT_EQ(telarrt_peak_bytes(), base + 1100);
-  telarrt_reset_peak_bytes();
-  EXPECT_EQ(telarrt_peak_bytes(), base);
+  EXPECT_EQ(context.getCurrentBytes(), 1050u);
+  EXPECT_EQ(context.getPeakBytes(), 1100u);
+  telarrt_free(ctx, b);
+  telarrt_free(ctx, c);
+  telarrt_free(ctx, z);
+  telarrt_free(ctx, nullptr);
+  EXPECT_EQ(context.getCurrentBytes(), 0u);
+  EXPECT_EQ(context.getPeakBytes(), 1100u);
+  context.resetPeakBytes();
+  EXPECT_EQ(context.getPeakBytes(), 0u);
+  EXPECT_EQ(context.getStatus(), TELAR_STATUS_OK);
 }
 
 TEST(RuntimeAllocator, ReusesLargeBlocks) {
-  telarrt_release_cached_memory();
-  EXPECT_EQ(telarrt_cached_bytes(), 0u);
-  size_t base = telarrt_current_bytes();
-  telarrt_reset_peak_bytes();
+  Context context;
+  TelarContext *ctx = context.get();
+  EXPECT_EQ(context.getCachedBytes(), 0u);
 
   // Small blocks are malloc's business.
-  _mlir_memref_to_llvm_free(_mlir_memref_to_llvm_alloc(1000));
-  EXPECT_EQ(telarrt_cached_bytes(), 0u);
+  telarrt_free(ctx, telarrt_alloc(ctx, 1000));
+  EXPECT_EQ(context.getCachedBytes(), 0u);
 
   const size_t mib = 1 << 20;
-  void *a = _mlir_memref_to_llvm_alloc(mib);
+  void *a = telarrt_alloc(ctx, mib);
   std::memset(a, 1, mib);
-  _mlir_memref_to_llvm_free(a);
-  size_t cached = telarrt_cached_bytes();
+  telarrt_free(ctx, a);
+  size_t cached = context.getCachedBytes();
   EXPECT_GE(cached, mib);
-  EXPECT_EQ(telarrt_current_bytes(), base);
+  EXPECT_EQ(context.getCurrentBytes(), 0u);
   // The same size (and one a few bytes smaller: whole pages) gets the same
   // block back.
-  void *b = _mlir_memref_to_llvm_alloc(mib - 8);
+  void *b = telarrt_alloc(ctx, mib - 8);
   EXPECT_EQ(b, a);
-  EXPECT_EQ(telarrt_cached_bytes(), 0u);
-  EXPECT_EQ(telarrt_current_bytes(), base + mib - 8);
+  EXPECT_EQ(context.getCachedBytes(), 0u);
+  EXPECT_EQ(context.getCurrentBytes(), mib - 8);
   // Another size or alignment gets a new block.
-  void *c = _mlir_memref_to_llvm_alloc(2 * mib);
-  void *d = _mlir_memref_to_llvm_aligned_alloc(8192, mib - 8);
+  void *c = telarrt_alloc(ctx, 2 * mib);
+  void *d = telarrt_aligned_alloc(ctx, 8192, mib - 8);
   EXPECT_NE(c, a);
   EXPECT_NE(d, a);
   EXPECT_EQ(reinterpret_cast<uintptr_t>(d) % 8192, 0u);
-  EXPECT_EQ(telarrt_current_bytes(), base + 4 * mib - 16);
-  _mlir_memref_to_llvm_free(b);
-  _mlir_memref_to_llvm_free(c);
-  _mlir_memref_to_llvm_free(d);
+  EXPECT_EQ(context.getCurrentBytes(), 4 * mib - 16);
+  telarrt_free(ctx, b);
+  telarrt_free(ctx, c);
+  telarrt_free(ctx, d);
   // Cached blocks are not live: only the peak of live bytes counts.
-  EXPECT_EQ(telarrt_current_bytes(), base);
-  EXPECT_EQ(telarrt_peak_bytes(), base + 4 * mib - 16);
-  EXPECT_GE(telarrt_cached_bytes(), 4 * mib);
-  void *e = _mlir_memref_to_llvm_aligned_alloc(8192, mib);
+  EXPECT_EQ(context.getCurrentBytes(), 0u);
+  EXPECT_EQ(context.getPeakBytes(), 4 * mib - 16);
+  EXPECT_GE(context.getCachedBytes(), 4 * mib);
+  void *e = telarrt_aligned_alloc(ctx, 8192, mib);
   EXPECT_EQ(e, d);
-  _mlir_memref_to_llvm_free(e);
+  telarrt_free(ctx, e);
 
-  telarrt_release_cached_memory();
-  EXPECT_EQ(telarrt_cached_bytes(), 0u);
-  EXPECT_EQ(telarrt_current_bytes(), base);
-  telarrt_reset_peak_bytes();
+  context.releaseCachedMemory();
+  EXPECT_EQ(context.getCachedBytes(), 0u);
+  EXPECT_EQ(context.getCurrentBytes(), 0u);
+}
+
+// Two contexts share no allocator state: counters, block caches, limits
+// and errors are their own.
+TEST(RuntimeContext, StateIsPerContext) {
+  Context one, two;
+  const size_t mib = 1 << 20;
+  void *a = telarrt_alloc(one.get(), mib);
+  void *b = telarrt_alloc(two.get(), 100);
+  EXPECT_EQ(one.getCurrentBytes(), mib);
+  EXPECT_EQ(two.getCurrentBytes(), 100u);
+  telarrt_free(one.get(), a);
+  EXPECT_GE(one.getCachedBytes(), mib);
+  EXPECT_EQ(two.getCachedBytes(), 0u);
+  // A cached block of one context is not handed out by the other.
+  void *c = telarrt_alloc(two.get(), mib);
+  EXPECT_NE(c, a);
+  EXPECT_EQ(two.getPeakBytes(), mib + 100);
+  EXPECT_EQ(one.getPeakBytes(), mib);
+  telarrt_free(two.get(), b);
+  telarrt_free(two.get(), c);
+
+  one.setMemoryLimit(1000);
+  EXPECT_EQ(telarrt_alloc(one.get(), 1001), nullptr);
+  EXPECT_EQ(one.getStatus(), TELAR_STATUS_OUT_OF_MEMORY);
+  EXPECT_EQ(one.getError(),
+            "out of memory: cannot allocate 1001 bytes of intermediates (the "
+            "context's memory limit is 1000 bytes; 0 bytes allocated)");
+  EXPECT_EQ(two.getStatus(), TELAR_STATUS_OK);
+  EXPECT_EQ(two.getError(), "");
+  void *d = telarrt_alloc(two.get(), 1001);
+  EXPECT_NE(d, nullptr);
+  telarrt_free(two.get(), d);
+
+  // The GEMM choice is per context too.
+  int best = one.setGemmKernel(TELARRT_GEMM_AUTO);
+  EXPECT_EQ(one.setGemmKernel(TELARRT_GEMM_OPENBLAS), TELARRT_GEMM_OPENBLAS);
+  EXPECT_EQ(one.getGemmKernel(), TELARRT_GEMM_OPENBLAS);
+  EXPECT_EQ(two.getGemmKernel(), best);
+}
+
+TEST(RuntimeContext, Errors) {
+  Context context;
+  TelarContext *ctx = context.get();
+  EXPECT_EQ(telarrt_context_fail(ctx, TELAR_STATUS_OK, "ignored"),
+            TELAR_STATUS_OK);
+  EXPECT_EQ(context.getStatus(), TELAR_STATUS_OK);
+  // The first error sticks.
+  EXPECT_EQ(telarrt_context_fail(ctx, TELAR_STATUS_INVALID_ARGUMENT, "first"),
+            TELAR_STATUS_INVALID_ARGUMENT);
+  EXPECT_EQ(telarrt_context_fail(ctx, TELAR_STATUS_OUT_OF_MEMORY, "second"),
+            TELAR_STATUS_OUT_OF_MEMORY);
+  EXPECT_EQ(context.getStatus(), TELAR_STATUS_INVALID_ARGUMENT);
+  EXPECT_EQ(context.getError(), "first");
+  context.clearError();
+  EXPECT_EQ(context.getStatus(), TELAR_STATUS_OK);
+  EXPECT_EQ(context.getError(), "");
+  // An allocation too large to represent fails, it does not wrap.
+  EXPECT_EQ(telarrt_alloc(ctx, SIZE_MAX - 10), nullptr);
+  EXPECT_EQ(context.getStatus(), TELAR_STATUS_OUT_OF_MEMORY);
+  EXPECT_NE(context.getError().find("the size overflows"), std::string::npos)
+      << context.getError();
+  EXPECT_EQ(context.getCurrentBytes(), 0u);
+  // What a failed run leaves allocated is freed at once.
+  context.clearError();
+  void *block = telarrt_alloc(ctx, 1 << 20);
+  ASSERT_NE(block, nullptr);
+  telarrt_alloc(ctx, 10);
+  EXPECT_EQ(context.getCurrentBytes(), (1u << 20) + 10);
+  telarrt_context_free_live_blocks(ctx);
+  EXPECT_EQ(context.getCurrentBytes(), 0u);
+  EXPECT_GE(context.getCachedBytes(), 1u << 20);
+  EXPECT_STREQ(statusName(TELAR_STATUS_OUT_OF_MEMORY), "out of memory");
 }
 
 TEST(RuntimeThreads, SetAndGet) {

@@ -1,13 +1,15 @@
 //===- telar-run.cpp - Run a Telar artifact -------------------------------===//
 //
-//   telar-run ARTIFACT_DIR --input NAME=FILE ... [--output-dir DIR]
-//             [--format npy|pb] [--threads N] [--bench N] [--warmup N]
-//             [--report FILE.json] [-q] [--help] [--version]
+//   telar-run ARTIFACT_DIR --input NAME=FILE ... [--program NAME]
+//             [--output-dir DIR] [--format npy|pb] [--threads N] [--bench N]
+//             [--warmup N] [--memory-limit BYTES] [--report FILE.json] [-q]
+//             [--help] [--version]
 //
 // Loads the artifact (docs/Artifact.md), reads the inputs (.npy or ONNX
 // TensorProto .pb), runs the program and writes or summarises the outputs.
 // Every check (arguments, artifact, inputs) happens before the program runs.
-// Exit codes: 0 success, 1 error (artifact, inputs, I/O), 2 usage error.
+// Exit codes: 0 success, 1 error (artifact, inputs, I/O), 2 usage error,
+// 3 the program failed while running (a status from the runtime ABI).
 // The full documentation is in runtime/README.md.
 //
 // The runtime side does not depend on LLVM, so this tool parses its own
@@ -34,6 +36,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sys/resource.h>
 #include <thread>
@@ -53,6 +56,8 @@ Runs a compiled Telar artifact (the directory telarc -o writes).
 
   --input NAME=FILE   value of the model input NAME, from a .npy file or an
                       ONNX TensorProto .pb file (by extension); one per input
+  --program NAME      the artifact's program to run (default: 'main', or
+                      the only one)
   --output-dir DIR    write each output to DIR/<name>.<format> (characters
                       of the name outside [A-Za-z0-9._-] become '_');
                       without it, print a summary of each output
@@ -62,13 +67,15 @@ Runs a compiled Telar artifact (the directory telarc -o writes).
   --bench N           time N runs after the warmup runs; print latency
                       mean/p50/p90/min in ms and throughput in runs/s
   --warmup N          untimed runs before --bench's timed runs (default: 3)
+  --memory-limit N    fail the run (exit 3) when its intermediates would
+                      take more than N bytes at once (default: no limit)
   --report FILE       write a JSON report (latency, memory, sizes)
   -q, --quiet         print only errors and --bench's statistics
   -h, --help          print this help
   --version           print the version
 
 Exit status: 0 on success, 1 on errors (artifact, inputs, I/O), 2 on usage
-errors.
+errors, 3 when the program fails while running (e.g. out of memory).
 )";
 
 [[noreturn]] void usageError(const std::string &message) {
@@ -81,6 +88,8 @@ errors.
 struct Options {
   std::string artifact;
   std::vector<std::pair<std::string, std::string>> inputs;
+  std::string program;
+  std::optional<size_t> memoryLimit;
   std::string outputDir;
   std::string format = "npy";
   int threads = 0;
@@ -139,8 +148,8 @@ Options parseArguments(int argc, char **argv) {
       inlineValue = true;
     }
     static const std::set<std::string> kValued = {
-        "--input", "--output-dir", "--format", "--threads",
-        "--bench", "--warmup",     "--report"};
+        "--input", "--output-dir", "--format",       "--threads", "--bench",
+        "--warmup", "--report",    "--memory-limit", "--program"};
     if (!kValued.count(name))
       usageError("unknown option '" + name + "'");
     if (!inlineValue) {
@@ -167,6 +176,18 @@ Options parseArguments(int argc, char **argv) {
       o.bench = parseCount(name, value, 1);
     } else if (name == "--warmup") {
       o.warmup = parseCount(name, value, 0);
+    } else if (name == "--program") {
+      if (value.empty())
+        usageError("--program expects a program name");
+      o.program = value;
+    } else if (name == "--memory-limit") {
+      size_t n = 0;
+      const char *end = value.data() + value.size();
+      auto [ptr, ec] = std::from_chars(value.data(), end, n);
+      if (value.empty() || ec != std::errc() || ptr != end)
+        usageError("option '--memory-limit' expects a number of bytes, got '" +
+                   value + "'");
+      o.memoryLimit = n;
     } else if (name == "--report") {
       if (value.empty())
         usageError("--report expects a file name");
@@ -347,7 +368,10 @@ int run(const Options &o) {
     threads = std::max(1u, std::thread::hardware_concurrency());
   telarrt_set_num_threads(threads);
 
-  std::unique_ptr<Artifact> artifact = Artifact::load(o.artifact);
+  std::unique_ptr<Artifact> artifact = Artifact::load(o.artifact, o.program);
+  Context &context = artifact->getContext();
+  if (o.memoryLimit)
+    context.setMemoryLimit(*o.memoryLimit);
   const Manifest &m = artifact->getManifest();
   std::vector<Tensor> inputs = readInputs(o, m);
 
@@ -391,7 +415,7 @@ int run(const Options &o) {
   if (o.bench)
     for (int i = 0; i < o.warmup; ++i)
       artifact->run(in, out);
-  telarrt_reset_peak_bytes();
+  context.resetPeakBytes();
   std::vector<double> times;
   Clock::time_point benchStart = Clock::now();
   for (int i = 0; i < iterations; ++i) {
@@ -403,7 +427,7 @@ int run(const Options &o) {
   }
   double totalSeconds =
       std::chrono::duration<double>(Clock::now() - benchStart).count();
-  size_t peak = telarrt_peak_bytes();
+  size_t peak = context.getPeakBytes();
   Latency latency = summarizeTimes(times);
 
   for (size_t i = 0; i < outputs.size(); ++i) {
@@ -451,6 +475,7 @@ int run(const Options &o) {
     getrusage(RUSAGE_SELF, &usage);
     nlohmann::ordered_json j;
     j["artifact"] = artifact->getDirectory();
+    j["program"] = artifact->getProgram().name;
     j["latency_ms"] = {{"mean", latency.mean},
                        {"p50", latency.p50},
                        {"p90", latency.p90},
@@ -463,7 +488,7 @@ int run(const Options &o) {
       j["largest_live_set_bytes"] = artifact->getManifest().largestLiveSetBytes;
     j["weights_bytes"] = artifact->getWeightsBytes();
     // The weights' packed copies (GEMM operands packed once, kept).
-    j["prepacked_bytes"] = telarrt_prepacked_bytes();
+    j["prepacked_bytes"] = artifact->getPrepackedBytes();
     j["io_bytes"] = ioBytes;
     // ru_maxrss is in KiB on Linux.
     j["peak_rss_bytes"] = static_cast<int64_t>(usage.ru_maxrss) * 1024;
@@ -481,6 +506,10 @@ int main(int argc, char **argv) {
   Options options = parseArguments(argc, argv);
   try {
     return run(options);
+  } catch (const RunError &e) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "telar-run: error: %s\n", e.what());
+    return 3;
   } catch (const std::exception &e) {
     std::fflush(stdout);
     std::fprintf(stderr, "telar-run: error: %s\n", e.what());

@@ -7,6 +7,11 @@
 // library dependency, so that both sides (LLVM-built code without
 // exceptions, and the runtime) include it as it is.
 //
+// The namespace is telar_artifact, not telar::artifact: the compiler's code
+// lives in mlir::telar and writes `telar::` under `using namespace mlir`,
+// which a ::telar namespace would make ambiguous. The runtime (telar::runtime)
+// names it telar::runtime::artifact.
+//
 // The reader (runtime/Artifact.cpp) parses with nlohmann-json and checks
 // every field, naming the field at fault; it reads the keys below.
 //
@@ -23,7 +28,7 @@
 #include <utility>
 #include <vector>
 
-namespace telar::artifact {
+namespace telar_artifact {
 
 /// The value of the "format" field.
 inline constexpr char kFormatName[] = "telar-artifact";
@@ -298,6 +303,6 @@ inline std::string writeManifestJson(const Manifest &m) {
   return w.take() + "\n";
 }
 
-} // namespace telar::artifact
+} // namespace telar_artifact
 
 #endif // TELAR_ARTIFACT_MANIFEST_H

@@ -9,6 +9,8 @@
 #ifndef TELAR_CODEGEN_ARTIFACT_H
 #define TELAR_CODEGEN_ARTIFACT_H
 
+#include "telar/artifact/Manifest.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/LLVM.h"
 
@@ -20,10 +22,9 @@ namespace mlir::telar {
 
 class TargetBackend;
 
-/// The artifact format version written into manifest.json; the runtime
-/// refuses other versions. It names the entry-point ABI the programs are
-/// compiled for (include/telar/artifact/Manifest.h keeps the history).
-constexpr int kArtifactFormatVersion = 1;
+/// The artifact format version written into manifest.json (the schema's,
+/// include/telar/artifact/Manifest.h); the runtime refuses other versions.
+using ::telar_artifact::kArtifactFormatVersion;
 
 /// Callbacks told when a compile stage starts (its 1-based index among
 /// `count`) and when it ends (its wall time).

@@ -20,8 +20,8 @@
 
 namespace mlir::telar {
 
-/// The manifest schema (plain C++, namespace ::telar::artifact).
-namespace artifact = ::telar::artifact;
+/// The manifest schema (plain C++, namespace ::telar_artifact).
+namespace artifact = ::telar_artifact;
 
 /// A tensor of a weight file and its bytes (row-major, the element type's
 /// storage size each; booleans a byte).

@@ -28,7 +28,7 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
       llvm::cl::init(true)};
   Option<bool> runtimeAllocator{
       *this, "runtime-allocator",
-      llvm::cl::desc("Allocate through the runtime (_mlir_memref_to_llvm_*), "
+      llvm::cl::desc("Allocate through the runtime (telarrt_alloc/free), "
                      "which tracks peak memory; off = malloc/free"),
       llvm::cl::init(true)};
   Option<bool> parallel{

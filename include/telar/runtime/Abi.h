@@ -2,6 +2,7 @@
 |*                                                                            *|
 |* Exported by libtelar_runtime.so with default visibility; programs leave    *|
 |* these symbols undefined and resolve them at dlopen time (docs/Artifact.md) *|
+|* and reach them through the TelarContext their entry point is given.        *|
 |*                                                                            *|
 \*===----------------------------------------------------------------------===*/
 
@@ -41,66 +42,126 @@ typedef struct TelarMemRef4F32 {
   int64_t strides[4];
 } TelarMemRef4F32;
 
-/* Tracked allocation of intermediates. Returned pointers are 64-byte
- * aligned (or `alignment`-aligned when larger) and never null for a
- * successful call; size 0 is allowed. Out of memory aborts with a message. */
-void *_mlir_memref_to_llvm_alloc(size_t size);
-void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment, size_t size);
-void _mlir_memref_to_llvm_free(void *ptr);
+/*===----------------------------------------------------------------------===
+ * Contexts and status
+ *===----------------------------------------------------------------------===*/
 
+/* Everything a program calls goes through a context: its allocator (byte
+ * counts, block cache, memory limit), the GEMM it uses, the packed weights
+ * of the artifact it runs, and the first error of a run. A context runs one
+ * program at a time (its calls may come from any of that run's OpenMP
+ * threads); different contexts may run programs concurrently. */
+typedef struct TelarContext TelarContext;
+
+/* Status codes: what entry points and fallible runtime calls return. */
+enum {
+  TELAR_STATUS_OK = 0,
+  /* An allocation failed (malloc, or the context's memory limit). */
+  TELAR_STATUS_OUT_OF_MEMORY = 1,
+  /* A runtime call got operands it cannot handle (e.g. mismatched shapes:
+   * a compiler bug, not a user error). */
+  TELAR_STATUS_INVALID_ARGUMENT = 2
+};
+
+/* The entry point every program exports (docs/Artifact.md):
+ *   int telar_entry(TelarContext *ctx, void **buffers);
+ * It returns TELAR_STATUS_OK, or the status of the first runtime call that
+ * failed, at once (the context holds that call's message). */
+typedef int (*TelarEntryFn)(TelarContext *ctx, void **buffers);
+
+/* A new context (GEMM: TELAR_GEMM_KERNEL or the best; no memory limit), or
+ * null when out of memory. Destroying it frees its cached blocks and any
+ * blocks a failed run left allocated. */
+TelarContext *telarrt_context_create(void);
+void telarrt_context_destroy(TelarContext *ctx);
+
+/* The first error since the last clear: its status (TELAR_STATUS_OK when
+ * none) and its message ("" when none). Errors are sticky: later failures
+ * keep the first message. */
+int telarrt_context_status(const TelarContext *ctx);
+const char *telarrt_context_error(const TelarContext *ctx);
+void telarrt_context_clear_error(TelarContext *ctx);
+/* Records `status` (non-zero) with `message` unless an error is already
+ * recorded; returns `status`. For runtime calls (and later collectives)
+ * that fail. */
+int telarrt_context_fail(TelarContext *ctx, int status, const char *message);
+
+/* The most bytes of intermediates allocated at once through this context
+ * (SIZE_MAX, the default: no limit); an allocation beyond it fails with
+ * TELAR_STATUS_OUT_OF_MEMORY. */
+void telarrt_context_set_memory_limit(TelarContext *ctx, size_t bytes);
+size_t telarrt_context_memory_limit(const TelarContext *ctx);
+
+/*===----------------------------------------------------------------------===
+ * What programs call (every call takes the program's context first)
+ *===----------------------------------------------------------------------===*/
+
+/* Tracked allocation of intermediates. Returned pointers are 64-byte
+ * aligned (or `alignment`-aligned when larger); size 0 is allowed. On
+ * failure: null, with TELAR_STATUS_OUT_OF_MEMORY recorded in the context.
+ * A block is freed through the context that allocated it. */
+void *telarrt_alloc(TelarContext *ctx, size_t size);
+void *telarrt_aligned_alloc(TelarContext *ctx, size_t alignment, size_t size);
+void telarrt_free(TelarContext *ctx, void *ptr);
+/* Frees every block still allocated through `ctx`: those a failed run left
+ * behind (a program returns at its first failure, without its frees).
+ * Artifact::run does this after a failed run. Not while a program runs on
+ * the context. */
+void telarrt_context_free_live_blocks(TelarContext *ctx);
+
+/* The kernels return a status (recorded in the context when not OK). */
 /* c += a . b */
-void _mlir_ciface_telarrt_matmul_f32(TelarMemRef2F32 *a, TelarMemRef2F32 *b,
-                                     TelarMemRef2F32 *c);
+int telarrt_matmul_f32(TelarContext *ctx, TelarMemRef2F32 *a,
+                       TelarMemRef2F32 *b, TelarMemRef2F32 *c);
 /* c[i] += a[i] . b[i] */
-void _mlir_ciface_telarrt_batch_matmul_f32(TelarMemRef3F32 *a,
-                                           TelarMemRef3F32 *b,
-                                           TelarMemRef3F32 *c);
+int telarrt_batch_matmul_f32(TelarContext *ctx, TelarMemRef3F32 *a,
+                             TelarMemRef3F32 *b, TelarMemRef3F32 *c);
 /* out[n, f, y, x] += sum_{c, ky, kx} in[n, c, y*sh + ky*dh, x*sw + kx*dw]
  *                                   * filter[f, c, ky, kx]
  * (the input is already padded). */
-void _mlir_ciface_telarrt_conv2d_nchw_f32(TelarMemRef4F32 *in,
-                                          TelarMemRef4F32 *filter,
-                                          TelarMemRef4F32 *out, int64_t sh,
-                                          int64_t sw, int64_t dh, int64_t dw);
+int telarrt_conv2d_nchw_f32(TelarContext *ctx, TelarMemRef4F32 *in,
+                            TelarMemRef4F32 *filter, TelarMemRef4F32 *out,
+                            int64_t sh, int64_t sw, int64_t dh, int64_t dw);
+
+/*===----------------------------------------------------------------------===
+ * Settings and statistics
+ *===----------------------------------------------------------------------===*/
 
 /* Threads for OpenMP parallel loops (libomp), which the kernels above use
- * too (their GEMMs run single-threaded on them). */
+ * too (their GEMMs run single-threaded on them). Process-wide: libomp's
+ * setting of the calling thread, not a context's. */
 void telarrt_set_num_threads(int threads);
 int telarrt_get_num_threads(void);
 
-/* The GEMM behind the kernels: the runtime's own for AVX-512 or AVX2+FMA,
- * or OpenBLAS. The default is TELARRT_GEMM_AUTO, the fastest this CPU runs,
- * unless the environment variable TELAR_GEMM_KERNEL (auto, openblas, avx2,
- * avx512) says otherwise. telarrt_set_gemm_kernel returns the kernel now in
- * use (AUTO resolved), or -1 without changing it when the CPU cannot run
- * the one asked for. Not to be called while kernels run. */
+/* The GEMM behind a context's kernels: the runtime's own for AVX-512 or
+ * AVX2+FMA, or OpenBLAS. A new context uses TELARRT_GEMM_AUTO, the fastest
+ * this CPU runs, unless the environment variable TELAR_GEMM_KERNEL (auto,
+ * openblas, avx2, avx512) says otherwise. telarrt_context_set_gemm_kernel
+ * returns the kernel now in use (AUTO resolved), or -1 without changing it
+ * when the CPU cannot run the one asked for. Not to be called while the
+ * context runs a program. */
 enum {
   TELARRT_GEMM_AUTO = 0,
   TELARRT_GEMM_OPENBLAS = 1,
   TELARRT_GEMM_AVX2 = 2,
   TELARRT_GEMM_AVX512 = 3
 };
-int telarrt_set_gemm_kernel(int kernel);
-int telarrt_get_gemm_kernel(void);
+int telarrt_context_set_gemm_kernel(TelarContext *ctx, int kernel);
+int telarrt_context_get_gemm_kernel(const TelarContext *ctx);
 
-/* Allocator statistics: bytes currently allocated through the functions
- * above, and the peak since the last reset (the reset sets it to current). */
-size_t telarrt_current_bytes(void);
-size_t telarrt_peak_bytes(void);
-void telarrt_reset_peak_bytes(void);
+/* Allocator statistics of a context: bytes currently allocated through it,
+ * and the peak since the last reset (the reset sets it to current). */
+size_t telarrt_context_current_bytes(const TelarContext *ctx);
+size_t telarrt_context_peak_bytes(const TelarContext *ctx);
+void telarrt_context_reset_peak_bytes(TelarContext *ctx);
 
-/* Freed blocks of 64 KiB or more are kept (up to 1 GiB in all) and handed
- * out again for allocations of the same size, so that a program's runs do
- * not map and fault in their intermediates anew each time. These are not
- * counted as current bytes. telarrt_release_cached_memory frees them all;
- * telarrt_cached_bytes says how many bytes are kept. */
-void telarrt_release_cached_memory(void);
-size_t telarrt_cached_bytes(void);
-
-/* Bytes of the packed copies of constant GEMM operands (weights) the
- * runtime keeps (runtime/README.md): packed once, on first use, freed when
- * their artifact is destroyed. */
-size_t telarrt_prepacked_bytes(void);
+/* Freed blocks of 64 KiB or more are kept by their context (up to 1 GiB)
+ * and handed out again for allocations of the same size, so that a
+ * program's runs do not map and fault in their intermediates anew each
+ * time. These are not counted as current bytes.
+ * telarrt_context_release_cached_memory frees them all. */
+void telarrt_context_release_cached_memory(TelarContext *ctx);
+size_t telarrt_context_cached_bytes(const TelarContext *ctx);
 
 #ifdef __cplusplus
 }

@@ -13,6 +13,9 @@
 #ifndef TELAR_RUNTIME_RUNTIME_H
 #define TELAR_RUNTIME_RUNTIME_H
 
+#include "telar/artifact/Manifest.h"
+#include "telar/runtime/Abi.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -25,11 +28,29 @@
 
 namespace telar::runtime {
 
+/// The manifest schema (include/telar/artifact/Manifest.h).
+namespace artifact = ::telar_artifact;
+
 /// Every error of the runtime library: a message meant for the user.
 class Error : public std::runtime_error {
 public:
   using std::runtime_error::runtime_error;
 };
+
+/// A program that ran and failed: its status (TELAR_STATUS_*, not OK) and
+/// the context's message.
+class RunError : public Error {
+public:
+  RunError(int status, const std::string &message)
+      : Error(message), status(status) {}
+  int getStatus() const { return status; }
+
+private:
+  int status;
+};
+
+/// The name of a status code ("out of memory", ...).
+const char *statusName(int status);
 
 //===----------------------------------------------------------------------===//
 // Element types and tensor types
@@ -117,24 +138,23 @@ double elementAsDouble(DType dtype, const void *data, int64_t index);
 // The manifest
 //===----------------------------------------------------------------------===//
 
-/// The artifact format version this runtime reads.
-constexpr int64_t kArtifactFormatVersion = 1;
+/// The artifact format version this runtime reads (the schema's).
+using artifact::kArtifactFormatVersion;
 
 struct WeightSpec : TensorSpec {
   /// The safetensors file, relative to the artifact directory.
   std::string file;
 };
 
-struct ProgramSpec {
-  std::string name;
-  /// The shared library, relative to the artifact directory.
-  std::string library;
-  std::string entry;
-};
+/// name, library (relative to the artifact directory), entry, and the
+/// weight files it reads (artifact::ProgramEntry).
+using ProgramSpec = artifact::ProgramEntry;
 
-/// manifest.json, checked: known format and version, every required field
-/// present with the right type, known dtypes, non-negative dimensions,
-/// unique tensor names, relative paths that stay inside the artifact.
+/// manifest.json (include/telar/artifact/Manifest.h), checked: known format
+/// and version, every required field present with the right type, known
+/// dtypes, non-negative dimensions, unique tensor and program names,
+/// relative paths that stay inside the artifact, every program's weight
+/// files named by some weight, once.
 struct Manifest {
   int64_t formatVersion = 0;
   std::string telarVersion;
@@ -150,6 +170,84 @@ struct Manifest {
 
   /// Parses manifest text; `origin` (the file name) prefixes error messages.
   static Manifest parse(std::string_view text, const std::string &origin);
+
+  /// The program called `name`; with an empty name, "main" or the only one.
+  /// Throws Error naming the programs there are.
+  const ProgramSpec &selectProgram(const std::string &name,
+                                   const std::string &origin) const;
+  /// The weights `program` takes, in manifest order (those of its files).
+  std::vector<const WeightSpec *> weightsOf(const ProgramSpec &program) const;
+};
+
+//===----------------------------------------------------------------------===//
+// Contexts and packed weights
+//===----------------------------------------------------------------------===//
+
+namespace detail {
+class ConstantCache;
+}
+
+/// The packed copies of constant GEMM operands (runtime/README.md, "Weights
+/// packed once"). An Artifact owns one for its memory-mapped weights and
+/// hands it to the context it runs on. Registered ranges [data, data +
+/// bytes) must hold the same values, and stay mapped, until unregistered.
+/// GEMMs whose `b` lies wholly inside a registered range pack it once, on
+/// first use, and reuse the packed copy; unregistering frees the copies no
+/// other registered range covers, destruction all of them. Ranges may
+/// overlap or be registered more than once (each registration is
+/// unregistered once). Not to be changed while kernels that read a range
+/// run.
+class PrepackedWeights {
+public:
+  PrepackedWeights();
+  ~PrepackedWeights();
+  PrepackedWeights(const PrepackedWeights &) = delete;
+  PrepackedWeights &operator=(const PrepackedWeights &) = delete;
+
+  void registerRange(const void *data, size_t bytes);
+  void unregisterRange(const void *data, size_t bytes);
+  /// Bytes of the packed copies held.
+  size_t getBytes() const;
+
+  detail::ConstantCache *getCache() const { return cache.get(); }
+
+private:
+  std::unique_ptr<detail::ConstantCache> cache;
+};
+
+/// Owns a TelarContext (Abi.h): the allocator, GEMM choice and first error
+/// of the programs run on it. One program at a time per context.
+class Context {
+public:
+  /// Throws Error when out of memory.
+  Context();
+  TelarContext *get() const { return ctx.get(); }
+
+  size_t getCurrentBytes() const { return telarrt_context_current_bytes(get()); }
+  size_t getPeakBytes() const { return telarrt_context_peak_bytes(get()); }
+  void resetPeakBytes() { telarrt_context_reset_peak_bytes(get()); }
+  size_t getCachedBytes() const { return telarrt_context_cached_bytes(get()); }
+  void releaseCachedMemory() { telarrt_context_release_cached_memory(get()); }
+  void setMemoryLimit(size_t bytes) {
+    telarrt_context_set_memory_limit(get(), bytes);
+  }
+  /// TELARRT_GEMM_*; see telarrt_context_set_gemm_kernel.
+  int setGemmKernel(int kernel) {
+    return telarrt_context_set_gemm_kernel(get(), kernel);
+  }
+  int getGemmKernel() const { return telarrt_context_get_gemm_kernel(get()); }
+  /// The packed weights the kernels use (null: none); Artifact::run sets its
+  /// own for the time of a run.
+  void setPrepackedWeights(const PrepackedWeights *weights);
+  int getStatus() const { return telarrt_context_status(get()); }
+  std::string getError() const { return telarrt_context_error(get()); }
+  void clearError() { telarrt_context_clear_error(get()); }
+
+private:
+  struct Destroy {
+    void operator()(TelarContext *c) const { telarrt_context_destroy(c); }
+  };
+  std::unique_ptr<TelarContext, Destroy> ctx;
 };
 
 //===----------------------------------------------------------------------===//
@@ -158,15 +256,20 @@ struct Manifest {
 
 class SafetensorsFile;
 
-/// A loaded artifact: the checked manifest, the memory-mapped weights
-/// (checked against the manifest) and the program library, ready to run.
+/// A loaded artifact: the checked manifest, one of its programs (library
+/// loaded), the memory-mapped weight files that program reads (checked
+/// against the manifest), the packed copies of its weights and a context
+/// of its own, ready to run.
 class Artifact {
 public:
-  /// Loads the artifact in `directory`. Everything is checked here, before
-  /// anything runs: the manifest, that every referenced file exists, every
-  /// weight's presence, dtype and shape in its safetensors file, and that
-  /// the program library loads and exports its entry point.
-  static std::unique_ptr<Artifact> load(const std::string &directory);
+  /// Loads program `program` (empty: "main", or the only one) of the
+  /// artifact in `directory`. Everything is checked here, before anything
+  /// runs: the manifest, that every referenced file exists, the presence,
+  /// dtype and shape of each weight of the program's weight files, and that
+  /// the program library loads and exports its entry point. Only the
+  /// program's weight files are mapped.
+  static std::unique_ptr<Artifact> load(const std::string &directory,
+                                        const std::string &program = "");
   ~Artifact();
 
   Artifact(const Artifact &) = delete;
@@ -174,50 +277,64 @@ public:
 
   const Manifest &getManifest() const { return manifest; }
   const std::string &getDirectory() const { return directory; }
+  /// The program loaded.
+  const ProgramSpec &getProgram() const { return manifest.programs[program]; }
+  /// The weights it takes (manifest order).
+  const std::vector<const WeightSpec *> &getWeights() const { return weights; }
 
   /// Total bytes of the weights the program reads.
   size_t getWeightsBytes() const;
+  /// Bytes of the packed copies of its weights made so far.
+  size_t getPrepackedBytes() const { return prepacked.getBytes(); }
+
+  /// The artifact's own context, which run() without one uses.
+  Context &getContext() const { return *context; }
 
   /// Allocates (zeroed) output tensors of the manifest's types.
   std::vector<Tensor> allocateOutputs() const;
 
-  /// Runs the program once. `inputs` and `outputs` hold one dense buffer per
-  /// manifest input/output, in manifest order; their sizes are the caller's
-  /// responsibility (use the Tensor overload to have them checked).
-  void run(const std::vector<const void *> &inputs,
+  /// Runs the program once on `ctx` (its error is cleared first).
+  /// `inputs` and `outputs` hold one dense buffer per manifest
+  /// input/output, in manifest order; their sizes are the caller's
+  /// responsibility (use the Tensor overload to have them checked). When
+  /// the program fails, frees the intermediates it left allocated and
+  /// throws RunError with the status and the context's message. Runs on
+  /// different contexts may overlap; runs on one context may not.
+  void run(Context &ctx, const std::vector<const void *> &inputs,
            const std::vector<void *> &outputs) const;
+  void run(const std::vector<const void *> &inputs,
+           const std::vector<void *> &outputs) const {
+    run(*context, inputs, outputs);
+  }
 
   /// Runs the program once after checking that the tensors match the
   /// manifest's inputs and outputs (count, dtype, shape).
-  void run(const std::vector<Tensor> &inputs,
+  void run(Context &ctx, const std::vector<Tensor> &inputs,
            std::vector<Tensor> &outputs) const;
+  void run(const std::vector<Tensor> &inputs,
+           std::vector<Tensor> &outputs) const {
+    run(*context, inputs, outputs);
+  }
 
 private:
   Artifact() = default;
 
-  using EntryFn = void (*)(void **);
-
   std::string directory;
   Manifest manifest;
+  /// Index of the program loaded in manifest.programs.
+  size_t program = 0;
+  std::vector<const WeightSpec *> weights;
   std::vector<std::unique_ptr<SafetensorsFile>> weightFiles;
-  /// The mappings registered with registerConstantRange.
+  /// Declared after weightFiles: the packed copies go before the mappings.
+  PrepackedWeights prepacked;
+  /// The mappings registered in `prepacked`.
   std::vector<std::pair<const void *, size_t>> constantRanges;
-  /// One pointer per manifest weight, into weightFiles' mappings.
+  /// One pointer per weight of the program, into weightFiles' mappings.
   std::vector<const void *> weightData;
+  std::unique_ptr<Context> context;
   void *programHandle = nullptr;
-  EntryFn entry = nullptr;
+  TelarEntryFn entry = nullptr;
 };
-
-/// Marks [data, data + bytes) as constant memory (Artifact does this for its
-/// memory-mapped weights): it must hold the same values, and stay mapped,
-/// until unregisterConstantRange(data, bytes). GEMMs whose `b` operand lies
-/// wholly inside a constant range pack it once, on first use, and reuse the
-/// packed copy (telarrt_prepacked_bytes() counts them); unregistering frees
-/// the copies no other registered range covers. Ranges may overlap or be
-/// registered more than once (each registration is unregistered once).
-/// Not to be called while kernels that read the range run.
-void registerConstantRange(const void *data, size_t bytes);
-void unregisterConstantRange(const void *data, size_t bytes);
 
 /// Makes the runtime library and libomp (which generated programs resolve
 /// their undefined symbols against) globally visible in this process, so

@@ -1,5 +1,6 @@
 /* A stand-in for a program telarc compiles, with the artifact ABI of
- * docs/Artifact.md, for testing the runtime without the compiler:
+ * docs/Artifact.md (context and status), for testing the runtime without
+ * the compiler:
  *
  *   inputs:  x float32[2,3], flags int64[3]
  *   weights: w float32[2,3], m float32[3,4]
@@ -10,7 +11,12 @@
  *
  * The product goes through the runtime's matmul with a transposed view of
  * (x + w) and both temporaries come from the tracked allocator, alive
- * together: peak intermediate memory is 6*4 + 8*4 = 56 bytes. */
+ * together: peak intermediate memory is 6*4 + 8*4 = 56 bytes. As generated
+ * code does, every fallible call is checked and the program returns its
+ * status at once (without freeing: the runtime frees what is left).
+ *
+ * A second entry point, telar_entry_bad_matmul, passes the matmul kernel
+ * mismatched shapes (for the kernel's status path). */
 
 #include <stddef.h>
 #include <stdint.h>
@@ -24,11 +30,15 @@ typedef struct {
   int64_t strides[2];
 } M2;
 
-void *_mlir_memref_to_llvm_alloc(size_t size);
-void _mlir_memref_to_llvm_free(void *ptr);
-void _mlir_ciface_telarrt_matmul_f32(M2 *a, M2 *b, M2 *c);
+typedef struct TelarContext TelarContext;
+void *telarrt_alloc(TelarContext *ctx, size_t size);
+void telarrt_free(TelarContext *ctx, void *ptr);
+int telarrt_matmul_f32(TelarContext *ctx, M2 *a, M2 *b, M2 *c);
 
-void telar_main_entry(void **buffers) {
+/* TELAR_STATUS_OUT_OF_MEMORY */
+enum { kOutOfMemory = 1 };
+
+static int run(TelarContext *ctx, void **buffers, int64_t k) {
   const float *x = buffers[0];
   const int64_t *flags = buffers[1];
   const float *w = buffers[2];
@@ -39,8 +49,12 @@ void telar_main_entry(void **buffers) {
   int64_t *total = buffers[7];
 
   /* (x + w) transposed: 3x2, row-major. */
-  float *t = _mlir_memref_to_llvm_alloc(6 * sizeof(float));
-  float *acc = _mlir_memref_to_llvm_alloc(8 * sizeof(float));
+  float *t = telarrt_alloc(ctx, 6 * sizeof(float));
+  if (!t)
+    return kOutOfMemory;
+  float *acc = telarrt_alloc(ctx, 8 * sizeof(float));
+  if (!acc)
+    return kOutOfMemory;
   for (int i = 0; i < 2; ++i)
     for (int j = 0; j < 3; ++j) {
       sum[i * 3 + j] = x[i * 3 + j] + w[i * 3 + j];
@@ -48,13 +62,24 @@ void telar_main_entry(void **buffers) {
       positive[i * 3 + j] = x[i * 3 + j] > 0;
     }
   memset(acc, 0, 8 * sizeof(float));
-  M2 a = {t, t, 0, {2, 3}, {1, 2}}; /* a view of t transposed */
+  M2 a = {t, t, 0, {2, k}, {1, 2}}; /* a view of t transposed */
   M2 b = {m, m, 0, {3, 4}, {4, 1}};
   M2 c = {acc, acc, 0, {2, 4}, {4, 1}};
-  _mlir_ciface_telarrt_matmul_f32(&a, &b, &c);
+  int status = telarrt_matmul_f32(ctx, &a, &b, &c);
+  if (status)
+    return status;
   memcpy(prod, acc, 8 * sizeof(float));
-  _mlir_memref_to_llvm_free(acc);
-  _mlir_memref_to_llvm_free(t);
+  telarrt_free(ctx, acc);
+  telarrt_free(ctx, t);
 
   *total = flags[0] + flags[1] + flags[2];
+  return 0;
+}
+
+int telar_entry(TelarContext *ctx, void **buffers) {
+  return run(ctx, buffers, 3);
+}
+
+int telar_entry_bad_matmul(TelarContext *ctx, void **buffers) {
+  return run(ctx, buffers, 2);
 }

@@ -62,13 +62,14 @@ def manifest():
                                         file="weights/weights.safetensors")
     return {
         "format": "telar-artifact",
-        "format_version": 1,
+        "format_version": 2,
         "telar_version": "0.1.0",
         "model": {"path": "fake.onnx", "sha256": "0" * 64},
         "target": {"kind": "cpu", "triple": "x86_64-unknown-linux-gnu",
                    "cpu": "generic", "features": ""},
         "programs": [{"name": "main", "library": "programs/main.so",
-                      "entry": "telar_main_entry"}],
+                      "entry": "telar_entry",
+                      "weight_files": ["weights/weights.safetensors"]}],
         "inputs": [t("x", "float32", [2, 3]), t("flags", "int64", [3])],
         "outputs": [t("sum", "float32", [2, 3]),
                     t("out/prod:0", "float32", [2, 4]),
@@ -77,10 +78,11 @@ def manifest():
     }
 
 
-VARIANTS = ["ok", "version2", "bad-format", "bad-json", "missing-inputs",
+VARIANTS = ["ok", "version1", "bad-format", "bad-json", "missing-inputs",
             "bad-dtype", "no-program", "no-weights", "weight-shape",
             "weight-missing", "truncated-weights", "bad-header-json",
-            "bad-entry", "escaping-path", "eq-name"]
+            "bad-entry", "escaping-path", "eq-name", "two-programs",
+            "bad-weight-file"]
 
 
 def write_artifact(out, program, variant):
@@ -89,8 +91,8 @@ def write_artifact(out, program, variant):
     os.makedirs(os.path.join(out, "weights"))
     m = manifest()
     tensors = [("w", W), ("m", M)]
-    if variant == "version2":
-        m["format_version"] = 2
+    if variant == "version1":
+        m["format_version"] = 1
     elif variant == "bad-format":
         m["format"] = "something-else"
     elif variant == "missing-inputs":
@@ -107,8 +109,21 @@ def write_artifact(out, program, variant):
         m["inputs"][1]["name"] = "flags=1"
     elif variant == "escaping-path":
         m["programs"][0]["library"] = "../main.so"
+    elif variant == "two-programs":
+        # "main" and "bad" (the matmul with mismatched shapes), in another
+        # library; a third program reads no weights and its library is
+        # missing, which only matters when it is chosen.
+        m["programs"].append({"name": "bad", "library": "programs/bad.so",
+                              "entry": "telar_entry_bad_matmul",
+                              "weight_files": ["weights/weights.safetensors"]})
+        m["programs"].append({"name": "gone", "library": "programs/gone.so",
+                              "entry": "telar_entry", "weight_files": []})
+    elif variant == "bad-weight-file":
+        m["programs"][0]["weight_files"] = ["weights/other.safetensors"]
     if variant != "no-program":
         shutil.copy(program, os.path.join(out, "programs", "main.so"))
+    if variant == "two-programs":
+        shutil.copy(program, os.path.join(out, "programs", "bad.so"))
     st = safetensors_bytes(tensors)
     if variant == "truncated-weights":
         st = st[:-10]

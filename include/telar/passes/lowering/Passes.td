@@ -67,13 +67,19 @@ def TelarLinalgToLibraryCalls : Pass<"telar-linalg-to-library-calls", "ModuleOp"
     `telarrt_conv2d_nchw_f32`, with the C interface for memref
     descriptors): the runtime's own AVX-512/AVX2 GEMM, OpenBLAS on other
     CPUs. Smaller ones stay linalg and are compiled inline.
-    The calls accumulate into the output, as the linalg ops do.
+    The calls accumulate into the output, as the linalg ops do. Each call
+    takes the enclosing function's runtime context first (from
+    `telar-add-runtime-context`) and returns an `i32` status (the callee is
+    marked `telar.runtime_status`), which `telar-lower-runtime-calls`
+    checks.
   }];
   let options = [
     Option<"minFlops", "min-flops", "int64_t", /*default=*/"4096",
            "Contractions with fewer multiply-adds stay inline">
   ];
-  let dependentDialects = ["::mlir::func::FuncDialect", "::mlir::memref::MemRefDialect"];
+  let dependentDialects = ["::mlir::func::FuncDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::LLVM::LLVMDialect"];
 }
 
 def TelarFuseElementwise : Pass<"telar-fuse-elementwise", "ModuleOp"> {
@@ -153,6 +159,56 @@ def TelarLinalgToLoops : Pass<"telar-linalg-to-loops", "func::FuncOp"> {
   let dependentDialects = ["::mlir::scf::SCFDialect",
                            "::mlir::memref::MemRefDialect",
                            "::mlir::linalg::LinalgDialect"];
+}
+
+def TelarAddRuntimeContext : Pass<"telar-add-runtime-context", "ModuleOp"> {
+  let summary = "Give public functions the runtime context and a status result";
+  let description = [{
+    The runtime ABI (docs/Artifact.md): everything a program calls goes
+    through the `TelarContext *` its entry point is given, and the program
+    returns a status. After bufferization (results already out-params),
+    every public function definition gets a leading `!llvm.ptr` argument
+    marked `telar.runtime_context`, and an `i32` result: 0
+    (`TELAR_STATUS_OK`) at each return. Later passes pass that argument to
+    the runtime calls (`telar-linalg-to-library-calls`) and return early
+    when one fails (`telar-lower-runtime-calls`). Functions that already
+    have a context are left alone; a public function with results, or one
+    called inside the module, is an error (its callers would need the
+    context too).
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::LLVM::LLVMDialect"];
+}
+
+def TelarLowerRuntimeCalls : Pass<"telar-lower-runtime-calls", "ModuleOp"> {
+  let summary = "Runtime calls of LLVM-dialect programs take the context and are checked";
+  let description = [{
+    Runs on the LLVM dialect, after `finalize-memref-to-llvm` and
+    `convert-func-to-llvm`, in functions that have a
+    `telar.runtime_context` argument:
+
+    - the generic allocation calls of `finalize-memref-to-llvm`
+      (`_mlir_memref_to_llvm_alloc`, `_aligned_alloc`, `_free`) become
+      `telarrt_alloc(ctx, size)`, `telarrt_aligned_alloc(ctx, alignment,
+      size)` and `telarrt_free(ctx, ptr)`;
+    - the runtime kernels' C-interface declarations
+      (`_mlir_ciface_telarrt_<name>`) are renamed `telarrt_<name>`, the
+      runtime's symbols (their descriptor-unpacking wrappers become
+      `telarrt_<name>_unpacked`);
+    - every fallible call is checked and the function returns at once when
+      it fails: a null allocation returns `TELAR_STATUS_OUT_OF_MEMORY`
+      (1), a non-zero status from a kernel (declared with
+      `telar.runtime_status`) returns that status. The runtime has recorded
+      the message in the context.
+
+    A fallible call inside a nested region (an OpenMP parallel region),
+    which cannot return, is an error; so is a runtime call in a function
+    without a context. The `telar.runtime_context` marker is removed at the
+    end (the context stays the function's first argument), since LLVM IR
+    translation does not know it.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
 #endif // TELAR_PASSES_LOWERING_PASSES_TD

@@ -1,0 +1,95 @@
+//===- Context.h - The state behind a TelarContext --------------*- C++ -*-===//
+//
+// Internal to the runtime library. A TelarContext (Abi.h) holds all the
+// state a running program reaches: its allocator (byte counts, the cache of
+// freed blocks, the live blocks, a memory limit), the GEMM its kernels use,
+// the packed weights of the artifact it runs, and the first error of a run.
+// Nothing of this is process-global.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TELAR_RUNTIME_CONTEXT_H
+#define TELAR_RUNTIME_CONTEXT_H
+
+#include "Gemm.h"
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace telar::runtime::detail {
+
+/// Free lists of freed blocks by (total size, alignment) (Allocator.cpp).
+class BlockCache {
+public:
+  /// A cached block of exactly `total` bytes aligned to `alignment`, or
+  /// null.
+  void *take(size_t total, size_t alignment);
+  /// Keeps a freed block; false when the cache is full (the caller frees
+  /// it).
+  bool put(void *base, size_t total, size_t alignment);
+  void release();
+  size_t cachedBytes() const;
+  ~BlockCache() { release(); }
+
+private:
+  mutable std::mutex mutex;
+  std::map<std::pair<size_t, size_t>, std::vector<void *>> lists;
+  size_t cached = 0;
+};
+
+/// The header stored just before each block the allocator hands out; live
+/// blocks are linked so that those a failed run leaves behind can be freed.
+struct BlockHeader {
+  void *base;
+  size_t size;      // requested
+  size_t total;     // allocated (from base)
+  size_t alignment; // of the allocation
+  BlockHeader *prev, *next;
+};
+
+class ConstantCache; // PackedConstants.cpp
+
+/// The GEMM a new context uses: TELAR_GEMM_KERNEL (openblas, avx2, avx512;
+/// unset or auto: the fastest the CPU runs), read once.
+GemmKernel defaultGemmKernel();
+
+} // namespace telar::runtime::detail
+
+struct TelarContext {
+  // Allocator (Allocator.cpp).
+  std::atomic<size_t> currentBytes{0};
+  std::atomic<size_t> peakBytes{0};
+  size_t memoryLimit = SIZE_MAX;
+  telar::runtime::detail::BlockCache cache;
+  std::mutex liveMutex;
+  telar::runtime::detail::BlockHeader *live = nullptr;
+
+  // Kernels.
+  telar::runtime::detail::GemmKernel gemmKernel =
+      telar::runtime::detail::defaultGemmKernel();
+  /// The packed weights of the artifact running on this context (null:
+  /// none are packed ahead of time).
+  telar::runtime::detail::ConstantCache *constants = nullptr;
+
+  // The first error.
+  std::mutex errorMutex;
+  std::atomic<int> status{0};
+  std::string message;
+
+  ~TelarContext();
+};
+
+namespace telar::runtime::detail {
+/// Records an error in `ctx` (first one wins), formatted printf-style;
+/// returns `status`.
+int fail(TelarContext *ctx, int status, const char *format, ...)
+    __attribute__((format(printf, 3, 4)));
+} // namespace telar::runtime::detail
+
+#endif // TELAR_RUNTIME_CONTEXT_H
