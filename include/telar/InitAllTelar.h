@@ -6,13 +6,20 @@ namespace mlir {
 class DialectRegistry;
 namespace telar {
 
-/// The telar dialect plus every upstream dialect and interface model the
-/// pipeline uses (func, arith, math, tensor, linalg, shard, scf, memref,
-/// bufferization, gpu, nvvm, llvm). Shared by telar-opt, telarc and tests.
+/// The telar dialect, every upstream dialect (the pipeline uses func,
+/// arith, math, tensor, linalg, shard, scf, memref, bufferization, omp,
+/// gpu, nvvm and llvm among them) with their extensions and interface
+/// models, and every dialect's translation to LLVM IR. Shared by
+/// telar-opt, telarc and tests.
 void registerAllTelar(DialectRegistry &registry);
 
-/// Telar's passes plus the upstream passes the pipeline uses.
+/// Telar's production passes (passes/*), every upstream pass, and Telar's
+/// named pipelines (telar-prepare-program, telar-lower-to-llvm). Test
+/// passes (test/lib) are telar-opt's own.
 void registerAllTelarPasses();
+
+/// Every code target telarc's --target can name (cpu).
+void registerAllTargetBackends();
 
 } // namespace telar
 } // namespace mlir

@@ -1,191 +1,26 @@
 //===- Artifact.cpp - Compile a telar module into an artifact directory ---===//
 
 #include "telar/codegen/Artifact.h"
-#include "telar/artifact/Manifest.h"
-#include "telar/codegen/Codegen.h"
+#include "telar/analysis/LiveSet.h"
+#include "telar/codegen/ArtifactWriter.h"
 #include "telar/codegen/Pipeline.h"
+#include "telar/codegen/TargetBackend.h"
 #include "telar/dialects/Telar/ShapeInference.h"
-#include "telar/dialects/Telar/TelarOps.h"
-#include "telar/passes/Passes.h"
+#include "telar/dialects/Telar/TelarDialect.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinDialect.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/Pass/PassManager.h"
-#include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/JSON.h"
-#include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/Path.h"
-#include "llvm/Support/SHA256.h"
-#include "llvm/Support/ToolOutputFile.h"
 
 #include <chrono>
 
-#ifndef TELAR_VERSION
-#define TELAR_VERSION "0.0.0"
-#endif
-
 using namespace mlir;
 
-namespace {
-
-struct TensorInfo {
-  std::string name;
-  RankedTensorType type;
-};
-
-struct WeightInfo {
-  std::string name;
-  RankedTensorType type;
-  ArrayRef<char> data;
-};
-
-int64_t byteSize(RankedTensorType type) {
-  unsigned bits = type.getElementType().getIntOrFloatBitWidth();
-  return type.getNumElements() * std::max<int64_t>(1, (bits + 7) / 8);
-}
-
-llvm::json::Array shapeJson(RankedTensorType type) {
-  llvm::json::Array shape;
-  for (int64_t d : type.getShape())
-    shape.push_back(d);
-  return shape;
-}
-
-/// Writes `weights` as one safetensors file, each tensor's data aligned to
-/// 64 bytes (the header is padded with spaces, as the format allows).
-LogicalResult writeSafetensors(StringRef path, ArrayRef<WeightInfo> weights,
-                               std::string &error) {
-  llvm::json::Object header;
-  header["__metadata__"] = llvm::json::Object{{"format", "telar"}};
-  SmallVector<uint64_t> offsets;
-  uint64_t offset = 0;
-  for (const WeightInfo &w : weights) {
-    offset = llvm::alignTo(offset, 64);
-    uint64_t end = offset + w.data.size();
-    header[w.name] = llvm::json::Object{
-        {"dtype", telar::safetensorsDtype(w.type.getElementType())},
-        {"shape", shapeJson(w.type)},
-        {"data_offsets", llvm::json::Array{offset, end}}};
-    offsets.push_back(offset);
-    offset = end;
-  }
-  std::string text;
-  llvm::raw_string_ostream(text) << llvm::json::Value(std::move(header));
-  while ((8 + text.size()) % 64 != 0)
-    text.push_back(' ');
-
-  std::error_code ec;
-  llvm::ToolOutputFile out(path, ec, llvm::sys::fs::OF_None);
-  if (ec) {
-    error = "cannot write " + path.str() + ": " + ec.message();
-    return failure();
-  }
-  uint64_t headerSize = text.size();
-  char sizeBytes[8];
-  for (int i = 0; i < 8; ++i)
-    sizeBytes[i] = static_cast<char>((headerSize >> (8 * i)) & 0xff);
-  out.os().write(sizeBytes, 8);
-  out.os() << text;
-  uint64_t written = 0;
-  for (auto [w, begin] : llvm::zip(weights, offsets)) {
-    out.os().write_zeros(begin - written);
-    out.os().write(w.data.data(), w.data.size());
-    written = begin + w.data.size();
-  }
-  if (out.os().has_error()) {
-    error = "cannot write " + path.str();
-    return failure();
-  }
-  out.keep();
-  return success();
-}
-
-/// The largest set of intermediate tensors alive at once when the graph's
-/// ops run one by one in program order: what an unfused execution needs
-/// for intermediates at least (inputs, weights and outputs are the caller's
-/// buffers and are not counted; reshapes are views and add nothing). Fusion
-/// can go below it. Reported next to the runtime's measured peak.
-int64_t largestLiveSetBytes(func::FuncOp main) {
-  Block &body = main.getBody().front();
-  llvm::DenseMap<Operation *, unsigned> position;
-  for (auto [i, op] : llvm::enumerate(body))
-    position[&op] = i;
-  llvm::DenseSet<Value> returned;
-  for (Value v : body.getTerminator()->getOperands())
-    returned.insert(v);
-  // Bytes that become live at each op and that die after it.
-  SmallVector<int64_t> born(body.getOperations().size() + 1, 0);
-  SmallVector<int64_t> dies(body.getOperations().size() + 1, 0);
-  for (Operation &op : body) {
-    if (isa<telar::ConstantOp, telar::ReshapeOp, telar::SqueezeOp,
-            telar::UnsqueezeOp>(op))
-      continue;
-    for (Value result : op.getResults()) {
-      auto type = dyn_cast<RankedTensorType>(result.getType());
-      if (!type || !type.hasStaticShape() || returned.contains(result))
-        continue;
-      unsigned last = position[&op];
-      // Uses through views keep the tensor alive.
-      SmallVector<Value> worklist = {result};
-      while (!worklist.empty()) {
-        Value v = worklist.pop_back_val();
-        for (Operation *user : v.getUsers()) {
-          Operation *top = body.findAncestorOpInBlock(*user);
-          last = std::max(last, position[top]);
-          if (isa<telar::ReshapeOp, telar::SqueezeOp, telar::UnsqueezeOp>(
-                  user))
-            worklist.append(user->result_begin(), user->result_end());
-        }
-      }
-      born[position[&op]] += byteSize(type);
-      dies[last] += byteSize(type);
-    }
-  }
-  int64_t live = 0, peak = 0;
-  for (size_t i = 0; i < born.size(); ++i) {
-    live += born[i];
-    peak = std::max(peak, live);
-    live -= dies[i];
-  }
-  return peak;
-}
-
-std::string hashFile(StringRef path) {
-  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                            /*RequiresNullTerminator=*/false);
-  if (!buffer)
-    return "";
-  llvm::SHA256 sha;
-  sha.update(llvm::arrayRefFromStringRef((*buffer)->getBuffer()));
-  return llvm::toHex(sha.final(), /*LowerCase=*/true);
-}
-
-/// Runs the stages, reporting each to the caller's callbacks.
-class StageRunner {
-public:
-  StageRunner(const telar::CpuArtifactOptions &options, int count)
-      : options(options), count(count) {}
-  template <typename Fn> LogicalResult run(StringRef name, Fn &&fn) {
-    if (options.onStageBegin)
-      options.onStageBegin(name, ++index, count);
-    auto start = std::chrono::steady_clock::now();
-    LogicalResult result = fn();
-    std::chrono::duration<double> took =
-        std::chrono::steady_clock::now() - start;
-    if (options.onStageEnd)
-      options.onStageEnd(name, took.count());
-    return result;
-  }
-
-private:
-  const telar::CpuArtifactOptions &options;
-  int count;
-  int index = 0;
-};
-
-} // namespace
+// Defined inside the namespace: `telar` alone would be ambiguous with the
+// manifest schema's ::telar.
+namespace mlir::telar {
 
 namespace {
 /// The names of an element type in the manifest (numpy's) and in
@@ -209,22 +44,45 @@ std::pair<std::string, std::string> dtypeNames(Type t) {
 }
 } // namespace
 
-std::string telar::numpyDtypeName(Type t) { return dtypeNames(t).first; }
+std::string numpyDtypeName(Type t) { return dtypeNames(t).first; }
 
-std::string telar::safetensorsDtype(Type t) { return dtypeNames(t).second; }
+std::string safetensorsDtype(Type t) { return dtypeNames(t).second; }
 
-LogicalResult telar::compileCpuArtifact(ModuleOp module,
-                                        const CpuArtifactOptions &options,
-                                        std::string &error) {
-  auto main = module.lookupSymbol<func::FuncOp>("main");
-  if (!main || main.isExternal()) {
-    error = "the module has no @main function";
-    return failure();
-  }
-  FunctionType fnType = main.getFunctionType();
+LogicalResult CompileStages::run(StringRef name,
+                                 function_ref<LogicalResult()> fn) {
+  assert(next < names.size() && names[next] == name &&
+         "stages run in the order they were declared");
+  int index = static_cast<int>(++next);
+  if (callbacks.onBegin)
+    callbacks.onBegin(name, index, static_cast<int>(names.size()));
+  auto start = std::chrono::steady_clock::now();
+  LogicalResult result = fn();
+  std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+  if (callbacks.onEnd)
+    callbacks.onEnd(name, took.count());
+  return result;
+}
 
-  // The interface, read before lowering changes types (ui8 -> i8).
-  SmallVector<TensorInfo> inputs, outputs;
+SmallVector<SmallVector<int64_t>> ProgramInterface::getBufferShapes() const {
+  SmallVector<SmallVector<int64_t>> shapes;
+  for (const ProgramTensor &t : inputs)
+    shapes.emplace_back(t.type.getShape());
+  for (const ProgramWeight &w : weights)
+    shapes.emplace_back(w.type.getShape());
+  for (const ProgramTensor &t : outputs)
+    shapes.emplace_back(t.type.getShape());
+  return shapes;
+}
+
+namespace {
+
+/// The inputs and outputs of @main, read before the lowering changes their
+/// types (ui8 -> i8). Each needs a static shape and an element type the
+/// target supports.
+LogicalResult readInputsAndOutputs(func::FuncOp main,
+                                   const TargetBackend &target,
+                                   ProgramInterface &interface,
+                                   std::string &error) {
   auto checkType = [&](Type type, const std::string &what,
                        RankedTensorType &ranked) -> LogicalResult {
     ranked = dyn_cast<RankedTensorType>(type);
@@ -233,191 +91,156 @@ LogicalResult telar::compileCpuArtifact(ModuleOp module,
               "; give static shapes with --input-shape NAME=DxD...";
       return failure();
     }
-    if (numpyDtypeName(ranked.getElementType()).empty()) {
+    if (!target.supportsElementType(ranked.getElementType())) {
       error = what + " has the element type " +
-              toString(ranked.getElementType()) +
-              ", which the CPU target does not support";
+              toString(ranked.getElementType()) + ", which the " +
+              target.getName().upper() + " target does not support";
       return failure();
     }
     return success();
   };
+  FunctionType fnType = main.getFunctionType();
   for (unsigned i = 0; i < fnType.getNumInputs(); ++i) {
     auto name = main.getArgAttrOfType<StringAttr>(
         i, telar::TelarDialect::NameAttrHelper::getNameStr());
-    TensorInfo info{name ? name.str() : "input" + std::to_string(i), {}};
-    if (failed(checkType(fnType.getInput(i), "input '" + info.name + "'",
-                         info.type)))
+    ProgramTensor t{name ? name.str() : "input" + std::to_string(i), {}};
+    if (failed(checkType(fnType.getInput(i), "input '" + t.name + "'",
+                         t.type)))
       return failure();
-    inputs.push_back(info);
+    interface.inputs.push_back(t);
   }
   auto outputNames = main->getAttrOfType<ArrayAttr>(
       telar::TelarDialect::OutputNamesAttrHelper::getNameStr());
   for (unsigned i = 0; i < fnType.getNumResults(); ++i) {
-    TensorInfo info{"output" + std::to_string(i), {}};
+    ProgramTensor t{"output" + std::to_string(i), {}};
     if (outputNames && i < outputNames.size())
       if (auto s = dyn_cast<StringAttr>(outputNames[i]))
-        info.name = s.str();
-    if (failed(checkType(fnType.getResult(i), "output '" + info.name + "'",
-                         info.type)))
+        t.name = s.str();
+    if (failed(checkType(fnType.getResult(i), "output '" + t.name + "'",
+                         t.type)))
       return failure();
-    outputs.push_back(info);
+    interface.outputs.push_back(t);
   }
+  return success();
+}
 
-  StageRunner stages(options, 5);
-  SmallVector<WeightInfo> weights;
-  SmallVector<SmallVector<int64_t>> bufferShapes;
-  for (const TensorInfo &t : inputs)
-    bufferShapes.emplace_back(t.type.getShape());
-
-  // Stage 1: weights become arguments; their blobs go to safetensors.
-  SmallString<256> dir(options.outputDir);
-  SmallString<256> programsDir(dir), weightsDir(dir);
-  llvm::sys::path::append(programsDir, "programs");
-  llvm::sys::path::append(weightsDir, "weights");
-  for (StringRef d : {programsDir.str(), weightsDir.str()})
-    if (std::error_code ec = llvm::sys::fs::create_directories(d)) {
-      error = "cannot create " + d.str() + ": " + ec.message();
+/// The weights telar-outline-weights appended to @main's arguments (after
+/// the inputs), with their bytes: the resource blobs, which stay in the
+/// context after the constants referencing them are gone.
+LogicalResult readWeights(func::FuncOp main, const TargetBackend &target,
+                          ProgramInterface &interface, std::string &error) {
+  auto &blobs =
+      DenseResourceElementsHandle::getManagerInterface(main.getContext())
+          .getBlobManager();
+  for (unsigned i = interface.inputs.size(); i < main.getNumArguments(); ++i) {
+    auto name = main.getArgAttrOfType<StringAttr>(
+        i, telar::TelarDialect::WeightAttrHelper::getNameStr());
+    if (!name) {
+      error = "argument " + std::to_string(i) +
+              " of the prepared @main is neither an input nor a weight";
       return failure();
     }
+    auto type = cast<RankedTensorType>(main.getArgument(i).getType());
+    auto *entry = blobs.lookup(name.getValue());
+    if (!entry || !entry->getBlob()) {
+      error = "the model's weights were elided; compile the model itself";
+      return failure();
+    }
+    ProgramWeight w{name.str(), type, entry->getBlob()->getData()};
+    int64_t bytes = LiveSetAnalysis::getTensorBytes(type);
+    if (static_cast<int64_t>(w.data.size()) != bytes) {
+      error = "weight '" + w.name + "' holds " +
+              std::to_string(w.data.size()) + " bytes, its type " +
+              toString(type) + " needs " + std::to_string(bytes);
+      return failure();
+    }
+    if (!target.supportsElementType(type.getElementType())) {
+      error = "weight '" + w.name + "' has the element type " +
+              toString(type.getElementType()) + ", which the " +
+              target.getName().upper() + " target does not support";
+      return failure();
+    }
+    interface.weights.push_back(w);
+  }
+  return success();
+}
+
+} // namespace
+
+LogicalResult compileArtifact(ModuleOp module, TargetBackend &target,
+                                     const ArtifactOptions &options,
+                                     std::string &error) {
+  auto main = module.lookupSymbol<func::FuncOp>("main");
+  if (!main || main.isExternal()) {
+    error = "the module has no @main function";
+    return failure();
+  }
+  ProgramInterface interface;
+  interface.name = "main";
+  if (failed(readInputsAndOutputs(main, target, interface, error)))
+    return failure();
+
+  std::vector<std::string> stageNames = {"writing weights",
+                                         target.getTranslationStageName().str()};
+  for (StringRef stage : target.getSerializationStageNames())
+    stageNames.push_back(stage.str());
+  stageNames.push_back("writing manifest");
+  CompileStages stages(stageNames, options.stages);
+
+  ArtifactWriter writer(options.outputDir);
+  if (failed(writer.createDirectories(error)))
+    return failure();
+
+  // Stage 1: the program prepared (weights transposed and outlined into
+  // arguments); the weights' blobs go to safetensors.
+  int64_t liveSetBytes = 0;
   if (failed(stages.run("writing weights", [&]() -> LogicalResult {
-        {
-          PassManager pm(module.getContext());
-          pm.addPass(createTelarFoldWeightTransposes());
-          if (failed(pm.run(module)))
-            return failure();
-        }
-        // Blobs by resource name, read before the constants disappear.
-        llvm::StringMap<ArrayRef<char>> blobs;
-        bool elided = false;
-        main.walk([&](telar::ConstantOp op) {
-          auto res = dyn_cast<DenseResourceElementsAttr>(op.getValue());
-          if (!res)
-            return;
-          AsmResourceBlob *blob = res.getRawHandle().getBlob();
-          if (!blob) {
-            elided = true;
-            return;
-          }
-          blobs[res.getRawHandle().getKey()] = blob->getData();
-        });
-        if (elided) {
-          error = "the model's weights were elided; compile the model itself";
-          return failure();
-        }
         PassManager pm(module.getContext());
-        pm.addPass(createTelarOutlineWeights());
-        if (failed(pm.run(module)))
+        buildProgramPreparationPipeline(pm);
+        if (failed(pm.run(module)) ||
+            failed(readWeights(main, target, interface, error)))
           return failure();
-        for (unsigned i = inputs.size(); i < main.getNumArguments(); ++i) {
-          auto name = main.getArgAttrOfType<StringAttr>(
-              i, telar::TelarDialect::WeightAttrHelper::getNameStr());
-          auto type = cast<RankedTensorType>(main.getArgument(i).getType());
-          WeightInfo w{name.str(), type, blobs.lookup(name.getValue())};
-          if (static_cast<int64_t>(w.data.size()) != byteSize(type)) {
-            error = "weight '" + w.name + "' holds " +
-                    std::to_string(w.data.size()) + " bytes, its type " +
-                    toString(type) + " needs " +
-                    std::to_string(byteSize(type));
-            return failure();
-          }
-          if (safetensorsDtype(type.getElementType()).empty()) {
-            error = "weight '" + w.name + "' has the element type " +
-                    toString(type.getElementType()) +
-                    ", which the CPU target does not support";
-            return failure();
-          }
-          weights.push_back(w);
-          bufferShapes.emplace_back(type.getShape());
-        }
-        SmallString<256> path(weightsDir);
-        llvm::sys::path::append(path, "weights.safetensors");
-        return writeSafetensors(path, weights, error);
+        // Memory, measured on the prepared graph (transposed weights are
+        // no longer intermediates).
+        liveSetBytes = LiveSetAnalysis(main).getLargestLiveSetBytes();
+        std::string file = std::string(ArtifactWriter::kWeightsDir) +
+                           "/weights.safetensors";
+        SmallVector<WeightTensor> tensors;
+        for (const ProgramWeight &w : interface.weights)
+          tensors.push_back({w.name, w.type, w.data});
+        // The program reads the file only when it holds weights.
+        if (!interface.weights.empty())
+          interface.weightFiles.push_back(file);
+        return writer.writeWeightFile(file, tensors, error);
       })))
     return failure();
-  for (const TensorInfo &t : outputs)
-    bufferShapes.emplace_back(t.type.getShape());
-  int64_t liveSetBytes = largestLiveSetBytes(main);
 
-  // Stage 2: telar -> linalg -> buffers -> loops -> LLVM dialect.
-  if (failed(stages.run("lowering to LLVM", [&]() -> LogicalResult {
+  // Stage 2: the target's translation.
+  if (failed(stages.run(target.getTranslationStageName(), [&] {
         PassManager pm(module.getContext());
-        CpuPipelineOptions pipeline;
-        pipeline.libraryCalls = options.libraryCalls;
-        pipeline.parallel = options.parallel;
-        buildCpuLoweringPipeline(pm, pipeline);
+        target.buildTranslationPipeline(pm);
         return pm.run(module);
       })))
     return failure();
 
-  // Stage 3: LLVM IR, O3 for the target CPU, object code.
-  SmallString<256> objectPath(programsDir), libraryPath(programsDir);
-  llvm::sys::path::append(objectPath, "main.o");
-  llvm::sys::path::append(libraryPath, "main.so");
-  FailureOr<CpuTarget> target = resolveCpuTarget(options.cpu, error);
-  if (failed(target))
-    return failure();
-  if (failed(stages.run("generating native code", [&] {
-        return emitObjectFile(module, bufferShapes, *target, objectPath, error);
-      })))
+  // The target's stages: its program files.
+  if (failed(target.serialize(module, interface, writer, stages, error)))
     return failure();
 
-  // Stage 4: the shared library.
-  if (failed(stages.run("linking", [&] {
-        LogicalResult linked =
-            linkSharedLibrary(objectPath, libraryPath, error);
-        llvm::sys::fs::remove(objectPath);
-        return linked;
-      })))
-    return failure();
-
-  // Stage 5: the manifest, last, so that a directory with a manifest is a
-  // complete artifact.
+  // Last, the manifest, so that a directory with a manifest is a complete
+  // artifact.
   return stages.run("writing manifest", [&]() -> LogicalResult {
-    // One schema for the writer and the runtime's reader.
-    namespace schema = ::telar_artifact;
-    auto entry = [](const std::string &name, RankedTensorType type) {
-      return schema::TensorEntry{name,
-                                 numpyDtypeName(type.getElementType()),
-                                 std::vector<int64_t>(type.getShape().begin(),
-                                                      type.getShape().end())};
-    };
-    const std::string weightsFile = "weights/weights.safetensors";
-    schema::Manifest manifest;
-    manifest.telarVersion = TELAR_VERSION;
-    manifest.modelPath = llvm::sys::path::filename(options.modelPath).str();
-    manifest.modelSha256 =
-        options.modelPath.empty() ? std::string() : hashFile(options.modelPath);
-    manifest.targetKind = "cpu";
-    manifest.targetTriple = target->triple;
-    manifest.targetCpu = target->cpu;
-    manifest.targetFeatures = target->features;
-    schema::ProgramEntry program;
-    program.name = "main";
-    program.library = "programs/main.so";
-    if (!weights.empty())
-      program.weightFiles.push_back(weightsFile);
-    manifest.programs.push_back(program);
-    manifest.largestLiveSetBytes = liveSetBytes;
-    for (const TensorInfo &t : inputs)
-      manifest.inputs.push_back(entry(t.name, t.type));
-    for (const TensorInfo &t : outputs)
-      manifest.outputs.push_back(entry(t.name, t.type));
-    for (const WeightInfo &w : weights) {
-      schema::WeightEntry e;
-      static_cast<schema::TensorEntry &>(e) = entry(w.name, w.type);
-      e.file = weightsFile;
-      manifest.weights.push_back(e);
-    }
-    SmallString<256> path(dir);
-    llvm::sys::path::append(path, schema::kManifestFileName);
-    std::error_code ec;
-    llvm::ToolOutputFile out(path, ec, llvm::sys::fs::OF_Text);
-    if (ec) {
-      error = "cannot write " + path.str().str() + ": " + ec.message();
-      return failure();
-    }
-    out.os() << schema::writeManifestJson(manifest);
-    out.keep();
-    return success();
+    writer.setModel(options.modelPath);
+    SmallVector<artifact::TensorEntry> inputs, outputs;
+    for (const ProgramTensor &t : interface.inputs)
+      inputs.push_back(describeTensor(t.name, t.type));
+    for (const ProgramTensor &t : interface.outputs)
+      outputs.push_back(describeTensor(t.name, t.type));
+    writer.setInputs(inputs);
+    writer.setOutputs(outputs);
+    writer.setLargestLiveSetBytes(liveSetBytes);
+    return writer.writeManifest(error);
   });
 }
+
+} // namespace mlir::telar

@@ -1,65 +1,132 @@
-//===- Pipeline.cpp - The telar -> LLVM dialect pass pipeline --------------===//
+//===- Pipeline.cpp - Telar's named pass pipelines ------------------------===//
 
 #include "telar/codegen/Pipeline.h"
+#include "telar/passes/lowering/Passes.h"
 
+#include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
+#include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/MathToLibm/MathToLibm.h"
+#include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/OpenMPToLLVM/ConvertOpenMPToLLVM.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Conversion/SCFToOpenMP/SCFToOpenMP.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
-#include "llvm/Support/ErrorHandling.h"
-#include "llvm/Support/FormatVariadic.h"
+#include "mlir/Transforms/Passes.h"
 
 #include <limits>
 
 using namespace mlir;
 
-void telar::buildCpuLoweringPipeline(OpPassManager &pm,
-                                     const CpuPipelineOptions &options) {
-  // Programs that call the runtime get its context (docs/Artifact.md).
-  bool usesRuntime = options.libraryCalls || options.runtimeAllocator;
-  // Written as one textual pipeline so that it reads like (and can be pasted
-  // into) a telar-opt/mlir-opt command line.
-  std::string text = llvm::formatv(
-      "telar-lower-to-linalg,canonicalize,telar-fuse-elementwise,cse,"
-      "telar-approximate-math,"
-      // Function-boundary bufferization with identity layouts (arguments
-      // read-only), results turned into caller-provided out-params (the
-      // runtime passes output buffers); the final allocs are hoisted into
-      // them.
-      "telar-read-only-arguments,"
-      "one-shot-bufferize{{bufferize-function-boundaries=1 "
-      "function-boundary-type-conversion=identity-layout-map},"
-      "buffer-results-to-out-params{{hoist-static-allocs=1 "
-      "modify-public-functions=1},"
-      // The runtime ABI: a context argument and a status result.
-      "{5}"
-      "{0}"
-      "buffer-deallocation-pipeline,func.func(telar-early-dealloc),"
-      "func.func(telar-linalg-to-loops{{min-parallel-work={1}}),"
-      // canonicalize inlines the alloca scopes scf-to-openmp wraps loop
-      // bodies in: scf-to-cf would otherwise split them into several blocks,
-      // which memref.alloca_scope does not allow.
-      "{2}"
-      "expand-strided-metadata,lower-affine,convert-scf-to-cf,"
-      "finalize-memref-to-llvm{{use-generic-functions={3}},"
-      "convert-math-to-llvm,convert-math-to-libm,convert-arith-to-llvm,"
-      "convert-index-to-llvm,convert-cf-to-llvm,convert-func-to-llvm,"
-      "{4}"
-      "{6}"
-      "reconcile-unrealized-casts,canonicalize",
-      options.libraryCalls ? "telar-linalg-to-library-calls," : "",
-      options.parallel ? int64_t(options.minParallelWork)
-                       : std::numeric_limits<int64_t>::max(),
-      options.parallel ? "convert-scf-to-openmp,canonicalize," : "",
-      options.runtimeAllocator ? "1" : "0",
-      options.parallel ? "convert-openmp-to-llvm," : "",
-      usesRuntime ? "telar-add-runtime-context," : "",
-      usesRuntime ? "telar-lower-runtime-calls," : "");
-  if (failed(parsePassPipeline(text, pm)))
-    llvm::report_fatal_error("telar: the built-in CPU pipeline does not parse");
+void telar::buildImportCleanupPipeline(OpPassManager &pm) {
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
 }
 
-void telar::registerCpuLoweringPipeline() {
+void telar::buildProgramPreparationPipeline(OpPassManager &pm) {
+  // Transposes of weights first: they make new weights, which the
+  // outlining then turns into arguments like the others.
+  pm.addPass(createTelarFoldWeightTransposes());
+  pm.addPass(createTelarOutlineWeights());
+}
+
+void telar::buildLowerToLinalgPipeline(OpPassManager &pm) {
+  buildProgramPreparationPipeline(pm);
+  pm.addPass(createTelarLowerToLinalg());
+}
+
+void telar::buildCpuTranslationPipeline(OpPassManager &pm,
+                                        const CpuPipelineOptions &options) {
+  pm.addPass(createTelarLowerToLinalg());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createTelarFuseElementwise());
+  pm.addPass(createCSEPass());
+  pm.addPass(createTelarApproximateMath());
+
+  // Function-boundary bufferization with identity layouts (arguments
+  // read-only), results turned into caller-provided out-params (the runtime
+  // passes output buffers); the final allocs are hoisted into them.
+  pm.addPass(createTelarReadOnlyArguments());
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  bufferization::BufferResultsToOutParamsPassOptions outParams;
+  outParams.hoistStaticAllocs = true;
+  outParams.modifyPublicFunctions = true;
+  pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
+  // The runtime ABI (docs/Artifact.md): programs that call the runtime get
+  // a context argument and a status result.
+  bool usesRuntime = options.libraryCalls || options.runtimeAllocator;
+  if (usesRuntime)
+    pm.addPass(createTelarAddRuntimeContext());
+  if (options.libraryCalls)
+    pm.addPass(createTelarLinalgToLibraryCalls());
+  bufferization::buildBufferDeallocationPipeline(pm);
+  pm.addNestedPass<func::FuncOp>(createTelarEarlyDealloc());
+
+  // Loops: parallel ones on OpenMP threads when large enough.
+  TelarLinalgToLoopsOptions loops;
+  loops.minParallelWork = options.parallel
+                              ? int64_t(options.minParallelWork)
+                              : std::numeric_limits<int64_t>::max();
+  pm.addNestedPass<func::FuncOp>(createTelarLinalgToLoops(loops));
+  if (options.parallel) {
+    pm.addPass(createConvertSCFToOpenMPPass());
+    // Inlines the alloca scopes scf-to-openmp wraps loop bodies in:
+    // scf-to-cf would otherwise split them into several blocks, which
+    // memref.alloca_scope does not allow.
+    pm.addPass(createCanonicalizerPass());
+  }
+
+  // Everything to the LLVM dialect.
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
+  FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
+  memrefToLLVM.useGenericFunctions = options.runtimeAllocator;
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  if (options.parallel)
+    pm.addPass(createConvertOpenMPToLLVMPass());
+  // Runtime calls take the context and are checked.
+  if (usesRuntime)
+    pm.addPass(createTelarLowerRuntimeCalls());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createCanonicalizerPass());
+}
+
+void telar::buildCpuLoweringPipeline(OpPassManager &pm,
+                                     const CpuPipelineOptions &options) {
+  buildProgramPreparationPipeline(pm);
+  buildCpuTranslationPipeline(pm, options);
+}
+
+void telar::registerTelarPipelines() {
+  PassPipelineRegistration<>(
+      "telar-prepare-program",
+      "Target-independent preparation of a telar program: weights "
+      "transposed at compile time, then outlined into @main arguments",
+      buildProgramPreparationPipeline);
   PassPipelineRegistration<CpuPipelineOptions>(
       "telar-lower-to-llvm",
-      "Lower telar (tensors, static shapes) to the LLVM dialect for the CPU",
+      "Lower telar (tensors, static shapes) to the LLVM dialect for the CPU: "
+      "telar-prepare-program, then the CPU target's translation (what telarc "
+      "runs)",
       buildCpuLoweringPipeline);
 }

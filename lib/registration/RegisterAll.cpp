@@ -1,8 +1,10 @@
 //===- RegisterAll.cpp - Register everything a Telar tool uses ------------===//
 
 #include "telar/InitAllTelar.h"
+#include "telar/codegen/CpuTargetBackend.h"
+#include "telar/codegen/Pipeline.h"
 #include "telar/dialects/Telar/TelarDialect.h"
-#include "telar/passes/Passes.h"
+#include "telar/passes/lowering/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -22,7 +24,6 @@
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
-#include "telar/codegen/Pipeline.h"
 
 void mlir::telar::registerAllTelar(DialectRegistry &registry) {
   registry.insert<TelarDialect, func::FuncDialect, arith::ArithDialect,
@@ -40,9 +41,11 @@ void mlir::telar::registerAllTelar(DialectRegistry &registry) {
 }
 
 void mlir::telar::registerAllTelarPasses() {
-  registerTelarPasses();
+  registerTelarLoweringPasses();
   // Upstream passes: all of them are in libMLIR.so anyway, and the lowering
   // pipeline uses passes from most dialects.
   registerAllPasses();
-  registerCpuLoweringPipeline();
+  registerTelarPipelines();
 }
+
+void mlir::telar::registerAllTargetBackends() { registerCpuTargetBackend(); }

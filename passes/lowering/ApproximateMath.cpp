@@ -1,6 +1,6 @@
 //===- ApproximateMath.cpp - Vectorisable f32 math functions --------------===//
 
-#include "telar/passes/Passes.h"
+#include "telar/passes/lowering/Passes.h"
 
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -8,7 +8,7 @@
 
 namespace mlir::telar {
 #define GEN_PASS_DEF_TELARAPPROXIMATEMATH
-#include "telar/passes/Passes.h.inc"
+#include "telar/passes/lowering/Passes.h.inc"
 } // namespace mlir::telar
 
 using namespace mlir;

@@ -1,10 +1,10 @@
 //===- EarlyDealloc.cpp - Free buffers right after their last use ---------===//
 
-#include "telar/passes/Passes.h"
+#include "telar/passes/lowering/Passes.h"
 
 namespace mlir::telar {
 #define GEN_PASS_DEF_TELAREARLYDEALLOC
-#include "telar/passes/Passes.h.inc"
+#include "telar/passes/lowering/Passes.h.inc"
 } // namespace mlir::telar
 
 using namespace mlir;

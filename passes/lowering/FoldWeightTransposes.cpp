@@ -1,14 +1,14 @@
 //===- FoldWeightTransposes.cpp - Transpose weights at compile time -------===//
 
 #include "telar/dialects/Telar/TelarOps.h"
-#include "telar/passes/Passes.h"
+#include "telar/passes/lowering/Passes.h"
 
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "llvm/ADT/StringExtras.h"
 
 namespace mlir::telar {
 #define GEN_PASS_DEF_TELARFOLDWEIGHTTRANSPOSES
-#include "telar/passes/Passes.h.inc"
+#include "telar/passes/lowering/Passes.h.inc"
 } // namespace mlir::telar
 
 using namespace mlir;

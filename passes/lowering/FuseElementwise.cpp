@@ -1,6 +1,6 @@
 //===- FuseElementwise.cpp - Elementwise fusion that keeps named ops ------===//
 
-#include "telar/passes/Passes.h"
+#include "telar/passes/lowering/Passes.h"
 
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
@@ -8,7 +8,7 @@
 
 namespace mlir::telar {
 #define GEN_PASS_DEF_TELARFUSEELEMENTWISE
-#include "telar/passes/Passes.h.inc"
+#include "telar/passes/lowering/Passes.h.inc"
 } // namespace mlir::telar
 
 using namespace mlir;

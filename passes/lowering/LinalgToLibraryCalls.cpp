@@ -12,15 +12,15 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "telar/passes/Passes.h"
-#include "telar/passes/RuntimeContext.h"
+#include "telar/passes/lowering/Passes.h"
+#include "telar/passes/lowering/RuntimeContext.h"
 
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/IR/SymbolTable.h"
 
 namespace mlir::telar {
 #define GEN_PASS_DEF_TELARLINALGTOLIBRARYCALLS
-#include "telar/passes/Passes.h.inc"
+#include "telar/passes/lowering/Passes.h.inc"
 } // namespace mlir::telar
 
 using namespace mlir;

@@ -1,6 +1,6 @@
 //===- LinalgToLoops.cpp - Loops, parallel only where it pays --------------===//
 
-#include "telar/passes/Passes.h"
+#include "telar/passes/lowering/Passes.h"
 
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
@@ -10,7 +10,7 @@
 
 namespace mlir::telar {
 #define GEN_PASS_DEF_TELARLINALGTOLOOPS
-#include "telar/passes/Passes.h.inc"
+#include "telar/passes/lowering/Passes.h.inc"
 } // namespace mlir::telar
 
 using namespace mlir;

@@ -14,7 +14,7 @@
 
 #include "LoweringUtils.h"
 #include "telar/dialects/Telar/TelarOps.h"
-#include "telar/passes/Lowering.h"
+#include "telar/passes/lowering/Patterns.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"

@@ -13,7 +13,7 @@
 
 #include "LoweringUtils.h"
 #include "telar/dialects/Telar/TelarOps.h"
-#include "telar/passes/Lowering.h"
+#include "telar/passes/lowering/Patterns.h"
 
 #include <cmath>
 

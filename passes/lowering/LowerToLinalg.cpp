@@ -9,8 +9,8 @@
 
 #include "LoweringUtils.h"
 #include "telar/dialects/Telar/TelarOps.h"
-#include "telar/passes/Lowering.h"
-#include "telar/passes/Passes.h"
+#include "telar/passes/lowering/Patterns.h"
+#include "telar/passes/lowering/Passes.h"
 
 #include "mlir/Dialect/Func/Transforms/FuncConversions.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
@@ -18,7 +18,7 @@
 
 namespace mlir::telar {
 #define GEN_PASS_DEF_TELARLOWERTOLINALG
-#include "telar/passes/Passes.h.inc"
+#include "telar/passes/lowering/Passes.h.inc"
 } // namespace mlir::telar
 
 using namespace mlir;

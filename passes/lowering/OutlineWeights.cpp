@@ -1,14 +1,14 @@
 //===- OutlineWeights.cpp - Weight constants become @main arguments -------===//
 
 #include "telar/dialects/Telar/TelarOps.h"
-#include "telar/passes/Passes.h"
+#include "telar/passes/lowering/Passes.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 
 namespace mlir::telar {
 #define GEN_PASS_DEF_TELAROUTLINEWEIGHTS
-#include "telar/passes/Passes.h.inc"
+#include "telar/passes/lowering/Passes.h.inc"
 } // namespace mlir::telar
 
 using namespace mlir;
@@ -18,11 +18,11 @@ struct TelarOutlineWeights
     : public telar::impl::TelarOutlineWeightsBase<TelarOutlineWeights> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    // Without a program entry (a library of functions, as the lowering's
+    // numeric tests are) there is nothing to outline.
     auto main = module.lookupSymbol<func::FuncOp>("main");
-    if (!main || main.isExternal()) {
-      module.emitError() << "telar-outline-weights: no @main function";
-      return signalPassFailure();
-    }
+    if (!main || main.isExternal())
+      return;
     Block &entry = main.getBody().front();
     // Resource name -> the argument replacing it (one per resource + type).
     llvm::MapVector<std::pair<StringRef, Type>, BlockArgument> args;

@@ -1,10 +1,10 @@
 //===- ReadOnlyArguments.cpp - Inputs and weights are read-only -----------===//
 
-#include "telar/passes/Passes.h"
+#include "telar/passes/lowering/Passes.h"
 
 namespace mlir::telar {
 #define GEN_PASS_DEF_TELARREADONLYARGUMENTS
-#include "telar/passes/Passes.h.inc"
+#include "telar/passes/lowering/Passes.h.inc"
 } // namespace mlir::telar
 
 using namespace mlir;

@@ -10,8 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "telar/passes/Passes.h"
-#include "telar/passes/RuntimeContext.h"
+#include "telar/passes/lowering/Passes.h"
+#include "telar/passes/lowering/RuntimeContext.h"
 
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/StringSwitch.h"
@@ -19,7 +19,7 @@
 namespace mlir::telar {
 #define GEN_PASS_DEF_TELARADDRUNTIMECONTEXT
 #define GEN_PASS_DEF_TELARLOWERRUNTIMECALLS
-#include "telar/passes/Passes.h.inc"
+#include "telar/passes/lowering/Passes.h.inc"
 } // namespace mlir::telar
 
 using namespace mlir;

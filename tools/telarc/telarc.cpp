@@ -6,17 +6,19 @@
 //
 // Imports the model (ONNX protobuf or .onnxtext) and canonicalises it (shape
 // subgraphs fold away). With --target it compiles the model into an
-// artifact directory (docs/Artifact.md); with --emit it prints the IR at
-// one stage of the lowering. Exits 0 on success and 1 on any error; errors
-// name the node, op type and opset.
+// artifact directory (docs/Artifact.md) through that target's backend
+// (TargetBackend.h); with --emit it prints the IR at one stage of the
+// lowering. The passes are the library's named pipelines (Pipeline.h), the
+// ones telar-opt runs; telarc has none of its own. Exits 0 on success and 1
+// on any error; errors name the node, op type and opset.
 //
 //===----------------------------------------------------------------------===//
 
 #include "telar/InitAllTelar.h"
 #include "telar/codegen/Artifact.h"
 #include "telar/codegen/Pipeline.h"
+#include "telar/codegen/TargetBackend.h"
 #include "telar/onnx/Importer.h"
-#include "telar/passes/Passes.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -24,7 +26,7 @@
 #include "mlir/IR/OperationSupport.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
-#include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Format.h"
@@ -59,7 +61,8 @@ cl::opt<EmitKind> emit(
                           "after lowering to linalg/tensor (weights as "
                           "arguments)"),
                clEnumValN(EmitKind::LLVM, "llvm",
-                          "the LLVM dialect handed to code generation")),
+                          "the LLVM dialect the CPU target hands to code "
+                          "generation")),
     cl::cat(telarcCategory));
 
 cl::opt<std::string> outputFile(
@@ -70,21 +73,8 @@ cl::opt<std::string> outputFile(
 
 cl::opt<std::string> target(
     "target",
-    cl::desc("Compile to an artifact directory for this target (cpu)"),
-    cl::value_desc("cpu"), cl::cat(telarcCategory));
-
-cl::opt<std::string> cpu(
-    "cpu",
-    cl::desc("CPU to generate code for: 'native' (this machine, with the "
-             "vector extensions it has) or an LLVM CPU name such as "
-             "x86-64-v3 or skylake-avx512"),
-    cl::init("native"), cl::cat(telarcCategory));
-
-cl::opt<bool> libraryCalls(
-    "library-calls",
-    cl::desc("Send large f32 matmuls/convolutions to the runtime's GEMM "
-             "kernels (default on; --library-calls=false generates them)"),
-    cl::init(true), cl::cat(telarcCategory));
+    cl::desc("Compile to an artifact directory for this target"),
+    cl::cat(telarcCategory));
 
 cl::opt<bool> quiet("q", cl::desc("No progress lines"),
                     cl::cat(telarcCategory));
@@ -134,41 +124,50 @@ LogicalResult printDiagnostic(Diagnostic &diag) {
   return success();
 }
 
-/// --target cpu: the artifact directory, with a progress line per stage
-/// on a terminal and a table of stage times with --timings.
+/// The backend `name` names, created with its flags' values; null (with an
+/// error printed) when no target has that name.
+std::unique_ptr<telar::TargetBackend> createTarget(StringRef name) {
+  if (const telar::TargetBackendInfo *info = telar::lookupTargetBackend(name))
+    return info->create();
+  llvm::errs() << "telarc: error: unknown target '" << name
+               << "' (supported: "
+               << llvm::join(telar::getRegisteredTargetBackendNames(), ", ")
+               << ")\n";
+  return nullptr;
+}
+
+/// --target: the artifact directory, with a progress line per stage on a
+/// terminal and a table of stage times with --timings.
 int compileArtifact(ModuleOp module, double importSeconds) {
-  if (target != "cpu") {
-    llvm::errs() << "telarc: error: unknown target '" << target
-                 << "' (supported: cpu)\n";
+  std::unique_ptr<telar::TargetBackend> backend = createTarget(target);
+  if (!backend)
     return 1;
-  }
   if (outputFile == "-") {
     llvm::errs() << "telarc: error: --target needs an output directory "
                     "(-o DIR)\n";
     return 1;
   }
   // lld resets every cl::opt to its default when it parses its arguments,
-  // so read what is needed after the link now.
+  // so read what is needed after the link now (the backend has read its
+  // own flags when it was created).
   bool showTimings = timings;
   std::string outputDir = outputFile;
   bool progress = !quiet && llvm::sys::Process::StandardErrIsDisplayed();
   SmallVector<std::pair<std::string, double>> stageTimes = {
       {"importing", importSeconds}};
-  telar::CpuArtifactOptions options;
+  telar::ArtifactOptions options;
   options.outputDir = outputFile;
   options.modelPath = inputFile;
-  options.cpu = cpu;
-  options.libraryCalls = libraryCalls;
-  options.onStageBegin = [&](StringRef stage, int index, int count) {
+  options.stages.onBegin = [&](StringRef stage, int index, int count) {
     if (progress)
       llvm::errs() << "telarc: [" << index << "/" << count << "] " << stage
                    << "...\n";
   };
-  options.onStageEnd = [&](StringRef stage, double seconds) {
+  options.stages.onEnd = [&](StringRef stage, double seconds) {
     stageTimes.push_back({stage.str(), seconds});
   };
   std::string error;
-  if (failed(telar::compileCpuArtifact(module, options, error))) {
+  if (failed(telar::compileArtifact(module, *backend, options, error))) {
     if (!error.empty())
       llvm::errs() << sourceName << ": error: " << error << "\n";
     return 1;
@@ -193,6 +192,18 @@ int run(int argc, char **argv) {
     os << "telarc " << TELAR_VERSION << " (LLVM " << LLVM_VERSION_STRING
        << ")\n";
   });
+  // The targets' own flags (the CPU target's --cpu, --library-calls) are
+  // telarc's too.
+  telar::registerAllTargetBackends();
+  telar::registerTargetBackendFlags(telarcCategory);
+  static std::string targets, targetHelp;
+  targets = llvm::join(telar::getRegisteredTargetBackendNames(), "|");
+  targetHelp = "Compile to an artifact directory for this target";
+  for (const std::string &name : telar::getRegisteredTargetBackendNames())
+    targetHelp += "\n  " + name + ": " +
+                  telar::lookupTargetBackend(name)->description;
+  target.setValueStr(targets);
+  target.setDescription(targetHelp);
   cl::HideUnrelatedOptions(telarcCategory);
   cl::ParseCommandLineOptions(argc, argv,
                               "telarc - the Telar ONNX compiler\n\n"
@@ -232,8 +243,6 @@ int run(int argc, char **argv) {
   auto start = std::chrono::steady_clock::now();
   if (!target.empty() && !quiet && llvm::sys::Process::StandardErrIsDisplayed())
     llvm::errs() << "telarc: importing " << inputFile << "...\n";
-  // The lowering pipeline is built from pass names.
-  telar::registerAllTelarPasses();
   DialectRegistry registry;
   telar::registerAllTelar(registry);
   MLIRContext ctx(registry);
@@ -245,8 +254,7 @@ int run(int argc, char **argv) {
     return 1;
 
   PassManager pm(&ctx);
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
+  telar::buildImportCleanupPipeline(pm);
   if (failed(pm.run(*module)))
     return 1;
   std::chrono::duration<double> importTime =
@@ -257,14 +265,13 @@ int run(int argc, char **argv) {
 
   if (emit != EmitKind::MLIR) {
     PassManager lower(&ctx);
-    lower.addPass(telar::createTelarFoldWeightTransposes());
-    lower.addPass(telar::createTelarOutlineWeights());
     if (emit == EmitKind::Linalg) {
-      lower.addPass(telar::createTelarLowerToLinalg());
+      telar::buildLowerToLinalgPipeline(lower);
     } else {
-      telar::CpuPipelineOptions pipeline;
-      pipeline.libraryCalls = libraryCalls;
-      telar::buildCpuLoweringPipeline(lower, pipeline);
+      std::unique_ptr<telar::TargetBackend> cpuTarget = createTarget("cpu");
+      if (!cpuTarget)
+        return 1;
+      telar::buildTargetPipeline(lower, *cpuTarget);
     }
     if (failed(lower.run(*module)))
       return 1;

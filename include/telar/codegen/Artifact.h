@@ -1,7 +1,8 @@
 //===- Artifact.h - Compile a telar module into an artifact dir -*- C++ -*-===//
 //
-// The CPU back end of telarc: weights outlined and written as safetensors,
-// the program lowered, compiled and linked into programs/main.so, and
+// The target-independent driver of telarc --target: the program prepared
+// (telar-prepare-program), its interface read and its weights written as
+// safetensors, the target's translation and serialisation, and
 // manifest.json describing it all (docs/Artifact.md).
 //
 //===----------------------------------------------------------------------===//
@@ -15,32 +16,55 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace mlir::telar {
+
+class TargetBackend;
 
 /// The artifact format version written into manifest.json (the schema's,
 /// include/telar/artifact/Manifest.h); the runtime refuses other versions.
 using ::telar_artifact::kArtifactFormatVersion;
 
-struct CpuArtifactOptions {
+/// Callbacks told when a compile stage starts (its 1-based index among
+/// `count`) and when it ends (its wall time).
+struct StageCallbacks {
+  std::function<void(StringRef stage, int index, int count)> onBegin;
+  std::function<void(StringRef stage, double seconds)> onEnd;
+};
+
+/// Runs the named stages of a compilation in a fixed order, timing each and
+/// reporting it to the callbacks.
+class CompileStages {
+public:
+  CompileStages(std::vector<std::string> names, const StageCallbacks &callbacks)
+      : names(std::move(names)), callbacks(callbacks) {}
+
+  /// Runs `fn` as the stage `name`, which must be the next one declared.
+  LogicalResult run(StringRef name, function_ref<LogicalResult()> fn);
+
+private:
+  std::vector<std::string> names;
+  const StageCallbacks &callbacks;
+  size_t next = 0;
+};
+
+struct ArtifactOptions {
   std::string outputDir;
   /// The model file, hashed into the manifest (may be empty).
   std::string modelPath;
-  /// `--cpu=`: "native" (host) or an LLVM CPU name.
-  std::string cpu = "native";
-  bool libraryCalls = true;
-  bool parallel = true;
-  /// Called when a stage starts and when it ends (with its wall time).
-  std::function<void(StringRef stage, int index, int count)> onStageBegin;
-  std::function<void(StringRef stage, double seconds)> onStageEnd;
+  StageCallbacks stages;
 };
 
-/// Compiles `module` (telar dialect, canonicalised, with @main) into
-/// `options.outputDir`. The module is consumed (lowered in place). Errors
-/// are emitted as MLIR diagnostics or returned in `error`.
-LogicalResult compileCpuArtifact(ModuleOp module,
-                                 const CpuArtifactOptions &options,
-                                 std::string &error);
+/// Compiles `module` (telar dialect, canonicalised, with @main) for
+/// `target` into `options.outputDir`. The module is consumed (lowered in
+/// place). The passes it runs are buildTargetPipeline's (TargetBackend.h),
+/// with the program's interface read between the preparation and the
+/// translation. Errors are emitted as MLIR diagnostics or returned in
+/// `error`.
+LogicalResult compileArtifact(ModuleOp module, TargetBackend &target,
+                              const ArtifactOptions &options,
+                              std::string &error);
 
 /// numpy's name of an element type ("float32", "int64", "bool", ...), or ""
 /// when the artifact cannot carry it.

@@ -30,7 +30,7 @@ struct CpuTarget {
 FailureOr<CpuTarget> resolveCpuTarget(StringRef cpu, std::string &error);
 
 /// Translates `module` (LLVM dialect, with a `@main` taking one memref
-/// descriptor per buffer) to LLVM IR, adds `telar_main_entry(void **)`
+/// descriptor per buffer) to LLVM IR, adds the entry point of docs/Artifact.md
 /// calling `@main` with dense descriptors of the given static shapes,
 /// optimises it and writes an object file to `objectPath`.
 LogicalResult emitObjectFile(ModuleOp module,

@@ -1,8 +1,14 @@
-//===- Pipeline.h - The telar -> LLVM dialect pass pipeline ------*- C++ -*-===//
+//===- Pipeline.h - Telar's named pass pipelines ----------------*- C++ -*-===//
 //
-// One place builds the lowering pipeline (IREE style), used by telarc and
-// registered in telar-opt as `telar-lower-to-llvm` so lit tests and users
-// can run it alone.
+// One place builds the pass pipelines (IREE style), from typed pass
+// constructors. telarc runs them through its target backend
+// (TargetBackend.h); telar-opt registers them by name so that lit tests and
+// users run exactly what telarc runs:
+//
+//   telar-prepare-program   target-independent: weights transposed at
+//                           compile time, then outlined into arguments
+//   telar-lower-to-llvm     telar-prepare-program + the CPU target's
+//                           translation to the LLVM dialect
 //
 //===----------------------------------------------------------------------===//
 #ifndef TELAR_CODEGEN_PIPELINE_H
@@ -36,13 +42,33 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
       llvm::cl::init(32768)};
 };
 
-/// Tensor-level telar (weights already outlined, static shapes) down to the
-/// LLVM dialect.
+/// What follows the import: canonicalisation (which folds the shape
+/// subgraphs away) and CSE. Its result is what `telarc --emit=mlir` prints.
+void buildImportCleanupPipeline(OpPassManager &pm);
+
+/// `telar-prepare-program`: target-independent steps between the graph IR
+/// and a target's translation (telar-fold-weight-transposes,
+/// telar-outline-weights). Afterwards @main takes the weights as trailing
+/// arguments marked `telar.weight`.
+void buildProgramPreparationPipeline(OpPassManager &pm);
+
+/// telar-prepare-program, then telar-lower-to-linalg: the program in
+/// linalg/tensor/arith/math that the CPU translation continues from (what
+/// `telarc --emit=linalg` prints).
+void buildLowerToLinalgPipeline(OpPassManager &pm);
+
+/// The CPU target's translation: a prepared telar program (static shapes)
+/// through linalg, bufferization and loops down to the LLVM dialect.
+void buildCpuTranslationPipeline(OpPassManager &pm,
+                                 const CpuPipelineOptions &options);
+
+/// `telar-lower-to-llvm`: buildProgramPreparationPipeline, then
+/// buildCpuTranslationPipeline.
 void buildCpuLoweringPipeline(OpPassManager &pm,
                               const CpuPipelineOptions &options);
 
-/// Registers `telar-lower-to-llvm` for telar-opt.
-void registerCpuLoweringPipeline();
+/// Registers `telar-prepare-program` and `telar-lower-to-llvm`.
+void registerTelarPipelines();
 
 } // namespace telar
 } // namespace mlir

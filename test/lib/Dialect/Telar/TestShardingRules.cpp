@@ -1,13 +1,13 @@
 //===- TestShardingRules.cpp - Print sharding rules as remarks -----------===//
 
 #include "telar/dialects/Telar/TelarOps.h"
-#include "telar/passes/Passes.h"
+#include "TestPasses.h"
 
 #include "mlir/AsmParser/AsmParser.h"
 
 namespace mlir::telar {
 #define GEN_PASS_DEF_TESTTELARSHARDINGRULES
-#include "telar/passes/Passes.h.inc"
+#include "TestPasses.h.inc"
 } // namespace mlir::telar
 
 using namespace mlir;

@@ -1,35 +1,12 @@
-//===- Passes.td - Telar passes ----------------------------*- tablegen -*-===//
+//===- Passes.td - Telar lowering passes -------------------*- tablegen -*-===//
 
-#ifndef TELAR_PASSES_TD
-#define TELAR_PASSES_TD
+#ifndef TELAR_PASSES_LOWERING_PASSES_TD
+#define TELAR_PASSES_LOWERING_PASSES_TD
 
 include "mlir/Pass/PassBase.td"
 
-def TestTelarShardingRules : Pass<"test-telar-sharding-rules"> {
-  let summary = "Print every telar op's sharding rule as a remark";
-  let description = [{
-    A test pass (Triton style: analyses exposed for lit). For every telar
-    op it emits one remark with the op's `#telar.sharding_rule`, as
-    `ShardingRuleOpInterface::getShardingRule` returns it, e.g. for a
-    matmul
-
-    ```
-    #telar.sharding_rule<([i, k], [k, j]) -> ([i, j]) {i=4, j=8, k=16} reduction={k:sum}>
-    ```
-
-    and checks it: the rule must match the op's operand and result types,
-    and the printed text must parse back to the same attribute; a telar op
-    without a rule is an error. A rule written on any op as its
-    `sharding_rule` attribute is checked against that op's types (remark
-    "sharding rule matches the op's types", or the mismatch as an error),
-    which is how the verifier is tested.
-  }];
-}
-
-
-//===----------------------------------------------------------------------===//
-// Lowering (passes/lowering)
-//===----------------------------------------------------------------------===//
+// The passes of passes/lowering (library TelarLoweringPasses): telar to
+// linalg, and the CPU pipeline's own steps around bufferization.
 
 def TelarOutlineWeights : Pass<"telar-outline-weights", "ModuleOp"> {
   let summary = "Turn weight constants into trailing arguments of @main";
@@ -39,7 +16,8 @@ def TelarOutlineWeights : Pass<"telar-outline-weights", "ModuleOp"> {
     `{telar.weight = "<resource name>"}`. The compiled program then takes
     weights as buffers that the runtime memory-maps from the artifact's
     safetensors file, rather than baking them into the code. Identical
-    resources used twice become one argument.
+    resources used twice become one argument. A module without a defined
+    `@main` is left as it is.
 
     ```mlir
     func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
@@ -233,4 +211,4 @@ def TelarLowerRuntimeCalls : Pass<"telar-lower-runtime-calls", "ModuleOp"> {
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
-#endif // TELAR_PASSES_TD
+#endif // TELAR_PASSES_LOWERING_PASSES_TD

@@ -1,4 +1,4 @@
-//===- Lowering.h - telar -> linalg lowering patterns -----------*- C++ -*-===//
+//===- Patterns.h - telar -> linalg lowering patterns -----------*- C++ -*-===//
 //
 // The lowering of telar ops to linalg/tensor/arith/math is split by op
 // family, one file each in passes/lowering/. Each file contributes its
@@ -6,8 +6,8 @@
 // collects them all.
 //
 //===----------------------------------------------------------------------===//
-#ifndef TELAR_PASSES_LOWERING_H
-#define TELAR_PASSES_LOWERING_H
+#ifndef TELAR_PASSES_LOWERING_PATTERNS_H
+#define TELAR_PASSES_LOWERING_PATTERNS_H
 
 namespace mlir {
 class RewritePatternSet;
@@ -31,4 +31,4 @@ void populateContractionLoweringPatterns(const TypeConverter &converter,
 } // namespace telar
 } // namespace mlir
 
-#endif // TELAR_PASSES_LOWERING_H
+#endif // TELAR_PASSES_LOWERING_PATTERNS_H

@@ -1,6 +1,6 @@
-//===- Passes.h - Telar passes ----------------------------------*- C++ -*-===//
-#ifndef TELAR_PASSES_PASSES_H
-#define TELAR_PASSES_PASSES_H
+//===- Passes.h - Telar lowering passes -------------------------*- C++ -*-===//
+#ifndef TELAR_PASSES_LOWERING_PASSES_H
+#define TELAR_PASSES_LOWERING_PASSES_H
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -16,11 +16,11 @@
 namespace mlir::telar {
 
 #define GEN_PASS_DECL
-#include "telar/passes/Passes.h.inc"
+#include "telar/passes/lowering/Passes.h.inc"
 
 #define GEN_PASS_REGISTRATION
-#include "telar/passes/Passes.h.inc"
+#include "telar/passes/lowering/Passes.h.inc"
 
 } // namespace mlir::telar
 
-#endif // TELAR_PASSES_PASSES_H
+#endif // TELAR_PASSES_LOWERING_PASSES_H

@@ -1,0 +1,97 @@
+//===- ArtifactWriter.h - Write an artifact directory -----------*- C++ -*-===//
+//
+// The files of an artifact directory (docs/Artifact.md): any number of
+// programs (a library each, with its entry point and the weight files it
+// reads) and of weight files (safetensors), then manifest.json describing
+// them, written through the one manifest schema
+// (include/telar/artifact/Manifest.h). Targets write their libraries
+// themselves and record them here; weight files are written here.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TELAR_CODEGEN_ARTIFACTWRITER_H
+#define TELAR_CODEGEN_ARTIFACTWRITER_H
+
+#include "telar/artifact/Manifest.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/Support/LLVM.h"
+
+#include <string>
+
+namespace mlir::telar {
+
+/// The manifest schema (plain C++, namespace ::telar_artifact).
+namespace artifact = ::telar_artifact;
+
+/// A tensor of a weight file and its bytes (row-major, the element type's
+/// storage size each; booleans a byte).
+struct WeightTensor {
+  std::string name;
+  RankedTensorType type;
+  ArrayRef<char> data;
+};
+
+/// A weight file of the artifact: its path relative to the directory and
+/// the tensors it holds, in file order.
+struct WeightFileEntry {
+  std::string path;
+  std::vector<artifact::WeightEntry> tensors;
+};
+
+class ArtifactWriter {
+public:
+  /// The subfolders programs and weight files go in.
+  static constexpr const char *kProgramsDir = "programs";
+  static constexpr const char *kWeightsDir = "weights";
+
+  explicit ArtifactWriter(StringRef directory) : directory(directory.str()) {}
+
+  /// Creates the directory and its programs/ and weights/ folders.
+  LogicalResult createDirectories(std::string &error);
+
+  /// The path of `relative` (e.g. "programs/main.so") inside the artifact.
+  std::string getPath(StringRef relative) const;
+
+  /// Writes the safetensors file `relative` holding `tensors` (each
+  /// tensor's data aligned to 64 bytes) and records them as the artifact's
+  /// weights in that file.
+  LogicalResult writeWeightFile(StringRef relative,
+                                ArrayRef<WeightTensor> tensors,
+                                std::string &error);
+
+  /// Records a program whose library a target has written.
+  void addProgram(artifact::ProgramEntry program);
+
+  /// The target's description in the manifest.
+  void setTarget(StringRef kind, StringRef triple, StringRef cpu,
+                 StringRef features);
+
+  /// The model the artifact was compiled from (the manifest hashes it).
+  void setModel(StringRef path);
+  void setInputs(ArrayRef<artifact::TensorEntry> inputs);
+  void setOutputs(ArrayRef<artifact::TensorEntry> outputs);
+  void setLargestLiveSetBytes(int64_t bytes);
+
+  ArrayRef<artifact::ProgramEntry> getPrograms() const { return programs; }
+  ArrayRef<WeightFileEntry> getWeightFiles() const { return weightFiles; }
+
+  /// The manifest of what was recorded so far.
+  artifact::Manifest getManifest() const;
+
+  /// Writes manifest.json. Call it last: a directory with a manifest is a
+  /// complete artifact.
+  LogicalResult writeManifest(std::string &error) const;
+
+private:
+  std::string directory;
+  std::vector<artifact::ProgramEntry> programs;
+  std::vector<WeightFileEntry> weightFiles;
+  artifact::Manifest header; // model, target, interface, memory
+};
+
+/// The manifest's description of a tensor of type `type`.
+artifact::TensorEntry describeTensor(StringRef name, RankedTensorType type);
+
+} // namespace mlir::telar
+
+#endif // TELAR_CODEGEN_ARTIFACTWRITER_H

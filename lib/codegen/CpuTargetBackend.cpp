@@ -1,0 +1,150 @@
+//===- CpuTargetBackend.cpp - The CPU target ------------------------------===//
+
+#include "telar/codegen/CpuTargetBackend.h"
+#include "telar/codegen/Artifact.h"
+#include "telar/codegen/ArtifactWriter.h"
+#include "telar/codegen/Codegen.h"
+#include "telar/codegen/Pipeline.h"
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+
+#include <optional>
+
+using namespace mlir;
+
+// Defined inside the namespace: `telar` alone would be ambiguous with the
+// manifest schema's ::telar.
+namespace mlir::telar {
+
+namespace {
+
+class CpuTargetBackend : public TargetBackend {
+public:
+  explicit CpuTargetBackend(const CpuTargetOptions &options)
+      : options(options) {}
+
+  StringRef getName() const override { return "cpu"; }
+
+  bool supportsElementType(Type elementType) const override {
+    // Whatever the artifact format carries: the lowering handles them all.
+    return !numpyDtypeName(elementType).empty();
+  }
+
+  void buildTranslationPipeline(OpPassManager &pm) const override {
+    CpuPipelineOptions pipeline;
+    pipeline.libraryCalls = options.libraryCalls;
+    pipeline.parallel = options.parallel;
+    buildCpuTranslationPipeline(pm, pipeline);
+  }
+
+  StringRef getTranslationStageName() const override {
+    return "lowering to LLVM";
+  }
+
+  SmallVector<StringRef> getSerializationStageNames() const override {
+    return {"generating native code", "linking"};
+  }
+
+  LogicalResult serialize(ModuleOp module, const ProgramInterface &interface,
+                          ArtifactWriter &writer, CompileStages &stages,
+                          std::string &error) override {
+    FailureOr<CpuTarget> target = resolveCpuTarget(options.cpu, error);
+    if (failed(target))
+      return failure();
+    std::string programs = ArtifactWriter::kProgramsDir;
+    std::string library = programs + "/" + interface.name + ".so";
+    std::string objectPath = writer.getPath(programs + "/" + interface.name + ".o");
+    std::string libraryPath = writer.getPath(library);
+
+    // LLVM IR, O3 for the target CPU, object code.
+    if (failed(stages.run("generating native code", [&] {
+          return emitObjectFile(module, interface.getBufferShapes(), *target,
+                                objectPath, error);
+        })))
+      return failure();
+    // The shared library.
+    if (failed(stages.run("linking", [&] {
+          LogicalResult linked =
+              linkSharedLibrary(objectPath, libraryPath, error);
+          llvm::sys::fs::remove(objectPath);
+          return linked;
+        })))
+      return failure();
+
+    artifact::ProgramEntry program;
+    program.name = interface.name;
+    program.library = library;
+    program.entry = artifact::kDefaultEntryName; // Codegen.h's entry point
+    program.weightFiles.assign(interface.weightFiles.begin(),
+                               interface.weightFiles.end());
+    writer.addProgram(std::move(program));
+    writer.setTarget(getName(), target->triple, target->cpu,
+                     target->features);
+    return success();
+  }
+
+  SmallVector<std::string> getRuntimeLibraries() const override {
+    // The allocator and kernels (libtelar_runtime), OpenMP's runtime for
+    // parallel loops, and libm for the math functions left as calls.
+    SmallVector<std::string> libraries = {"telar_runtime", "m"};
+    if (options.parallel)
+      libraries.push_back("omp");
+    return libraries;
+  }
+
+private:
+  CpuTargetOptions options;
+};
+
+/// telarc's flags for the CPU target.
+struct CpuTargetFlags {
+  explicit CpuTargetFlags(llvm::cl::OptionCategory &category)
+      : cpu("cpu",
+            llvm::cl::desc("CPU to generate code for: 'native' (this "
+                           "machine, with the vector extensions it has) or "
+                           "an LLVM CPU name such as x86-64-v3 or "
+                           "skylake-avx512"),
+            llvm::cl::init("native"), llvm::cl::cat(category)),
+        libraryCalls(
+            "library-calls",
+            llvm::cl::desc("Send large f32 matmuls/convolutions to the "
+                           "runtime's GEMM kernels (default on; "
+                           "--library-calls=false generates them)"),
+            llvm::cl::init(true), llvm::cl::cat(category)) {}
+  llvm::cl::opt<std::string> cpu;
+  llvm::cl::opt<bool> libraryCalls;
+};
+
+std::optional<CpuTargetFlags> &cpuTargetFlags() {
+  static std::optional<CpuTargetFlags> flags;
+  return flags;
+}
+
+} // namespace
+
+std::unique_ptr<TargetBackend>
+createCpuTargetBackend(const CpuTargetOptions &options) {
+  return std::make_unique<CpuTargetBackend>(options);
+}
+
+void registerCpuTargetBackend() {
+  TargetBackendInfo info;
+  info.name = "cpu";
+  info.description = "native code for the host architecture (--cpu picks "
+                     "the CPU)";
+  info.registerFlags = [](llvm::cl::OptionCategory &category) {
+    cpuTargetFlags().emplace(category);
+  };
+  info.create = [] {
+    CpuTargetOptions options;
+    if (const auto &flags = cpuTargetFlags()) {
+      options.cpu = flags->cpu;
+      options.libraryCalls = flags->libraryCalls;
+    }
+    return createCpuTargetBackend(options);
+  };
+  registerTargetBackend(std::move(info));
+}
+
+} // namespace mlir::telar
