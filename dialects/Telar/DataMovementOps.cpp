@@ -165,27 +165,40 @@ LogicalResult SqueezeOp::inferReturnTypes(MLIRContext *, OptLoc loc,
   return success();
 }
 
+/// Squeeze and unsqueeze: the dims of `full` (the input of a squeeze, the
+/// result of an unsqueeze) at its unit axes are units; every other dim is a
+/// factor the other side has too, in the same order.
+static ShardingRuleAttr unitAxesRule(Operation *op, RankedTensorType full,
+                                     function_ref<bool(int64_t)> isUnitAxis,
+                                     bool fullIsOperand) {
+  ShardingRuleBuilder b(op);
+  SmallVector<Dim> fullDims, otherDims;
+  for (int64_t i = 0; i < full.getRank(); ++i) {
+    if (isUnitAxis(i)) {
+      fullDims.push_back(b.unit());
+      continue;
+    }
+    fullDims.push_back(b.dim(b.addFactor(full.getDimSize(i))));
+    otherDims.push_back(fullDims.back());
+  }
+  b.setOperand(0, fullIsOperand ? fullDims : otherDims);
+  b.setResult(0, fullIsOperand ? otherDims : fullDims);
+  return b.build();
+}
+
 // Removed axes are units of the input.
 ShardingRuleAttr SqueezeOp::buildShardingRule() {
   auto in = getInput().getType();
   SmallVector<int64_t> axes;
   for (int64_t a : getAxes())
     axes.push_back(*normalizeAxis(a, in.getRank()));
-  ShardingRuleBuilder b(getOperation());
-  SmallVector<Dim> inDims, outDims;
-  for (int64_t i = 0; i < in.getRank(); ++i) {
-    bool removed = axes.empty() ? in.getDimSize(i) == 1
-                                : llvm::is_contained(axes, i);
-    if (removed) {
-      inDims.push_back(b.unit());
-      continue;
-    }
-    inDims.push_back(b.dim(b.addFactor(in.getDimSize(i))));
-    outDims.push_back(inDims.back());
-  }
-  b.setOperand(0, inDims);
-  b.setResult(0, outDims);
-  return b.build();
+  return unitAxesRule(
+      getOperation(), in,
+      [&](int64_t i) {
+        return axes.empty() ? in.getDimSize(i) == 1
+                            : llvm::is_contained(axes, i);
+      },
+      /*fullIsOperand=*/true);
 }
 
 LogicalResult UnsqueezeOp::inferReturnTypes(MLIRContext *, OptLoc loc,
@@ -209,19 +222,10 @@ ShardingRuleAttr UnsqueezeOp::buildShardingRule() {
   SmallVector<int64_t> axes;
   for (int64_t a : getAxes())
     axes.push_back(*normalizeAxis(a, out.getRank()));
-  ShardingRuleBuilder b(getOperation());
-  SmallVector<Dim> inDims, outDims;
-  for (int64_t i = 0; i < out.getRank(); ++i) {
-    if (llvm::is_contained(axes, i)) {
-      outDims.push_back(b.unit());
-      continue;
-    }
-    outDims.push_back(b.dim(b.addFactor(out.getDimSize(i))));
-    inDims.push_back(outDims.back());
-  }
-  b.setOperand(0, inDims);
-  b.setResult(0, outDims);
-  return b.build();
+  return unitAxesRule(
+      getOperation(), out,
+      [&](int64_t i) { return llvm::is_contained(axes, i); },
+      /*fullIsOperand=*/false);
 }
 
 //===----------------------------------------------------------------------===//

@@ -205,13 +205,10 @@ LogicalResult compileArtifact(ModuleOp module, TargetBackend &target,
         liveSetBytes = LiveSetAnalysis(main).getLargestLiveSetBytes();
         std::string file = std::string(ArtifactWriter::kWeightsDir) +
                            "/weights.safetensors";
-        SmallVector<WeightTensor> tensors;
-        for (const ProgramWeight &w : interface.weights)
-          tensors.push_back({w.name, w.type, w.data});
         // The program reads the file only when it holds weights.
         if (!interface.weights.empty())
           interface.weightFiles.push_back(file);
-        return writer.writeWeightFile(file, tensors, error);
+        return writer.writeWeightFile(file, interface.weights, error);
       })))
     return failure();
 

@@ -12,6 +12,7 @@
 
 #include "telar/passes/lowering/Passes.h"
 #include "telar/passes/lowering/RuntimeContext.h"
+#include "telar/runtime/Abi.h"
 
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/StringSwitch.h"
@@ -28,8 +29,6 @@ using telar::kRuntimeStatusAttr;
 
 namespace {
 
-/// TELAR_STATUS_OUT_OF_MEMORY (include/telar/runtime/Abi.h).
-constexpr int32_t kStatusOutOfMemory = 1;
 
 struct TelarAddRuntimeContext
     : public telar::impl::TelarAddRuntimeContextBase<TelarAddRuntimeContext> {
@@ -207,7 +206,8 @@ struct TelarLowerRuntimeCalls
         Value null = LLVM::ZeroOp::create(b, loc, ptrTy);
         failedCond = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq,
                                           call.getResult(), null);
-        code = LLVM::ConstantOp::create(b, loc, i32, kStatusOutOfMemory);
+        code = LLVM::ConstantOp::create(b, loc, i32,
+                                        int32_t(TELAR_STATUS_OUT_OF_MEMORY));
       } else {
         Value ok = LLVM::ConstantOp::create(b, loc, i32, 0);
         failedCond = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ne,

@@ -16,6 +16,8 @@
 #ifndef TELAR_CODEGEN_TARGETBACKEND_H
 #define TELAR_CODEGEN_TARGETBACKEND_H
 
+#include "telar/codegen/ArtifactWriter.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/Support/LLVM.h"
@@ -42,12 +44,9 @@ struct ProgramTensor {
   RankedTensorType type;
 };
 
-/// A weight argument of a program and the bytes the runtime maps for it.
-struct ProgramWeight {
-  std::string name;
-  RankedTensorType type;
-  ArrayRef<char> data;
-};
+/// A weight argument of a program and the bytes the runtime maps for it:
+/// a tensor of the weight file it is written to.
+using ProgramWeight = WeightTensor;
 
 /// What a program takes and returns, read from the prepared program before
 /// its translation. The entry point takes one buffer per input, then per
