@@ -5,6 +5,7 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/ADT/StringSet.h"
 
 using namespace mlir;
 using namespace mlir::telar;
@@ -44,6 +45,51 @@ using NameAttr = TelarDialect::NameAttrHelper;
 using WeightAttr = TelarDialect::WeightAttrHelper;
 using RuntimeContextAttr = TelarDialect::RuntimeContextAttrHelper;
 using RuntimeStatusAttr = TelarDialect::RuntimeStatusAttrHelper;
+using ResultNamesAttr = TelarDialect::ResultNamesAttrHelper;
+using AxisNamesAttr = TelarDialect::AxisNamesAttrHelper;
+using PartialAttr = TelarDialect::PartialAttrHelper;
+using ShardingAttr = TelarDialect::ShardingAttrHelper;
+using GlobalShapeAttr = TelarDialect::GlobalShapeAttrHelper;
+
+static bool isStringArray(Attribute attr) {
+  auto array = dyn_cast<ArrayAttr>(attr);
+  return array && llvm::all_of(array, llvm::IsaPred<StringAttr>);
+}
+
+/// The attributes a partitioned program's arguments and results carry.
+static bool isPartitionedInterfaceAttr(StringRef name) {
+  return name == ShardingAttr::getNameStr() ||
+         name == GlobalShapeAttr::getNameStr();
+}
+
+/// telar.sharding / telar.global_shape on argument or result `index` of
+/// `fn`, whose type is `type`.
+static LogicalResult
+verifyPartitionedInterfaceAttr(NamedAttribute attr, Type type,
+                               function_ref<InFlightDiagnostic()> error) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (attr.getName().getValue() == GlobalShapeAttr::getNameStr()) {
+    auto shape = dyn_cast<DenseI64ArrayAttr>(attr.getValue());
+    if (!shape)
+      return error() << "must be an array<i64: ...> (the global shape), got "
+                     << attr.getValue();
+    if (tensor && shape.size() != tensor.getRank())
+      return error() << "has " << shape.size()
+                     << " dimensions, but the tensor has rank "
+                     << tensor.getRank();
+    return success();
+  }
+  auto dims = dyn_cast<ArrayAttr>(attr.getValue());
+  if (!dims || !llvm::all_of(dims, isStringArray))
+    return error() << "must be an array of arrays of mesh axis names (one "
+                      "per dimension), got "
+                   << attr.getValue();
+  if (tensor && int64_t(dims.size()) != tensor.getRank())
+    return error() << "has " << dims.size()
+                   << " dimensions, but the tensor has rank "
+                   << tensor.getRank();
+  return success();
+}
 
 static bool isArgumentAttr(StringRef name) {
   return name == NameAttr::getNameStr() || name == WeightAttr::getNameStr();
@@ -105,8 +151,53 @@ LogicalResult TelarDialect::verifyOperationAttribute(Operation *op,
       return error() << "must be a unit attribute on a function";
     return success();
   }
+  if (name == ResultNamesAttr::getNameStr()) {
+    if (!isStringArray(attr.getValue()))
+      return error() << "must be an array of strings, got " << attr.getValue();
+    size_t count = cast<ArrayAttr>(attr.getValue()).size();
+    if (count != op->getNumResults())
+      return error() << "names " << count << " results, but the op has "
+                     << op->getNumResults();
+    return success();
+  }
+  if (name == AxisNamesAttr::getNameStr()) {
+    if (op->getName().getStringRef() != "shard.grid")
+      return error() << "belongs on a shard.grid";
+    if (!isStringArray(attr.getValue()))
+      return error() << "must be an array of strings, got " << attr.getValue();
+    auto names = cast<ArrayAttr>(attr.getValue());
+    llvm::StringSet<> seen;
+    for (Attribute n : names)
+      if (!seen.insert(cast<StringAttr>(n).getValue()).second)
+        return error() << "names axis " << n << " twice";
+    if (auto shape = op->getAttrOfType<DenseI64ArrayAttr>("shape"))
+      if (shape.size() != int64_t(names.size()))
+        return error() << "names " << names.size()
+                       << " axes, but the grid has " << shape.size();
+    return success();
+  }
+  if (name == PartialAttr::getNameStr()) {
+    if (op->getName().getStringRef() != "shard.sharding")
+      return error() << "belongs on a shard.sharding";
+    auto axes = dyn_cast<DictionaryAttr>(attr.getValue());
+    if (!axes)
+      return error() << "must be a dictionary from axis name to reduction, "
+                        "got "
+                     << attr.getValue();
+    for (NamedAttribute axis : axes) {
+      auto kind = dyn_cast<StringAttr>(axis.getValue());
+      if (!kind || !llvm::is_contained({"sum", "max", "min"}, kind.getValue()))
+        return error() << "axis " << axis.getName()
+                       << ": the reduction must be \"sum\", \"max\" or "
+                          "\"min\", got "
+                       << axis.getValue();
+    }
+    return success();
+  }
   if (isArgumentAttr(name) || name == RuntimeContextAttr::getNameStr())
     return error() << "belongs on a function argument, not on an operation";
+  if (isPartitionedInterfaceAttr(name))
+    return error() << "belongs on a function argument or result";
   return error() << "is not an attribute of the telar dialect";
 }
 
@@ -124,6 +215,13 @@ LogicalResult TelarDialect::verifyRegionArgAttribute(Operation *op,
         !isa<UnitAttr>(attr.getValue()))
       return error() << "must be a unit attribute on a function argument";
     return success();
+  }
+  if (isPartitionedInterfaceAttr(name)) {
+    auto fn = dyn_cast<FunctionOpInterface>(op);
+    if (!fn || regionIndex != 0)
+      return error() << "belongs on an argument of a function";
+    return verifyPartitionedInterfaceAttr(attr, fn.getArgumentTypes()[argIndex],
+                                          error);
   }
   if (!isArgumentAttr(name)) {
     if (isModuleAttr(name))
@@ -160,6 +258,17 @@ LogicalResult TelarDialect::verifyRegionResultAttribute(Operation *op,
                                                         unsigned resultIndex,
                                                         NamedAttribute attr) {
   StringRef name = attr.getName().getValue();
+  if (isPartitionedInterfaceAttr(name)) {
+    auto fn = dyn_cast<FunctionOpInterface>(op);
+    auto error = [&]() {
+      return op->emitOpError()
+             << "result #" << resultIndex << " attribute '" << name << "' ";
+    };
+    if (!fn || regionIndex != 0)
+      return error() << "belongs on a result of a function";
+    return verifyPartitionedInterfaceAttr(attr, fn.getResultTypes()[resultIndex],
+                                          error);
+  }
   auto diag = op->emitOpError()
               << "result #" << resultIndex << " attribute '" << name << "' ";
   if (name == OutputNamesAttr::getNameStr())
