@@ -230,6 +230,15 @@ std::string telar_sharding::verifySharding(const Sharding &sharding,
     if (i && sharding.partial[i - 1].first > sharding.partial[i].first)
       return "partial axes are not in ascending order";
   }
+  // Reductions of different kinds do not commute (the sum of maxima is not
+  // the maximum of sums), so a value pending two of them has no meaning.
+  for (size_t i = 1; i < sharding.partial.size(); ++i)
+    if (sharding.partial[i].second != sharding.partial[0].second)
+      return "partial axes " + axisLabel(mesh, sharding.partial[0].first) +
+             " (" + getReductionName(sharding.partial[0].second) + ") and " +
+             axisLabel(mesh, sharding.partial[i].first) + " (" +
+             getReductionName(sharding.partial[i].second) +
+             ") have different reductions, which do not commute";
   for (size_t d = 0; d < shape.size(); ++d) {
     const auto &axes = sharding.dims[d];
     if (axes.empty())

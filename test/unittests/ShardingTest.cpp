@@ -109,7 +109,7 @@ TEST(Sharding, Verify) {
   Mesh mesh = makeMesh({"data", "model"}, {2, 4});
   EXPECT_EQ(verifySharding(Sharding{{{0}, {1}}, {}}, mesh, {8, 16}), "");
   EXPECT_EQ(verifySharding(Sharding{{{0, 1}, {}}, {}}, mesh, {8, 5}), "");
-  EXPECT_EQ(verifySharding(Sharding{{{}, {}}, {{0, ReductionKind::Sum},
+  EXPECT_EQ(verifySharding(Sharding{{{}, {}}, {{0, ReductionKind::Max},
                                                {1, ReductionKind::Max}}},
                            mesh, {3, 5}),
             "");
@@ -140,6 +140,11 @@ TEST(Sharding, Verify) {
                                                {0, ReductionKind::Sum}}},
                            mesh, {8, 8}),
             "partial axes are not in ascending order");
+  EXPECT_EQ(verifySharding(Sharding{{{}, {}}, {{0, ReductionKind::Sum},
+                                               {1, ReductionKind::Max}}},
+                           mesh, {8, 8}),
+            "partial axes 'data' (sum) and 'model' (max) have different "
+            "reductions, which do not commute");
   EXPECT_EQ(verifySharding(Sharding{{{}, {}}, {}}, mesh, {8, -1}),
             "dimension 1 has negative size -1");
 }

@@ -91,7 +91,8 @@ struct Sharding {
 };
 
 /// Checks `sharding` against `mesh` and the global `shape`: the rank, every
-/// axis in the mesh and used at most once (split or partial), each split
+/// axis in the mesh and used at most once (split or partial), partial axes
+/// ascending and all of one reduction (kinds do not commute), each split
 /// dimension divisible by the product of its axes' sizes. Returns "" when
 /// valid, else a message such as "dimension 1 (size 6) is not divisible by
 /// 4, the size of axes 'model'" (the caller prefixes the value's name).
