@@ -456,8 +456,32 @@ std::vector<Sharding> enumerateShardings(const std::vector<int64_t> &shape,
 }
 
 struct PairStats {
-  int64_t pairs = 0, refused = 0, steps = 0;
+  int64_t pairs = 0, refused = 0, steps = 0, bytes = 0, recipeBytes = 0;
 };
+
+/// The bytes of the obvious sequence, computed here on its own: all-reduce
+/// what must stop being partial, gather every axis from the minor end, slice
+/// the target's axes in.
+int64_t getNaiveBytes(const std::vector<int64_t> &shape, int64_t elementBytes,
+                      const Sharding &source, const Sharding &target,
+                      const Mesh &mesh) {
+  int64_t local = product(getLocalShape(shape, source, mesh)) * elementBytes;
+  int64_t bytes = 0;
+  std::vector<int64_t> reduced;
+  for (const auto &p : source.partial)
+    if (!target.getPartialKind(p.first))
+      reduced.push_back(p.first);
+  if (!reduced.empty()) {
+    int64_t g = getAxesSize(mesh, reduced);
+    bytes += 2 * (g - 1) * local / g;
+  }
+  for (const auto &axes : source.dims)
+    for (size_t i = axes.size(); i-- > 0;) {
+      bytes += (mesh.axisSizes[axes[i]] - 1) * local;
+      local *= mesh.axisSizes[axes[i]];
+    }
+  return bytes;
+}
 
 /// reshard() on every pair, executed and checked.
 PairStats checkAllPairs(const std::vector<int64_t> &shape, const Mesh &mesh,
@@ -469,7 +493,8 @@ PairStats checkAllPairs(const std::vector<int64_t> &shape, const Mesh &mesh,
     std::cout << "  " << mesh.str() << ", shape " << shape[0] << "x"
               << shape[1] << "x" << shape[2] << ": " << all.size()
               << " shardings, " << stats.pairs << " pairs (" << stats.refused
-              << " refused), " << stats.steps << " steps\n";
+              << " refused), " << stats.steps << " steps, " << stats.bytes
+              << " bytes (the recipe: " << stats.recipeBytes << ")\n";
   };
   for (const Sharding &source : all) {
     for (const Sharding &target : all) {
@@ -506,6 +531,27 @@ PairStats checkAllPairs(const std::vector<int64_t> &shape, const Mesh &mesh,
                       << describe(*steps, mesh);
         return stats; // one report is enough
       }
+      // The fallback recipe is correct too, and never cheaper.
+      auto recipe =
+          reshardByRecipe(shape, elementBytes, source, target, mesh, error);
+      if (!recipe) {
+        ADD_FAILURE() << pair << ": recipe: " << error;
+        return stats;
+      }
+      failure = checkSteps(shape, elementBytes, source, target, mesh, *recipe);
+      if (!failure.empty()) {
+        ADD_FAILURE() << pair << ": recipe: " << failure << "\n"
+                      << describe(*recipe, mesh);
+        return stats;
+      }
+      EXPECT_LE(getBytesSent(*steps), getBytesSent(*recipe))
+          << pair << "\n" << describe(*steps, mesh) << "recipe:\n"
+          << describe(*recipe, mesh);
+      EXPECT_LE(getBytesSent(*steps), getNaiveBytes(shape, elementBytes,
+                                                    source, target, mesh))
+          << pair;
+      stats.recipeBytes += getBytesSent(*recipe);
+      stats.bytes += getBytesSent(*steps);
     }
   }
   report();
