@@ -213,7 +213,8 @@ def check_report(path):
 SPMD_X = (np.arange(32, dtype=np.float32) * 0.25 - 3).reshape(8, 4)
 SPMD_W = (np.arange(32, dtype=np.float32) % 7 - 2).reshape(4, 8)
 SPMD_B = np.array([10, 20, 30, 40], dtype=np.float32)
-SPMD_VARIANTS = ["ok", "missing-shard", "world-size", "shard-shape"]
+SPMD_VARIANTS = ["ok", "missing-shard", "world-size", "shard-shape",
+                 "bad-axes"]
 
 
 def spmd_manifest():
@@ -253,6 +254,8 @@ def write_spmd_artifact(out, program, variant):
     m = spmd_manifest()
     if variant == "world-size":
         m["world_size"] = 2
+    elif variant == "bad-axes":
+        m["programs"][0]["entry"] = "telar_entry_bad_axes"
     shutil.copy(program, os.path.join(out, "programs", "main.so"))
     with open(os.path.join(out, "weights", "weights.safetensors"), "wb") as f:
         f.write(safetensors_bytes([("b", SPMD_B)]))
