@@ -371,8 +371,8 @@ LogicalResult Completer::bind() {
     if (sharding.getRank() != type.getRank())
       return emitError(v.getLoc())
              << "value " << quote(name) << ": the sharding has "
-             << sharding.getRank() << " dimensions, but the value ("
-             << type << ") has " << type.getRank();
+             << sharding.getRank() << " dimensions, but the value has "
+             << type.getRank() << " (" << type << ")";
     std::string message =
         telar_sharding::verifySharding(sharding, mesh, shapeOf(v));
     if (!message.empty())

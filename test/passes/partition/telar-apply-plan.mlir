@@ -141,13 +141,13 @@
 // USES:      telar.add %[[TS]], %{{.*}} {telar.result_names = ["b"]}
 // USES:      telar.add %[[TS]], %{{.*}} {telar.result_names = ["c"]}
 
-// Two named operands disagree on a factor: the contraction factor split
-// (a named split on its columns, b named replicated) costs no bytes (b is
-// sliced locally), keeping it whole would gather a: it stays split and the
-// result is partial.
-// FACTOR:      shard.sharding @mesh split_axes = {{\[}}[0], []] :
-// FACTOR-NEXT: %[[BU:.*]] = shard.shard %{{.*}} to %{{.*}} annotate_for_users : tensor<16x4xf32>
-// FACTOR-NEXT: telar.matmul %{{.*}}, %[[BU]] {telar.result_names = ["p"]}
+// Two named operands disagree on a factor: a (named replicated, the first
+// operand) keeps the contraction whole, b (named split by rows) splits it.
+// Split, a is sliced locally (no bytes); whole, b would be gathered: the
+// factor is split (a resharded where the matmul uses it), the result partial.
+// FACTOR:      shard.sharding @mesh split_axes = {{\[}}[], [0]] :
+// FACTOR-NEXT: %[[AU:.*]] = shard.shard %arg0 to %{{.*}} annotate_for_users : tensor<4x16xf32>
+// FACTOR-NEXT: telar.matmul %[[AU]], %{{.*}} {telar.result_names = ["p"]}
 // FACTOR-NEXT: shard.sharding @mesh split_axes = {{\[}}[], []] {telar.partial = {d = "sum"}}
 
 // Dimensions that cannot carry a sharding: a reshape merging a dim whose
@@ -242,7 +242,7 @@ func.func @main(%a: tensor<4x16xf32> {telar.name = "a"}) -> tensor<4x4xf32> attr
   return %q : tensor<4x4xf32>
 }
 //--- factor.json
-{"mesh": {"d": 2}, "shardings": {"a": [[], ["d"]], "b": [[], []]}}
+{"mesh": {"d": 2}, "shardings": {"a": [[], []], "b": [["d"], []]}}
 //--- whole.mlir
 func.func @main(%x: tensor<8x6xf32> {telar.name = "x"}) -> (tensor<48xf32>, tensor<8xf32>) attributes {telar.output_names = ["flat", "m"]} {
   %f = telar.reshape %x {shape = array<i64: 48>, telar.result_names = ["flat"]} : (tensor<8x6xf32>) -> tensor<48xf32>
