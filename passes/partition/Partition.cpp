@@ -125,7 +125,8 @@ private:
 } // namespace
 
 FailureOr<Sharding> FunctionPartitioner::readSharding(shard::ShardOp op) {
-  auto tensor = dyn_cast<RankedTensorType>(op.getSrc().getType());
+  // The result keeps the global type (an argument source is local by now).
+  auto tensor = dyn_cast<RankedTensorType>(op.getResult().getType());
   if (!tensor || !tensor.hasStaticShape())
     return op.emitError("telar-partition needs a statically shaped tensor");
   auto def = op.getSharding().getDefiningOp<shard::ShardingOp>();
