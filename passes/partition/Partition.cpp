@@ -555,17 +555,36 @@ LogicalResult FunctionPartitioner::partitionOp(Operation *op) {
     results = family->finish(b, local, p);
 
   // Results to their annotated shardings: local slices only (factors only
-  // results have, or more axes than the operands give).
+  // results have, or more axes than the operands give). Communication here
+  // would be a step that no annotation asked for.
   for (auto [j, r] : llvm::enumerate(op->getResults())) {
-    FailureOr<Value> value =
-        emitReshard(b, loc, results[j], cast<RankedTensorType>(r.getType()),
-                    p.results[j], annotated[j], grid, op, /*onlySlices=*/true);
-    if (failed(value)) {
-      op->emitRemark("result ")
-          << j << " is annotated " << format(annotated[j], mesh)
-          << ", but its operands give " << format(p.results[j], mesh);
+    auto type = cast<RankedTensorType>(r.getType());
+    std::vector<int64_t> shape(type.getShape().begin(), type.getShape().end());
+    std::string error;
+    auto steps = telar_sharding::reshard(shape, 1, p.results[j], annotated[j],
+                                         mesh, error);
+    auto communicates = [](const telar_sharding::ReshardStep &step) {
+      return step.kind != telar_sharding::StepKind::LocalSlice;
+    };
+    if (!steps || llvm::any_of(*steps, communicates)) {
+      InFlightDiagnostic diag = op->emitError("result ")
+                                << j << " is annotated "
+                                << format(annotated[j], mesh)
+                                << ", but its operands give "
+                                << format(p.results[j], mesh) << ": ";
+      if (!steps)
+        diag << error;
+      else
+        diag << "that takes a "
+             << telar_sharding::getStepKindName(
+                    llvm::find_if(*steps, communicates)->kind)
+             << ", not only local slices";
       return failure();
     }
+    FailureOr<Value> value = emitReshard(b, loc, results[j], type,
+                                         p.results[j], annotated[j], grid, op);
+    if (failed(value))
+      return failure();
     locals[r] = {*value, annotated[j]};
   }
   return success();
