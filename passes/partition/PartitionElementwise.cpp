@@ -27,7 +27,7 @@ void addElementwisePartitioners(PartitionerRegistry &registry) {
       SigmoidOp, SignOp, SinOp, SinhOp, SoftplusOp, SoftsignOp, SqrtOp, TanOp,
       TanhOp, ThresholdedReluOp, IsInfOp, IsNaNOp, CastOp, WhereOp, AndOp,
       BitShiftOp, BitwiseAndOp, BitwiseOrOp, BitwiseXorOp, EqualOp,
-      GreaterEqualOp, GreaterOp, LessEqualOp, LessOp, ModOp, OrOp, PReluOp,
+      GreaterEqualOp, GreaterOp, LessEqualOp, LessOp, ModOp, OrOp, XorOp, PReluOp,
       PowOp>(plain);
 
   auto isSum = [](ReductionKind k) { return k == ReductionKind::Sum; };
