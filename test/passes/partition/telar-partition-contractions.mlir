@@ -183,3 +183,26 @@ module {
     return %ys : tensor<2x4x8xf32>
   }
 }
+
+// -----
+
+// An einsum whose summed label is split leaves a partial sum; a use that
+// wants the result split by sequence gets a reduce-scatter.
+// CHECK-LABEL: func.func @einsum_sum
+// CHECK: %[[E:.*]] = telar.einsum {{.*}} : (tensor<2x8x8xf32>, tensor<8x4xf32>) -> tensor<2x8x4xf32>
+// CHECK: shard.reduce_scatter %[[E]] on @mesh grid_axes = [0] scatter_axis = 1 {telar.bytes = 128 : i64} : tensor<2x8x4xf32> -> tensor<2x4x4xf32>
+module {
+  shard.grid @mesh(shape = 2) {telar.axis_names = ["model"]}
+  func.func @einsum_sum(%arg0: tensor<2x8x16xf32>, %arg1: tensor<16x4xf32>) -> tensor<2x8x4xf32> {
+    %sx = shard.sharding @mesh split_axes = [[], [], [0]] : !shard.sharding
+    %x = shard.shard %arg0 to %sx : tensor<2x8x16xf32>
+    %sw = shard.sharding @mesh split_axes = [[0]] : !shard.sharding
+    %w = shard.shard %arg1 to %sw : tensor<16x4xf32>
+    %e = telar.einsum %x, %w {equation = #telar.einsum<[b, s, d], [d, h] -> [b, s, h]>} : (tensor<2x8x16xf32>, tensor<16x4xf32>) -> tensor<2x8x4xf32>
+    %sp = shard.sharding @mesh split_axes = [[], [], []] {telar.partial = {model = "sum"}} : !shard.sharding
+    %es = shard.shard %e to %sp : tensor<2x8x4xf32>
+    %ss = shard.sharding @mesh split_axes = [[], [0]] : !shard.sharding
+    %r = shard.shard %es to %ss annotate_for_users : tensor<2x8x4xf32>
+    return %r : tensor<2x8x4xf32>
+  }
+}

@@ -214,3 +214,25 @@ module {
     return %y : tensor<2x4x2xf32>
   }
 }
+
+// -----
+
+// Split and top_k have several results, each with its own annotation; the
+// split axis stays whole while the other dim is split.
+// CHECK-LABEL: func.func @multi_result
+// CHECK: %[[S:.*]]:2 = telar.split %{{.*}} {axis = 1 : i64, sizes = array<i64: 2, 6>} : (tensor<2x8xf32>) -> (tensor<2x2xf32>, tensor<2x6xf32>)
+// CHECK: %{{.*}}, %{{.*}} = telar.top_k %[[S]]#1 {{.*}} : (tensor<2x6xf32>) -> (tensor<2x3xf32>, tensor<2x3xi64>)
+module {
+  shard.grid @mesh(shape = 2) {telar.axis_names = ["data"]}
+  func.func @multi_result(%arg0: tensor<4x8xf32>) -> (tensor<4x2xf32>, tensor<4x3xf32>, tensor<4x3xi64>) {
+    %s = shard.sharding @mesh split_axes = [[0]] : !shard.sharding
+    %x = shard.shard %arg0 to %s : tensor<4x8xf32>
+    %a:2 = telar.split %x {axis = 1 : i64, sizes = array<i64: 2, 6>} : (tensor<4x8xf32>) -> (tensor<4x2xf32>, tensor<4x6xf32>)
+    %a0 = shard.shard %a#0 to %s : tensor<4x2xf32>
+    %a1 = shard.shard %a#1 to %s : tensor<4x6xf32>
+    %v, %i = telar.top_k %a1 {axis = 1 : i64, k = 3 : i64, largest = true, sorted = true} : (tensor<4x6xf32>) -> (tensor<4x3xf32>, tensor<4x3xi64>)
+    %vs = shard.shard %v to %s : tensor<4x3xf32>
+    %is = shard.shard %i to %s : tensor<4x3xi64>
+    return %a0, %vs, %is : tensor<4x2xf32>, tensor<4x3xf32>, tensor<4x3xi64>
+  }
+}
