@@ -133,8 +133,10 @@ def TelarEarlyDealloc : Pass<"telar-early-dealloc", "func::FuncOp"> {
     stays allocated to the end and the peak is the sum of them all. This
     pass moves each `memref.dealloc` of a buffer up to just after the last
     op in its block that uses the buffer or any alias of it (views,
-    reshapes, casts, or any memref a user derives from it), so that the peak
-    is close to the largest set of buffers alive at once.
+    reshapes, casts, or any memref a user derives from it, and anything
+    computed from its address, `memref.extract_aligned_pointer_as_index`,
+    as runtime calls take buffers), so that the peak is close to the
+    largest set of buffers alive at once.
   }];
 }
 
@@ -171,10 +173,13 @@ def TelarAddRuntimeContext : Pass<"telar-add-runtime-context", "ModuleOp"> {
     marked `telar.runtime_context`, and an `i32` result: 0
     (`TELAR_STATUS_OK`) at each return. Later passes pass that argument to
     the runtime calls (`telar-linalg-to-library-calls`) and return early
-    when one fails (`telar-lower-runtime-calls`). Functions that already
-    have a context are left alone; a public function with results, or one
-    called inside the module, is an error (its callers would need the
-    context too).
+    when one fails (`telar-lower-runtime-calls`). Calls made before the
+    context existed (`telar-lower-collectives`, on tensors) go to
+    declarations whose argument is marked `telar.runtime_context`: they get
+    the calling function's context in that argument (a call in a function
+    without one is an error). Functions that already have a context are
+    left alone; a public function with results, or one called inside the
+    module, is an error (its callers would need the context too).
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::func::FuncDialect",
@@ -206,7 +211,7 @@ def TelarLowerRuntimeCalls : Pass<"telar-lower-runtime-calls", "ModuleOp"> {
     which cannot return, is an error; so is a runtime call in a function
     without a context. The `telar.runtime_context` marker is removed at the
     end (the context stays the function's first argument), since LLVM IR
-    translation does not know it.
+    translation does not know it (from declarations' arguments as well).
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
