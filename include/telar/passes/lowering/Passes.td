@@ -19,12 +19,30 @@ def TelarOutlineWeights : Pass<"telar-outline-weights", "ModuleOp"> {
     resources used twice become one argument. A module without a defined
     `@main` is left as it is.
 
+    In a partitioned program (`telar-partition`) a sharded weight is its
+    global constant followed by `shard.all_slice` ops that cut the local
+    block. Such a chain becomes one argument of the local type, marked
+    with the weight's name, its `telar.sharding` (per dimension the names
+    of the grid axes the slices split it by, major to minor, from the
+    grid's `telar.axis_names`; `axis<i>` without them) and its
+    `telar.global_shape`; the artifact writer then stores each rank's block
+    in that rank's weight file (docs/Artifact.md). A value of the chain
+    used by other ops than slices is an argument of its own (the whole
+    constant: a replicated weight).
+
     ```mlir
     func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
       %w = telar.constant dense_resource<w0> : tensor<4xf32>
       ...
     // becomes
     func.func @main(%x: tensor<4xf32>, %w: tensor<4xf32> {telar.weight = "w0"}) -> ...
+
+    %w = telar.constant dense_resource<w1> : tensor<16x32xf32>
+    %s = shard.all_slice %w on @mesh grid_axes = [1] slice_axis = 1
+        : tensor<16x32xf32> -> tensor<16x16xf32>
+    // becomes an argument
+    %s: tensor<16x16xf32> {telar.weight = "w1", telar.sharding = [[], ["model"]],
+                           telar.global_shape = array<i64: 16, 32>}
     ```
   }];
 }
