@@ -33,7 +33,7 @@ func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
 // the local type with its sharding (axis names, major to minor) and global
 // shape; a chain through two slices of one dim lists both axes; the same
 // sharding twice is one argument; a whole use is the replicated weight.
-// CHECK: // -----
+// CHECK: shard.grid @mesh
 // CHECK: func.func @main
 // CHECK-SAME: (%{{[^:]+}}: tensor<8x8xf32>
 // CHECK-SAME: %[[COL:[^:]+]]: tensor<16x16xf32> {telar.global_shape = array<i64: 16, 32>, telar.sharding = {{\[}}[], ["model"]], telar.weight = "w"}
@@ -61,7 +61,7 @@ func.func private @use(tensor<16x16xf32>, tensor<16x16xf32>, tensor<8x16xf32>, t
 
 // One all_slice over two axes is the same as a chain; a grid without axis
 // names gives axis<i>.
-// CHECK: // -----
+// CHECK: shard.grid @grid
 // CHECK: func.func @main
 // CHECK-SAME: tensor<2x2xf32> {telar.global_shape = array<i64: 8, 2>, telar.sharding = {{\[}}["axis1", "axis0"], []], telar.weight = "w"}
 shard.grid @grid(shape = 2x2)

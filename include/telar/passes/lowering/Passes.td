@@ -56,6 +56,10 @@ def TelarFoldWeightTransposes : Pass<"telar-fold-weight-transposes", "ModuleOp">
     weight on every run nor hides it from the runtime's cache of packed
     constant GEMM operands (Gemm's `transB` weights, as torch exports
     `nn.Linear` inside attention). The original stays if other ops use it.
+    A transpose of a sharded weight's local block (the weight constant,
+    then `shard.all_slice` ops, as `telar-partition` leaves it) becomes the
+    same slices of the transposed weight, their slice dims permuted, so
+    that `telar-outline-weights` stores the transposed blocks.
   }];
 }
 
