@@ -33,12 +33,21 @@ namespace telar_artifact {
 /// The value of the "format" field.
 inline constexpr char kFormatName[] = "telar-artifact";
 
-/// The artifact format version written into and read from manifest.json;
-/// the runtime refuses any other. History: 1, `void telar_main_entry(void
-/// **)`, one program; 2, `int telar_entry(TelarContext *, void **)` (the
-/// context ABI, include/telar/runtime/Abi.h), programs name the weight files
-/// they read.
-inline constexpr int64_t kArtifactFormatVersion = 2;
+/// The artifact format version written into manifest.json. The runtime
+/// reads it and every version from kOldestReadableFormatVersion on. History:
+/// 1, `void telar_main_entry(void **)`, one program; 2, `int
+/// telar_entry(TelarContext *, void **)` (the context ABI,
+/// include/telar/runtime/Abi.h), programs name the weight files they read;
+/// 3, multi-rank artifacts: a device mesh, the world size, the sharding of
+/// inputs, outputs and weights, per-rank weight files ("{rank}" in a path)
+/// and the collective ABI. A version-3 manifest without a mesh, and every
+/// version-2 one, is a single-device artifact.
+inline constexpr int64_t kArtifactFormatVersion = 3;
+inline constexpr int64_t kOldestReadableFormatVersion = 2;
+
+/// In a weight's `file` (and a program's `weight_files`), replaced by the
+/// rank number: each rank maps its own file.
+inline constexpr char kRankPlaceholder[] = "{rank}";
 
 /// In a weight's `file` (and a program's `weight_files`), replaced by the
 /// rank number: each rank maps its own file.
