@@ -49,10 +49,6 @@ inline constexpr int64_t kOldestReadableFormatVersion = 2;
 /// rank number: each rank maps its own file.
 inline constexpr char kRankPlaceholder[] = "{rank}";
 
-/// In a weight's `file` (and a program's `weight_files`), replaced by the
-/// rank number: each rank maps its own file.
-inline constexpr char kRankPlaceholder[] = "{rank}";
-
 /// The manifest's file name inside the artifact directory.
 inline constexpr char kManifestFileName[] = "manifest.json";
 
