@@ -91,6 +91,14 @@ static bool isNameChar(char c) {
   return isNameStart(c) || (c >= '0' && c <= '9');
 }
 
+static std::string_view trim(std::string_view s) {
+  while (!s.empty() && s.front() == ' ')
+    s.remove_prefix(1);
+  while (!s.empty() && s.back() == ' ')
+    s.remove_suffix(1);
+  return s;
+}
+
 std::optional<Mesh> telar_sharding::parseMeshSpec(std::string_view spec,
                                                   std::string &error) {
   Mesh mesh;
@@ -110,8 +118,8 @@ std::optional<Mesh> telar_sharding::parseMeshSpec(std::string_view spec,
               "' is not of the form name=size";
       return std::nullopt;
     }
-    std::string_view name = item.substr(0, eq);
-    std::string_view size = item.substr(eq + 1);
+    std::string_view name = trim(item.substr(0, eq));
+    std::string_view size = trim(item.substr(eq + 1));
     if (name.empty() || !isNameStart(name[0]) ||
         !std::all_of(name.begin(), name.end(), isNameChar)) {
       error = "invalid mesh axis name '" + std::string(name) +

@@ -122,10 +122,22 @@ std::vector<Buffer> makeBlocks(const std::vector<int64_t> &shape,
           for (int64_t m = 1; m < groupSize; ++m)
             block[i] -= noise(m) - 50;
         }
+      } else if (sharding.partial[0].second == ReductionKind::Prod) {
+        // Signs on all but the first member, which makes up for them.
+        auto sign = [&](int64_t m) { return noise(m) % 2 ? -1 : 1; };
+        if (c > 0) {
+          block[i] = sign(c);
+        } else {
+          block[i] = x;
+          for (int64_t m = 1; m < groupSize; ++m)
+            block[i] *= sign(m);
+        }
       } else {
-        EXPECT_EQ(sharding.partial[0].second, ReductionKind::Max);
+        // One member (by element) holds the extremum, the others less.
         int64_t holder = int64_t(mix(uint64_t(e)) % uint64_t(groupSize));
-        block[i] = c == holder ? x : x - 1 - noise(c) % 50;
+        int64_t delta = c == holder ? 0 : 1 + noise(c) % 50;
+        block[i] = sharding.partial[0].second == ReductionKind::Max ? x - delta
+                                                                    : x + delta;
       }
     }
   }
@@ -560,6 +572,9 @@ PairStats checkAllPairs(const std::vector<int64_t> &shape, const Mesh &mesh,
 
 const std::vector<ReductionKind> kSumMax = {ReductionKind::Sum,
                                             ReductionKind::Max};
+const std::vector<ReductionKind> kAllKinds = {
+    ReductionKind::Sum, ReductionKind::Max, ReductionKind::Min,
+    ReductionKind::Prod};
 
 TEST(ReshardProperty, Enumeration) {
   // Each axis of 2x2x2 unused, partial or on one of 3 dims, in every order:
@@ -578,16 +593,19 @@ TEST(ReshardProperty, Mesh1D) {
     Mesh mesh{{"x"}, {size}};
     // The last dim is not divisible: shardings on it are skipped.
     PairStats stats =
-        checkAllPairs({size, 2 * size, size + 1}, mesh, kSumMax);
-    EXPECT_EQ(stats.pairs, 5 * 5);
-    EXPECT_EQ(stats.refused, 8); // to partial from another state
+        checkAllPairs({size, 2 * size, size + 1}, mesh, kAllKinds);
+    EXPECT_EQ(stats.pairs, 7 * 7);
+    // To a partial state from any other: 4 kinds, 6 other states each.
+    EXPECT_EQ(stats.refused, 4 * 6);
   }
 }
 
 TEST(ReshardProperty, Mesh2D) {
   // Dims of different divisibility: some hold both axes, some one.
-  EXPECT_EQ(checkAllPairs({4, 2, 6}, Mesh{{"a", "b"}, {2, 2}}, kSumMax).pairs,
-            33 * 33);
+  // 15 shardings without partial axes, 9 with, times 4 reductions.
+  EXPECT_EQ(checkAllPairs({4, 2, 6}, Mesh{{"a", "b"}, {2, 2}}, kAllKinds)
+                .pairs,
+            (15 + 9 * 4) * (15 + 9 * 4));
   EXPECT_EQ(checkAllPairs({6, 4, 3}, Mesh{{"a", "b"}, {2, 3}}, kSumMax).pairs,
             24 * 24);
   EXPECT_EQ(checkAllPairs({8, 8, 2}, Mesh{{"a", "b"}, {4, 2}}, kSumMax).pairs,

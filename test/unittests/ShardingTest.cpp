@@ -56,6 +56,9 @@ TEST(Sharding, ParseMeshSpec) {
   ASSERT_TRUE(mesh) << error;
   EXPECT_EQ(*mesh, makeMesh({"data", "model"}, {2, 4}));
   EXPECT_EQ(parseMeshSpec(mesh->str(), error), mesh);
+  auto spaced = parseMeshSpec(" data = 2, model=4 ", error);
+  ASSERT_TRUE(spaced) << error;
+  EXPECT_EQ(*spaced, *mesh);
   auto one = parseMeshSpec("x_1=1", error);
   ASSERT_TRUE(one) << error;
   EXPECT_EQ(one->axisSizes, (std::vector<int64_t>{1}));
@@ -78,6 +81,7 @@ TEST(Sharding, ParseMeshSpec) {
   expectError("=2", "invalid mesh axis name ''");
   expectError("2d=2", "invalid mesh axis name '2d'");
   expectError("da ta=2", "invalid mesh axis name 'da ta'");
+  expectError("data=2 2", "invalid size '2 2'");
 }
 
 TEST(Sharding, Queries) {
