@@ -615,6 +615,13 @@ TEST(ReshardProperty, Mesh2D) {
             (37 + 0) * 37);
 }
 
+TEST(ReshardProperty, UnitAxis) {
+  // An axis of size 1 splits nothing, but its steps still change shardings.
+  PairStats stats =
+      checkAllPairs({2, 2, 1}, Mesh{{"a", "b"}, {1, 2}}, kSumMax);
+  EXPECT_GT(stats.pairs, 100);
+}
+
 TEST(ReshardProperty, Mesh3D) {
   Mesh mesh{{"a", "b", "c"}, {2, 2, 2}};
   EXPECT_EQ(checkAllPairs({8, 4, 2}, mesh, kSumMax).pairs, 204 * 204);
@@ -836,6 +843,16 @@ TEST(Reshard, SwapThroughThirdDim) {
   EXPECT_EQ(getBytesSent(steps), 3 * b / 2) << describe(steps, kMesh2x2);
   EXPECT_EQ(kinds(steps),
             (std::vector<StepKind>(3, StepKind::AllToAll)));
+}
+
+TEST(Reshard, Scalar) {
+  auto steps = reshardChecked(kMesh2x2, {}, Sharding{{}, {{0, kSum}, {1, kSum}}},
+                              Sharding{{}, {{1, kSum}}});
+  ASSERT_EQ(steps.size(), 1u);
+  EXPECT_EQ(steps[0].kind, StepKind::AllReduce);
+  EXPECT_EQ(steps[0].axes, (std::vector<int64_t>{0}));
+  EXPECT_EQ(steps[0].bytesSent, 4); // 2 (G-1)/G of 4 bytes
+  EXPECT_TRUE(steps[0].outputShape.empty());
 }
 
 TEST(Reshard, ElementBytes) {
