@@ -153,8 +153,7 @@ std::string applyStep(const ReshardStep &step, const Sharding &before,
   if (step.axes.empty())
     return "no axes";
   if (!std::is_sorted(step.axes.begin(), step.axes.end()) ||
-      std::adjacent_find(step.axes.begin(), step.axes.end()) !=
-          step.axes.end())
+      std::adjacent_find(step.axes.begin(), step.axes.end()) != step.axes.end())
     return "axes not ascending (Abi.h's member order)";
   auto takeMinor = [&](int64_t dim) -> bool {
     if (dim < 0 || dim >= before.getRank())
@@ -172,9 +171,9 @@ std::string applyStep(const ReshardStep &step, const Sharding &before,
       auto kind = after.getPartialKind(axis);
       if (!kind || *kind != step.reduction)
         return false;
-      after.partial.erase(std::find_if(
-          after.partial.begin(), after.partial.end(),
-          [&](const auto &p) { return p.first == axis; }));
+      after.partial.erase(
+          std::find_if(after.partial.begin(), after.partial.end(),
+                       [&](const auto &p) { return p.first == axis; }));
     }
     return true;
   };
@@ -272,8 +271,7 @@ void executeStep(const ReshardStep &step, const Mesh &mesh,
       case StepKind::ReduceScatter:
       case StepKind::LocalSlice: {
         // in [outer][G][inner] -> out [outer][inner], block g.
-        int64_t outer = product(out, 0, d),
-                inner = product(out, d, out.size());
+        int64_t outer = product(out, 0, d), inner = product(out, d, out.size());
         for (int64_t a = 0; a < outer; ++a)
           for (int64_t b = 0; b < inner; ++b) {
             int64_t at = (a * groupSize + g) * inner + b;
@@ -502,10 +500,10 @@ PairStats checkAllPairs(const std::vector<int64_t> &shape, const Mesh &mesh,
   std::vector<Sharding> all = enumerateShardings(shape, mesh, kinds);
   PairStats stats;
   auto report = [&] {
-    std::cout << "  " << mesh.str() << ", shape " << shape[0] << "x"
-              << shape[1] << "x" << shape[2] << ": " << all.size()
-              << " shardings, " << stats.pairs << " pairs (" << stats.refused
-              << " refused), " << stats.steps << " steps, " << stats.bytes
+    std::cout << "  " << mesh.str() << ", shape " << shape[0] << "x" << shape[1]
+              << "x" << shape[2] << ": " << all.size() << " shardings, "
+              << stats.pairs << " pairs (" << stats.refused << " refused), "
+              << stats.steps << " steps, " << stats.bytes
               << " bytes (the recipe: " << stats.recipeBytes << ")\n";
   };
   for (const Sharding &source : all) {
@@ -557,10 +555,11 @@ PairStats checkAllPairs(const std::vector<int64_t> &shape, const Mesh &mesh,
         return stats;
       }
       EXPECT_LE(getBytesSent(*steps), getBytesSent(*recipe))
-          << pair << "\n" << describe(*steps, mesh) << "recipe:\n"
+          << pair << "\n"
+          << describe(*steps, mesh) << "recipe:\n"
           << describe(*recipe, mesh);
-      EXPECT_LE(getBytesSent(*steps), getNaiveBytes(shape, elementBytes,
-                                                    source, target, mesh))
+      EXPECT_LE(getBytesSent(*steps),
+                getNaiveBytes(shape, elementBytes, source, target, mesh))
           << pair;
       stats.recipeBytes += getBytesSent(*recipe);
       stats.bytes += getBytesSent(*steps);
@@ -603,22 +602,20 @@ TEST(ReshardProperty, Mesh1D) {
 TEST(ReshardProperty, Mesh2D) {
   // Dims of different divisibility: some hold both axes, some one.
   // 15 shardings without partial axes, 9 with, times 4 reductions.
-  EXPECT_EQ(checkAllPairs({4, 2, 6}, Mesh{{"a", "b"}, {2, 2}}, kAllKinds)
-                .pairs,
+  EXPECT_EQ(checkAllPairs({4, 2, 6}, Mesh{{"a", "b"}, {2, 2}}, kAllKinds).pairs,
             (15 + 9 * 4) * (15 + 9 * 4));
   EXPECT_EQ(checkAllPairs({6, 4, 3}, Mesh{{"a", "b"}, {2, 3}}, kSumMax).pairs,
             24 * 24);
   EXPECT_EQ(checkAllPairs({8, 8, 2}, Mesh{{"a", "b"}, {4, 2}}, kSumMax).pairs,
             30 * 30);
-  EXPECT_EQ(checkAllPairs({12, 12, 12}, Mesh{{"a", "b"}, {3, 4}}, kSumMax)
-                .pairs,
-            (37 + 0) * 37);
+  EXPECT_EQ(
+      checkAllPairs({12, 12, 12}, Mesh{{"a", "b"}, {3, 4}}, kSumMax).pairs,
+      (37 + 0) * 37);
 }
 
 TEST(ReshardProperty, UnitAxis) {
   // An axis of size 1 splits nothing, but its steps still change shardings.
-  PairStats stats =
-      checkAllPairs({2, 2, 1}, Mesh{{"a", "b"}, {1, 2}}, kSumMax);
+  PairStats stats = checkAllPairs({2, 2, 1}, Mesh{{"a", "b"}, {1, 2}}, kSumMax);
   EXPECT_GT(stats.pairs, 100);
 }
 
@@ -632,7 +629,6 @@ TEST(ReshardProperty, Mesh3DUneven) {
   EXPECT_EQ(checkAllPairs({12, 2, 6}, mesh, {ReductionKind::Sum}).pairs,
             116 * 116);
 }
-
 
 //===----------------------------------------------------------------------===//
 // Single cases: what reshard() chooses, and its errors.
@@ -689,12 +685,11 @@ TEST(Reshard, Errors) {
                         std::vector<int64_t> shape = {8, 8},
                         int64_t elementBytes = 4) {
     std::string error;
-    EXPECT_FALSE(
-        reshard(shape, elementBytes, source, target, kMesh2x2, error));
+    EXPECT_FALSE(reshard(shape, elementBytes, source, target, kMesh2x2, error));
     EXPECT_EQ(error, message);
     error.clear();
-    EXPECT_FALSE(reshardByRecipe(shape, elementBytes, source, target,
-                                 kMesh2x2, error));
+    EXPECT_FALSE(
+        reshardByRecipe(shape, elementBytes, source, target, kMesh2x2, error));
     EXPECT_EQ(error, message);
   };
   Sharding replicated = Sharding::getReplicated(2);
@@ -715,8 +710,7 @@ TEST(Reshard, Errors) {
   expectError(replicated, Sharding{{{0}}, {}},
               "invalid target sharding: sharding has 1 dimensions but the "
               "tensor has rank 2");
-  expectError(replicated, replicated, "negative element size -1", {8, 8},
-              -1);
+  expectError(replicated, replicated, "negative element size -1", {8, 8}, -1);
 }
 
 TEST(Reshard, Gather) {
@@ -750,9 +744,8 @@ TEST(Reshard, GatherSeveralAxes) {
 }
 
 TEST(Reshard, Slice) {
-  auto steps =
-      reshardChecked(kMesh2x2, {8, 16}, Sharding::getReplicated(2),
-                     Sharding{{{0, 1}, {}}, {}});
+  auto steps = reshardChecked(kMesh2x2, {8, 16}, Sharding::getReplicated(2),
+                              Sharding{{{0, 1}, {}}, {}});
   ASSERT_EQ(steps.size(), 1u);
   EXPECT_EQ(steps[0].kind, StepKind::LocalSlice);
   EXPECT_EQ(steps[0].axes, (std::vector<int64_t>{0, 1}));
@@ -767,8 +760,9 @@ TEST(Reshard, Slice) {
 
 TEST(Reshard, AllReduce) {
   // Row-parallel matmul: partial sums over model, wanted whole.
-  auto steps = reshardChecked(kMesh2x2, {8, 16}, Sharding{{{0}, {}}, {{1, kSum}}},
-                              Sharding{{{0}, {}}, {}});
+  auto steps =
+      reshardChecked(kMesh2x2, {8, 16}, Sharding{{{0}, {}}, {{1, kSum}}},
+                     Sharding{{{0}, {}}, {}});
   ASSERT_EQ(steps.size(), 1u);
   EXPECT_EQ(steps[0].kind, StepKind::AllReduce);
   EXPECT_EQ(steps[0].axes, (std::vector<int64_t>{1}));
@@ -777,10 +771,10 @@ TEST(Reshard, AllReduce) {
   EXPECT_EQ(steps[0].bytesSent, 2 * 1 * (4 * 16 * 4) / 2); // 2(G-1)/G B
   // Two axes of one reduction: one step over the group of 4, cheaper than
   // two (1.5 B against 2 B).
-  steps = reshardChecked(kMesh2x2, {8, 16},
-                         Sharding{{{}, {}}, {{0, ReductionKind::Max},
-                                             {1, ReductionKind::Max}}},
-                         Sharding::getReplicated(2));
+  steps = reshardChecked(
+      kMesh2x2, {8, 16},
+      Sharding{{{}, {}}, {{0, ReductionKind::Max}, {1, ReductionKind::Max}}},
+      Sharding::getReplicated(2));
   ASSERT_EQ(steps.size(), 1u);
   EXPECT_EQ(steps[0].axes, (std::vector<int64_t>{0, 1}));
   EXPECT_EQ(steps[0].reduction, ReductionKind::Max);
@@ -789,8 +783,9 @@ TEST(Reshard, AllReduce) {
 
 TEST(Reshard, ReduceScatter) {
   // Partial sums wanted split: a reduce-scatter, (G-1)/G B.
-  auto steps = reshardChecked(kMesh2x2, {8, 16}, Sharding{{{}, {}}, {{1, kSum}}},
-                              Sharding{{{}, {1}}, {}});
+  auto steps =
+      reshardChecked(kMesh2x2, {8, 16}, Sharding{{{}, {}}, {{1, kSum}}},
+                     Sharding{{{}, {1}}, {}});
   ASSERT_EQ(steps.size(), 1u);
   EXPECT_EQ(steps[0].kind, StepKind::ReduceScatter);
   EXPECT_EQ(steps[0].dim, 1);
@@ -836,18 +831,17 @@ TEST(Reshard, DropMajorAxis) {
 TEST(Reshard, SwapThroughThirdDim) {
   // Swapping the axes of two dims: three all-to-alls through dim 2 (1.5 B)
   // instead of a gather and an all-to-all (2 B).
-  auto steps =
-      reshardChecked(kMesh2x2, {8, 8, 8}, Sharding{{{0}, {1}, {}}, {}},
-                     Sharding{{{1}, {0}, {}}, {}});
+  auto steps = reshardChecked(kMesh2x2, {8, 8, 8}, Sharding{{{0}, {1}, {}}, {}},
+                              Sharding{{{1}, {0}, {}}, {}});
   int64_t b = 4 * 4 * 8 * 4;
   EXPECT_EQ(getBytesSent(steps), 3 * b / 2) << describe(steps, kMesh2x2);
-  EXPECT_EQ(kinds(steps),
-            (std::vector<StepKind>(3, StepKind::AllToAll)));
+  EXPECT_EQ(kinds(steps), (std::vector<StepKind>(3, StepKind::AllToAll)));
 }
 
 TEST(Reshard, Scalar) {
-  auto steps = reshardChecked(kMesh2x2, {}, Sharding{{}, {{0, kSum}, {1, kSum}}},
-                              Sharding{{}, {{1, kSum}}});
+  auto steps =
+      reshardChecked(kMesh2x2, {}, Sharding{{}, {{0, kSum}, {1, kSum}}},
+                     Sharding{{}, {{1, kSum}}});
   ASSERT_EQ(steps.size(), 1u);
   EXPECT_EQ(steps[0].kind, StepKind::AllReduce);
   EXPECT_EQ(steps[0].axes, (std::vector<int64_t>{0}));
