@@ -624,6 +624,12 @@ TEST(ReshardProperty, Mesh3D) {
   EXPECT_EQ(checkAllPairs({8, 4, 2}, mesh, kSumMax).pairs, 204 * 204);
 }
 
+TEST(ReshardProperty, Mesh3DWithAxisOf4) {
+  Mesh mesh{{"a", "b", "c"}, {2, 4, 2}};
+  EXPECT_EQ(checkAllPairs({16, 4, 2}, mesh, {ReductionKind::Max}).pairs,
+            106 * 106);
+}
+
 TEST(ReshardProperty, Mesh3DUneven) {
   Mesh mesh{{"a", "b", "c"}, {2, 3, 2}};
   EXPECT_EQ(checkAllPairs({12, 2, 6}, mesh, {ReductionKind::Sum}).pairs,
