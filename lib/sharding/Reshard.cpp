@@ -1,7 +1,7 @@
 //===- Reshard.cpp - THE resharding function ------------------------------===//
 //
 // reshard() finds the cheapest sequence of steps from the source sharding to
-// the target: a shortest-path search (Dijkstra) over shardings, where an edge
+// the target: a shortest-path search (A*, below) over shardings, where an edge
 // is one step and its cost is (bytes each device sends, 1 collective unless
 // it is a local slice, 1 step), compared lexicographically: fewest bytes
 // first, then the fewest collectives (the latency), then the fewest steps.
@@ -105,8 +105,7 @@ struct Cost {
   bool operator<(const Cost &o) const { return tie() < o.tie(); }
   bool operator<=(const Cost &o) const { return tie() <= o.tie(); }
   Cost operator+(const Cost &o) const {
-    return Cost{bytes + o.bytes, collectives + o.collectives,
-                steps + o.steps};
+    return Cost{bytes + o.bytes, collectives + o.collectives, steps + o.steps};
   }
 };
 
@@ -154,8 +153,7 @@ Sharding applyMove(const Sharding &before, const Move &move) {
                                  [&](const auto &p) {
                                    return std::find(move.axes.begin(),
                                                     move.axes.end(),
-                                                    p.first) !=
-                                          move.axes.end();
+                                                    p.first) != move.axes.end();
                                  }),
                   partial.end());
   };
@@ -423,8 +421,8 @@ int64_t Resharder::getLowerBound(const Sharding &s) const {
     for (size_t i = common; i < cur.size(); ++i)
       leave *= mesh.axisSizes[cur[i]];
   }
-  double bound = minLocalBytes * ((1.0 - 1.0 / double(reduce)) +
-                                  (1.0 - 1.0 / double(leave)));
+  double bound = minLocalBytes *
+                 ((1.0 - 1.0 / double(reduce)) + (1.0 - 1.0 / double(leave)));
   // Less one byte for the rounding of the steps' integer bytes.
   return std::max<int64_t>(0, int64_t(bound) - 1);
 }
@@ -445,8 +443,8 @@ std::optional<std::vector<Move>> Resharder::search(const Cost &bound,
   using Entry = std::tuple<int64_t, int64_t, int64_t, int64_t>;
   std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> queue;
 
-  nodes.push_back(Node{source, Cost{}, getLowerBound(source), -1, Move{},
-                       false});
+  nodes.push_back(
+      Node{source, Cost{}, getLowerBound(source), -1, Move{}, false});
   index.emplace(getKey(source), 0);
   queue.emplace(nodes[0].estimate, 0, 0, 0);
   std::string targetKey = getKey(target);
@@ -477,8 +475,8 @@ std::optional<std::vector<Move>> Resharder::search(const Cost &bound,
       int64_t estimate;
       if (inserted) {
         estimate = getLowerBound(after);
-        nodes.push_back(Node{std::move(after), cost, estimate, id,
-                             std::move(move), false});
+        nodes.push_back(
+            Node{std::move(after), cost, estimate, id, std::move(move), false});
       } else {
         Node &old = nodes[it->second];
         if (old.done || old.cost <= cost)
@@ -578,8 +576,8 @@ static std::string checkPair(const std::vector<int64_t> &shape,
   for (const auto &[axis, kind] : target.partial) {
     std::optional<ReductionKind> sourceKind = source.getPartialKind(axis);
     if (!sourceKind)
-      return "the target is partial on axis '" + mesh.axisNames[axis] +
-             "' (" + getReductionName(kind) +
+      return "the target is partial on axis '" + mesh.axisNames[axis] + "' (" +
+             getReductionName(kind) +
              ") but the source is not: partial values are never created";
     if (*sourceKind != kind)
       return "axis '" + mesh.axisNames[axis] + "' is partial with " +
@@ -596,10 +594,9 @@ static std::string checkPair(const std::vector<int64_t> &shape,
 static constexpr int64_t kSearchBudget = 10000;
 
 std::optional<std::vector<ReshardStep>>
-telar_sharding::reshard(const std::vector<int64_t> &shape,
-                        int64_t elementBytes, const Sharding &source,
-                        const Sharding &target, const Mesh &mesh,
-                        std::string &error) {
+telar_sharding::reshard(const std::vector<int64_t> &shape, int64_t elementBytes,
+                        const Sharding &source, const Sharding &target,
+                        const Mesh &mesh, std::string &error) {
   if (std::string msg = checkPair(shape, elementBytes, source, target, mesh);
       !msg.empty()) {
     error = msg;

@@ -91,6 +91,14 @@ static bool isNameChar(char c) {
   return isNameStart(c) || (c >= '0' && c <= '9');
 }
 
+static std::string_view trim(std::string_view s) {
+  while (!s.empty() && s.front() == ' ')
+    s.remove_prefix(1);
+  while (!s.empty() && s.back() == ' ')
+    s.remove_suffix(1);
+  return s;
+}
+
 std::optional<Mesh> telar_sharding::parseMeshSpec(std::string_view spec,
                                                   std::string &error) {
   Mesh mesh;
@@ -101,17 +109,17 @@ std::optional<Mesh> telar_sharding::parseMeshSpec(std::string_view spec,
   size_t pos = 0;
   while (true) {
     size_t end = spec.find(',', pos);
-    std::string_view item = spec.substr(
-        pos, end == std::string_view::npos ? std::string_view::npos
-                                           : end - pos);
+    std::string_view item =
+        spec.substr(pos, end == std::string_view::npos ? std::string_view::npos
+                                                       : end - pos);
     size_t eq = item.find('=');
     if (eq == std::string_view::npos) {
-      error = "mesh axis '" + std::string(item) +
-              "' is not of the form name=size";
+      error =
+          "mesh axis '" + std::string(item) + "' is not of the form name=size";
       return std::nullopt;
     }
-    std::string_view name = item.substr(0, eq);
-    std::string_view size = item.substr(eq + 1);
+    std::string_view name = trim(item.substr(0, eq));
+    std::string_view size = trim(item.substr(eq + 1));
     if (name.empty() || !isNameStart(name[0]) ||
         !std::all_of(name.begin(), name.end(), isNameChar)) {
       error = "invalid mesh axis name '" + std::string(name) +
@@ -256,18 +264,19 @@ std::string telar_sharding::verifySharding(const Sharding &sharding,
   return "";
 }
 
-std::vector<int64_t> telar_sharding::getLocalShape(
-    const std::vector<int64_t> &shape, const Sharding &sharding,
-    const Mesh &mesh) {
+std::vector<int64_t>
+telar_sharding::getLocalShape(const std::vector<int64_t> &shape,
+                              const Sharding &sharding, const Mesh &mesh) {
   std::vector<int64_t> local(shape);
   for (size_t d = 0; d < local.size() && d < sharding.dims.size(); ++d)
     local[d] /= getAxesSize(mesh, sharding.dims[d]);
   return local;
 }
 
-std::vector<int64_t> telar_sharding::getBlockOffsets(
-    const std::vector<int64_t> &shape, const Sharding &sharding,
-    const Mesh &mesh, int64_t rank) {
+std::vector<int64_t>
+telar_sharding::getBlockOffsets(const std::vector<int64_t> &shape,
+                                const Sharding &sharding, const Mesh &mesh,
+                                int64_t rank) {
   std::vector<int64_t> coords = mesh.getCoordinates(rank);
   std::vector<int64_t> local = getLocalShape(shape, sharding, mesh);
   std::vector<int64_t> offsets(shape.size(), 0);

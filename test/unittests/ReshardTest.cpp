@@ -122,10 +122,22 @@ std::vector<Buffer> makeBlocks(const std::vector<int64_t> &shape,
           for (int64_t m = 1; m < groupSize; ++m)
             block[i] -= noise(m) - 50;
         }
+      } else if (sharding.partial[0].second == ReductionKind::Prod) {
+        // Signs on all but the first member, which makes up for them.
+        auto sign = [&](int64_t m) { return noise(m) % 2 ? -1 : 1; };
+        if (c > 0) {
+          block[i] = sign(c);
+        } else {
+          block[i] = x;
+          for (int64_t m = 1; m < groupSize; ++m)
+            block[i] *= sign(m);
+        }
       } else {
-        EXPECT_EQ(sharding.partial[0].second, ReductionKind::Max);
+        // One member (by element) holds the extremum, the others less.
         int64_t holder = int64_t(mix(uint64_t(e)) % uint64_t(groupSize));
-        block[i] = c == holder ? x : x - 1 - noise(c) % 50;
+        int64_t delta = c == holder ? 0 : 1 + noise(c) % 50;
+        block[i] = sharding.partial[0].second == ReductionKind::Max ? x - delta
+                                                                    : x + delta;
       }
     }
   }
@@ -141,8 +153,7 @@ std::string applyStep(const ReshardStep &step, const Sharding &before,
   if (step.axes.empty())
     return "no axes";
   if (!std::is_sorted(step.axes.begin(), step.axes.end()) ||
-      std::adjacent_find(step.axes.begin(), step.axes.end()) !=
-          step.axes.end())
+      std::adjacent_find(step.axes.begin(), step.axes.end()) != step.axes.end())
     return "axes not ascending (Abi.h's member order)";
   auto takeMinor = [&](int64_t dim) -> bool {
     if (dim < 0 || dim >= before.getRank())
@@ -160,9 +171,9 @@ std::string applyStep(const ReshardStep &step, const Sharding &before,
       auto kind = after.getPartialKind(axis);
       if (!kind || *kind != step.reduction)
         return false;
-      after.partial.erase(std::find_if(
-          after.partial.begin(), after.partial.end(),
-          [&](const auto &p) { return p.first == axis; }));
+      after.partial.erase(
+          std::find_if(after.partial.begin(), after.partial.end(),
+                       [&](const auto &p) { return p.first == axis; }));
     }
     return true;
   };
@@ -260,8 +271,7 @@ void executeStep(const ReshardStep &step, const Mesh &mesh,
       case StepKind::ReduceScatter:
       case StepKind::LocalSlice: {
         // in [outer][G][inner] -> out [outer][inner], block g.
-        int64_t outer = product(out, 0, d),
-                inner = product(out, d, out.size());
+        int64_t outer = product(out, 0, d), inner = product(out, d, out.size());
         for (int64_t a = 0; a < outer; ++a)
           for (int64_t b = 0; b < inner; ++b) {
             int64_t at = (a * groupSize + g) * inner + b;
@@ -490,10 +500,10 @@ PairStats checkAllPairs(const std::vector<int64_t> &shape, const Mesh &mesh,
   std::vector<Sharding> all = enumerateShardings(shape, mesh, kinds);
   PairStats stats;
   auto report = [&] {
-    std::cout << "  " << mesh.str() << ", shape " << shape[0] << "x"
-              << shape[1] << "x" << shape[2] << ": " << all.size()
-              << " shardings, " << stats.pairs << " pairs (" << stats.refused
-              << " refused), " << stats.steps << " steps, " << stats.bytes
+    std::cout << "  " << mesh.str() << ", shape " << shape[0] << "x" << shape[1]
+              << "x" << shape[2] << ": " << all.size() << " shardings, "
+              << stats.pairs << " pairs (" << stats.refused << " refused), "
+              << stats.steps << " steps, " << stats.bytes
               << " bytes (the recipe: " << stats.recipeBytes << ")\n";
   };
   for (const Sharding &source : all) {
@@ -545,10 +555,11 @@ PairStats checkAllPairs(const std::vector<int64_t> &shape, const Mesh &mesh,
         return stats;
       }
       EXPECT_LE(getBytesSent(*steps), getBytesSent(*recipe))
-          << pair << "\n" << describe(*steps, mesh) << "recipe:\n"
+          << pair << "\n"
+          << describe(*steps, mesh) << "recipe:\n"
           << describe(*recipe, mesh);
-      EXPECT_LE(getBytesSent(*steps), getNaiveBytes(shape, elementBytes,
-                                                    source, target, mesh))
+      EXPECT_LE(getBytesSent(*steps),
+                getNaiveBytes(shape, elementBytes, source, target, mesh))
           << pair;
       stats.recipeBytes += getBytesSent(*recipe);
       stats.bytes += getBytesSent(*steps);
@@ -560,6 +571,9 @@ PairStats checkAllPairs(const std::vector<int64_t> &shape, const Mesh &mesh,
 
 const std::vector<ReductionKind> kSumMax = {ReductionKind::Sum,
                                             ReductionKind::Max};
+const std::vector<ReductionKind> kAllKinds = {
+    ReductionKind::Sum, ReductionKind::Max, ReductionKind::Min,
+    ReductionKind::Prod};
 
 TEST(ReshardProperty, Enumeration) {
   // Each axis of 2x2x2 unused, partial or on one of 3 dims, in every order:
@@ -578,23 +592,31 @@ TEST(ReshardProperty, Mesh1D) {
     Mesh mesh{{"x"}, {size}};
     // The last dim is not divisible: shardings on it are skipped.
     PairStats stats =
-        checkAllPairs({size, 2 * size, size + 1}, mesh, kSumMax);
-    EXPECT_EQ(stats.pairs, 5 * 5);
-    EXPECT_EQ(stats.refused, 8); // to partial from another state
+        checkAllPairs({size, 2 * size, size + 1}, mesh, kAllKinds);
+    EXPECT_EQ(stats.pairs, 7 * 7);
+    // To a partial state from any other: 4 kinds, 6 other states each.
+    EXPECT_EQ(stats.refused, 4 * 6);
   }
 }
 
 TEST(ReshardProperty, Mesh2D) {
   // Dims of different divisibility: some hold both axes, some one.
-  EXPECT_EQ(checkAllPairs({4, 2, 6}, Mesh{{"a", "b"}, {2, 2}}, kSumMax).pairs,
-            33 * 33);
+  // 15 shardings without partial axes, 9 with, times 4 reductions.
+  EXPECT_EQ(checkAllPairs({4, 2, 6}, Mesh{{"a", "b"}, {2, 2}}, kAllKinds).pairs,
+            (15 + 9 * 4) * (15 + 9 * 4));
   EXPECT_EQ(checkAllPairs({6, 4, 3}, Mesh{{"a", "b"}, {2, 3}}, kSumMax).pairs,
             24 * 24);
   EXPECT_EQ(checkAllPairs({8, 8, 2}, Mesh{{"a", "b"}, {4, 2}}, kSumMax).pairs,
             30 * 30);
-  EXPECT_EQ(checkAllPairs({12, 12, 12}, Mesh{{"a", "b"}, {3, 4}}, kSumMax)
-                .pairs,
-            (37 + 0) * 37);
+  EXPECT_EQ(
+      checkAllPairs({12, 12, 12}, Mesh{{"a", "b"}, {3, 4}}, kSumMax).pairs,
+      (37 + 0) * 37);
+}
+
+TEST(ReshardProperty, UnitAxis) {
+  // An axis of size 1 splits nothing, but its steps still change shardings.
+  PairStats stats = checkAllPairs({2, 2, 1}, Mesh{{"a", "b"}, {1, 2}}, kSumMax);
+  EXPECT_GT(stats.pairs, 100);
 }
 
 TEST(ReshardProperty, Mesh3D) {
@@ -602,12 +624,17 @@ TEST(ReshardProperty, Mesh3D) {
   EXPECT_EQ(checkAllPairs({8, 4, 2}, mesh, kSumMax).pairs, 204 * 204);
 }
 
+TEST(ReshardProperty, Mesh3DWithAxisOf4) {
+  Mesh mesh{{"a", "b", "c"}, {2, 4, 2}};
+  EXPECT_EQ(checkAllPairs({16, 4, 2}, mesh, {ReductionKind::Max}).pairs,
+            106 * 106);
+}
+
 TEST(ReshardProperty, Mesh3DUneven) {
   Mesh mesh{{"a", "b", "c"}, {2, 3, 2}};
   EXPECT_EQ(checkAllPairs({12, 2, 6}, mesh, {ReductionKind::Sum}).pairs,
             116 * 116);
 }
-
 
 //===----------------------------------------------------------------------===//
 // Single cases: what reshard() chooses, and its errors.
@@ -664,12 +691,11 @@ TEST(Reshard, Errors) {
                         std::vector<int64_t> shape = {8, 8},
                         int64_t elementBytes = 4) {
     std::string error;
-    EXPECT_FALSE(
-        reshard(shape, elementBytes, source, target, kMesh2x2, error));
+    EXPECT_FALSE(reshard(shape, elementBytes, source, target, kMesh2x2, error));
     EXPECT_EQ(error, message);
     error.clear();
-    EXPECT_FALSE(reshardByRecipe(shape, elementBytes, source, target,
-                                 kMesh2x2, error));
+    EXPECT_FALSE(
+        reshardByRecipe(shape, elementBytes, source, target, kMesh2x2, error));
     EXPECT_EQ(error, message);
   };
   Sharding replicated = Sharding::getReplicated(2);
@@ -690,8 +716,7 @@ TEST(Reshard, Errors) {
   expectError(replicated, Sharding{{{0}}, {}},
               "invalid target sharding: sharding has 1 dimensions but the "
               "tensor has rank 2");
-  expectError(replicated, replicated, "negative element size -1", {8, 8},
-              -1);
+  expectError(replicated, replicated, "negative element size -1", {8, 8}, -1);
 }
 
 TEST(Reshard, Gather) {
@@ -725,9 +750,8 @@ TEST(Reshard, GatherSeveralAxes) {
 }
 
 TEST(Reshard, Slice) {
-  auto steps =
-      reshardChecked(kMesh2x2, {8, 16}, Sharding::getReplicated(2),
-                     Sharding{{{0, 1}, {}}, {}});
+  auto steps = reshardChecked(kMesh2x2, {8, 16}, Sharding::getReplicated(2),
+                              Sharding{{{0, 1}, {}}, {}});
   ASSERT_EQ(steps.size(), 1u);
   EXPECT_EQ(steps[0].kind, StepKind::LocalSlice);
   EXPECT_EQ(steps[0].axes, (std::vector<int64_t>{0, 1}));
@@ -742,8 +766,9 @@ TEST(Reshard, Slice) {
 
 TEST(Reshard, AllReduce) {
   // Row-parallel matmul: partial sums over model, wanted whole.
-  auto steps = reshardChecked(kMesh2x2, {8, 16}, Sharding{{{0}, {}}, {{1, kSum}}},
-                              Sharding{{{0}, {}}, {}});
+  auto steps =
+      reshardChecked(kMesh2x2, {8, 16}, Sharding{{{0}, {}}, {{1, kSum}}},
+                     Sharding{{{0}, {}}, {}});
   ASSERT_EQ(steps.size(), 1u);
   EXPECT_EQ(steps[0].kind, StepKind::AllReduce);
   EXPECT_EQ(steps[0].axes, (std::vector<int64_t>{1}));
@@ -752,10 +777,10 @@ TEST(Reshard, AllReduce) {
   EXPECT_EQ(steps[0].bytesSent, 2 * 1 * (4 * 16 * 4) / 2); // 2(G-1)/G B
   // Two axes of one reduction: one step over the group of 4, cheaper than
   // two (1.5 B against 2 B).
-  steps = reshardChecked(kMesh2x2, {8, 16},
-                         Sharding{{{}, {}}, {{0, ReductionKind::Max},
-                                             {1, ReductionKind::Max}}},
-                         Sharding::getReplicated(2));
+  steps = reshardChecked(
+      kMesh2x2, {8, 16},
+      Sharding{{{}, {}}, {{0, ReductionKind::Max}, {1, ReductionKind::Max}}},
+      Sharding::getReplicated(2));
   ASSERT_EQ(steps.size(), 1u);
   EXPECT_EQ(steps[0].axes, (std::vector<int64_t>{0, 1}));
   EXPECT_EQ(steps[0].reduction, ReductionKind::Max);
@@ -764,8 +789,9 @@ TEST(Reshard, AllReduce) {
 
 TEST(Reshard, ReduceScatter) {
   // Partial sums wanted split: a reduce-scatter, (G-1)/G B.
-  auto steps = reshardChecked(kMesh2x2, {8, 16}, Sharding{{{}, {}}, {{1, kSum}}},
-                              Sharding{{{}, {1}}, {}});
+  auto steps =
+      reshardChecked(kMesh2x2, {8, 16}, Sharding{{{}, {}}, {{1, kSum}}},
+                     Sharding{{{}, {1}}, {}});
   ASSERT_EQ(steps.size(), 1u);
   EXPECT_EQ(steps[0].kind, StepKind::ReduceScatter);
   EXPECT_EQ(steps[0].dim, 1);
@@ -811,13 +837,22 @@ TEST(Reshard, DropMajorAxis) {
 TEST(Reshard, SwapThroughThirdDim) {
   // Swapping the axes of two dims: three all-to-alls through dim 2 (1.5 B)
   // instead of a gather and an all-to-all (2 B).
-  auto steps =
-      reshardChecked(kMesh2x2, {8, 8, 8}, Sharding{{{0}, {1}, {}}, {}},
-                     Sharding{{{1}, {0}, {}}, {}});
+  auto steps = reshardChecked(kMesh2x2, {8, 8, 8}, Sharding{{{0}, {1}, {}}, {}},
+                              Sharding{{{1}, {0}, {}}, {}});
   int64_t b = 4 * 4 * 8 * 4;
   EXPECT_EQ(getBytesSent(steps), 3 * b / 2) << describe(steps, kMesh2x2);
-  EXPECT_EQ(kinds(steps),
-            (std::vector<StepKind>(3, StepKind::AllToAll)));
+  EXPECT_EQ(kinds(steps), (std::vector<StepKind>(3, StepKind::AllToAll)));
+}
+
+TEST(Reshard, Scalar) {
+  auto steps =
+      reshardChecked(kMesh2x2, {}, Sharding{{}, {{0, kSum}, {1, kSum}}},
+                     Sharding{{}, {{1, kSum}}});
+  ASSERT_EQ(steps.size(), 1u);
+  EXPECT_EQ(steps[0].kind, StepKind::AllReduce);
+  EXPECT_EQ(steps[0].axes, (std::vector<int64_t>{0}));
+  EXPECT_EQ(steps[0].bytesSent, 4); // 2 (G-1)/G of 4 bytes
+  EXPECT_TRUE(steps[0].outputShape.empty());
 }
 
 TEST(Reshard, ElementBytes) {

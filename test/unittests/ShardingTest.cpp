@@ -56,6 +56,9 @@ TEST(Sharding, ParseMeshSpec) {
   ASSERT_TRUE(mesh) << error;
   EXPECT_EQ(*mesh, makeMesh({"data", "model"}, {2, 4}));
   EXPECT_EQ(parseMeshSpec(mesh->str(), error), mesh);
+  auto spaced = parseMeshSpec(" data = 2, model=4 ", error);
+  ASSERT_TRUE(spaced) << error;
+  EXPECT_EQ(*spaced, *mesh);
   auto one = parseMeshSpec("x_1=1", error);
   ASSERT_TRUE(one) << error;
   EXPECT_EQ(one->axisSizes, (std::vector<int64_t>{1}));
@@ -63,8 +66,7 @@ TEST(Sharding, ParseMeshSpec) {
   auto expectError = [](std::string_view spec, std::string_view what) {
     std::string error;
     EXPECT_FALSE(parseMeshSpec(spec, error).has_value()) << spec;
-    EXPECT_NE(error.find(what), std::string::npos)
-        << spec << ": " << error;
+    EXPECT_NE(error.find(what), std::string::npos) << spec << ": " << error;
   };
   expectError("", "empty mesh spec");
   expectError("data", "'data' is not of the form name=size");
@@ -78,6 +80,7 @@ TEST(Sharding, ParseMeshSpec) {
   expectError("=2", "invalid mesh axis name ''");
   expectError("2d=2", "invalid mesh axis name '2d'");
   expectError("da ta=2", "invalid mesh axis name 'da ta'");
+  expectError("data=2 2", "invalid size '2 2'");
 }
 
 TEST(Sharding, Queries) {
@@ -109,9 +112,10 @@ TEST(Sharding, Verify) {
   Mesh mesh = makeMesh({"data", "model"}, {2, 4});
   EXPECT_EQ(verifySharding(Sharding{{{0}, {1}}, {}}, mesh, {8, 16}), "");
   EXPECT_EQ(verifySharding(Sharding{{{0, 1}, {}}, {}}, mesh, {8, 5}), "");
-  EXPECT_EQ(verifySharding(Sharding{{{}, {}}, {{0, ReductionKind::Max},
-                                               {1, ReductionKind::Max}}},
-                           mesh, {3, 5}),
+  EXPECT_EQ(verifySharding(
+                Sharding{{{}, {}},
+                         {{0, ReductionKind::Max}, {1, ReductionKind::Max}}},
+                mesh, {3, 5}),
             "");
   EXPECT_EQ(verifySharding(Sharding::getReplicated(0), mesh, {}), "");
   EXPECT_EQ(verifySharding(Sharding{{{1}}, {}}, mesh, {0}), "");
@@ -128,21 +132,23 @@ TEST(Sharding, Verify) {
             "mesh axis 'data' is used twice");
   EXPECT_EQ(verifySharding(Sharding{{{0, 0}, {}}, {}}, mesh, {8, 8}),
             "mesh axis 'data' is used twice");
-  EXPECT_EQ(verifySharding(Sharding{{{1}, {}}, {{1, ReductionKind::Sum}}},
-                           mesh, {8, 8}),
+  EXPECT_EQ(verifySharding(Sharding{{{1}, {}}, {{1, ReductionKind::Sum}}}, mesh,
+                           {8, 8}),
             "mesh axis 'model' is used twice");
   EXPECT_EQ(verifySharding(Sharding{{{2}, {}}, {}}, mesh, {8, 8}),
             "axis 2 is not in the mesh (2 axes)");
-  EXPECT_EQ(verifySharding(Sharding{{{}, {}}, {{-1, ReductionKind::Sum}}},
-                           mesh, {8, 8}),
+  EXPECT_EQ(verifySharding(Sharding{{{}, {}}, {{-1, ReductionKind::Sum}}}, mesh,
+                           {8, 8}),
             "axis -1 is not in the mesh (2 axes)");
-  EXPECT_EQ(verifySharding(Sharding{{{}, {}}, {{1, ReductionKind::Sum},
-                                               {0, ReductionKind::Sum}}},
-                           mesh, {8, 8}),
+  EXPECT_EQ(verifySharding(
+                Sharding{{{}, {}},
+                         {{1, ReductionKind::Sum}, {0, ReductionKind::Sum}}},
+                mesh, {8, 8}),
             "partial axes are not in ascending order");
-  EXPECT_EQ(verifySharding(Sharding{{{}, {}}, {{0, ReductionKind::Sum},
-                                               {1, ReductionKind::Max}}},
-                           mesh, {8, 8}),
+  EXPECT_EQ(verifySharding(
+                Sharding{{{}, {}},
+                         {{0, ReductionKind::Sum}, {1, ReductionKind::Max}}},
+                mesh, {8, 8}),
             "partial axes 'data' (sum) and 'model' (max) have different "
             "reductions, which do not commute");
   EXPECT_EQ(verifySharding(Sharding{{{}, {}}, {}}, mesh, {8, -1}),
@@ -201,14 +207,14 @@ TEST(Sharding, Format) {
   EXPECT_EQ(formatSharding(Sharding{{{1, 0}}, {}}, mesh),
             "[[\"model\", \"data\"]]");
   EXPECT_EQ(formatSharding(Sharding::getReplicated(0), mesh), "[]");
-  EXPECT_EQ(formatSharding(Sharding{{{}, {}}, {{1, ReductionKind::Sum}}},
-                           mesh),
+  EXPECT_EQ(formatSharding(Sharding{{{}, {}}, {{1, ReductionKind::Sum}}}, mesh),
             "{\"dims\": [[], []], \"partial\": {\"model\": \"sum\"}}");
-  EXPECT_EQ(formatSharding(Sharding{{{}}, {{0, ReductionKind::Max},
-                                           {1, ReductionKind::Min}}},
-                           mesh),
-            "{\"dims\": [[]], \"partial\": {\"data\": \"max\", \"model\": "
-            "\"min\"}}");
+  EXPECT_EQ(
+      formatSharding(
+          Sharding{{{}}, {{0, ReductionKind::Max}, {1, ReductionKind::Min}}},
+          mesh),
+      "{\"dims\": [[]], \"partial\": {\"data\": \"max\", \"model\": "
+      "\"min\"}}");
   Mesh odd = makeMesh({"a\"b"}, {2});
   EXPECT_EQ(formatSharding(Sharding{{{0}}, {}}, odd), "[[\"a\\\"b\"]]");
   EXPECT_EQ(formatSharding(Sharding{{{3}}, {}}, odd), "[[\"<axis 3>\"]]");

@@ -71,6 +71,10 @@ struct ReshardStep {
 /// per element from `source` to `target` on `mesh` (both valid for it). No
 /// steps when they are equal. Deterministic. nullopt with `error` set when
 /// no sequence exists (a target that makes a value partial that is not).
+/// The sequence sends the fewest bytes (then takes the fewest collectives)
+/// of those these steps can express (Reshard.cpp says how); a step over
+/// several axes lists them in ascending order, so its member index is also
+/// Abi.h's.
 std::optional<std::vector<ReshardStep>>
 reshard(const std::vector<int64_t> &shape, int64_t elementBytes,
         const Sharding &source, const Sharding &target, const Mesh &mesh,
