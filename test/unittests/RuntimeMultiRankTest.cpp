@@ -208,7 +208,7 @@ TEST(RuntimeManifestV3, Errors) {
       [](artifact::Manifest &m) {
         m.inputs[0].shape = {5, 16};
       },
-      "inputs[0] is split [[\"data\"], []] but its dimension 0 (size 5) is "
+      "inputs[0] is split [[\"data\"], []]: dimension 0 (size 5) is "
       "not divisible by 2, the size of axes 'data'");
   expectManifestError(
       __LINE__,
@@ -276,13 +276,13 @@ TEST(RuntimeBlocks, ExtractAndInsert) {
   // dims: 0 split by c then a (4 blocks), 1 by b (3), 2 whole.
   telar_sharding::Sharding sharding{{{2, 0}, {1}, {}}, {}};
   Shape shape{8, 6, 5};
-  Shape local = detail::localShape(shape, sharding, mesh);
+  Shape local = telar_sharding::getLocalShape(shape, sharding, mesh);
   EXPECT_EQ(local, (Shape{2, 2, 5}));
   std::vector<int32_t> global(8 * 6 * 5);
   std::iota(global.begin(), global.end(), 0);
   std::vector<int32_t> assembled(global.size(), -1);
   for (int64_t rank = 0; rank < 12; ++rank) {
-    Shape offsets = detail::blockOffsets(shape, sharding, mesh, rank);
+    Shape offsets = telar_sharding::getBlockOffsets(shape, sharding, mesh, rank);
     // rank = (a * 3 + b) * 2 + c; the block of dim 0 is c * 2 + a.
     int64_t a = rank / 6, b = rank / 2 % 3, c = rank % 2;
     EXPECT_EQ(offsets, (Shape{(c * 2 + a) * 2, b * 2, 0})) << rank;
