@@ -157,7 +157,7 @@ telar_sharding::Sharding parseSharding(const ObjectReader &reader,
         throw reader.error(std::string("field '") + key::kTensorSharding +
                            "' names " + name.dump() +
                            ", which is not an axis of the mesh (" +
-                           detail::formatMesh(m.mesh) + ")");
+                           m.mesh.str() + ")");
       if (!used.insert(*axis).second)
         throw reader.error(std::string("field '") + key::kTensorSharding +
                            "' uses mesh axis '" +
@@ -169,24 +169,17 @@ telar_sharding::Sharding parseSharding(const ObjectReader &reader,
   return sharding;
 }
 
-/// Every split dimension of `shape` divisible by its axes' sizes.
+/// The sharding valid for `shape` on the mesh (telar_sharding's check:
+/// every split dimension divisible by its axes' sizes).
 void checkDivisible(const ObjectReader &reader, const Manifest &m,
                     const telar_sharding::Sharding &sharding,
                     const std::vector<int64_t> &shape) {
-  for (size_t d = 0; d < sharding.dims.size(); ++d) {
-    int64_t n = 1;
-    std::string names;
-    for (int64_t a : sharding.dims[d]) {
-      n *= m.mesh.axisSizes[a];
-      names += (names.empty() ? "'" : ", '") + m.mesh.axisNames[a] + "'";
-    }
-    if (shape[d] % n != 0)
-      throw reader.error("is split " + m.formatSharding(sharding) +
-                         " but its dimension " + std::to_string(d) +
-                         " (size " + std::to_string(shape[d]) +
-                         ") is not divisible by " + std::to_string(n) +
-                         ", the size of axes " + names);
-  }
+  if (sharding.dims.empty())
+    return;
+  std::string problem = telar_sharding::verifySharding(sharding, m.mesh, shape);
+  if (!problem.empty())
+    throw reader.error("is split " + m.formatSharding(sharding) + ": " +
+                       problem);
 }
 
 void parseTensor(const ObjectReader &reader, const Manifest &m,
@@ -232,7 +225,7 @@ void parseWeight(const ObjectReader &reader, const Manifest &m,
                        " (a different rank)");
   checkDivisible(reader, m, spec.sharding, spec.globalShape);
   std::vector<int64_t> local =
-      detail::localShape(spec.globalShape, spec.sharding, m.mesh);
+      telar_sharding::getLocalShape(spec.globalShape, spec.sharding, m.mesh);
   if (local != spec.shape)
     throw reader.error("has shape " + shapeString(spec.shape) +
                        " but the block of its global_shape " +
@@ -320,7 +313,7 @@ void parseMesh(const ObjectReader &reader, Manifest &m,
   if (m.worldSize != devices)
     throw Error(origin + ": field '" + key::kWorldSize + "' is " +
                 std::to_string(m.worldSize) + " but the mesh (" +
-                (mesh ? detail::formatMesh(m.mesh) : std::string("none")) + ") has " +
+                (mesh ? m.mesh.str() : std::string("none")) + ") has " +
                 std::to_string(devices) + " devices");
 }
 
@@ -453,11 +446,11 @@ bool TensorSpec::isSharded() const {
 }
 
 Shape Manifest::getLocalShape(const TensorSpec &spec) const {
-  return detail::localShape(spec.shape, spec.sharding, mesh);
+  return telar_sharding::getLocalShape(spec.shape, spec.sharding, mesh);
 }
 
 Shape Manifest::getBlockOffsets(const TensorSpec &spec, int64_t rank) const {
-  return detail::blockOffsets(spec.shape, spec.sharding, mesh, rank);
+  return telar_sharding::getBlockOffsets(spec.shape, spec.sharding, mesh, rank);
 }
 
 std::string
@@ -574,7 +567,7 @@ Artifact::load(const std::string &directory, const std::string &programName,
                   std::to_string(ranks) + " ranks");
     throw Error("artifact '" + dir + "' runs on " +
                 std::to_string(m.worldSize) + " ranks (mesh " +
-                detail::formatMesh(m.mesh) + "), not on " +
+                m.mesh.str() + "), not on " +
                 std::to_string(ranks) + " (start " +
                 std::to_string(m.worldSize) + " ranks: telar-run -n " +
                 std::to_string(m.worldSize) + ", mpirun -np " +

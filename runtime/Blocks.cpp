@@ -8,14 +8,6 @@ using namespace telar::runtime;
 
 namespace {
 
-int64_t splitFactor(const std::vector<int64_t> &axes,
-                    const telar_sharding::Mesh &mesh) {
-  int64_t n = 1;
-  for (int64_t a : axes)
-    n *= mesh.axisSizes[a];
-  return n;
-}
-
 /// Copies rows of the innermost dimension between the block and the global
 /// tensor; `toBlock` says which way.
 void copyBlock(unsigned char *global, const std::vector<int64_t> &shape,
@@ -56,44 +48,6 @@ void copyBlock(unsigned char *global, const std::vector<int64_t> &shape,
 }
 
 } // namespace
-
-std::vector<int64_t>
-detail::localShape(const std::vector<int64_t> &shape,
-                   const telar_sharding::Sharding &sharding,
-                   const telar_sharding::Mesh &mesh) {
-  std::vector<int64_t> local = shape;
-  for (size_t d = 0; d < sharding.dims.size() && d < local.size(); ++d)
-    local[d] /= splitFactor(sharding.dims[d], mesh);
-  return local;
-}
-
-std::vector<int64_t>
-detail::blockOffsets(const std::vector<int64_t> &shape,
-                     const telar_sharding::Sharding &sharding,
-                     const telar_sharding::Mesh &mesh, int64_t rank) {
-  // The rank's coordinates, row-major over the mesh's axes.
-  std::vector<int64_t> coordinates(mesh.axisSizes.size());
-  for (size_t i = mesh.axisSizes.size(); i-- > 0;) {
-    coordinates[i] = rank % mesh.axisSizes[i];
-    rank /= mesh.axisSizes[i];
-  }
-  std::vector<int64_t> offsets(shape.size(), 0);
-  for (size_t d = 0; d < sharding.dims.size() && d < shape.size(); ++d) {
-    int64_t index = 0;
-    for (int64_t a : sharding.dims[d])
-      index = index * mesh.axisSizes[a] + coordinates[a];
-    offsets[d] = index * (shape[d] / splitFactor(sharding.dims[d], mesh));
-  }
-  return offsets;
-}
-
-std::string detail::formatMesh(const telar_sharding::Mesh &mesh) {
-  std::string s;
-  for (size_t i = 0; i < mesh.axisNames.size(); ++i)
-    s += (i ? "," : "") + mesh.axisNames[i] + "=" +
-         std::to_string(mesh.axisSizes[i]);
-  return s;
-}
 
 void detail::extractBlock(const void *global, const std::vector<int64_t> &shape,
                           const std::vector<int64_t> &offsets,

@@ -9,10 +9,15 @@
 //===----------------------------------------------------------------------===//
 
 #include "telar/runtime/Npy.h"
+#include "Blocks.h"
 #include "FileUtil.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <map>
 #include <variant>
 
@@ -236,9 +241,19 @@ const char *telar::runtime::npyDescr(DType dtype) {
   return "";
 }
 
-Tensor telar::runtime::parseNpy(const void *bytes, size_t size,
-                                const std::string &origin) {
-  const auto *p = static_cast<const uint8_t *>(bytes);
+namespace {
+
+/// A parsed .npy header; the data starts at `dataOffset`.
+struct Header {
+  Descr descr;
+  bool fortran;
+  Shape shape;
+  size_t dataOffset;
+};
+
+/// Parses the header at the start of `p` (`size` bytes: the whole file, or
+/// at least its header).
+Header parseHeader(const uint8_t *p, size_t size, const std::string &origin) {
   if (size < kMagicSize + 2 || std::memcmp(p, kMagic, kMagicSize) != 0)
     throw Error(origin + ": not a .npy file (bad magic)");
   uint8_t major = p[kMagicSize];
@@ -269,31 +284,167 @@ Tensor telar::runtime::parseNpy(const void *bytes, size_t size,
   const auto *shape = std::get_if<std::vector<int64_t>>(&get("shape"));
   if (!descr || !fortran || !shape)
     throw Error(origin + ": malformed .npy header: " + std::string(header));
-  Descr d = parseDescr(*descr, origin);
+  return {parseDescr(*descr, origin), *fortran, *shape, prefix + headerLength};
+}
 
-  Tensor tensor(d.dtype, *shape);
-  size_t dataSize = size - prefix - headerLength;
-  if (dataSize != tensor.getByteSize())
+/// The data must fill the rest of the file exactly.
+void checkDataSize(const Header &h, size_t fileSize,
+                   const std::string &origin) {
+  size_t dataSize = fileSize - h.dataOffset;
+  size_t want = size_t(numElements(h.shape)) * dtypeSize(h.descr.dtype);
+  if (dataSize != want)
     throw Error(origin + ": " +
-                (dataSize < tensor.getByteSize()
-                     ? "truncated .npy data"
-                     : "trailing bytes after the .npy data") +
-                " (" + tensor.typeString() + " needs " +
-                std::to_string(tensor.getByteSize()) + " bytes, found " +
+                (dataSize < want ? "truncated .npy data"
+                                 : "trailing bytes after the .npy data") +
+                " (" + formatType(h.descr.dtype, h.shape) + " needs " +
+                std::to_string(want) + " bytes, found " +
                 std::to_string(dataSize) + ")");
-  const uint8_t *data = p + prefix + headerLength;
-  auto *out = tensor.data<uint8_t>();
+}
+
+/// In place: native byte order, booleans 0 or 1.
+void normalize(const Descr &d, uint8_t *data, size_t bytes) {
   size_t elementSize = dtypeSize(d.dtype);
-  if (*fortran && shape->size() > 1)
-    fortranToC(data, out, *shape, elementSize);
+  if (d.bigEndian)
+    for (size_t i = 0; i < bytes; i += elementSize)
+      std::reverse(data + i, data + i + elementSize);
+  if (d.dtype == DType::Bool)
+    for (size_t i = 0; i < bytes; ++i)
+      data[i] = data[i] != 0;
+}
+
+/// An open file read with pread, closed at the end of its scope.
+class File {
+public:
+  explicit File(const std::string &path) : path(path) {
+    struct stat st;
+    if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+      throw Error("cannot read '" + path + "': is a directory");
+    fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0 || ::fstat(fd, &st) != 0)
+      throw Error("cannot read '" + path + "': " + std::strerror(errno));
+    size = size_t(st.st_size);
+  }
+  ~File() {
+    if (fd >= 0)
+      ::close(fd);
+  }
+  /// Reads `n` bytes at `offset` (all of them, or throws).
+  void read(void *out, size_t n, size_t offset) const {
+    auto *p = static_cast<char *>(out);
+    while (n > 0) {
+      ssize_t got = ::pread(fd, p, n, off_t(offset));
+      if (got < 0 && errno == EINTR)
+        continue;
+      if (got <= 0)
+        throw Error("cannot read '" + path + "': " +
+                    (got < 0 ? std::strerror(errno) : "unexpected end"));
+      p += got;
+      n -= size_t(got);
+      offset += size_t(got);
+    }
+  }
+  /// The header (read in two steps: the fixed prefix, then its length).
+  Header header() const {
+    uint8_t prefix[kMagicSize + 2 + 4] = {};
+    size_t n = std::min(size, sizeof(prefix));
+    read(prefix, n, 0);
+    size_t headerEnd = n;
+    if (n >= kMagicSize + 2 && std::memcmp(prefix, kMagic, kMagicSize) == 0 &&
+        prefix[kMagicSize] >= 1 && prefix[kMagicSize] <= 3) {
+      size_t lengthBytes = prefix[kMagicSize] == 1 ? 2 : 4;
+      if (n >= kMagicSize + 2 + lengthBytes)
+        headerEnd = std::min(size, kMagicSize + 2 + lengthBytes +
+                                       readLE(prefix + kMagicSize + 2,
+                                              lengthBytes));
+    }
+    std::vector<uint8_t> bytes(headerEnd);
+    read(bytes.data(), headerEnd, 0);
+    Header h = parseHeader(bytes.data(), headerEnd, path);
+    checkDataSize(h, size, path);
+    return h;
+  }
+
+  const std::string &path;
+  int fd = -1;
+  size_t size = 0;
+};
+
+} // namespace
+
+Tensor telar::runtime::parseNpy(const void *bytes, size_t size,
+                                const std::string &origin) {
+  const auto *p = static_cast<const uint8_t *>(bytes);
+  Header h = parseHeader(p, size, origin);
+  checkDataSize(h, size, origin);
+  Tensor tensor(h.descr.dtype, h.shape);
+  const uint8_t *data = p + h.dataOffset;
+  auto *out = tensor.data<uint8_t>();
+  size_t dataSize = tensor.getByteSize();
+  if (h.fortran && h.shape.size() > 1)
+    fortranToC(data, out, h.shape, dtypeSize(h.descr.dtype));
   else if (dataSize)
     std::memcpy(out, data, dataSize);
-  if (d.bigEndian)
-    for (size_t i = 0; i < dataSize; i += elementSize)
-      std::reverse(out + i, out + i + elementSize);
-  if (d.dtype == DType::Bool)
-    for (size_t i = 0; i < dataSize; ++i)
-      out[i] = out[i] != 0;
+  normalize(h.descr, out, dataSize);
+  return tensor;
+}
+
+std::pair<DType, Shape> telar::runtime::readNpyType(const std::string &path) {
+  Header h = File(path).header();
+  return {h.descr.dtype, h.shape};
+}
+
+Tensor telar::runtime::readNpyBlock(const std::string &path,
+                                    const Shape &offsets, const Shape &block) {
+  File file(path);
+  Header h = file.header();
+  size_t rank = h.shape.size();
+  if (offsets.size() != rank || block.size() != rank)
+    throw Error(path + ": a block of rank " + std::to_string(block.size()) +
+                " of a tensor of rank " + std::to_string(rank));
+  for (size_t d = 0; d < rank; ++d)
+    if (offsets[d] < 0 || block[d] < 0 || offsets[d] + block[d] > h.shape[d])
+      throw Error(path + ": the block " + formatShape(block) + " at " +
+                  formatShape(offsets) + " is not inside " +
+                  formatType(h.descr.dtype, h.shape));
+  size_t elementSize = dtypeSize(h.descr.dtype);
+  Tensor tensor(h.descr.dtype, block);
+  if (tensor.getByteSize() == 0)
+    return tensor;
+  if (h.fortran && rank > 1) {
+    // Rare for inputs: the whole tensor, then the block.
+    Tensor whole(h.descr.dtype, h.shape);
+    std::vector<uint8_t> raw(whole.getByteSize());
+    file.read(raw.data(), raw.size(), h.dataOffset);
+    fortranToC(raw.data(), whole.data<uint8_t>(), h.shape, elementSize);
+    detail::extractBlock(whole.data(), h.shape, offsets, block, elementSize,
+                         tensor.data());
+  } else {
+    // Runs of contiguous bytes: the innermost dimensions the block spans
+    // whole, plus the one inside which it starts.
+    size_t k = rank == 0 ? 0 : rank - 1;
+    while (k > 0 && block[k] == h.shape[k] && offsets[k] == 0)
+      --k;
+    std::vector<int64_t> strides(rank, 1); // of the file, in elements
+    for (size_t d = rank; d-- > 1;)
+      strides[d - 1] = strides[d] * h.shape[d];
+    int64_t run = rank == 0 ? 1 : block[k] * strides[k];
+    int64_t runs = tensor.getNumElements() / run;
+    std::vector<int64_t> index(rank, 0); // over the dimensions before k
+    auto *out = tensor.data<uint8_t>();
+    for (int64_t r = 0; r < runs; ++r) {
+      int64_t offset = 0;
+      for (size_t d = 0; d < rank; ++d)
+        offset += (offsets[d] + (d < k ? index[d] : 0)) * strides[d];
+      file.read(out + size_t(r * run) * elementSize, size_t(run) * elementSize,
+                h.dataOffset + size_t(offset) * elementSize);
+      for (size_t d = k; d-- > 0;) {
+        if (++index[d] < block[d])
+          break;
+        index[d] = 0;
+      }
+    }
+  }
+  normalize(h.descr, tensor.data<uint8_t>(), tensor.getByteSize());
   return tensor;
 }
 

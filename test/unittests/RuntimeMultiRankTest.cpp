@@ -12,6 +12,7 @@
 
 #include "telar/runtime/Abi.h"
 #include "telar/runtime/Comm.h"
+#include "telar/runtime/Npy.h"
 #include "telar/runtime/Runtime.h"
 
 #include "../../runtime/Blocks.h"
@@ -21,8 +22,11 @@
 
 #include <cmath>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <functional>
 #include <numeric>
+#include <unistd.h>
 
 using namespace telar::runtime;
 
@@ -208,7 +212,7 @@ TEST(RuntimeManifestV3, Errors) {
       [](artifact::Manifest &m) {
         m.inputs[0].shape = {5, 16};
       },
-      "inputs[0] is split [[\"data\"], []] but its dimension 0 (size 5) is "
+      "inputs[0] is split [[\"data\"], []]: dimension 0 (size 5) is "
       "not divisible by 2, the size of axes 'data'");
   expectManifestError(
       __LINE__,
@@ -276,13 +280,13 @@ TEST(RuntimeBlocks, ExtractAndInsert) {
   // dims: 0 split by c then a (4 blocks), 1 by b (3), 2 whole.
   telar_sharding::Sharding sharding{{{2, 0}, {1}, {}}, {}};
   Shape shape{8, 6, 5};
-  Shape local = detail::localShape(shape, sharding, mesh);
+  Shape local = telar_sharding::getLocalShape(shape, sharding, mesh);
   EXPECT_EQ(local, (Shape{2, 2, 5}));
   std::vector<int32_t> global(8 * 6 * 5);
   std::iota(global.begin(), global.end(), 0);
   std::vector<int32_t> assembled(global.size(), -1);
   for (int64_t rank = 0; rank < 12; ++rank) {
-    Shape offsets = detail::blockOffsets(shape, sharding, mesh, rank);
+    Shape offsets = telar_sharding::getBlockOffsets(shape, sharding, mesh, rank);
     // rank = (a * 3 + b) * 2 + c; the block of dim 0 is c * 2 + a.
     int64_t a = rank / 6, b = rank / 2 % 3, c = rank % 2;
     EXPECT_EQ(offsets, (Shape{(c * 2 + a) * 2, b * 2, 0})) << rank;
@@ -301,6 +305,102 @@ TEST(RuntimeBlocks, ExtractAndInsert) {
   int64_t one = 7, copy = 0;
   detail::extractBlock(&one, {}, {}, {}, 8, &copy);
   EXPECT_EQ(copy, 7);
+}
+
+/// A .npy file of `shape` holding 0, 1, 2, ... as `descr` (<i4 or >i4), in
+/// C or Fortran order.
+std::string npyFile(const std::string &name, const Shape &shape, bool fortran,
+                    bool bigEndian = false) {
+  std::string dims;
+  for (int64_t d : shape)
+    dims += std::to_string(d) + ", ";
+  std::string header = std::string("{'descr': '") + (bigEndian ? ">" : "<") +
+                       "i4', 'fortran_order': " +
+                       (fortran ? "True" : "False") + ", 'shape': (" + dims +
+                       "), }";
+  while ((10 + header.size() + 1) % 64)
+    header += ' ';
+  header += '\n';
+  std::string bytes = "\x93NUMPY\x01";
+  bytes += '\0';
+  bytes += char(header.size() & 0xff);
+  bytes += char(header.size() >> 8);
+  bytes += header;
+  int64_t n = numElements(shape);
+  std::vector<int64_t> strides(shape.size(), 1);
+  for (size_t d = shape.size(); d-- > 1;)
+    strides[d - 1] = strides[d] * shape[d];
+  for (int64_t f = 0; f < n; ++f) {
+    // Element f of the file: in Fortran order, its C index.
+    int64_t c = f;
+    if (fortran) {
+      c = 0;
+      int64_t rest = f;
+      for (size_t d = 0; d < shape.size(); ++d) {
+        c += (rest % shape[d]) * strides[d];
+        rest /= shape[d];
+      }
+    }
+    uint32_t v = uint32_t(c);
+    for (int i = 0; i < 4; ++i)
+      bytes += char(v >> (8 * (bigEndian ? 3 - i : i)));
+  }
+  std::string path =
+      (std::filesystem::temp_directory_path() /
+       ("telar-npy-block-" + std::to_string(::getpid()) + "-" + name + ".npy"))
+          .string();
+  std::ofstream(path, std::ios::binary) << bytes;
+  return path;
+}
+
+TEST(RuntimeBlocks, ReadNpyBlock) {
+  struct Case {
+    Shape shape, offsets, block;
+  };
+  const Case cases[] = {
+      {{8, 6, 5}, {2, 2, 0}, {2, 2, 5}}, // runs of 2 rows of 5
+      {{8, 6, 5}, {4, 0, 0}, {4, 6, 5}}, // one run
+      {{8, 6, 5}, {0, 3, 1}, {8, 3, 2}}, // runs of 2 elements
+      {{8, 6, 5}, {0, 0, 0}, {8, 6, 5}}, // the whole
+      {{8, 6, 5}, {7, 5, 4}, {1, 1, 1}},
+      {{12}, {4, }, {4}},
+      {{}, {}, {}},
+      {{4, 0}, {2, 0}, {2, 0}},
+  };
+  int k = 0;
+  for (const Case &c : cases)
+    for (bool fortran : {false, true})
+      for (bool bigEndian : {false, true}) {
+        std::string path = npyFile(std::to_string(k++), c.shape, fortran,
+                                   bigEndian);
+        auto [dtype, shape] = readNpyType(path);
+        EXPECT_EQ(dtype, DType::Int32);
+        EXPECT_EQ(shape, c.shape);
+        Tensor whole = readNpy(path);
+        Tensor block = readNpyBlock(path, c.offsets, c.block);
+        std::vector<int32_t> want(std::max<int64_t>(1, numElements(c.block)));
+        detail::extractBlock(whole.data(), c.shape, c.offsets, c.block, 4,
+                             want.data());
+        ASSERT_EQ(block.getShape(), c.block);
+        for (int64_t i = 0; i < numElements(c.block); ++i)
+          ASSERT_EQ(block.data<int32_t>()[i], want[i])
+              << formatShape(c.shape) << " block " << formatShape(c.block)
+              << " at " << formatShape(c.offsets) << " fortran " << fortran
+              << " element " << i;
+        std::filesystem::remove(path);
+      }
+  std::string path = npyFile("bad", {8, 4}, false);
+  EXPECT_ERROR(readNpyBlock(path, {6, 0}, {4, 4}),
+               "the block [4,4] at [6,0] is not inside int32[8,4]");
+  EXPECT_ERROR(readNpyBlock(path, {0}, {4}),
+               "a block of rank 1 of a tensor of rank 2");
+  // A truncated file is refused from its header and size alone.
+  std::filesystem::resize_file(path, std::filesystem::file_size(path) - 4);
+  EXPECT_ERROR(readNpyType(path), "truncated .npy data (int32[8,4] needs 128 "
+                                  "bytes, found 124)");
+  std::filesystem::remove(path);
+  EXPECT_ERROR(readNpyType("/nonexistent/x.npy"),
+               "cannot read '/nonexistent/x.npy'");
 }
 
 //===----------------------------------------------------------------------===//

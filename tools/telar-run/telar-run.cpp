@@ -248,8 +248,10 @@ std::string sanitize(const std::string &name) {
   return s;
 }
 
-/// Reads and checks the inputs, in manifest order.
-std::vector<Tensor> readInputs(const Options &o, const Manifest &m) {
+/// Reads and checks the inputs, in manifest order: this rank's blocks of
+/// them (a .npy file is read only where the block lies).
+std::vector<Tensor> readInputs(const Options &o, const Artifact &artifact) {
+  const Manifest &m = artifact.getManifest();
   auto isInput = [&](const std::string &name) {
     return std::any_of(m.inputs.begin(), m.inputs.end(),
                        [&](const TensorSpec &s) { return s.name == name; });
@@ -287,22 +289,37 @@ std::vector<Tensor> readInputs(const Options &o, const Manifest &m) {
   }
 
   std::vector<Tensor> inputs;
-  for (const TensorSpec &s : m.inputs) {
+  for (size_t i = 0; i < m.inputs.size(); ++i) {
+    const TensorSpec &s = m.inputs[i];
     const std::string &file = files[s.name];
     std::string ext = lowercaseExtension(file);
     if (ext != ".npy" && ext != ".pb")
       throw Error("input '" + s.name + "': cannot tell the format of '" + file +
                   "' (expected a .npy or .pb file)");
-    Tensor t;
+    auto check = [&](DType dtype, const Shape &shape) {
+      if (dtype != s.dtype || shape != s.shape)
+        throw Error("input '" + s.name + "': expected " + s.typeString() +
+                    ", got " + formatType(dtype, shape) + " from " + file);
+    };
     try {
-      t = ext == ".npy" ? readNpy(file) : readTensorProto(file);
+      if (ext == ".npy" && s.isSharded()) {
+        auto [dtype, shape] = readNpyType(file);
+        check(dtype, shape);
+        inputs.push_back(readNpyBlock(
+            file, m.getBlockOffsets(s, artifact.getRank()),
+            artifact.getLocalShape(s)));
+        continue;
+      }
+      Tensor t = ext == ".npy" ? readNpy(file) : readTensorProto(file);
+      check(t.getDType(), t.getShape());
+      inputs.push_back(s.isSharded() ? artifact.sliceInput(i, t)
+                                     : std::move(t));
     } catch (const Error &e) {
-      throw Error("input '" + s.name + "': " + e.what());
+      std::string what = e.what();
+      if (what.rfind("input '" + s.name + "': ", 0) == 0)
+        throw;
+      throw Error("input '" + s.name + "': " + what);
     }
-    if (t.getDType() != s.dtype || t.getShape() != s.shape)
-      throw Error("input '" + s.name + "': expected " + s.typeString() +
-                  ", got " + t.typeString() + " from " + file);
-    inputs.push_back(std::move(t));
   }
   return inputs;
 }
@@ -444,11 +461,7 @@ void prepare(const Options &o, const Job &job, Prepared &p) {
   if (o.memoryLimit)
     context.setMemoryLimit(*o.memoryLimit);
   const Manifest &m = p.artifact->getManifest();
-  std::vector<Tensor> global = readInputs(o, m);
-  for (size_t i = 0; i < global.size(); ++i) {
-    p.inputs.push_back(p.artifact->sliceInput(i, global[i]));
-    global[i] = Tensor();
-  }
+  p.inputs = readInputs(o, *p.artifact);
 
   // Output files (rank 0 writes them): distinct names, a directory that
   // exists.

@@ -16,6 +16,8 @@
 
 #include "telar/runtime/Runtime.h"
 
+#include <utility>
+
 namespace telar::runtime {
 
 /// Reads a .npy file; throws Error naming the file when it cannot be read
@@ -23,6 +25,17 @@ namespace telar::runtime {
 Tensor readNpy(const std::string &path);
 /// Parses a .npy image; `origin` names it in errors.
 Tensor parseNpy(const void *bytes, size_t size, const std::string &origin);
+
+/// The dtype and shape of the tensor in a .npy file, from its header (the
+/// file's size checked against them); throws Error as readNpy does.
+std::pair<DType, Shape> readNpyType(const std::string &path);
+/// The block at `offsets` of shape `block` of the tensor in a .npy file (a
+/// rank's part of a global input), reading only the block's bytes when the
+/// file is in C order (the whole file when in Fortran order). Throws Error
+/// when the file is not a valid .npy or the block is not inside its
+/// tensor.
+Tensor readNpyBlock(const std::string &path, const Shape &offsets,
+                    const Shape &block);
 
 /// Writes a dense C-order buffer as a .npy file; throws Error on I/O errors.
 void writeNpy(const std::string &path, DType dtype, const Shape &shape,

@@ -277,6 +277,10 @@ def write_spmd_inputs(out):
     os.makedirs(out, exist_ok=True)
     np.save(os.path.join(out, "x.npy"), SPMD_X)
     np.save(os.path.join(out, "x_small.npy"), SPMD_X[:6])
+    np.save(os.path.join(out, "x_fortran.npy"), np.asfortranarray(SPMD_X))
+    from onnx import numpy_helper
+    with open(os.path.join(out, "x.pb"), "wb") as f:
+        f.write(numpy_helper.from_array(SPMD_X, "x").SerializeToString())
 
 
 def spmd_check(out, inputs):
