@@ -378,12 +378,8 @@ LogicalResult FunctionPartitioner::partitionOp(Operation *op) {
                (isReduction(kind) && !getPartialKind(kind));
   }
   if (family && family->wholeFactors) {
-    OpPartition probe;
-    probe.op = op;
-    probe.rule = rule;
-    probe.grid = &grid;
     SmallVector<int64_t> extra;
-    family->wholeFactors(probe, extra);
+    family->wholeFactors(op, rule, extra);
     for (int64_t f : extra)
       whole[f] = true;
   }

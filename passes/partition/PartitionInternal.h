@@ -17,7 +17,7 @@
 
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/IR/Builders.h"
-#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringMap.h"
 
 #include <functional>
 
@@ -57,9 +57,10 @@ struct OpPartition {
 
 /// What an op family adds to the rule. Every member may be empty.
 struct OpPartitioner {
-  /// Adds factors that must not be split (on top of the rule's
-  /// need-replication factors); their operand dims are gathered.
-  std::function<void(const OpPartition &, SmallVectorImpl<int64_t> &)>
+  /// Adds factors of `op`'s rule that must not be split (on top of the
+  /// rule's need-replication factors); their operand dims are gathered.
+  std::function<void(Operation *op, ShardingRuleAttr rule,
+                     SmallVectorImpl<int64_t> &)>
       wholeFactors;
   /// Rewrites attributes of the local op (`local`, a clone of the global op
   /// on local operands) that hold global sizes, before its result types are

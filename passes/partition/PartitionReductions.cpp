@@ -47,12 +47,13 @@ void addReductionPartitioners(PartitionerRegistry &registry) {
 
   OpPartitioner mean;
   mean.acceptsPartial = kindIs(ReductionKind::Sum);
-  mean.wholeFactors = [](const OpPartition &p, SmallVectorImpl<int64_t> &out) {
-    auto type = cast<RankedTensorType>(p.op->getResult(0).getType());
+  mean.wholeFactors = [](Operation *op, ShardingRuleAttr rule,
+                         SmallVectorImpl<int64_t> &out) {
+    auto type = cast<RankedTensorType>(op->getResult(0).getType());
     if (isa<FloatType>(type.getElementType()))
       return;
-    for (int64_t f = 0; f < p.rule.getNumFactors(); ++f)
-      if (p.rule.getKind(f) == FactorKind::Mean)
+    for (int64_t f = 0; f < rule.getNumFactors(); ++f)
+      if (rule.getKind(f) == FactorKind::Mean)
         out.push_back(f);
   };
   mean.finish = [](OpBuilder &b, Operation *local,

@@ -69,4 +69,21 @@ def TestTelarCollectives : Pass<"test-telar-collectives", "func::FuncOp"> {
   }];
 }
 
+def TestTelarSimulateRanks : Pass<"test-telar-simulate-ranks", "ModuleOp"> {
+  let summary = "Run every rank of a partitioned program inside one function";
+  let description = [{
+    Rewrites each function of a partitioned module (`telar-partition`'s
+    output: local types, shard collectives, `telar.sharding` and
+    `telar.global_shape` on arguments and results) into a single-device
+    function with the global signature that runs all ranks of the mesh
+    side by side: each input is cut into every rank's block
+    (`telar_sharding::getBlockOffsets`), the body is cloned once per rank,
+    each collective becomes telar ops over its group members' values
+    (members numbered row-major over their coordinates on the grid axes, in
+    the listed order), and the outputs are assembled from the ranks'
+    blocks. Lowered and run with the JIT next to the original program, it
+    checks the partitioner's output numerically without a runtime.
+  }];
+}
+
 #endif // TELAR_TEST_TESTPASSES_TD

@@ -136,3 +136,19 @@ module {
     return %y : tensor<4xi64>
   }
 }
+
+// -----
+
+// An integer mean does not scale exactly: its split axis is gathered.
+// CHECK-LABEL: func.func @integer_mean
+// CHECK: %[[G:.*]] = shard.all_gather %{{.*}} gather_axis = 1 {{.*}} : tensor<4x4xi32> -> tensor<4x8xi32>
+// CHECK: telar.reduce_mean %[[G]] {{.*}} : (tensor<4x8xi32>) -> tensor<4xi32>
+module {
+  shard.grid @mesh(shape = 2) {telar.axis_names = ["model"]}
+  func.func @integer_mean(%arg0: tensor<4x8xi32>) -> tensor<4xi32> {
+    %s = shard.sharding @mesh split_axes = [[], [0]] : !shard.sharding
+    %x = shard.shard %arg0 to %s : tensor<4x8xi32>
+    %y = telar.reduce_mean %x {axes = array<i64: 1>, keepdims = false} : (tensor<4x8xi32>) -> tensor<4xi32>
+    return %y : tensor<4xi32>
+  }
+}
