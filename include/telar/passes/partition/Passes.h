@@ -2,18 +2,27 @@
 #ifndef TELAR_PASSES_PARTITION_PASSES_H
 #define TELAR_PASSES_PARTITION_PASSES_H
 
+#include "telar/sharding/Plan.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Shard/IR/ShardDialect.h"
+#include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/Pass/Pass.h"
+
+#include <memory>
 
 namespace mlir::telar {
 
 #define GEN_PASS_DECL
 #include "telar/passes/partition/Passes.h.inc"
+
+/// telar-apply-plan with an already parsed plan (its mesh included); the
+/// pass's own options are then ignored.
+std::unique_ptr<Pass> createTelarApplyPlan(telar_sharding::Plan plan);
 
 #define GEN_PASS_REGISTRATION
 #include "telar/passes/partition/Passes.h.inc"

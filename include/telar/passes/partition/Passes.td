@@ -6,8 +6,97 @@
 include "mlir/Pass/PassBase.td"
 
 // The passes of passes/partition (library TelarPartitionPasses): a plan
-// attached to the IR, the SPMD program on local shapes with explicit
-// collectives, and those collectives lowered to runtime calls.
+// attached to the IR, and the SPMD program made from it.
+
+def TelarApplyPlan : Pass<"telar-apply-plan", "ModuleOp"> {
+  let summary = "Complete a plan and annotate @main with its shardings";
+  let description = [{
+    Reads a plan (`plan=FILE`, plan.json as docs/Plan.md describes; `mesh=`
+    supplies or checks its mesh, and alone means a plan naming nothing),
+    binds its names to values of `@main` (arguments by `telar.name`, op
+    results by `telar.result_names`), completes it by propagation through
+    every op's sharding rule (docs/Plan.md) and writes the result as `shard`
+    annotations, the input of `telar-partition`:
+
+    * one `shard.grid @mesh` with the axis names in `telar.axis_names`;
+    * for every tensor value that is not replicated, one `shard.shard` (with
+      its `shard.sharding`) right after its definition, through which all
+      its uses go; partial axes are named in `telar.partial` on the
+      `shard.sharding`;
+    * for every use whose op wants another sharding than the value's, a
+      `shard.shard ... annotate_for_users` with the wanted one (never
+      partial: a partial value is resolved where it is used).
+
+    ```mlir
+    shard.grid @mesh(shape = 2) {telar.axis_names = ["data"]}
+    func.func @main(%arg0: tensor<8x16xf32> {telar.name = "x"}) -> ... {
+      %s = shard.sharding @mesh split_axes = [[0], []] : !shard.sharding
+      %x = shard.shard %arg0 to %s : tensor<8x16xf32>
+      ...
+    ```
+
+    A mesh without axes (or a plan of one device) leaves the module as it
+    is. Bad plans are errors naming the value: an unknown name (with the
+    closest names), an axis not in the mesh or used twice, a dimension the
+    axes do not divide, a partial graph input or output, a partial value its
+    op cannot produce.
+  }];
+  let options = [
+    Option<"planFile", "plan", "std::string", /*default=*/"\"\"",
+           "The plan.json to apply">,
+    Option<"meshSpec", "mesh", "std::string", /*default=*/"\"\"",
+           "The mesh, e.g. data=2,model=2: for a plan that names none (it "
+           "must equal a plan's own), or alone for a plan naming nothing">
+  ];
+  let dependentDialects = ["::mlir::shard::ShardDialect"];
+}
+
+def TelarPartition : Pass<"telar-partition", "ModuleOp"> {
+  let summary = "Turn an annotated program into one SPMD program with shard collectives";
+  let description = [{
+    Input: a module with one `shard.grid` (its axes named by
+    `telar.axis_names`) whose functions are annotated as
+    `telar-apply-plan` leaves them: a value that is not replicated has one
+    `shard.shard` right after its definition, and a use that wants another
+    sharding goes through `shard.shard ... annotate_for_users`. Output: the
+    same program on every rank, on local (per-rank) tensor types, with no
+    `shard.shard` or `shard.sharding` left; communication is explicit as
+    `shard.all_gather`, `shard.all_slice`, `shard.all_to_all`,
+    `shard.all_reduce` and `shard.reduce_scatter` (`on @grid grid_axes =
+    [...]`), one per step of the resharding function
+    (`telar_sharding::reshard`, include/telar/sharding/Reshard.h), each
+    marked `telar.bytes` with the bytes a rank sends in it.
+
+    Each telar op is rebuilt on its local operands from its
+    `#telar.sharding_rule`: a factor's mesh axes are the axes of the operand
+    dimensions that hold it (operands that disagree are an error naming the
+    op); a split parallel factor runs locally; a split reduction factor
+    leaves a partial result (reduce_mean's partial means are scaled into
+    partial sums); factors only results have are computed whole and then
+    sliced (`shard.all_slice`), as are results annotated with more axes than
+    the operands give. The result's annotated sharding must be reachable
+    from what the operands give by local slices only, else it is an error.
+    A split factor the op cannot run split (need-replication factors, a
+    product's minor factor under an unsplit major one, a product
+    reduction, any factor of an op the partitioner has no family for) is
+    gathered first: the program is never wrong, only slower. Attributes that
+    hold global sizes get local ones (reshape and expand shapes, slice
+    bounds of unsliced axes, resize sizes, conv groups).
+
+    A partial operand is accepted where the result stays a partial of the
+    same kind (data movement; add/sub of equally partial values; mul and
+    div by a non-partial value; matmul and einsum with one partial operand;
+    reduce_sum/max/min of their own kind); anywhere else it is an error.
+
+    Function arguments and results get local types and, when not
+    replicated, `telar.sharding` (axis names per dimension) and
+    `telar.global_shape`; results must not be partial. A weight
+    (`telar.constant dense_resource<...>`) stays global and is followed by
+    the `shard.all_slice` steps to its local block.
+  }];
+  let dependentDialects = ["::mlir::shard::ShardDialect",
+                           "::mlir::func::FuncDialect"];
+}
 
 def TelarLowerCollectives : Pass<"telar-lower-collectives", "ModuleOp"> {
   let summary = "Lower shard collectives on local tensors to runtime calls";
