@@ -7,6 +7,8 @@
 #include "telar/codegen/TargetBackend.h"
 #include "telar/dialects/Telar/ShapeInference.h"
 #include "telar/dialects/Telar/TelarDialect.h"
+#include "telar/sharding/Completion.h"
+#include "telar/sharding/Plan.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
@@ -14,6 +16,8 @@
 #include "mlir/IR/BuiltinDialect.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/ToolOutputFile.h"
 
 #include <chrono>
 
@@ -269,14 +273,12 @@ LogicalResult compileArtifact(ModuleOp module, TargetBackend &target,
     error = "the module has no @main function";
     return failure();
   }
-  ProgramInterface interface;
-  interface.name = "main";
-  if (failed(readMesh(module, interface, error)) ||
-      failed(readInputsAndOutputs(main, target, interface, error)))
-    return failure();
-
-  std::vector<std::string> stageNames = {"writing weights",
-                                         target.getTranslationStageName().str()};
+  std::vector<std::string> stageNames;
+  if (options.plan)
+    stageNames.push_back("partitioning");
+  stageNames.insert(stageNames.end(),
+                    {"writing weights",
+                     target.getTranslationStageName().str()});
   for (StringRef stage : target.getSerializationStageNames())
     stageNames.push_back(stage.str());
   stageNames.push_back("writing manifest");
@@ -284,6 +286,38 @@ LogicalResult compileArtifact(ModuleOp module, TargetBackend &target,
 
   ArtifactWriter writer(options.outputDir);
   if (failed(writer.createDirectories(error)))
+    return failure();
+
+  // With a plan: the plan completed (written as plan.json next to the
+  // manifest), applied and partitioned into one SPMD program on local
+  // shapes with shard collectives.
+  if (options.plan &&
+      failed(stages.run("partitioning", [&]() -> LogicalResult {
+        FailureOr<CompletedPlan> completed = completePlan(main, *options.plan);
+        if (failed(completed))
+          return failure();
+        std::string path = writer.getPath(kPlanFileName);
+        std::error_code ec;
+        llvm::ToolOutputFile out(path, ec, llvm::sys::fs::OF_Text);
+        if (ec) {
+          error = "cannot write " + path + ": " + ec.message();
+          return failure();
+        }
+        out.os() << telar_sharding::writePlanJson(getNamedPlan(*completed));
+        out.keep();
+        PassManager pm(module.getContext());
+        buildPartitionPipeline(pm, *options.plan);
+        if (failed(pm.run(module)))
+          return failure();
+        main = module.lookupSymbol<func::FuncOp>("main");
+        return success();
+      })))
+    return failure();
+
+  ProgramInterface interface;
+  interface.name = "main";
+  if (failed(readMesh(module, interface, error)) ||
+      failed(readInputsAndOutputs(main, target, interface, error)))
     return failure();
 
   // Stage 1: the program prepared (weights transposed and outlined into
