@@ -7,12 +7,17 @@
 #include "telar/codegen/TargetBackend.h"
 #include "telar/dialects/Telar/ShapeInference.h"
 #include "telar/dialects/Telar/TelarDialect.h"
+#include "telar/sharding/Completion.h"
+#include "telar/sharding/Plan.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinDialect.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/ToolOutputFile.h"
 
 #include <chrono>
 
@@ -76,6 +81,76 @@ SmallVector<SmallVector<int64_t>> ProgramInterface::getBufferShapes() const {
 
 namespace {
 
+/// The mesh of a partitioned program: its one `shard.grid` (axis names
+/// from telar.axis_names, `axis<i>` without them, as telar-outline-weights
+/// names them), or none.
+LogicalResult readMesh(ModuleOp module, ProgramInterface &interface,
+                       std::string &error) {
+  auto grids = llvm::to_vector(module.getOps<shard::GridOp>());
+  if (grids.empty())
+    return success();
+  if (grids.size() > 1) {
+    error = "a partitioned program has one shard.grid, this one has " +
+            std::to_string(grids.size());
+    return failure();
+  }
+  shard::GridOp grid = grids.front();
+  auto names = grid->getAttrOfType<ArrayAttr>(
+      telar::TelarDialect::AxisNamesAttrHelper::getNameStr());
+  telar_sharding::Mesh mesh;
+  for (auto [i, size] : llvm::enumerate(grid.getShape())) {
+    if (ShapedType::isDynamic(size)) {
+      error = "the grid @" + grid.getSymName().str() +
+              " has a dynamic size; a partitioned program needs a static mesh";
+      return failure();
+    }
+    mesh.axisNames.push_back(names && i < names.size()
+                                 ? cast<StringAttr>(names[i]).str()
+                                 : "axis" + std::to_string(i));
+    mesh.axisSizes.push_back(size);
+  }
+  interface.mesh = std::move(mesh);
+  return success();
+}
+
+/// telar.sharding / telar.global_shape of an argument or result (`attrs`)
+/// into `t`, checked against the mesh.
+LogicalResult readShardingAttrs(DictionaryAttr attrs,
+                                const ProgramInterface &interface,
+                                const std::string &what, ProgramTensor &t,
+                                std::string &error) {
+  if (!attrs)
+    return success();
+  using Dialect = telar::TelarDialect;
+  auto sharding =
+      attrs.getAs<ArrayAttr>(Dialect::ShardingAttrHelper::getNameStr());
+  auto global =
+      attrs.getAs<DenseI64ArrayAttr>(Dialect::GlobalShapeAttrHelper::getNameStr());
+  if (!sharding && !global)
+    return success();
+  if (!sharding || !global) {
+    error = what + " needs both telar.sharding and telar.global_shape";
+    return failure();
+  }
+  if (!interface.mesh) {
+    error = what + " is sharded, but the module has no shard.grid";
+    return failure();
+  }
+  for (Attribute dim : sharding) {
+    t.sharding.emplace_back();
+    for (Attribute axis : cast<ArrayAttr>(dim))
+      t.sharding.back().push_back(cast<StringAttr>(axis).str());
+  }
+  t.globalShape.assign(global.asArrayRef().begin(), global.asArrayRef().end());
+  if (!resolveSharding(t.sharding, t.globalShape, t.type, *interface.mesh,
+                       what, error))
+    return failure();
+  // Replicated after all: the manifest leaves it out.
+  if (llvm::all_of(t.sharding, [](const auto &axes) { return axes.empty(); }))
+    t.sharding.clear();
+  return success();
+}
+
 /// The inputs and outputs of @main, read before the lowering changes their
 /// types (ui8 -> i8). Each needs a static shape and an element type the
 /// target supports.
@@ -104,8 +179,10 @@ LogicalResult readInputsAndOutputs(func::FuncOp main,
     auto name = main.getArgAttrOfType<StringAttr>(
         i, telar::TelarDialect::NameAttrHelper::getNameStr());
     ProgramTensor t{name ? name.str() : "input" + std::to_string(i), {}};
-    if (failed(checkType(fnType.getInput(i), "input '" + t.name + "'",
-                         t.type)))
+    std::string what = "input '" + t.name + "'";
+    if (failed(checkType(fnType.getInput(i), what, t.type)) ||
+        failed(readShardingAttrs(main.getArgAttrDict(i), interface, what, t,
+                                 error)))
       return failure();
     interface.inputs.push_back(t);
   }
@@ -116,8 +193,10 @@ LogicalResult readInputsAndOutputs(func::FuncOp main,
     if (outputNames && i < outputNames.size())
       if (auto s = dyn_cast<StringAttr>(outputNames[i]))
         t.name = s.str();
-    if (failed(checkType(fnType.getResult(i), "output '" + t.name + "'",
-                         t.type)))
+    std::string what = "output '" + t.name + "'";
+    if (failed(checkType(fnType.getResult(i), what, t.type)) ||
+        failed(readShardingAttrs(main.getResultAttrDict(i), interface, what,
+                                 t, error)))
       return failure();
     interface.outputs.push_back(t);
   }
@@ -147,11 +226,30 @@ LogicalResult readWeights(func::FuncOp main, const TargetBackend &target,
       return failure();
     }
     ProgramWeight w{name.str(), type, entry->getBlob()->getData()};
-    int64_t bytes = LiveSetAnalysis::getTensorBytes(type);
+    // A sharded weight's blob is the global tensor (the writer cuts it).
+    RankedTensorType stored = type;
+    ProgramTensor sharded{w.name, type};
+    if (failed(readShardingAttrs(main.getArgAttrDict(i), interface,
+                                 "weight '" + w.name + "'", sharded, error)))
+      return failure();
+    if (!sharded.globalShape.empty()) {
+      stored = RankedTensorType::get(sharded.globalShape,
+                                     type.getElementType());
+      w.globalShape = sharded.globalShape;
+      w.sharding = sharded.sharding;
+      // Sharded weights come last (telar-outline-weights): the program's
+      // weight buffers follow the manifest's files, replicated first.
+    } else if (!interface.weights.empty() &&
+               interface.weights.back().isSharded()) {
+      error = "the replicated weight '" + w.name +
+              "' follows a sharded one in @main's arguments";
+      return failure();
+    }
+    int64_t bytes = LiveSetAnalysis::getTensorBytes(stored);
     if (static_cast<int64_t>(w.data.size()) != bytes) {
       error = "weight '" + w.name + "' holds " +
               std::to_string(w.data.size()) + " bytes, its type " +
-              toString(type) + " needs " + std::to_string(bytes);
+              toString(stored) + " needs " + std::to_string(bytes);
       return failure();
     }
     if (!target.supportsElementType(type.getElementType())) {
@@ -175,13 +273,12 @@ LogicalResult compileArtifact(ModuleOp module, TargetBackend &target,
     error = "the module has no @main function";
     return failure();
   }
-  ProgramInterface interface;
-  interface.name = "main";
-  if (failed(readInputsAndOutputs(main, target, interface, error)))
-    return failure();
-
-  std::vector<std::string> stageNames = {"writing weights",
-                                         target.getTranslationStageName().str()};
+  std::vector<std::string> stageNames;
+  if (options.plan)
+    stageNames.push_back("partitioning");
+  stageNames.insert(stageNames.end(),
+                    {"writing weights",
+                     target.getTranslationStageName().str()});
   for (StringRef stage : target.getSerializationStageNames())
     stageNames.push_back(stage.str());
   stageNames.push_back("writing manifest");
@@ -189,6 +286,38 @@ LogicalResult compileArtifact(ModuleOp module, TargetBackend &target,
 
   ArtifactWriter writer(options.outputDir);
   if (failed(writer.createDirectories(error)))
+    return failure();
+
+  // With a plan: the plan completed (written as plan.json next to the
+  // manifest), applied and partitioned into one SPMD program on local
+  // shapes with shard collectives.
+  if (options.plan &&
+      failed(stages.run("partitioning", [&]() -> LogicalResult {
+        FailureOr<CompletedPlan> completed = completePlan(main, *options.plan);
+        if (failed(completed))
+          return failure();
+        std::string path = writer.getPath(kPlanFileName);
+        std::error_code ec;
+        llvm::ToolOutputFile out(path, ec, llvm::sys::fs::OF_Text);
+        if (ec) {
+          error = "cannot write " + path + ": " + ec.message();
+          return failure();
+        }
+        out.os() << telar_sharding::writePlanJson(getNamedPlan(*completed));
+        out.keep();
+        PassManager pm(module.getContext());
+        buildPartitionPipeline(pm, *options.plan);
+        if (failed(pm.run(module)))
+          return failure();
+        main = module.lookupSymbol<func::FuncOp>("main");
+        return success();
+      })))
+    return failure();
+
+  ProgramInterface interface;
+  interface.name = "main";
+  if (failed(readMesh(module, interface, error)) ||
+      failed(readInputsAndOutputs(main, target, interface, error)))
     return failure();
 
   // Stage 1: the program prepared (weights transposed and outlined into
@@ -203,12 +332,30 @@ LogicalResult compileArtifact(ModuleOp module, TargetBackend &target,
         // Memory, measured on the prepared graph (transposed weights are
         // no longer intermediates).
         liveSetBytes = LiveSetAnalysis(main).getLargestLiveSetBytes();
-        std::string file = std::string(ArtifactWriter::kWeightsDir) +
-                           "/weights.safetensors";
-        // The program reads the file only when it holds weights.
-        if (!interface.weights.empty())
+        std::string dir = ArtifactWriter::kWeightsDir;
+        std::string file = dir + "/weights.safetensors";
+        // Replicated weights once; each rank's blocks of the sharded ones
+        // in its own file.
+        std::string shards =
+            dir + "/shard-" + artifact::kRankPlaceholder + ".safetensors";
+        SmallVector<ProgramWeight> replicated, sharded;
+        for (const ProgramWeight &w : interface.weights)
+          (w.isSharded() ? sharded : replicated).push_back(w);
+        // The program reads a file only when it holds weights.
+        if (!replicated.empty() || sharded.empty())
+          if (failed(writer.writeWeightFile(file, replicated, error)))
+            return failure();
+        if (!replicated.empty())
           interface.weightFiles.push_back(file);
-        return writer.writeWeightFile(file, interface.weights, error);
+        if (sharded.empty())
+          return success();
+        if (!interface.mesh) {
+          error = "sharded weights need the module's shard.grid";
+          return failure();
+        }
+        interface.weightFiles.push_back(shards);
+        return writer.writeShardedWeightFiles(shards, sharded,
+                                              *interface.mesh, error);
       })))
     return failure();
 
@@ -228,13 +375,24 @@ LogicalResult compileArtifact(ModuleOp module, TargetBackend &target,
   // artifact.
   return stages.run("writing manifest", [&]() -> LogicalResult {
     writer.setModel(options.modelPath);
+    // Inputs and outputs with their global shapes: the files telar-run
+    // reads and writes are whole tensors.
+    auto describe = [](const ProgramTensor &t) {
+      artifact::TensorEntry entry = describeTensor(t.name, t.type);
+      if (!t.globalShape.empty())
+        entry.shape = t.globalShape;
+      entry.sharding = t.sharding;
+      return entry;
+    };
     SmallVector<artifact::TensorEntry> inputs, outputs;
     for (const ProgramTensor &t : interface.inputs)
-      inputs.push_back(describeTensor(t.name, t.type));
+      inputs.push_back(describe(t));
     for (const ProgramTensor &t : interface.outputs)
-      outputs.push_back(describeTensor(t.name, t.type));
+      outputs.push_back(describe(t));
     writer.setInputs(inputs);
     writer.setOutputs(outputs);
+    if (interface.mesh)
+      writer.setMesh(*interface.mesh);
     writer.setLargestLiveSetBytes(liveSetBytes);
     return writer.writeManifest(error);
   });

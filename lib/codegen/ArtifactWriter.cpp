@@ -2,14 +2,18 @@
 
 #include "telar/codegen/ArtifactWriter.h"
 #include "telar/codegen/Artifact.h"
+#include "telar/dialects/Telar/ShapeInference.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SHA256.h"
 #include "llvm/Support/ToolOutputFile.h"
+
+#include <cstring>
 
 #ifndef TELAR_VERSION
 #define TELAR_VERSION "0.0.0"
@@ -25,6 +29,46 @@ artifact::TensorEntry describeTensor(StringRef name,
                                             RankedTensorType type) {
   return {name.str(), numpyDtypeName(type.getElementType()),
           std::vector<int64_t>(type.getShape().begin(), type.getShape().end())};
+}
+
+std::optional<telar_sharding::Sharding>
+resolveSharding(const artifact::ShardingEntry &entry,
+                const std::vector<int64_t> &globalShape,
+                RankedTensorType localType, const telar_sharding::Mesh &mesh,
+                const std::string &what, std::string &error) {
+  telar_sharding::Sharding sharding;
+  for (const std::vector<std::string> &axes : entry) {
+    sharding.dims.emplace_back();
+    for (const std::string &axis : axes) {
+      std::optional<int64_t> index = mesh.getAxisIndex(axis);
+      if (!index) {
+        error = what + " is split along '" + axis +
+                "', which is not an axis of the mesh " + mesh.str();
+        return std::nullopt;
+      }
+      sharding.dims.back().push_back(*index);
+    }
+  }
+  std::string invalid =
+      telar_sharding::verifySharding(sharding, mesh, globalShape);
+  if (!invalid.empty()) {
+    error = what + ": " + invalid;
+    return std::nullopt;
+  }
+  std::vector<int64_t> local =
+      telar_sharding::getLocalShape(globalShape, sharding, mesh);
+  if (ArrayRef<int64_t>(local) != localType.getShape()) {
+    auto shape = [](ArrayRef<int64_t> dims) {
+      return llvm::join(
+          llvm::map_range(dims, [](int64_t d) { return std::to_string(d); }),
+          "x");
+    };
+    error = what + " has the local type " + toString(localType) +
+            ", but the block of its global shape " + shape(globalShape) +
+            " is " + shape(local);
+    return std::nullopt;
+  }
+  return sharding;
 }
 
 LogicalResult ArtifactWriter::createDirectories(std::string &error) {
@@ -51,7 +95,127 @@ std::string ArtifactWriter::getPath(StringRef relative) const {
 LogicalResult ArtifactWriter::writeWeightFile(StringRef relative,
                                               ArrayRef<WeightTensor> tensors,
                                               std::string &error) {
+  if (failed(writeSafetensors(relative, tensors, error)))
+    return failure();
   WeightFileEntry entry{relative.str(), {}};
+  for (const WeightTensor &w : tensors) {
+    artifact::WeightEntry described;
+    static_cast<artifact::TensorEntry &>(described) =
+        describeTensor(w.name, w.type);
+    described.file = relative.str();
+    entry.tensors.push_back(std::move(described));
+  }
+  weightFiles.push_back(std::move(entry));
+  return success();
+}
+
+namespace {
+/// Copies the block at `offsets` of local shape `local` out of the
+/// row-major tensor `data` of shape `global`, `elementBytes` an element.
+std::vector<char> cutBlock(ArrayRef<char> data, ArrayRef<int64_t> global,
+                           ArrayRef<int64_t> local, ArrayRef<int64_t> offsets,
+                           int64_t elementBytes) {
+  int64_t rank = global.size();
+  int64_t count = 1;
+  for (int64_t d : local)
+    count *= d;
+  std::vector<char> block(count * elementBytes);
+  if (count == 0)
+    return block;
+  if (rank == 0) {
+    std::memcpy(block.data(), data.data(), elementBytes);
+    return block;
+  }
+  // Strides (elements) of the global tensor; rows of the last dim are
+  // copied whole.
+  SmallVector<int64_t> strides(rank, 1);
+  for (int64_t d = rank - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * global[d + 1];
+  int64_t rowBytes = local[rank - 1] * elementBytes;
+  SmallVector<int64_t> index(rank, 0);
+  for (int64_t row = 0, rows = count / local[rank - 1]; row < rows; ++row) {
+    int64_t src = 0;
+    for (int64_t d = 0; d < rank; ++d)
+      src += (offsets[d] + index[d]) * strides[d];
+    std::memcpy(block.data() + row * rowBytes, data.data() + src * elementBytes,
+                rowBytes);
+    for (int64_t d = rank - 2; d >= 0; --d) {
+      if (++index[d] < local[d])
+        break;
+      index[d] = 0;
+    }
+  }
+  return block;
+}
+} // namespace
+
+LogicalResult ArtifactWriter::writeShardedWeightFiles(
+    StringRef pattern, ArrayRef<WeightTensor> tensors,
+    const telar_sharding::Mesh &mesh, std::string &error) {
+  // The tensors' shardings on the mesh, checked.
+  std::vector<telar_sharding::Sharding> shardings;
+  for (const WeightTensor &w : tensors) {
+    std::optional<telar_sharding::Sharding> sharding = resolveSharding(
+        w.sharding, w.globalShape, w.type, mesh, "weight '" + w.name + "'",
+        error);
+    if (!sharding)
+      return failure();
+    int64_t elements = 1;
+    for (int64_t d : w.globalShape)
+      elements *= d;
+    if (elements == 0 || w.data.size() % elements != 0) {
+      error = "weight '" + w.name + "' holds " +
+              std::to_string(w.data.size()) +
+              " bytes, which its global shape does not divide";
+      return failure();
+    }
+    shardings.push_back(std::move(*sharding));
+  }
+  // Names are unique per file: two shardings of one weight cannot share it.
+  llvm::StringSet<> names;
+  for (const WeightTensor &w : tensors)
+    if (!names.insert(w.name).second) {
+      error = "weight '" + w.name + "' is used with two shardings; a rank's "
+              "weight file holds one block of it";
+      return failure();
+    }
+
+  for (int64_t rank = 0, e = mesh.getNumDevices(); rank < e; ++rank) {
+    std::vector<std::vector<char>> blocks;
+    SmallVector<WeightTensor> local;
+    for (auto [w, sharding] : llvm::zip(tensors, shardings)) {
+      int64_t elements = 1;
+      for (int64_t d : w.globalShape)
+        elements *= d;
+      blocks.push_back(cutBlock(
+          w.data, w.globalShape, w.type.getShape(),
+          telar_sharding::getBlockOffsets(w.globalShape, sharding, mesh, rank),
+          w.data.size() / elements));
+    }
+    for (auto [w, block] : llvm::zip(tensors, blocks))
+      local.push_back({w.name, w.type, ArrayRef<char>(block)});
+    if (failed(writeSafetensors(
+            artifact::expandRankPath(pattern.str(), rank), local, error)))
+      return failure();
+  }
+
+  WeightFileEntry entry{pattern.str(), {}};
+  for (const WeightTensor &w : tensors) {
+    artifact::WeightEntry described;
+    static_cast<artifact::TensorEntry &>(described) =
+        describeTensor(w.name, w.type);
+    described.sharding = w.sharding;
+    described.globalShape = w.globalShape;
+    described.file = pattern.str();
+    entry.tensors.push_back(std::move(described));
+  }
+  weightFiles.push_back(std::move(entry));
+  return success();
+}
+
+LogicalResult ArtifactWriter::writeSafetensors(StringRef relative,
+                                               ArrayRef<WeightTensor> tensors,
+                                               std::string &error) {
   llvm::json::Object header;
   header["__metadata__"] = llvm::json::Object{{"format", "telar"}};
   SmallVector<uint64_t> offsets;
@@ -68,11 +232,6 @@ LogicalResult ArtifactWriter::writeWeightFile(StringRef relative,
         {"data_offsets", llvm::json::Array{offset, end}}};
     offsets.push_back(offset);
     offset = end;
-    artifact::WeightEntry described;
-    static_cast<artifact::TensorEntry &>(described) =
-        describeTensor(w.name, w.type);
-    described.file = relative.str();
-    entry.tensors.push_back(std::move(described));
   }
   std::string text;
   llvm::raw_string_ostream(text) << llvm::json::Value(std::move(header));
@@ -103,7 +262,6 @@ LogicalResult ArtifactWriter::writeWeightFile(StringRef relative,
     return failure();
   }
   out.keep();
-  weightFiles.push_back(std::move(entry));
   return success();
 }
 
@@ -140,6 +298,11 @@ void ArtifactWriter::setInputs(ArrayRef<artifact::TensorEntry> inputs) {
 
 void ArtifactWriter::setOutputs(ArrayRef<artifact::TensorEntry> outputs) {
   header.outputs.assign(outputs.begin(), outputs.end());
+}
+
+void ArtifactWriter::setMesh(const telar_sharding::Mesh &mesh) {
+  header.mesh = artifact::MeshEntry{mesh.axisNames, mesh.axisSizes};
+  header.worldSize = mesh.getNumDevices();
 }
 
 void ArtifactWriter::setLargestLiveSetBytes(int64_t bytes) {

@@ -149,7 +149,16 @@ struct TelarOutlineWeights
         auto key = std::make_tuple(name, Type(globalType), sharding);
         auto it = args.find(key);
         if (it == args.end()) {
+          // Replicated weights before sharded ones: the artifact's order of
+          // weight files (and so of the program's weight buffers).
           unsigned index = main.getNumArguments();
+          if (!sharding)
+            for (unsigned i = 0, e = main.getNumArguments(); i < e; ++i)
+              if (main.getArgAttr(i, weightAttrName) &&
+                  main.getArgAttr(i, shardingAttrName)) {
+                index = i;
+                break;
+              }
           if (failed(main.insertArgument(index, end.value.getType(),
                                          DictionaryAttr::get(ctx, attrs),
                                          op.getLoc())))

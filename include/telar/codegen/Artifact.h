@@ -62,7 +62,10 @@ struct ArtifactOptions {
 };
 
 /// Compiles `module` (telar dialect, canonicalised, with @main) for
-/// `target` into `options.outputDir`. The module is consumed (lowered in
+/// `target` into `options.outputDir`. With `options.plan`, the program is
+/// partitioned first (buildPartitionPipeline) and the completed plan is
+/// written as plan.json; a module already partitioned (local types, a
+/// `shard.grid`, sharded weights as all_slice chains) compiles as it is. The module is consumed (lowered in
 /// place). The passes it runs are buildTargetPipeline's (TargetBackend.h),
 /// with the program's interface read between the preparation and the
 /// translation. Errors are emitted as MLIR diagnostics or returned in
@@ -70,6 +73,9 @@ struct ArtifactOptions {
 LogicalResult compileArtifact(ModuleOp module, TargetBackend &target,
                               const ArtifactOptions &options,
                               std::string &error);
+
+/// The completed plan of a partitioned artifact, next to its manifest.
+inline constexpr char kPlanFileName[] = "plan.json";
 
 /// numpy's name of an element type ("float32", "int64", "bool", ...), or ""
 /// when the artifact cannot carry it.

@@ -12,10 +12,12 @@
 #define TELAR_CODEGEN_ARTIFACTWRITER_H
 
 #include "telar/artifact/Manifest.h"
+#include "telar/sharding/Sharding.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/Support/LLVM.h"
 
+#include <optional>
 #include <string>
 
 namespace mlir::telar {
@@ -24,11 +26,18 @@ namespace mlir::telar {
 namespace artifact = ::telar_artifact;
 
 /// A tensor of a weight file and its bytes (row-major, the element type's
-/// storage size each; booleans a byte).
+/// storage size each; booleans a byte). A sharded weight (of a partitioned
+/// program) has its `sharding` (axis names per dimension) and
+/// `globalShape`; `type` is then the local block's and `data` holds the
+/// whole (global) tensor, which writeShardedWeightFiles cuts per rank.
 struct WeightTensor {
   std::string name;
   RankedTensorType type;
   ArrayRef<char> data;
+  artifact::ShardingEntry sharding = {};
+  std::vector<int64_t> globalShape = {};
+
+  bool isSharded() const { return !globalShape.empty(); }
 };
 
 /// A weight file of the artifact: its path relative to the directory and
@@ -59,6 +68,15 @@ public:
                                 ArrayRef<WeightTensor> tensors,
                                 std::string &error);
 
+  /// Writes one safetensors file per rank of `mesh`, `pattern` (a path with
+  /// "{rank}") with the rank's number, holding each rank's block of every
+  /// sharded tensor of `tensors` (telar_sharding::getBlockOffsets), and
+  /// records them once as the artifact's weights in `pattern`.
+  LogicalResult writeShardedWeightFiles(StringRef pattern,
+                                        ArrayRef<WeightTensor> tensors,
+                                        const telar_sharding::Mesh &mesh,
+                                        std::string &error);
+
   /// Records a program whose library a target has written.
   void addProgram(artifact::ProgramEntry program);
 
@@ -71,6 +89,8 @@ public:
   void setInputs(ArrayRef<artifact::TensorEntry> inputs);
   void setOutputs(ArrayRef<artifact::TensorEntry> outputs);
   void setLargestLiveSetBytes(int64_t bytes);
+  /// The mesh of a multi-rank artifact (and its world size).
+  void setMesh(const telar_sharding::Mesh &mesh);
 
   ArrayRef<artifact::ProgramEntry> getPrograms() const { return programs; }
   ArrayRef<WeightFileEntry> getWeightFiles() const { return weightFiles; }
@@ -83,11 +103,26 @@ public:
   LogicalResult writeManifest(std::string &error) const;
 
 private:
+  /// Writes the safetensors file `relative` holding `tensors`, whose data
+  /// is exactly their type's bytes.
+  LogicalResult writeSafetensors(StringRef relative,
+                                 ArrayRef<WeightTensor> tensors,
+                                 std::string &error);
+
   std::string directory;
   std::vector<artifact::ProgramEntry> programs;
   std::vector<WeightFileEntry> weightFiles;
   artifact::Manifest header; // model, target, interface, memory
 };
+
+/// `entry` (axis names per dimension) as a sharding on `mesh`, checked
+/// against the global shape (telar_sharding::verifySharding) and the local
+/// type (its block); none with `error` naming `what` otherwise.
+std::optional<telar_sharding::Sharding>
+resolveSharding(const artifact::ShardingEntry &entry,
+                const std::vector<int64_t> &globalShape,
+                RankedTensorType localType, const telar_sharding::Mesh &mesh,
+                const std::string &what, std::string &error);
 
 /// The manifest's description of a tensor of type `type`.
 artifact::TensorEntry describeTensor(StringRef name, RankedTensorType type);

@@ -24,6 +24,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace llvm::cl {
@@ -42,6 +43,11 @@ class CompileStages;
 struct ProgramTensor {
   std::string name;
   RankedTensorType type;
+  /// Of a partitioned program: how the global tensor is split (axis names
+  /// per dimension; empty: replicated) and its global shape (`type` is the
+  /// local block's).
+  artifact::ShardingEntry sharding = {};
+  std::vector<int64_t> globalShape = {};
 };
 
 /// A weight argument of a program and the bytes the runtime maps for it:
@@ -59,6 +65,8 @@ struct ProgramInterface {
   SmallVector<ProgramTensor> outputs;
   /// The artifact's weight files (relative paths) holding `weights`.
   SmallVector<std::string> weightFiles;
+  /// The mesh of a partitioned program (its `shard.grid`), or none.
+  std::optional<telar_sharding::Mesh> mesh;
 
   /// The static shape of every buffer of the entry point, in order.
   SmallVector<SmallVector<int64_t>> getBufferShapes() const;

@@ -28,7 +28,8 @@ def TelarOutlineWeights : Pass<"telar-outline-weights", "ModuleOp"> {
     `telar.global_shape`; the artifact writer then stores each rank's block
     in that rank's weight file (docs/Artifact.md). A value of the chain
     used by other ops than slices is an argument of its own (the whole
-    constant: a replicated weight).
+    constant: a replicated weight). Replicated weights come before the
+    sharded ones, the order of the artifact's weight files.
 
     ```mlir
     func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
