@@ -547,15 +547,6 @@ def main(argv=None):
     if not cases:
         print("run_sharded: no case selected", file=sys.stderr)
         return 2
-    a.telarc = shutil.which(a.telarc) or a.telarc
-    bindir = os.path.dirname(os.path.abspath(a.telarc))
-    a.telar_run = a.telar_run or os.path.join(bindir, "telar-run")
-    a.telar_opt = a.telar_opt or os.path.join(bindir, "telar-opt")
-    a.mpirun = shutil.which(a.mpirun) or a.mpirun
-    for tool in (a.telarc, a.telar_run, a.telar_opt, a.mpirun):
-        if not os.access(tool, os.X_OK):
-            print(f"run_sharded: not executable: {tool}", file=sys.stderr)
-            return 2
     os.makedirs(a.dir, exist_ok=True)
     r = Runner(a)
     t0 = time.time()
@@ -565,6 +556,15 @@ def main(argv=None):
     print(f"models ready in {time.time() - t0:.1f}s", flush=True)
     if a.plans_only:
         return write_plans(a, r, cases)
+    a.telarc = shutil.which(a.telarc) or a.telarc
+    bindir = os.path.dirname(os.path.abspath(a.telarc))
+    a.telar_run = a.telar_run or os.path.join(bindir, "telar-run")
+    a.telar_opt = a.telar_opt or os.path.join(bindir, "telar-opt")
+    a.mpirun = shutil.which(a.mpirun) or a.mpirun
+    for tool in (a.telarc, a.telar_run, a.telar_opt, a.mpirun):
+        if not os.access(tool, os.X_OK):
+            print(f"run_sharded: not executable: {tool}", file=sys.stderr)
+            return 2
 
     results = {}
     with cf.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as pool:
