@@ -4,6 +4,7 @@
 Usage:
     .venv/bin/python python/telar_testing/sharded_plans.py MODEL.onnx --model gpt \\
         --form tp --mesh model=2 [-o plan.json]
+    .venv/bin/python python/telar_testing/sharded_plans.py --model gpt --example-case 4
 
 A plan names values by their ONNX tensor names (graph inputs, initializers,
 node outputs) and gives, for each tensor dim, the mesh axes that split it,
@@ -361,6 +362,27 @@ PLANNERS = {
 }
 
 
+def example_case(model, ranks):
+    """(form, mesh spec, batch) of scripts/run-example.sh MODEL --ranks N: data x
+    tensor on 2 x N/2 for the language models (batch 2: one row per data rank,
+    so the heads split of the torch exports is a block split), tensor (ViT) or
+    channel (ResNet) parallel at batch 1, expert parallel for the MoEs, data
+    parallel for the language models on an odd number of ranks."""
+    if ranks < 2:
+        raise ValueError("--ranks needs 2 or more")
+    if model in ("gpt", "bert", "llama"):
+        if ranks % 2 == 0 and ranks > 2:
+            return "dp_tp", f"data=2,model={ranks // 2}", 2
+        return "dp", f"data={ranks}", ranks
+    if model == "vit":
+        return "tp", f"model={ranks}", 1
+    if model == "resnet18":
+        return "ch", f"model={ranks}", 1
+    if model in ("moe_einsum", "moe_topk"):
+        return "ep", f"expert={ranks}", ranks
+    raise ValueError(f"no example plan for {model!r}")
+
+
 def make_plan(model, onnx_path, form, mesh):
     """The plan (a dict, plan.json's form) for `model` (a make_models name)."""
     return PLANNERS[model](Graph(onnx_path), form, mesh)
@@ -393,7 +415,13 @@ def main(argv=None):
     ap.add_argument("--form", choices=FORMS)
     ap.add_argument("--mesh", help="data=2,model=2")
     ap.add_argument("-o", "--out", help="write the plan here (default: stdout)")
+    ap.add_argument("--example-case", type=int, metavar="RANKS",
+                    help="print scripts/run-example.sh's FORM MESH BATCH for --model "
+                         "on RANKS ranks and exit")
     a = ap.parse_args(argv)
+    if a.example_case:
+        print(*example_case(a.model, a.example_case))
+        return 0
     if not (a.onnx and a.model and a.form and a.mesh):
         ap.error("give MODEL.onnx --model NAME --form FORM --mesh SPEC")
     text = plan_text(make_plan(a.model, a.onnx, a.form, parse_mesh(a.mesh)))
