@@ -140,8 +140,8 @@ class PlanBuilder:
         self.shardings = {}
 
     def set(self, name, dims):
-        if name not in self.g.outputs:   # a graph output keeps its own name
-            name = self.g.resolve(name)
+        # The importer names an Identity's output by its source (an alias).
+        name = self.g.resolve(name)
         shape = self.g.shape(name)
         if shape is None:
             raise ValueError(f"plan names {name!r}, which has no static shape in the model")
@@ -159,7 +159,7 @@ class PlanBuilder:
 
     def split(self, name, dim, *axes):
         """Splits dim `dim` (negative counts from the end) of `name` on `axes`."""
-        rank = len(self.g.shape(name if name in self.g.outputs else self.g.resolve(name)))
+        rank = len(self.g.shape(self.g.resolve(name)))
         dims = [[] for _ in range(rank)]
         dims[dim % rank] = list(axes)
         self.set(name, dims)
