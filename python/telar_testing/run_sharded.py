@@ -30,9 +30,9 @@ Every output is compared (tensor_compare.compare, rtol 1e-4, atol 1e-4: the
 fp32 tolerance of run_models.py) with onnxruntime's and with the single-device
 telar run's. Every command runs under a timeout (--timeout seconds): a hang is
 a failure. The collectives of each case (count and bytes per rank, by kind)
-come from `telar-opt -test-telar-collectives` on the partitioned program
-(`telarc --plan P --emit=partitioned`); the bytes measured per mesh axis from
-telar-run's --report. Prints one line per case (`PASS gpt tp model=2 b1 ...`
+come from `telar-opt --telar-apply-plan=plan=P --telar-partition
+-test-telar-collectives` on the imported IR (`telarc --emit=mlir`); the bytes
+measured per mesh axis from telar-run's --report. Prints one line per case (`PASS gpt tp model=2 b1 ...`
 or `FAIL ... STAGE: message`), a table, and last `run-sharded: N passed, N
 failed`. Exit 1 when a case fails, 2 on usage errors.
 
@@ -254,16 +254,20 @@ class Runner:
 
     # --------------------------------------------------------------- cases
     def collectives(self, onnx_path, plan_path, case_dir):
-        """[(kind, axes, bytes per rank)] of the partitioned program, or a message."""
-        rc, err, ir, _ = run_cmd([self.a.telarc, onnx_path, "--plan", plan_path,
-                                  "--emit=partitioned", "--elide-weights"], self.a.timeout)
+        """{(kind, axes): [count, bytes per rank]} of the partitioned program
+        (telar-apply-plan, telar-partition, -test-telar-collectives on the
+        imported IR), or a message saying why not."""
+        rc, err, ir, _ = run_cmd([self.a.telarc, onnx_path, "--emit=mlir", "--elide-weights"],
+                                 self.a.timeout)
         if rc != 0:
-            return f"telarc --emit=partitioned rc={rc}: {first_error_line(err)}"
-        ir_path = os.path.join(case_dir, "partitioned.mlir")
+            return f"telarc --emit=mlir rc={rc}: {first_error_line(err)}"
+        ir_path = os.path.join(case_dir, "imported.mlir")
         with open(ir_path, "w") as f:
             f.write(ir)
-        rc, err, out, _ = run_cmd([self.a.telar_opt, ir_path, "-test-telar-collectives",
-                                   "-o", os.devnull], self.a.timeout)
+        rc, err, out, _ = run_cmd([self.a.telar_opt, ir_path,
+                                   f"--telar-apply-plan=plan={plan_path}", "--telar-partition",
+                                   "-test-telar-collectives", "-o",
+                                   os.path.join(case_dir, "partitioned.mlir")], self.a.timeout)
         if rc != 0:
             return f"telar-opt -test-telar-collectives rc={rc}: {first_error_line(err)}"
         return parse_collectives(err + out)
@@ -407,21 +411,22 @@ def _is_sharded(v):
     return any(axes for axes in dims) or (isinstance(v, dict) and bool(v.get("partial")))
 
 
-# `-test-telar-collectives` lines, e.g.
-#   collective shard.all_reduce axes [model] shape 2x16x64xf32 bytes 8192 (loc)
-_COLL = re.compile(r"(all_reduce|all_gather|reduce_scatter|all_to_all|all_slice)\b.*?"
-                   r"bytes\D*(\d+)")
+# `-test-telar-collectives` remarks, e.g.
+#   remark: all_reduce over [model]: [8x32] -> [8x32] f32, 1024 bytes per rank
+_COLL = re.compile(r"\b(all_reduce|all_gather|reduce_scatter|all_to_all|all_slice|"
+                   r"broadcast|send|recv)\b over \[([^\]]*)\].*?(\d+) bytes per rank")
 
 
 def parse_collectives(text):
-    """{kind: [count, bytes per rank]} from -test-telar-collectives' output."""
+    """{"kind[axes]": [count, bytes per rank]} from -test-telar-collectives."""
     out = {}
     for line in text.splitlines():
         m = _COLL.search(line)
         if m:
-            e = out.setdefault(m.group(1), [0, 0])
+            axes = ",".join(a.strip().strip('"') for a in m.group(2).split(",") if a.strip())
+            e = out.setdefault(f"{m.group(1)}[{axes}]", [0, 0])
             e[0] += 1
-            e[1] += int(m.group(2))
+            e[1] += int(m.group(3))
     return out
 
 
@@ -434,7 +439,7 @@ def coll_summary(c):
         return "-"
     if isinstance(c, str):
         return "n/a"
-    comm = {k: v for k, v in c.items() if k != "all_slice"}
+    comm = {k: v for k, v in c.items() if not k.startswith("all_slice")}
     if not comm:
         return "none"
     return ", ".join(f"{v[0]} {k} ({fmt_bytes(v[1])})" for k, v in sorted(comm.items()))
