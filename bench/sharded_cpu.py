@@ -74,40 +74,24 @@ CASES = [
 ]
 
 
-def _get(d, *paths):
-    """The first of `paths` (tuples of keys) present in dict `d`."""
-    for path in paths:
-        v = d
-        for k in path:
-            if not isinstance(v, dict) or k not in v:
-                v = None
-                break
-            v = v[k]
-        if v is not None:
-            return v
-    return None
-
-
 def collective_ms(rep):
-    """The slowest rank's time inside collectives, ms per run, or None."""
-    v = _get(rep, ("collectives", "max_ms"), ("collective_ms", "max"),
-             ("comm", "collective_ms_max"), ("collective_ms_max",))
-    if isinstance(v, (int, float)):
-        return float(v)
-    per_rank = _get(rep, ("ranks",), ("per_rank",))
-    if isinstance(per_rank, list):
-        vals = [_get(r, ("collective_ms",), ("collectives_ms",), ("comm_ms",))
-                for r in per_rank if isinstance(r, dict)]
-        vals = [float(x.get("mean", 0) if isinstance(x, dict) else x)
-                for x in vals if x is not None]
-        return max(vals) if vals else None
-    return None
+    """The slowest rank's time inside collectives, ms per run (--report's
+    "ranks"), or None."""
+    ranks = rep.get("ranks")
+    if not isinstance(ranks, list):
+        return None
+    vals = [r.get("collective_ms_per_run") for r in ranks if isinstance(r, dict)]
+    vals = [float(v) for v in vals if v is not None]
+    return max(vals) if vals else None
 
 
 def bytes_per_axis(rep):
-    v = _get(rep, ("bytes_per_axis",), ("collectives", "bytes_per_axis"),
-             ("comm", "bytes_per_axis"))
-    return v if isinstance(v, dict) else None
+    """{axes: bytes the busiest rank sent per run} (--report's "collectives")."""
+    colls = rep.get("collectives")
+    if not isinstance(colls, list):
+        return None
+    return {",".join(c.get("axes", [])) or "-": c.get("bytes_sent_per_run_max_rank", 0)
+            for c in colls}
 
 
 def fmt_bytes(n):

@@ -445,14 +445,28 @@ def coll_summary(c):
     return ", ".join(f"{v[0]} {k} ({fmt_bytes(v[1])})" for k, v in sorted(comm.items()))
 
 
+def measured_collectives(rep):
+    """{axes: (calls per run, bytes the busiest rank sent per run, ms per run of the
+    slowest rank)} from telar-run's --report ("collectives": one entry per set of
+    mesh axes), or None."""
+    if not isinstance(rep, dict) or not isinstance(rep.get("collectives"), list):
+        return None
+    out = {}
+    for c in rep["collectives"]:
+        axes = ",".join(c.get("axes", [])) or "-"
+        out[axes] = (c.get("calls_per_run", 0), c.get("bytes_sent_per_run_max_rank", 0),
+                     c.get("ms_per_run_max_rank", 0.0))
+    return out
+
+
 def report_axes(rep):
-    """Bytes sent per mesh axis from telar-run's --report, as 'axis: bytes'."""
-    if not isinstance(rep, dict):
+    """'axes: calls x, bytes' per set of mesh axes, measured."""
+    m = measured_collectives(rep)
+    if m is None:
         return "-"
-    per = rep.get("bytes_per_axis") or rep.get("comm", {}).get("bytes_per_axis")
-    if not isinstance(per, dict):
-        return "-"
-    return ", ".join(f"{k}: {fmt_bytes(int(v))}" for k, v in per.items())
+    if not m:
+        return "none"
+    return ", ".join(f"{k}: {v[0]:g} calls, {fmt_bytes(int(v[1]))}" for k, v in m.items())
 
 
 def fmt(x, spec):
