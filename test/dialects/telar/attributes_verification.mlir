@@ -1,7 +1,8 @@
 // RUN: telar-opt %s -split-input-file -verify-diagnostics | FileCheck %s
 
 // The telar dialect's discardable attributes (telar.opset, telar.producer,
-// telar.output_names, telar.name, telar.weight): where each may sit and what
+// telar.output_names, telar.name, telar.weight, telar.result_names,
+// telar.axis_names, telar.partial, telar.sharding, telar.global_shape): where each may sit and what
 // it holds. Valid cases print; each invalid case breaks one rule.
 
 //===----------------------------------------------------------------------===//
@@ -298,4 +299,75 @@ func.func @misspelt_argument(%x: tensor<2xf32> {telar.names = "x"}) {
 // expected-error @+1 {{'func.func' op result #0 attribute 'telar.foo' is not an attribute of the telar dialect}}
 func.func @unknown_result_attr(%x: tensor<2xf32>) -> (tensor<2xf32> {telar.foo}) {
   return %x : tensor<2xf32>
+}
+
+//===----------------------------------------------------------------------===//
+// Names of values, meshes, partial values, partitioned interfaces
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// CHECK: shard.grid @mesh(shape = 2x2) {telar.axis_names = ["data", "model"]}
+// CHECK-LABEL: @sharded_interface
+// CHECK-SAME: telar.sharding = {{\[\[}}"data"], []]
+// CHECK: telar.result_names = ["y"]
+// CHECK: telar.partial = {model = "sum"}
+shard.grid @mesh(shape = 2x2) {telar.axis_names = ["data", "model"]}
+func.func @sharded_interface(
+    %x: tensor<2x8xf32> {telar.name = "x", telar.sharding = [["data"], []],
+                         telar.global_shape = array<i64: 4, 8>})
+    -> (tensor<2x8xf32> {telar.sharding = [["data"], []],
+                         telar.global_shape = array<i64: 4, 8>}) {
+  %y = telar.relu %x {telar.result_names = ["y"]} : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  %s = shard.sharding @mesh split_axes = [[0], []] {telar.partial = {model = "sum"}} : !shard.sharding
+  return %y : tensor<2x8xf32>
+}
+
+// -----
+
+func.func @result_names_count(%x: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{'telar.relu' op attribute 'telar.result_names' names 2 results, but the op has 1}}
+  %y = telar.relu %x {telar.result_names = ["a", "b"]} : (tensor<2xf32>) -> tensor<2xf32>
+  return %y : tensor<2xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'shard.grid' op attribute 'telar.axis_names' names axis "data" twice}}
+shard.grid @twice(shape = 2x2) {telar.axis_names = ["data", "data"]}
+
+// -----
+
+// expected-error @+1 {{'shard.grid' op attribute 'telar.axis_names' names 1 axes, but the grid has 2}}
+shard.grid @short(shape = 2x2) {telar.axis_names = ["data"]}
+
+// -----
+
+shard.grid @mesh(shape = 2) {telar.axis_names = ["model"]}
+func.func @partial_kind() {
+  // expected-error @+1 {{'shard.sharding' op attribute 'telar.partial' axis "model": the reduction must be "sum", "max" or "min", got "mean"}}
+  %s = shard.sharding @mesh split_axes = [[]] {telar.partial = {model = "mean"}} : !shard.sharding
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op argument #0 attribute 'telar.sharding' has 1 dimensions, but the tensor has rank 2}}
+func.func @sharding_rank(%x: tensor<2x8xf32> {telar.sharding = [["data"]]}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op result #0 attribute 'telar.global_shape' must be an array<i64: ...> (the global shape), got [4, 8]}}
+func.func @global_shape_kind(%x: tensor<2x8xf32>) -> (tensor<2x8xf32> {telar.global_shape = [4, 8]}) {
+  return %x : tensor<2x8xf32>
+}
+
+// -----
+
+func.func @partial_on_op(%x: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{'telar.relu' op attribute 'telar.partial' belongs on a shard.sharding}}
+  %y = telar.relu %x {telar.partial = {model = "sum"}} : (tensor<2xf32>) -> tensor<2xf32>
+  return %y : tensor<2xf32>
 }
