@@ -3,7 +3,8 @@
 // Internal to the runtime library. A TelarContext (Abi.h) holds all the
 // state a running program reaches: its allocator (byte counts, the cache of
 // freed blocks, the live blocks, a memory limit), the GEMM its kernels use,
-// the packed weights of the artifact it runs, and the first error of a run.
+// the packed weights of the artifact it runs, the mesh communicator its
+// collectives use, and the first error of a run.
 // Nothing of this is process-global.
 //
 //===----------------------------------------------------------------------===//
@@ -21,6 +22,10 @@
 #include <string>
 #include <utility>
 #include <vector>
+
+namespace telar::runtime::comm {
+class MeshCommunicator; // include/telar/runtime/Comm.h
+} // namespace telar::runtime::comm
 
 namespace telar::runtime::detail {
 
@@ -76,6 +81,10 @@ struct TelarContext {
   /// The packed weights of the artifact running on this context (null:
   /// none are packed ahead of time).
   telar::runtime::detail::ConstantCache *constants = nullptr;
+  /// The mesh the collectives (runtime/comm/Collectives.cpp) run on (not
+  /// owned; null: a single device). Set by Context::setMeshCommunicator,
+  /// or lent by Artifact::run for a run.
+  telar::runtime::comm::MeshCommunicator *mesh = nullptr;
 
   // The first error.
   std::mutex errorMutex;

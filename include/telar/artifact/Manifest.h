@@ -33,12 +33,21 @@ namespace telar_artifact {
 /// The value of the "format" field.
 inline constexpr char kFormatName[] = "telar-artifact";
 
-/// The artifact format version written into and read from manifest.json;
-/// the runtime refuses any other. History: 1, `void telar_main_entry(void
-/// **)`, one program; 2, `int telar_entry(TelarContext *, void **)` (the
-/// context ABI, include/telar/runtime/Abi.h), programs name the weight files
-/// they read.
-inline constexpr int64_t kArtifactFormatVersion = 2;
+/// The artifact format version written into manifest.json. The runtime
+/// reads it and every version from kOldestReadableFormatVersion on. History:
+/// 1, `void telar_main_entry(void **)`, one program; 2, `int
+/// telar_entry(TelarContext *, void **)` (the context ABI,
+/// include/telar/runtime/Abi.h), programs name the weight files they read;
+/// 3, multi-rank artifacts: a device mesh, the world size, the sharding of
+/// inputs, outputs and weights, per-rank weight files ("{rank}" in a path)
+/// and the collective ABI. A version-3 manifest without a mesh, and every
+/// version-2 one, is a single-device artifact.
+inline constexpr int64_t kArtifactFormatVersion = 3;
+inline constexpr int64_t kOldestReadableFormatVersion = 2;
+
+/// In a weight's `file` (and a program's `weight_files`), replaced by the
+/// rank number: each rank maps its own file.
+inline constexpr char kRankPlaceholder[] = "{rank}";
 
 /// The manifest's file name inside the artifact directory.
 inline constexpr char kManifestFileName[] = "manifest.json";
@@ -75,25 +84,66 @@ inline constexpr char kTensorName[] = "name";
 inline constexpr char kTensorDType[] = "dtype";
 inline constexpr char kTensorShape[] = "shape";
 inline constexpr char kWeightFile[] = "file";
+/// Version 3: per tensor dimension the mesh axes (names) that split it,
+/// major to minor (absent: replicated); on inputs and outputs `shape` is the
+/// global shape, on weights the local one with the global one in
+/// `global_shape`.
+inline constexpr char kTensorSharding[] = "sharding";
+inline constexpr char kWeightGlobalShape[] = "global_shape";
+
+/// Version 3: the device mesh {"axes": [names], "shape": [sizes]} and the
+/// number of ranks (the product of the sizes).
+inline constexpr char kMesh[] = "mesh";
+inline constexpr char kMeshAxes[] = "axes";
+inline constexpr char kMeshShape[] = "shape";
+inline constexpr char kWorldSize[] = "world_size";
 
 inline constexpr char kMemory[] = "memory";
 inline constexpr char kMemoryLargestLiveSetBytes[] = "largest_live_set_bytes";
 } // namespace key
 
+/// Per tensor dimension, the names of the mesh axes that split it, major to
+/// minor. Empty (no dimensions): replicated, not written.
+using ShardingEntry = std::vector<std::vector<std::string>>;
+
 /// A tensor of the interface: `dtype` is numpy's name ("float32", "int64",
-/// "bool", ...), the shape static (empty for a scalar).
+/// "bool", ...), the shape static (empty for a scalar). For inputs and
+/// outputs of a multi-rank artifact `shape` is the global shape and
+/// `sharding` says how it is split (the program's buffers are the local
+/// blocks).
 struct TensorEntry {
   std::string name;
   std::string dtype;
   std::vector<int64_t> shape;
+  ShardingEntry sharding = {};
 };
 
 /// A weight: tensor `name` of the safetensors file `file` (a path relative
-/// to the artifact directory). Names are unique per file, so the shards of
-/// one weight in several files may share a name.
+/// to the artifact directory, "{rank}" replaced by the rank number). Names
+/// are unique per file, so the shards of one weight in several files may
+/// share a name. `shape` is what the program sees (the local block); a
+/// sharded weight has its `sharding` and `globalShape` too.
 struct WeightEntry : TensorEntry {
   std::string file;
+  std::vector<int64_t> globalShape = {};
 };
+
+/// The device mesh of a multi-rank artifact (absent: single device). Ranks
+/// are numbered row-major over the axes (include/telar/sharding/Sharding.h).
+struct MeshEntry {
+  std::vector<std::string> axes;
+  std::vector<int64_t> shape;
+};
+
+/// `path` with every "{rank}" replaced by `rank`.
+inline std::string expandRankPath(std::string path, int64_t rank) {
+  const std::string placeholder = kRankPlaceholder;
+  std::string number = std::to_string(rank);
+  for (size_t p = path.find(placeholder); p != std::string::npos;
+       p = path.find(placeholder, p + number.size()))
+    path.replace(p, placeholder.size(), number);
+  return path;
+}
 
 /// A program: a shared library (relative path) exporting `entry`. One
 /// program per rank or pipeline stage; a single-device artifact has one,
@@ -121,6 +171,10 @@ struct Manifest {
   /// The compiler's lower bound for intermediate memory (the largest set of
   /// intermediate tensors alive at once), when known.
   std::optional<int64_t> largestLiveSetBytes;
+  /// Multi-rank artifacts (version 3): the mesh and the number of ranks
+  /// (written when the mesh is; one SPMD program runs on every rank).
+  std::optional<MeshEntry> mesh;
+  std::optional<int64_t> worldSize;
 };
 
 namespace detail {
@@ -168,6 +222,18 @@ public:
   void value(int64_t v) {
     element();
     out += std::to_string(v);
+  }
+  /// [["data"], []]: an array of inline arrays, on one line.
+  void inlineNestedArray(const std::vector<std::vector<std::string>> &v) {
+    element();
+    out += '[';
+    for (size_t i = 0; i < v.size(); ++i) {
+      if (i)
+        out += ", ";
+      pendingValue = true;
+      inlineArray(v[i]);
+    }
+    out += ']';
   }
   template <typename T> void inlineArray(const std::vector<T> &values) {
     element();
@@ -223,7 +289,7 @@ private:
 /// given: checking is the reader's (and the writer's caller's) business.
 inline std::string writeManifestJson(const Manifest &m) {
   detail::JsonWriter w;
-  auto tensor = [&](const TensorEntry &t, const std::string *file) {
+  auto tensor = [&](const TensorEntry &t, const WeightEntry *weight) {
     w.beginObject();
     w.key(key::kTensorName);
     w.value(t.name);
@@ -231,9 +297,17 @@ inline std::string writeManifestJson(const Manifest &m) {
     w.value(t.dtype);
     w.key(key::kTensorShape);
     w.inlineArray(t.shape);
-    if (file) {
+    if (weight && !weight->globalShape.empty()) {
+      w.key(key::kWeightGlobalShape);
+      w.inlineArray(weight->globalShape);
+    }
+    if (!t.sharding.empty()) {
+      w.key(key::kTensorSharding);
+      w.inlineNestedArray(t.sharding);
+    }
+    if (weight) {
       w.key(key::kWeightFile);
-      w.value(*file);
+      w.value(weight->file);
     }
     w.endObject();
   };
@@ -264,6 +338,19 @@ inline std::string writeManifestJson(const Manifest &m) {
   w.key(key::kTargetFeatures);
   w.value(m.targetFeatures);
   w.endObject();
+  if (m.mesh) {
+    w.key(key::kMesh);
+    w.beginObject();
+    w.key(key::kMeshAxes);
+    w.inlineArray(m.mesh->axes);
+    w.key(key::kMeshShape);
+    w.inlineArray(m.mesh->shape);
+    w.endObject();
+  }
+  if (m.worldSize) {
+    w.key(key::kWorldSize);
+    w.value(*m.worldSize);
+  }
   w.key(key::kPrograms);
   w.beginArray();
   for (const ProgramEntry &p : m.programs) {
@@ -297,7 +384,7 @@ inline std::string writeManifestJson(const Manifest &m) {
   w.key(key::kWeights);
   w.beginArray();
   for (const WeightEntry &t : m.weights)
-    tensor(t, &t.file);
+    tensor(t, &t);
   w.endArray();
   w.endObject();
   return w.take() + "\n";

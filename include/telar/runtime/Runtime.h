@@ -15,6 +15,7 @@
 
 #include "telar/artifact/Manifest.h"
 #include "telar/runtime/Abi.h"
+#include "telar/sharding/Sharding.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -89,15 +90,20 @@ std::string formatShape(const Shape &shape);
 /// "float32[2,3]".
 std::string formatType(DType dtype, const Shape &shape);
 
-/// A named tensor of the manifest.
+/// A named tensor of the manifest. In a multi-rank artifact an input's or
+/// output's `shape` is the global one and `sharding` says how it is split
+/// on the mesh (mesh axis indices per dimension; no dimensions: replicated).
 struct TensorSpec {
   std::string name;
   DType dtype = DType::Float32;
   Shape shape;
+  telar_sharding::Sharding sharding;
 
   int64_t numElements() const { return runtime::numElements(shape); }
   size_t byteSize() const { return numElements() * dtypeSize(dtype); }
   std::string typeString() const { return formatType(dtype, shape); }
+  /// Some dimension is split.
+  bool isSharded() const;
 };
 
 /// A dense, row-major tensor owning a 64-byte aligned, zero-initialised
@@ -141,9 +147,14 @@ double elementAsDouble(DType dtype, const void *data, int64_t index);
 /// The artifact format version this runtime reads (the schema's).
 using artifact::kArtifactFormatVersion;
 
+/// A weight: `shape` is what the program sees (its local block); a sharded
+/// weight's `globalShape` is that of the whole tensor (the same as `shape`
+/// when not sharded).
 struct WeightSpec : TensorSpec {
-  /// The safetensors file, relative to the artifact directory.
+  /// The safetensors file, relative to the artifact directory; "{rank}" in
+  /// it stands for the rank number.
   std::string file;
+  Shape globalShape;
 };
 
 /// name, library (relative to the artifact directory), entry, and the
@@ -154,7 +165,11 @@ using ProgramSpec = artifact::ProgramEntry;
 /// and version, every required field present with the right type, known
 /// dtypes, non-negative dimensions, unique tensor and program names,
 /// relative paths that stay inside the artifact, every program's weight
-/// files named by some weight, once.
+/// files named by some weight, once; in version 3, the mesh (unique axis
+/// names, sizes >= 1), a world size that is the mesh's device count, and
+/// shardings that name mesh axes at most once and split dimensions evenly
+/// (a sharded weight's local shape is its global shape's block, and its
+/// file has "{rank}" in it).
 struct Manifest {
   int64_t formatVersion = 0;
   std::string telarVersion;
@@ -167,6 +182,18 @@ struct Manifest {
   /// The compiler's lower bound for intermediate memory (the largest set of
   /// intermediate tensors alive at once), or -1 when the manifest has none.
   int64_t largestLiveSetBytes = -1;
+  /// The device mesh (no axes: a single-device artifact) and the number of
+  /// ranks the artifact runs on (1 without a mesh).
+  telar_sharding::Mesh mesh;
+  int64_t worldSize = 1;
+
+  bool hasMesh() const { return !mesh.axisNames.empty(); }
+  /// The block of input or output `spec` that rank `rank` holds: its shape
+  /// (the global shape when replicated) and where it starts.
+  Shape getLocalShape(const TensorSpec &spec) const;
+  Shape getBlockOffsets(const TensorSpec &spec, int64_t rank) const;
+  /// `sharding` in the manifest's notation, [["data"], []].
+  std::string formatSharding(const telar_sharding::Sharding &sharding) const;
 
   /// Parses manifest text; `origin` (the file name) prefixes error messages.
   static Manifest parse(std::string_view text, const std::string &origin);
@@ -186,6 +213,10 @@ struct Manifest {
 namespace detail {
 class ConstantCache;
 }
+namespace comm {
+class Communicator;     // telar/runtime/Comm.h
+class MeshCommunicator; // telar/runtime/Comm.h
+} // namespace comm
 
 /// The packed copies of constant GEMM operands (runtime/README.md, "Weights
 /// packed once"). An Artifact owns one for its memory-mapped weights and
@@ -239,6 +270,11 @@ public:
   /// The packed weights the kernels use (null: none); Artifact::run sets its
   /// own for the time of a run.
   void setPrepackedWeights(const PrepackedWeights *weights);
+  /// The mesh communicator the collectives of programs run on this context
+  /// use (null: none, a single device; Artifact::run then lends the
+  /// artifact's for the run). Shared: a context keeps it alive.
+  void setMeshCommunicator(std::shared_ptr<comm::MeshCommunicator> mesh);
+  comm::MeshCommunicator *getMeshCommunicator() const { return mesh.get(); }
   int getStatus() const { return telarrt_context_status(get()); }
   std::string getError() const { return telarrt_context_error(get()); }
   void clearError() { telarrt_context_clear_error(get()); }
@@ -248,6 +284,7 @@ private:
     void operator()(TelarContext *c) const { telarrt_context_destroy(c); }
   };
   std::unique_ptr<TelarContext, Destroy> ctx;
+  std::shared_ptr<comm::MeshCommunicator> mesh;
 };
 
 //===----------------------------------------------------------------------===//
@@ -259,17 +296,25 @@ class SafetensorsFile;
 /// A loaded artifact: the checked manifest, one of its programs (library
 /// loaded), the memory-mapped weight files that program reads (checked
 /// against the manifest), the packed copies of its weights and a context
-/// of its own, ready to run.
+/// of its own, ready to run. A multi-rank artifact (a manifest with a mesh)
+/// is loaded once per rank, on a world communicator of its world size: the
+/// rank maps its own weight files ("{rank}" replaced by its number), its
+/// programs' buffers are the local blocks of the inputs and outputs, and
+/// their collectives run on a MeshCommunicator over the world.
 class Artifact {
 public:
   /// Loads program `program` (empty: "main", or the only one) of the
-  /// artifact in `directory`. Everything is checked here, before anything
-  /// runs: the manifest, that every referenced file exists, the presence,
-  /// dtype and shape of each weight of the program's weight files, and that
-  /// the program library loads and exports its entry point. Only the
-  /// program's weight files are mapped.
-  static std::unique_ptr<Artifact> load(const std::string &directory,
-                                        const std::string &program = "");
+  /// artifact in `directory`, as rank world->getRank() of `world` (null:
+  /// one process, rank 0). Everything is checked here, before anything
+  /// runs: the manifest, that the world has the manifest's world size,
+  /// that every referenced file exists, the presence, dtype and shape of
+  /// each weight of the program's weight files, and that the program
+  /// library loads and exports its entry point. Only the program's weight
+  /// files are mapped. Not collective: ranks whose load failed must tell
+  /// the others before anyone runs (telar-run agrees on it first).
+  static std::unique_ptr<Artifact>
+  load(const std::string &directory, const std::string &program = "",
+       std::shared_ptr<comm::Communicator> world = nullptr);
   ~Artifact();
 
   Artifact(const Artifact &) = delete;
@@ -290,8 +335,30 @@ public:
   /// The artifact's own context, which run() without one uses.
   Context &getContext() const { return *context; }
 
-  /// Allocates (zeroed) output tensors of the manifest's types.
+  /// This process's rank and the number of ranks (0 and 1 for a
+  /// single-device artifact).
+  int64_t getRank() const { return rank; }
+  int64_t getWorldSize() const { return manifest.worldSize; }
+  /// The mesh communicator the program's collectives run on (null for a
+  /// single-device artifact).
+  comm::MeshCommunicator *getMeshCommunicator() const { return mesh.get(); }
+  /// The shape of this rank's block of input or output `spec` (its shape
+  /// when not sharded).
+  Shape getLocalShape(const TensorSpec &spec) const {
+    return manifest.getLocalShape(spec);
+  }
+
+  /// Allocates (zeroed) output tensors of the manifest's types: this
+  /// rank's blocks.
   std::vector<Tensor> allocateOutputs() const;
+  /// This rank's block of input `index`, given the whole (global) input;
+  /// throws Error when its dtype or shape is not the manifest's.
+  Tensor sliceInput(size_t index, const Tensor &global) const;
+  /// The whole outputs, assembled from every rank's blocks `local` (in
+  /// manifest order): on rank 0 the global tensors, elsewhere an empty
+  /// vector. Collective over the world (every rank calls it); throws
+  /// comm::CommError when the transport fails.
+  std::vector<Tensor> gatherOutputs(const std::vector<Tensor> &local) const;
 
   /// Runs the program once on `ctx` (its error is cleared first).
   /// `inputs` and `outputs` hold one dense buffer per manifest
@@ -308,7 +375,7 @@ public:
   }
 
   /// Runs the program once after checking that the tensors match the
-  /// manifest's inputs and outputs (count, dtype, shape).
+  /// manifest's inputs and outputs (count, dtype, local shape).
   void run(Context &ctx, const std::vector<Tensor> &inputs,
            std::vector<Tensor> &outputs) const;
   void run(const std::vector<Tensor> &inputs,
@@ -332,6 +399,9 @@ private:
   /// One pointer per weight of the program, into weightFiles' mappings.
   std::vector<const void *> weightData;
   std::unique_ptr<Context> context;
+  int64_t rank = 0;
+  std::shared_ptr<comm::Communicator> world;
+  std::shared_ptr<comm::MeshCommunicator> mesh;
   void *programHandle = nullptr;
   TelarEntryFn entry = nullptr;
 };

@@ -52,6 +52,10 @@ struct Mesh {
   }
 };
 
+/// The product of the sizes of `axes` (1 for none): the number of blocks
+/// they cut a dimension into, or the size of their group.
+int64_t getAxesSize(const Mesh &mesh, const std::vector<int64_t> &axes);
+
 /// Parses "data=2,model=2"; nullopt with `error` set on a malformed spec,
 /// a repeated name or a size below 1.
 std::optional<Mesh> parseMeshSpec(std::string_view spec, std::string &error);
@@ -78,6 +82,8 @@ struct Sharding {
   std::vector<int64_t> getSplitAxes() const;
   /// The tensor dimension `axis` splits, or -1.
   int64_t getDimOfAxis(int64_t axis) const;
+  /// The reduction pending along `axis`, or nullopt when it is not partial.
+  std::optional<ReductionKind> getPartialKind(int64_t axis) const;
   bool operator==(const Sharding &other) const {
     return dims == other.dims && partial == other.partial;
   }
@@ -85,7 +91,8 @@ struct Sharding {
 };
 
 /// Checks `sharding` against `mesh` and the global `shape`: the rank, every
-/// axis in the mesh and used at most once (split or partial), each split
+/// axis in the mesh and used at most once (split or partial), partial axes
+/// ascending and all of one reduction (kinds do not commute), each split
 /// dimension divisible by the product of its axes' sizes. Returns "" when
 /// valid, else a message such as "dimension 1 (size 6) is not divisible by
 /// 4, the size of axes 'model'" (the caller prefixes the value's name).

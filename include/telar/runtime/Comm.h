@@ -1,0 +1,217 @@
+//===- Comm.h - Communicators: the transport of collectives -----*- C++ -*-===//
+//
+// The runtime's communication layer (runtime/comm, docs/Artifact.md
+// "Collectives"): a small `Communicator` interface that transports implement
+// (MPI now, in MpiComm.h; NCCL and Gloo later behind the same interface),
+// and a `MeshCommunicator` that runs collectives among the devices of a
+// named N-D mesh whose coordinates differ only on a set of axes, with one
+// sub-communicator per axis set (created on first use) and statistics per
+// axis set. The collective ABI of Abi.h (telarrt_all_reduce, ...) runs on
+// the MeshCommunicator its context holds.
+//
+// Plain C++17: nothing here includes a transport's headers.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TELAR_RUNTIME_COMM_H
+#define TELAR_RUNTIME_COMM_H
+
+#include "telar/runtime/Abi.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace telar::runtime::comm {
+
+/// Element types of collective buffers (the values of Abi.h's
+/// TELAR_DTYPE_*).
+enum class DataType : int {
+  F32 = TELAR_DTYPE_F32,
+  F16 = TELAR_DTYPE_F16,
+  BF16 = TELAR_DTYPE_BF16,
+  F64 = TELAR_DTYPE_F64,
+  I64 = TELAR_DTYPE_I64,
+  I32 = TELAR_DTYPE_I32,
+  I8 = TELAR_DTYPE_I8,
+  /// One byte, 0 or 1. Sum and max reduce as "or", prod and min as "and".
+  Bool = TELAR_DTYPE_BOOL,
+};
+inline constexpr int kNumDataTypes = 8;
+
+/// Reductions (Abi.h's TELAR_REDUCE_*). Float16 and bfloat16 reduce in
+/// float32 (each value widened exactly, the result rounded once, to nearest
+/// even).
+enum class ReduceOp : int {
+  Sum = TELAR_REDUCE_SUM,
+  Max = TELAR_REDUCE_MAX,
+  Min = TELAR_REDUCE_MIN,
+  Prod = TELAR_REDUCE_PROD,
+};
+inline constexpr int kNumReduceOps = 4;
+
+size_t getDataTypeSize(DataType type);
+const char *getDataTypeName(DataType type); // "f32", "bf16", "bool", ...
+const char *getReduceOpName(ReduceOp op);   // "sum", ...
+
+/// A failed collective (a transport error, a peer gone, mismatched calls
+/// the transport detected): the message names the operation.
+class CommError : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+/// A group of processes and the operations among them. Counts are elements
+/// of `type`; buffers are contiguous and do not overlap unless said. Every
+/// member calls the collective operations in the same order with the same
+/// counts. Failures throw CommError. One thread at a time per communicator.
+class Communicator {
+public:
+  virtual ~Communicator();
+
+  virtual int getRank() const = 0;
+  virtual int getSize() const = 0;
+  /// "mpi", "local", ...
+  virtual const char *getBackendName() const = 0;
+
+  /// out[i] = op over the members of in[i]; `in` may equal `out`.
+  virtual void allReduce(const void *in, void *out, int64_t count,
+                         DataType type, ReduceOp op) = 0;
+  /// in: `count` elements; out: [size][count], member m's at [m].
+  virtual void allGather(const void *in, void *out, int64_t count,
+                         DataType type) = 0;
+  /// in: [size][count]; out: `count` elements, the reduction over the
+  /// members of their block [rank].
+  virtual void reduceScatter(const void *in, void *out, int64_t count,
+                             DataType type, ReduceOp op) = 0;
+  /// in: [size][count], block [m] goes to member m; out: [size][count],
+  /// the block from member m at [m].
+  virtual void allToAll(const void *in, void *out, int64_t count,
+                        DataType type) = 0;
+  /// `buffer` of `root` to every member.
+  virtual void broadcast(void *buffer, int64_t count, DataType type,
+                         int root) = 0;
+  /// in: `count` elements; out (on `root` only, elsewhere unused):
+  /// [size][count].
+  virtual void gather(const void *in, void *out, int64_t count, DataType type,
+                      int root) = 0;
+  /// Point to point, matched by peer and tag (for pipelines).
+  virtual void send(const void *buffer, int64_t count, DataType type, int peer,
+                    int tag) = 0;
+  virtual void recv(void *buffer, int64_t count, DataType type, int peer,
+                    int tag) = 0;
+  virtual void barrier() = 0;
+
+  /// A communicator per `color`, members ordered by `key` (then by rank);
+  /// collective over this communicator (every member calls it).
+  virtual std::unique_ptr<Communicator> split(int color, int key) = 0;
+};
+
+/// A communicator of one process (every collective a copy): what a
+/// single-device run uses, and a MeshCommunicator's group of an empty axis
+/// set.
+std::unique_ptr<Communicator> createLocalCommunicator();
+
+/// A bit mask of mesh axes (bit i: axis i).
+using AxisSet = uint64_t;
+
+/// What a MeshCommunicator did on one axis set since the last reset.
+struct AxisSetStats {
+  int64_t calls = 0;
+  /// Wall time inside the collectives (packing included).
+  double seconds = 0;
+  /// Bytes this rank sent, as ring and pairwise algorithms send them
+  /// (telar_sharding::ReshardStep::bytesSent), for a local input of B bytes
+  /// and a group of G: all-gather (G-1)*B, reduce-scatter (G-1)*B/G,
+  /// all-reduce 2*(G-1)*B/G, all-to-all (G-1)*B/G, broadcast (G-1)*B from
+  /// the root, send B, local slice and barrier 0.
+  int64_t bytesSent = 0;
+};
+
+/// Collectives among the devices of a mesh (named axes with sizes, ranks
+/// row-major over the axes, as telar_sharding::Mesh numbers them) whose
+/// coordinates differ only on an axis set. A member's index in such a
+/// group is row-major over its coordinates on the set's axes in ascending
+/// axis order. The group of each axis set is split from the world
+/// communicator on first use (collective over the world: every rank of an
+/// SPMD program reaches its first use of a set at the same call). Buffers
+/// and counts are those of Abi.h's collectives. Failures throw CommError
+/// (bad arguments: std::invalid_argument). Not thread-safe: one collective
+/// at a time.
+class MeshCommunicator {
+public:
+  /// `world` must have as many members as the mesh has devices.
+  MeshCommunicator(std::shared_ptr<Communicator> world,
+                   std::vector<std::string> axisNames,
+                   std::vector<int64_t> axisSizes);
+  ~MeshCommunicator();
+
+  Communicator &getWorld() const { return *world; }
+  int64_t getRank() const { return world->getRank(); }
+  int64_t getWorldSize() const { return world->getSize(); }
+  const std::vector<std::string> &getAxisNames() const { return axisNames; }
+  const std::vector<int64_t> &getAxisSizes() const { return axisSizes; }
+  /// This rank's coordinate on each axis.
+  const std::vector<int64_t> &getCoordinates() const { return coordinates; }
+  /// The size of the group of `axes`, and this rank's index in it.
+  int64_t getGroupSize(AxisSet axes) const;
+  int64_t getGroupIndex(AxisSet axes) const;
+  /// "data,model" ("" for the empty set).
+  std::string formatAxisSet(AxisSet axes) const;
+  /// The group's communicator (created on first use; collective then).
+  Communicator &getGroup(AxisSet axes);
+
+  void allReduce(AxisSet axes, DataType type, ReduceOp op, const void *in,
+                 void *out, int64_t count);
+  void allGather(AxisSet axes, DataType type, const void *in, void *out,
+                 int64_t outer, int64_t inner);
+  void reduceScatter(AxisSet axes, DataType type, ReduceOp op, const void *in,
+                     void *out, int64_t outer, int64_t inner);
+  void allToAll(AxisSet axes, DataType type, const void *in, void *out,
+                int64_t splitOuter, int64_t splitInner, int64_t concatOuter,
+                int64_t concatInner);
+  void localSlice(AxisSet axes, DataType type, const void *in, void *out,
+                  int64_t outer, int64_t inner);
+  /// From the member of index `root` in the group of `axes`.
+  void broadcast(AxisSet axes, DataType type, void *buffer, int64_t count,
+                 int64_t root);
+  /// Point to point with world rank `peer` (counted on the empty set).
+  void send(DataType type, const void *buffer, int64_t count, int64_t peer,
+            int tag);
+  void recv(DataType type, void *buffer, int64_t count, int64_t peer, int tag);
+  void barrier(AxisSet axes);
+
+  /// Per axis set used since the last reset.
+  const std::map<AxisSet, AxisSetStats> &getStats() const { return stats; }
+  AxisSetStats getTotalStats() const;
+  void resetStats() { stats.clear(); }
+
+private:
+  /// Checks `axes` against the mesh (std::invalid_argument).
+  void checkAxes(AxisSet axes, const char *operation) const;
+  /// Scratch buffer `index` (0 or 1) of at least `bytes`, kept between
+  /// calls (throws std::bad_alloc).
+  void *scratch(int index, size_t bytes);
+  /// Adds one call's time and bytes to `axes`' statistics.
+  void record(AxisSet axes, double seconds, int64_t bytes);
+
+  std::shared_ptr<Communicator> world;
+  std::vector<std::string> axisNames;
+  std::vector<int64_t> axisSizes;
+  std::vector<int64_t> coordinates;
+  std::map<AxisSet, std::unique_ptr<Communicator>> groups;
+  std::map<AxisSet, AxisSetStats> stats;
+  struct Scratch {
+    std::unique_ptr<unsigned char[]> data;
+    size_t bytes = 0;
+  };
+  Scratch buffers[2];
+};
+
+} // namespace telar::runtime::comm
+
+#endif // TELAR_RUNTIME_COMM_H

@@ -1,0 +1,43 @@
+//===- MpiComm.h - The MPI transport of the communicators -------*- C++ -*-===//
+//
+// The MPI backend of telar/runtime/Comm.h (library telar_runtime_mpi;
+// OpenMPI from Debian). MPI is initialised by initializeMpi, in a process
+// started by a launcher (mpirun, srun) or as a singleton, and finalised by
+// finalizeMpi once every communicator is gone. Errors come back as
+// CommError (communicators use MPI_ERRORS_RETURN), never as an abort.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TELAR_RUNTIME_MPICOMM_H
+#define TELAR_RUNTIME_MPICOMM_H
+
+#include "telar/runtime/Comm.h"
+
+#include <memory>
+
+namespace telar::runtime::comm {
+
+/// Whether the environment says this process is one rank of a job started
+/// by mpirun/mpiexec (OpenMPI's OMPI_COMM_WORLD_SIZE, PMIx's PMIX_RANK, a
+/// PMI launcher's PMI_SIZE) or by Slurm's srun (SLURM_STEP_ID with
+/// SLURM_NTASKS or SLURM_PROCID). MPI is not needed otherwise.
+bool isLaunchedAsMpiJob();
+
+/// Initialises MPI (MPI_THREAD_SERIALIZED: collectives come from one
+/// thread at a time) unless it already is; throws CommError when it fails.
+void initializeMpi(int *argc, char ***argv);
+bool isMpiInitialized();
+/// MPI_Finalize, when initializeMpi initialised MPI and it is not finalised
+/// yet. Communicators must be destroyed first.
+void finalizeMpi();
+/// Ends every rank of the job (MPI_Abort): for a rank that cannot go on
+/// while others may wait for it in a collective.
+[[noreturn]] void abortMpi(int code);
+
+/// A communicator of every rank (a duplicate of MPI_COMM_WORLD returning
+/// errors). MPI must be initialised.
+std::shared_ptr<Communicator> createMpiWorldCommunicator();
+
+} // namespace telar::runtime::comm
+
+#endif // TELAR_RUNTIME_MPICOMM_H

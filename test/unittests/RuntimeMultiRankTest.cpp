@@ -1,0 +1,437 @@
+//===- RuntimeMultiRankTest.cpp - Manifest v3, blocks, collectives --------===//
+//
+// The parts of multi-rank execution that one process can check: the
+// version-3 manifest (mesh, world size, shardings, per-rank weight files)
+// read back from the schema's writer and its errors, the block math and
+// copies, the collective ABI on a context without a mesh (a single device)
+// and on a one-device mesh, its error statuses, and the float16/bfloat16
+// conversions reductions use. Collectives among several ranks are
+// test/runtime/comm (telar-comm-test under mpirun).
+//
+//===----------------------------------------------------------------------===//
+
+#include "telar/runtime/Abi.h"
+#include "telar/runtime/Comm.h"
+#include "telar/runtime/Runtime.h"
+
+#include "../../runtime/Blocks.h"
+#include "../../runtime/comm/HalfFloat.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <numeric>
+
+using namespace telar::runtime;
+
+namespace {
+
+template <typename F> std::string errorOf(F f) {
+  try {
+    f();
+  } catch (const std::exception &e) {
+    return e.what();
+  }
+  return "";
+}
+
+#define EXPECT_ERROR(expr, substring)                                          \
+  EXPECT_NE(errorOf([&] { (void)(expr); }).find(substring), std::string::npos) \
+      << "error was: '" << errorOf([&] { (void)(expr); }) << "'"
+
+/// A version-3 manifest as the compiler writes it: a 2x2 mesh, a
+/// data-split input, an output split on both axes, a replicated and a
+/// model-split weight.
+artifact::Manifest shardedManifest() {
+  artifact::Manifest m;
+  m.targetKind = "cpu";
+  m.mesh = artifact::MeshEntry{{"data", "model"}, {2, 2}};
+  m.worldSize = 4;
+  m.inputs = {{"x", "float32", {8, 16}, {{"data"}, {}}}, {"ids", "int64", {3}}};
+  m.outputs = {{"y", "float32", {8, 32}, {{"data"}, {"model"}}}};
+  artifact::WeightEntry w;
+  w.name = "w";
+  w.dtype = "float32";
+  w.shape = {16, 16};
+  w.globalShape = {16, 32};
+  w.sharding = {{}, {"model"}};
+  w.file = "weights/shard-{rank}.safetensors";
+  artifact::WeightEntry b;
+  b.name = "b";
+  b.dtype = "float32";
+  b.shape = {32};
+  b.file = "weights/weights.safetensors";
+  m.weights = {w, b};
+  m.programs = {
+      {"main",
+       "programs/main.so",
+       "telar_entry",
+       {"weights/weights.safetensors", "weights/shard-{rank}.safetensors"}}};
+  return m;
+}
+
+Manifest parse(const artifact::Manifest &m) {
+  return Manifest::parse(artifact::writeManifestJson(m), "m.json");
+}
+
+//===----------------------------------------------------------------------===//
+// Manifest version 3
+//===----------------------------------------------------------------------===//
+
+TEST(RuntimeManifestV3, RoundTrip) {
+  artifact::Manifest w = shardedManifest();
+  std::string text = artifact::writeManifestJson(w);
+  EXPECT_NE(text.find("\"mesh\": {\n    \"axes\": [\"data\", \"model\"],\n"
+                      "    \"shape\": [2, 2]\n  }"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("\"sharding\": [[\"data\"], []]"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("\"global_shape\": [16, 32]"), std::string::npos);
+  EXPECT_NE(text.find("\"world_size\": 4"), std::string::npos);
+  // Replicated tensors have no sharding field.
+  EXPECT_EQ(text.find("\"sharding\": []"), std::string::npos);
+
+  Manifest m = Manifest::parse(text, "m.json");
+  EXPECT_EQ(m.formatVersion, 3);
+  EXPECT_TRUE(m.hasMesh());
+  EXPECT_EQ(m.mesh.axisNames, (std::vector<std::string>{"data", "model"}));
+  EXPECT_EQ(m.mesh.axisSizes, (std::vector<int64_t>{2, 2}));
+  EXPECT_EQ(m.worldSize, 4);
+  ASSERT_EQ(m.inputs.size(), 2u);
+  EXPECT_EQ(m.inputs[0].sharding.dims,
+            (std::vector<std::vector<int64_t>>{{0}, {}}));
+  EXPECT_TRUE(m.inputs[0].isSharded());
+  EXPECT_FALSE(m.inputs[1].isSharded());
+  EXPECT_EQ(m.getLocalShape(m.inputs[0]), (Shape{4, 16}));
+  EXPECT_EQ(m.getLocalShape(m.inputs[1]), (Shape{3}));
+  EXPECT_EQ(m.outputs[0].sharding.dims,
+            (std::vector<std::vector<int64_t>>{{0}, {1}}));
+  EXPECT_EQ(m.getLocalShape(m.outputs[0]), (Shape{4, 16}));
+  // Rank 3 is data=1, model=1.
+  EXPECT_EQ(m.getBlockOffsets(m.outputs[0], 3), (Shape{4, 16}));
+  EXPECT_EQ(m.getBlockOffsets(m.outputs[0], 1), (Shape{0, 16}));
+  EXPECT_EQ(m.getBlockOffsets(m.outputs[0], 2), (Shape{4, 0}));
+  ASSERT_EQ(m.weights.size(), 2u);
+  EXPECT_EQ(m.weights[0].shape, (Shape{16, 16}));
+  EXPECT_EQ(m.weights[0].globalShape, (Shape{16, 32}));
+  EXPECT_EQ(m.weights[0].file, "weights/shard-{rank}.safetensors");
+  EXPECT_EQ(m.weights[1].globalShape, (Shape{32}));
+  EXPECT_EQ(m.formatSharding(m.outputs[0].sharding),
+            "[[\"data\"], [\"model\"]]");
+
+  // A single-device manifest of version 3 has none of it.
+  artifact::Manifest single = shardedManifest();
+  single.mesh.reset();
+  single.worldSize.reset();
+  single.inputs[0].sharding.clear();
+  single.outputs[0].sharding.clear();
+  single.weights.pop_back();
+  single.weights[0].sharding.clear();
+  single.weights[0].globalShape.clear();
+  single.weights[0].file = "weights/weights.safetensors";
+  single.programs[0].weightFiles = {"weights/weights.safetensors"};
+  std::string singleText = artifact::writeManifestJson(single);
+  EXPECT_EQ(singleText.find("mesh"), std::string::npos);
+  EXPECT_EQ(singleText.find("world_size"), std::string::npos);
+  EXPECT_EQ(singleText.find("sharding"), std::string::npos);
+  EXPECT_EQ(singleText.find("global_shape"), std::string::npos);
+  Manifest s = Manifest::parse(singleText, "s.json");
+  EXPECT_FALSE(s.hasMesh());
+  EXPECT_EQ(s.worldSize, 1);
+  EXPECT_EQ(s.getLocalShape(s.inputs[0]), (Shape{8, 16}));
+}
+
+TEST(RuntimeManifestV3, ExpandRankPath) {
+  EXPECT_EQ(artifact::expandRankPath("w/shard-{rank}.st", 12), "w/shard-12.st");
+  EXPECT_EQ(artifact::expandRankPath("{rank}/{rank}", 3), "3/3");
+  EXPECT_EQ(artifact::expandRankPath("w.st", 3), "w.st");
+}
+
+/// The reader's error for shardedManifest() edited by `edit`.
+void expectManifestError(int line,
+                         const std::function<void(artifact::Manifest &)> &edit,
+                         const std::string &substring) {
+  artifact::Manifest m = shardedManifest();
+  edit(m);
+  std::string e = errorOf([&] { parse(m); });
+  EXPECT_NE(e.find(substring), std::string::npos)
+      << "line " << line << ": error was: '" << e << "'";
+}
+
+TEST(RuntimeManifestV3, Errors) {
+  expectManifestError(
+      __LINE__, [](artifact::Manifest &m) { m.worldSize = 2; },
+      "m.json: field 'world_size' is 2 but the mesh "
+      "(data=2,model=2) has 4 devices");
+  expectManifestError(
+      __LINE__, [](artifact::Manifest &m) { m.worldSize.reset(); },
+      "missing field 'world_size'");
+  expectManifestError(
+      __LINE__,
+      [](artifact::Manifest &m) {
+        m.mesh->shape = {2, 0};
+      },
+      "mesh axis 'model' has a bad size 0");
+  expectManifestError(
+      __LINE__,
+      [](artifact::Manifest &m) {
+        m.mesh->axes = {"data", "data"};
+      },
+      "mesh repeats the axis 'data'");
+  expectManifestError(
+      __LINE__, [](artifact::Manifest &m) { m.mesh->shape = {4}; },
+      "mesh has 2 axes but 1 sizes");
+  expectManifestError(
+      __LINE__,
+      [](artifact::Manifest &m) {
+        m.inputs[0].sharding = {{"rows"}, {}};
+      },
+      "inputs[0] field 'sharding' names \"rows\", which is "
+      "not an axis of the mesh (data=2,model=2)");
+  expectManifestError(
+      __LINE__,
+      [](artifact::Manifest &m) {
+        m.inputs[0].sharding = {{"data"}, {"data"}};
+      },
+      "inputs[0] field 'sharding' uses mesh axis 'data' "
+      "twice");
+  expectManifestError(
+      __LINE__,
+      [](artifact::Manifest &m) { m.inputs[0].sharding = {{"data"}}; },
+      "inputs[0] field 'sharding' must be an array of 2 "
+      "lists");
+  expectManifestError(
+      __LINE__,
+      [](artifact::Manifest &m) {
+        m.inputs[0].shape = {5, 16};
+      },
+      "inputs[0] is split [[\"data\"], []] but its dimension 0 (size 5) is "
+      "not divisible by 2, the size of axes 'data'");
+  expectManifestError(
+      __LINE__,
+      [](artifact::Manifest &m) {
+        m.outputs[0].sharding = {{"data", "model"}, {}};
+        m.outputs[0].shape = {6, 32};
+      },
+      "not divisible by 4, the size of axes 'data', 'model'");
+  expectManifestError(
+      __LINE__,
+      [](artifact::Manifest &m) {
+        m.weights[0].shape = {16, 32};
+      },
+      "weights[0] has shape [16,32] but the block of its "
+      "global_shape [16,32] split [[], [\"model\"]] is "
+      "[16,16]");
+  expectManifestError(
+      __LINE__,
+      [](artifact::Manifest &m) {
+        m.weights[0].file = "weights/shard.safetensors";
+        m.programs[0].weightFiles[1] = "weights/shard.safetensors";
+      },
+      "weights[0] is sharded but its file 'weights/shard.safetensors' is the "
+      "same for every rank");
+  expectManifestError(
+      __LINE__, [](artifact::Manifest &m) { m.weights[1].globalShape = {64}; },
+      "weights[1] has shape [32] but global_shape [64] "
+      "without a sharding");
+  // Version-3 fields need version 3 and a mesh.
+  expectManifestError(
+      __LINE__, [](artifact::Manifest &m) { m.formatVersion = 2; },
+      "field 'mesh' needs format version 3");
+  expectManifestError(
+      __LINE__,
+      [](artifact::Manifest &m) {
+        m.mesh.reset();
+        m.worldSize.reset();
+      },
+      "inputs[0] has a 'sharding' but the manifest has no "
+      "mesh");
+  expectManifestError(
+      __LINE__,
+      [](artifact::Manifest &m) {
+        m.mesh.reset();
+        m.worldSize.reset();
+        m.inputs[0].sharding.clear();
+        m.outputs[0].sharding.clear();
+        m.weights[0].sharding.clear();
+        m.weights[0].globalShape.clear();
+      },
+      "weights[0] has the per-rank file 'weights/shard-{rank}.safetensors' "
+      "but the manifest has no mesh");
+  expectManifestError(
+      __LINE__, [](artifact::Manifest &m) { m.formatVersion = 4; },
+      "artifact format version 4 is not supported (this "
+      "runtime reads format versions 2 to 3)");
+}
+
+//===----------------------------------------------------------------------===//
+// Blocks
+//===----------------------------------------------------------------------===//
+
+TEST(RuntimeBlocks, ExtractAndInsert) {
+  telar_sharding::Mesh mesh{{"a", "b", "c"}, {2, 3, 2}};
+  // dims: 0 split by c then a (4 blocks), 1 by b (3), 2 whole.
+  telar_sharding::Sharding sharding{{{2, 0}, {1}, {}}, {}};
+  Shape shape{8, 6, 5};
+  Shape local = detail::localShape(shape, sharding, mesh);
+  EXPECT_EQ(local, (Shape{2, 2, 5}));
+  std::vector<int32_t> global(8 * 6 * 5);
+  std::iota(global.begin(), global.end(), 0);
+  std::vector<int32_t> assembled(global.size(), -1);
+  for (int64_t rank = 0; rank < 12; ++rank) {
+    Shape offsets = detail::blockOffsets(shape, sharding, mesh, rank);
+    // rank = (a * 3 + b) * 2 + c; the block of dim 0 is c * 2 + a.
+    int64_t a = rank / 6, b = rank / 2 % 3, c = rank % 2;
+    EXPECT_EQ(offsets, (Shape{(c * 2 + a) * 2, b * 2, 0})) << rank;
+    std::vector<int32_t> block(2 * 2 * 5);
+    detail::extractBlock(global.data(), shape, offsets, local, 4, block.data());
+    for (int64_t i = 0; i < 2; ++i)
+      for (int64_t j = 0; j < 2; ++j)
+        for (int64_t k = 0; k < 5; ++k)
+          ASSERT_EQ(block[(i * 2 + j) * 5 + k],
+                    global[((offsets[0] + i) * 6 + offsets[1] + j) * 5 + k]);
+    detail::insertBlock(assembled.data(), shape, offsets, local, 4,
+                        block.data());
+  }
+  EXPECT_EQ(assembled, global);
+  // A scalar.
+  int64_t one = 7, copy = 0;
+  detail::extractBlock(&one, {}, {}, {}, 8, &copy);
+  EXPECT_EQ(copy, 7);
+}
+
+//===----------------------------------------------------------------------===//
+// The collective ABI in one process
+//===----------------------------------------------------------------------===//
+
+TEST(RuntimeCollectives, SingleDeviceCopies) {
+  Context ctx;
+  TelarContext *c = ctx.get();
+  float in[6] = {1, 2, 3, 4, 5, 6}, out[6] = {};
+  EXPECT_EQ(
+      telarrt_all_reduce(c, TELAR_DTYPE_F32, TELAR_REDUCE_SUM, 3, in, out, 6),
+      TELAR_STATUS_OK);
+  EXPECT_EQ(std::memcmp(in, out, sizeof(in)), 0);
+  float g[6] = {};
+  EXPECT_EQ(telarrt_all_gather(c, TELAR_DTYPE_F32, 1, in, g, 2, 3),
+            TELAR_STATUS_OK);
+  EXPECT_EQ(std::memcmp(in, g, sizeof(in)), 0);
+  float r[6] = {};
+  EXPECT_EQ(telarrt_reduce_scatter(c, TELAR_DTYPE_F32, TELAR_REDUCE_MAX, 1, in,
+                                   r, 3, 2),
+            TELAR_STATUS_OK);
+  EXPECT_EQ(std::memcmp(in, r, sizeof(in)), 0);
+  float a[6] = {};
+  EXPECT_EQ(telarrt_all_to_all(c, TELAR_DTYPE_F32, 2, in, a, 2, 3, 3, 2),
+            TELAR_STATUS_OK);
+  EXPECT_EQ(std::memcmp(in, a, sizeof(in)), 0);
+  float l[6] = {};
+  EXPECT_EQ(telarrt_local_slice(c, TELAR_DTYPE_F32, 2, in, l, 6, 1),
+            TELAR_STATUS_OK);
+  EXPECT_EQ(std::memcmp(in, l, sizeof(in)), 0);
+  EXPECT_EQ(ctx.getStatus(), TELAR_STATUS_OK);
+}
+
+TEST(RuntimeCollectives, Errors) {
+  Context ctx;
+  TelarContext *c = ctx.get();
+  float in[4] = {}, out[4] = {};
+  EXPECT_EQ(telarrt_all_reduce(c, 99, TELAR_REDUCE_SUM, 1, in, out, 4),
+            TELAR_STATUS_INVALID_ARGUMENT);
+  EXPECT_NE(ctx.getError().find("telarrt_all_reduce: unknown element type "
+                                "code 99"),
+            std::string::npos)
+      << ctx.getError();
+  ctx.clearError();
+  EXPECT_EQ(telarrt_all_reduce(c, TELAR_DTYPE_F32, 9, 1, in, out, 4),
+            TELAR_STATUS_INVALID_ARGUMENT);
+  EXPECT_NE(ctx.getError().find("unknown reduction code 9"), std::string::npos)
+      << ctx.getError();
+  ctx.clearError();
+  EXPECT_EQ(telarrt_all_gather(c, TELAR_DTYPE_I32, 1, nullptr, out, 2, 2),
+            TELAR_STATUS_INVALID_ARGUMENT);
+  EXPECT_NE(ctx.getError().find("telarrt_all_gather(i32, axes {1}, 2x2 "
+                                "elements): null buffer"),
+            std::string::npos)
+      << ctx.getError();
+  ctx.clearError();
+  EXPECT_EQ(telarrt_all_to_all(c, TELAR_DTYPE_F32, 1, in, out, 1, 4, 1, 3),
+            TELAR_STATUS_INVALID_ARGUMENT);
+  ctx.clearError();
+
+  // On a mesh: axes beyond it are refused, naming the call.
+  ctx.setMeshCommunicator(std::make_shared<comm::MeshCommunicator>(
+      comm::createLocalCommunicator(), std::vector<std::string>{"data"},
+      std::vector<int64_t>{1}));
+  EXPECT_EQ(
+      telarrt_all_reduce(c, TELAR_DTYPE_F32, TELAR_REDUCE_SUM, 2, in, out, 4),
+      TELAR_STATUS_INVALID_ARGUMENT);
+  EXPECT_NE(ctx.getError().find("all_reduce: axis mask 2 names axes beyond "
+                                "the mesh's 1"),
+            std::string::npos)
+      << ctx.getError();
+}
+
+// A mesh of one device along each axis: every group has one member; the
+// statistics count the calls, with no bytes sent.
+TEST(RuntimeCollectives, OneDeviceMeshStats) {
+  auto mesh = std::make_shared<comm::MeshCommunicator>(
+      comm::createLocalCommunicator(),
+      std::vector<std::string>{"data", "model"}, std::vector<int64_t>{1, 1});
+  Context ctx;
+  ctx.setMeshCommunicator(mesh);
+  int64_t in[6] = {1, 2, 3, 4, 5, 6}, out[6] = {};
+  EXPECT_EQ(telarrt_all_reduce(ctx.get(), TELAR_DTYPE_I64, TELAR_REDUCE_PROD, 2,
+                               in, out, 6),
+            TELAR_STATUS_OK);
+  EXPECT_EQ(out[5], 6);
+  EXPECT_EQ(telarrt_all_gather(ctx.get(), TELAR_DTYPE_I64, 3, in, out, 3, 2),
+            TELAR_STATUS_OK);
+  EXPECT_EQ(mesh->getStats().at(2).calls, 1);
+  EXPECT_EQ(mesh->getStats().at(3).calls, 1);
+  EXPECT_EQ(mesh->getTotalStats().bytesSent, 0);
+  EXPECT_EQ(mesh->formatAxisSet(3), "data,model");
+  mesh->resetStats();
+  EXPECT_TRUE(mesh->getStats().empty());
+  EXPECT_ERROR(
+      comm::MeshCommunicator(comm::createLocalCommunicator(), {"data"}, {2}),
+      "the mesh has 2 devices but the world 1 ranks");
+}
+
+//===----------------------------------------------------------------------===//
+// float16 / bfloat16
+//===----------------------------------------------------------------------===//
+
+TEST(RuntimeCollectives, HalfConversions) {
+  using namespace comm::detail;
+  for (uint32_t h = 0; h < 0x10000; ++h) {
+    float f = f16ToFloat(uint16_t(h));
+    float b = bf16ToFloat(uint16_t(h));
+    if (std::isnan(f))
+      EXPECT_TRUE(std::isnan(f16ToFloat(floatToF16(f)))) << h;
+    else
+      ASSERT_EQ(floatToF16(f), h) << h;
+    if (std::isnan(b))
+      EXPECT_TRUE(std::isnan(bf16ToFloat(floatToBf16(b)))) << h;
+    else
+      ASSERT_EQ(floatToBf16(b), h) << h;
+  }
+  // Rounding to nearest even, overflow, subnormals.
+  EXPECT_EQ(floatToF16(1.0f + 1.0f / 2048), 0x3c00); // tie: even
+  EXPECT_EQ(floatToF16(1.0f + 3.0f / 2048), 0x3c02); // tie: even
+  EXPECT_EQ(floatToF16(1.0f + 1.5f / 2048), 0x3c01); // above the tie
+  EXPECT_EQ(floatToF16(65504.0f), 0x7bff);
+  EXPECT_EQ(floatToF16(65519.0f), 0x7bff);
+  EXPECT_EQ(floatToF16(65520.0f), 0x7c00);
+  EXPECT_EQ(floatToF16(-1e10f), 0xfc00);
+  EXPECT_EQ(floatToF16(std::ldexp(1.0f, -24)), 0x0001);
+  EXPECT_EQ(floatToF16(std::ldexp(1.0f, -25)), 0x0000); // tie: even
+  EXPECT_EQ(floatToF16(std::ldexp(1.5f, -25)), 0x0001);
+  EXPECT_EQ(floatToBf16(1.0f + 1.0f / 256), 0x3f80); // tie: even
+  EXPECT_EQ(floatToBf16(1.0f + 3.0f / 256), 0x3f82);
+}
+
+} // namespace
