@@ -43,6 +43,12 @@ if _problem:
 config.substitutions.append(("%python", test_python))
 
 llvm_config.with_system_environment(["HOME", "TMPDIR"])
+# Tests that start ranks run OpenMPI's mpirun (through `telar-run -n N` or
+# directly, always under `timeout`), which refuses to run as root, or more
+# ranks than cores, unless told.
+for _name in ["OMPI_ALLOW_RUN_AS_ROOT", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM",
+              "OMPI_MCA_rmaps_base_oversubscribe"]:
+    config.environment.setdefault(_name, "1")
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.telar_tools_dir, config.llvm_tools_dir]

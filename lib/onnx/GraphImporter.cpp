@@ -95,6 +95,29 @@ std::string typeStr(Type t) {
   return s;
 }
 
+/// Records `name` as the ONNX name of `v` (`telar.result_names` on its
+/// defining op, "" for the op's other results), so that plans can name the
+/// value. A value that already has a name keeps it: an ONNX value that is
+/// another one (Identity, a fold to an existing value) is an alias, and a
+/// graph input is named by its argument's telar.name.
+void setResultName(Value v, llvm::StringRef name) {
+  auto result = dyn_cast<OpResult>(v);
+  if (!result || name.empty())
+    return;
+  Operation *op = result.getOwner();
+  MLIRContext *ctx = op->getContext();
+  llvm::StringRef attrName = TelarDialect::ResultNamesAttrHelper::getNameStr();
+  SmallVector<Attribute> names;
+  if (auto old = op->getAttrOfType<ArrayAttr>(attrName))
+    names.assign(old.begin(), old.end());
+  names.resize(op->getNumResults(), StringAttr::get(ctx, ""));
+  auto &slot = names[result.getResultNumber()];
+  if (!cast<StringAttr>(slot).getValue().empty())
+    return;
+  slot = StringAttr::get(ctx, name);
+  op->setAttr(attrName, ArrayAttr::get(ctx, names));
+}
+
 class GraphImporter {
 public:
   GraphImporter(MLIRContext &ctx, const ::onnx::ModelProto &model,
@@ -536,6 +559,7 @@ LogicalResult GraphImporter::convertNode(OpBuilder &b, const FlatNode &n) {
                             << node.output(i)
                             << "') is used but not supported by the importer";
     values[node.output(i)] = c.results[i];
+    setResultName(c.results[i], node.output(i));
     auto declared = valueInfo.find(node.output(i));
     if (declared == valueInfo.end())
       continue;
@@ -661,6 +685,7 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
                                                   it->second.getType(),
                                                   it->second)
                             .getResult();
+    setResultName(values[vi.name()], vi.name());
   }
   for (const auto &t : graph.initializer()) {
     if (bound.count(t.name()))
@@ -671,6 +696,7 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
       return {};
     values[t.name()] =
         telar::ConstantOp::create(b, loc, attr.getType(), attr).getResult();
+    setResultName(values[t.name()], t.name());
   }
 
   for (const auto &vi : graph.value_info())

@@ -5,6 +5,7 @@
 #include "telar/codegen/Pipeline.h"
 #include "telar/dialects/Telar/TelarDialect.h"
 #include "telar/passes/lowering/Passes.h"
+#include "telar/passes/partition/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -42,6 +43,7 @@ void mlir::telar::registerAllTelar(DialectRegistry &registry) {
 
 void mlir::telar::registerAllTelarPasses() {
   registerTelarLoweringPasses();
+  registerTelarPartitionPasses();
   // Upstream passes: all of them are in libMLIR.so anyway, and the lowering
   // pipeline uses passes from most dialects.
   registerAllPasses();

@@ -61,9 +61,10 @@ int collective(TelarContext *ctx, const char *name, int64_t dtype,
 }
 
 std::string describe(const MeshCommunicator *mesh, int64_t axes) {
-  std::string s = ", axes {";
-  s += mesh ? mesh->formatAxisSet(AxisSet(axes)) : std::to_string(axes);
-  return s + "}";
+  size_t numAxes = mesh ? mesh->getAxisNames().size() : 0;
+  if (!mesh || axes < 0 || (numAxes < 63 && (axes >> numAxes) != 0))
+    return ", axis mask " + std::to_string(axes);
+  return ", axes {" + mesh->formatAxisSet(AxisSet(axes)) + "}";
 }
 
 const char *reductionName(int64_t reduction) {

@@ -456,8 +456,32 @@ std::vector<Sharding> enumerateShardings(const std::vector<int64_t> &shape,
 }
 
 struct PairStats {
-  int64_t pairs = 0, refused = 0, steps = 0;
+  int64_t pairs = 0, refused = 0, steps = 0, bytes = 0, recipeBytes = 0;
 };
+
+/// The bytes of the obvious sequence, computed here on its own: all-reduce
+/// what must stop being partial, gather every axis from the minor end, slice
+/// the target's axes in.
+int64_t getNaiveBytes(const std::vector<int64_t> &shape, int64_t elementBytes,
+                      const Sharding &source, const Sharding &target,
+                      const Mesh &mesh) {
+  int64_t local = product(getLocalShape(shape, source, mesh)) * elementBytes;
+  int64_t bytes = 0;
+  std::vector<int64_t> reduced;
+  for (const auto &p : source.partial)
+    if (!target.getPartialKind(p.first))
+      reduced.push_back(p.first);
+  if (!reduced.empty()) {
+    int64_t g = getAxesSize(mesh, reduced);
+    bytes += 2 * (g - 1) * local / g;
+  }
+  for (const auto &axes : source.dims)
+    for (size_t i = axes.size(); i-- > 0;) {
+      bytes += (mesh.axisSizes[axes[i]] - 1) * local;
+      local *= mesh.axisSizes[axes[i]];
+    }
+  return bytes;
+}
 
 /// reshard() on every pair, executed and checked.
 PairStats checkAllPairs(const std::vector<int64_t> &shape, const Mesh &mesh,
@@ -469,7 +493,8 @@ PairStats checkAllPairs(const std::vector<int64_t> &shape, const Mesh &mesh,
     std::cout << "  " << mesh.str() << ", shape " << shape[0] << "x"
               << shape[1] << "x" << shape[2] << ": " << all.size()
               << " shardings, " << stats.pairs << " pairs (" << stats.refused
-              << " refused), " << stats.steps << " steps\n";
+              << " refused), " << stats.steps << " steps, " << stats.bytes
+              << " bytes (the recipe: " << stats.recipeBytes << ")\n";
   };
   for (const Sharding &source : all) {
     for (const Sharding &target : all) {
@@ -506,6 +531,27 @@ PairStats checkAllPairs(const std::vector<int64_t> &shape, const Mesh &mesh,
                       << describe(*steps, mesh);
         return stats; // one report is enough
       }
+      // The fallback recipe is correct too, and never cheaper.
+      auto recipe =
+          reshardByRecipe(shape, elementBytes, source, target, mesh, error);
+      if (!recipe) {
+        ADD_FAILURE() << pair << ": recipe: " << error;
+        return stats;
+      }
+      failure = checkSteps(shape, elementBytes, source, target, mesh, *recipe);
+      if (!failure.empty()) {
+        ADD_FAILURE() << pair << ": recipe: " << failure << "\n"
+                      << describe(*recipe, mesh);
+        return stats;
+      }
+      EXPECT_LE(getBytesSent(*steps), getBytesSent(*recipe))
+          << pair << "\n" << describe(*steps, mesh) << "recipe:\n"
+          << describe(*recipe, mesh);
+      EXPECT_LE(getBytesSent(*steps), getNaiveBytes(shape, elementBytes,
+                                                    source, target, mesh))
+          << pair;
+      stats.recipeBytes += getBytesSent(*recipe);
+      stats.bytes += getBytesSent(*steps);
     }
   }
   report();
@@ -560,6 +606,273 @@ TEST(ReshardProperty, Mesh3DUneven) {
   Mesh mesh{{"a", "b", "c"}, {2, 3, 2}};
   EXPECT_EQ(checkAllPairs({12, 2, 6}, mesh, {ReductionKind::Sum}).pairs,
             116 * 116);
+}
+
+
+//===----------------------------------------------------------------------===//
+// Single cases: what reshard() chooses, and its errors.
+//===----------------------------------------------------------------------===//
+
+constexpr ReductionKind kSum = ReductionKind::Sum;
+
+/// reshard() of a float tensor, checked by execution.
+std::vector<ReshardStep> reshardChecked(const Mesh &mesh,
+                                        const std::vector<int64_t> &shape,
+                                        const Sharding &source,
+                                        const Sharding &target) {
+  std::string error;
+  auto steps = reshard(shape, 4, source, target, mesh, error);
+  EXPECT_TRUE(steps.has_value()) << error;
+  if (!steps)
+    return {};
+  std::string failure = checkSteps(shape, 4, source, target, mesh, *steps);
+  EXPECT_EQ(failure, "") << describe(*steps, mesh);
+  return *steps;
+}
+
+std::vector<StepKind> kinds(const std::vector<ReshardStep> &steps) {
+  std::vector<StepKind> result;
+  for (const ReshardStep &step : steps)
+    result.push_back(step.kind);
+  return result;
+}
+
+const Mesh kMesh2x2{{"data", "model"}, {2, 2}};
+
+TEST(Reshard, StepKindNames) {
+  EXPECT_STREQ(getStepKindName(StepKind::AllGather), "all_gather");
+  EXPECT_STREQ(getStepKindName(StepKind::LocalSlice), "local_slice");
+  EXPECT_STREQ(getStepKindName(StepKind::AllToAll), "all_to_all");
+  EXPECT_STREQ(getStepKindName(StepKind::AllReduce), "all_reduce");
+  EXPECT_STREQ(getStepKindName(StepKind::ReduceScatter), "reduce_scatter");
+}
+
+TEST(Reshard, Identical) {
+  for (const Sharding &s :
+       {Sharding::getReplicated(2), Sharding{{{1, 0}, {}}, {}},
+        Sharding{{{}, {0}}, {{1, kSum}}}}) {
+    std::string error;
+    auto steps = reshard({8, 8}, 4, s, s, kMesh2x2, error);
+    ASSERT_TRUE(steps.has_value()) << error;
+    EXPECT_TRUE(steps->empty());
+  }
+}
+
+TEST(Reshard, Errors) {
+  auto expectError = [](const Sharding &source, const Sharding &target,
+                        std::string_view message,
+                        std::vector<int64_t> shape = {8, 8},
+                        int64_t elementBytes = 4) {
+    std::string error;
+    EXPECT_FALSE(
+        reshard(shape, elementBytes, source, target, kMesh2x2, error));
+    EXPECT_EQ(error, message);
+    error.clear();
+    EXPECT_FALSE(reshardByRecipe(shape, elementBytes, source, target,
+                                 kMesh2x2, error));
+    EXPECT_EQ(error, message);
+  };
+  Sharding replicated = Sharding::getReplicated(2);
+  expectError(replicated, Sharding{{{}, {}}, {{1, kSum}}},
+              "the target is partial on axis 'model' (sum) but the source is "
+              "not: partial values are never created");
+  expectError(Sharding{{{}, {1}}, {}}, Sharding{{{}, {}}, {{1, kSum}}},
+              "the target is partial on axis 'model' (sum) but the source is "
+              "not: partial values are never created");
+  expectError(Sharding{{{}, {}}, {{1, ReductionKind::Max}}},
+              Sharding{{{}, {}}, {{1, kSum}}},
+              "axis 'model' is partial with max in the source but sum in the "
+              "target");
+  expectError(Sharding{{{0}, {}}, {}}, replicated,
+              "invalid source sharding: dimension 0 (size 3) is not "
+              "divisible by 2, the size of axes 'data'",
+              {3, 8});
+  expectError(replicated, Sharding{{{0}}, {}},
+              "invalid target sharding: sharding has 1 dimensions but the "
+              "tensor has rank 2");
+  expectError(replicated, replicated, "negative element size -1", {8, 8},
+              -1);
+}
+
+TEST(Reshard, Gather) {
+  // Megatron's activations, split on data, wanted whole.
+  auto steps = reshardChecked(kMesh2x2, {8, 16}, Sharding{{{0}, {}}, {}},
+                              Sharding::getReplicated(2));
+  ASSERT_EQ(steps.size(), 1u);
+  EXPECT_EQ(steps[0].kind, StepKind::AllGather);
+  EXPECT_EQ(steps[0].axes, (std::vector<int64_t>{0}));
+  EXPECT_EQ(steps[0].dim, 0);
+  EXPECT_EQ(steps[0].inputShape, (std::vector<int64_t>{4, 16}));
+  EXPECT_EQ(steps[0].outputShape, (std::vector<int64_t>{8, 16}));
+  EXPECT_EQ(steps[0].bytesSent, 4 * 16 * 4); // (G-1) B
+  EXPECT_EQ(getBytesSent(steps), 4 * 16 * 4);
+}
+
+TEST(Reshard, GatherSeveralAxes) {
+  // Ascending axes go in one step, over the group of 4.
+  auto steps = reshardChecked(kMesh2x2, {8, 4}, Sharding{{{0, 1}, {}}, {}},
+                              Sharding::getReplicated(2));
+  ASSERT_EQ(steps.size(), 1u);
+  EXPECT_EQ(steps[0].axes, (std::vector<int64_t>{0, 1}));
+  EXPECT_EQ(steps[0].bytesSent, 3 * 2 * 4 * 4);
+  // Out of Abi.h's order: one axis at a time, minor first, same bytes.
+  steps = reshardChecked(kMesh2x2, {8, 4}, Sharding{{{1, 0}, {}}, {}},
+                         Sharding::getReplicated(2));
+  ASSERT_EQ(steps.size(), 2u);
+  EXPECT_EQ(steps[0].axes, (std::vector<int64_t>{0}));
+  EXPECT_EQ(steps[1].axes, (std::vector<int64_t>{1}));
+  EXPECT_EQ(getBytesSent(steps), 3 * 2 * 4 * 4);
+}
+
+TEST(Reshard, Slice) {
+  auto steps =
+      reshardChecked(kMesh2x2, {8, 16}, Sharding::getReplicated(2),
+                     Sharding{{{0, 1}, {}}, {}});
+  ASSERT_EQ(steps.size(), 1u);
+  EXPECT_EQ(steps[0].kind, StepKind::LocalSlice);
+  EXPECT_EQ(steps[0].axes, (std::vector<int64_t>{0, 1}));
+  EXPECT_EQ(steps[0].outputShape, (std::vector<int64_t>{2, 16}));
+  EXPECT_EQ(steps[0].bytesSent, 0);
+  steps = reshardChecked(kMesh2x2, {8, 16}, Sharding::getReplicated(2),
+                         Sharding{{{1}, {0}}, {}});
+  EXPECT_EQ(kinds(steps), (std::vector<StepKind>{StepKind::LocalSlice,
+                                                 StepKind::LocalSlice}));
+  EXPECT_EQ(getBytesSent(steps), 0);
+}
+
+TEST(Reshard, AllReduce) {
+  // Row-parallel matmul: partial sums over model, wanted whole.
+  auto steps = reshardChecked(kMesh2x2, {8, 16}, Sharding{{{0}, {}}, {{1, kSum}}},
+                              Sharding{{{0}, {}}, {}});
+  ASSERT_EQ(steps.size(), 1u);
+  EXPECT_EQ(steps[0].kind, StepKind::AllReduce);
+  EXPECT_EQ(steps[0].axes, (std::vector<int64_t>{1}));
+  EXPECT_EQ(steps[0].dim, -1);
+  EXPECT_EQ(steps[0].reduction, kSum);
+  EXPECT_EQ(steps[0].bytesSent, 2 * 1 * (4 * 16 * 4) / 2); // 2(G-1)/G B
+  // Two axes of one reduction: one step over the group of 4, cheaper than
+  // two (1.5 B against 2 B).
+  steps = reshardChecked(kMesh2x2, {8, 16},
+                         Sharding{{{}, {}}, {{0, ReductionKind::Max},
+                                             {1, ReductionKind::Max}}},
+                         Sharding::getReplicated(2));
+  ASSERT_EQ(steps.size(), 1u);
+  EXPECT_EQ(steps[0].axes, (std::vector<int64_t>{0, 1}));
+  EXPECT_EQ(steps[0].reduction, ReductionKind::Max);
+  EXPECT_EQ(steps[0].bytesSent, 2 * 3 * (8 * 16 * 4) / 4);
+}
+
+TEST(Reshard, ReduceScatter) {
+  // Partial sums wanted split: a reduce-scatter, (G-1)/G B.
+  auto steps = reshardChecked(kMesh2x2, {8, 16}, Sharding{{{}, {}}, {{1, kSum}}},
+                              Sharding{{{}, {1}}, {}});
+  ASSERT_EQ(steps.size(), 1u);
+  EXPECT_EQ(steps[0].kind, StepKind::ReduceScatter);
+  EXPECT_EQ(steps[0].dim, 1);
+  EXPECT_EQ(steps[0].outputShape, (std::vector<int64_t>{8, 8}));
+  EXPECT_EQ(steps[0].bytesSent, 8 * 16 * 4 / 2);
+  // Keeping one partial axis while resolving the other.
+  steps = reshardChecked(kMesh2x2, {8, 16},
+                         Sharding{{{}, {}}, {{0, kSum}, {1, kSum}}},
+                         Sharding{{{0}, {}}, {{1, kSum}}});
+  ASSERT_EQ(steps.size(), 1u);
+  EXPECT_EQ(steps[0].kind, StepKind::ReduceScatter);
+  EXPECT_EQ(steps[0].axes, (std::vector<int64_t>{0}));
+}
+
+TEST(Reshard, AllToAll) {
+  // An axis moving between dims.
+  auto steps = reshardChecked(kMesh2x2, {8, 16}, Sharding{{{0}, {}}, {}},
+                              Sharding{{{}, {0}}, {}});
+  ASSERT_EQ(steps.size(), 1u);
+  EXPECT_EQ(steps[0].kind, StepKind::AllToAll);
+  EXPECT_EQ(steps[0].dim, 1);
+  EXPECT_EQ(steps[0].concatDim, 0);
+  EXPECT_EQ(steps[0].inputShape, (std::vector<int64_t>{4, 16}));
+  EXPECT_EQ(steps[0].outputShape, (std::vector<int64_t>{8, 8}));
+  EXPECT_EQ(steps[0].bytesSent, 4 * 16 * 4 / 2); // (G-1)/G B
+}
+
+TEST(Reshard, DropMajorAxis) {
+  // [data, model] -> [model]: data is major, so model must leave first. The
+  // search beats gathering both and slicing model again (3 B): move both to
+  // dim 1 (0.75 B), model back (0.5 B), gather data (1 B).
+  auto steps = reshardChecked(kMesh2x2, {8, 8}, Sharding{{{0, 1}, {}}, {}},
+                              Sharding{{{1}, {}}, {}});
+  int64_t b = 2 * 8 * 4;
+  EXPECT_EQ(getBytesSent(steps), b * 9 / 4) << describe(steps, kMesh2x2);
+  // Without a dim to park axes on, gather and slice.
+  steps = reshardChecked(kMesh2x2, {8, 1}, Sharding{{{0, 1}, {}}, {}},
+                         Sharding{{{1}, {}}, {}});
+  EXPECT_EQ(getBytesSent(steps), 3 * 2 * 1 * 4) << describe(steps, kMesh2x2);
+  EXPECT_EQ(steps.back().kind, StepKind::LocalSlice);
+}
+
+TEST(Reshard, SwapThroughThirdDim) {
+  // Swapping the axes of two dims: three all-to-alls through dim 2 (1.5 B)
+  // instead of a gather and an all-to-all (2 B).
+  auto steps =
+      reshardChecked(kMesh2x2, {8, 8, 8}, Sharding{{{0}, {1}, {}}, {}},
+                     Sharding{{{1}, {0}, {}}, {}});
+  int64_t b = 4 * 4 * 8 * 4;
+  EXPECT_EQ(getBytesSent(steps), 3 * b / 2) << describe(steps, kMesh2x2);
+  EXPECT_EQ(kinds(steps),
+            (std::vector<StepKind>(3, StepKind::AllToAll)));
+}
+
+TEST(Reshard, ElementBytes) {
+  std::string error;
+  Sharding source{{{0}, {}}, {{1, kSum}}};
+  Sharding target{{{}, {0}}, {}};
+  auto f32 = reshard({8, 8}, 4, source, target, kMesh2x2, error);
+  auto f64 = reshard({8, 8}, 8, source, target, kMesh2x2, error);
+  ASSERT_TRUE(f32 && f64);
+  EXPECT_EQ(2 * getBytesSent(*f32), getBytesSent(*f64));
+  auto none = reshard({8, 8}, 0, source, target, kMesh2x2, error);
+  ASSERT_TRUE(none);
+  EXPECT_EQ(getBytesSent(*none), 0);
+  EXPECT_EQ(checkSteps({8, 8}, 0, source, target, kMesh2x2, *none), "");
+  // An empty tensor still changes sharding.
+  auto empty = reshard({0, 8}, 4, source, target, kMesh2x2, error);
+  ASSERT_TRUE(empty);
+  EXPECT_FALSE(empty->empty());
+  EXPECT_EQ(getBytesSent(*empty), 0);
+}
+
+TEST(Reshard, Deterministic) {
+  Mesh mesh{{"a", "b", "c"}, {2, 3, 2}};
+  Sharding source{{{0}, {2}, {}}, {{1, kSum}}};
+  Sharding target{{{2, 1}, {}, {0}}, {}};
+  std::string error;
+  auto first = reshard({12, 4, 6}, 4, source, target, mesh, error);
+  ASSERT_TRUE(first) << error;
+  for (int i = 0; i < 3; ++i) {
+    auto again = reshard({12, 4, 6}, 4, source, target, mesh, error);
+    ASSERT_TRUE(again);
+    ASSERT_EQ(again->size(), first->size());
+    for (size_t k = 0; k < first->size(); ++k) {
+      EXPECT_EQ((*again)[k].kind, (*first)[k].kind);
+      EXPECT_EQ((*again)[k].axes, (*first)[k].axes);
+      EXPECT_EQ((*again)[k].dim, (*first)[k].dim);
+      EXPECT_EQ((*again)[k].after, (*first)[k].after);
+    }
+  }
+  EXPECT_EQ(checkSteps({12, 4, 6}, 4, source, target, mesh, *first), "");
+}
+
+TEST(Reshard, LargeMeshFallsBackToRecipe) {
+  // Seven axes: past the search's budget, reshard() returns the recipe's
+  // steps, still correct (128 simulated devices).
+  Mesh mesh{{"a", "b", "c", "d", "e", "f", "g"}, {2, 2, 2, 2, 2, 2, 2}};
+  Sharding source{{{0, 1, 2}, {3, 4, 5, 6}, {}, {}}, {}};
+  Sharding target{{{6, 5, 4, 3}, {2, 1, 0}, {}, {}}, {}};
+  std::vector<int64_t> shape{16, 16, 2, 2};
+  std::string error;
+  auto steps = reshard(shape, 4, source, target, mesh, error);
+  auto recipe = reshardByRecipe(shape, 4, source, target, mesh, error);
+  ASSERT_TRUE(steps && recipe) << error;
+  EXPECT_EQ(getBytesSent(*steps), getBytesSent(*recipe));
+  EXPECT_EQ(checkSteps(shape, 4, source, target, mesh, *steps), "");
 }
 
 } // namespace

@@ -353,7 +353,7 @@ TEST(RuntimeCollectives, Errors) {
   ctx.clearError();
   EXPECT_EQ(telarrt_all_gather(c, TELAR_DTYPE_I32, 1, nullptr, out, 2, 2),
             TELAR_STATUS_INVALID_ARGUMENT);
-  EXPECT_NE(ctx.getError().find("telarrt_all_gather(i32, axes {1}, 2x2 "
+  EXPECT_NE(ctx.getError().find("telarrt_all_gather(i32, axis mask 1, 2x2 "
                                 "elements): null buffer"),
             std::string::npos)
       << ctx.getError();

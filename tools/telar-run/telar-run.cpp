@@ -1,6 +1,6 @@
 //===- telar-run.cpp - Run a Telar artifact -------------------------------===//
 //
-//   telar-run ARTIFACT_DIR --input NAME=FILE ... [--program NAME]
+//   telar-run ARTIFACT_DIR --input NAME=FILE ... [-n N] [--program NAME]
 //             [--output-dir DIR] [--format npy|pb] [--threads N] [--bench N]
 //             [--warmup N] [--memory-limit BYTES] [--report FILE.json] [-q]
 //             [--help] [--version]
@@ -8,6 +8,10 @@
 // Loads the artifact (docs/Artifact.md), reads the inputs (.npy or ONNX
 // TensorProto .pb), runs the program and writes or summarises the outputs.
 // Every check (arguments, artifact, inputs) happens before the program runs.
+// A multi-rank artifact runs as one process per rank: `-n N` starts them
+// through mpirun (re-executing this program), or a launcher does (`mpirun
+// -np N telar-run ...`, `srun -n N telar-run ...`); each rank slices its
+// blocks of the inputs, and rank 0 assembles and writes the outputs.
 // Exit codes: 0 success, 1 error (artifact, inputs, I/O), 2 usage error,
 // 3 the program failed while running (a status from the runtime ABI).
 // The full documentation is in runtime/README.md.
@@ -18,6 +22,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "telar/runtime/Abi.h"
+#include "telar/runtime/Comm.h"
+#include "telar/runtime/MpiComm.h"
 #include "telar/runtime/Npy.h"
 #include "telar/runtime/Runtime.h"
 #include "telar/runtime/TensorProto.h"
@@ -40,12 +46,14 @@
 #include <set>
 #include <sys/resource.h>
 #include <thread>
+#include <unistd.h>
 
 #ifndef TELAR_VERSION
 #define TELAR_VERSION "0.0.0"
 #endif
 
 using namespace telar::runtime;
+namespace comm = telar::runtime::comm;
 
 namespace {
 
@@ -56,20 +64,29 @@ Runs a compiled Telar artifact (the directory telarc -o writes).
 
   --input NAME=FILE   value of the model input NAME, from a .npy file or an
                       ONNX TensorProto .pb file (by extension); one per input
+                      (the whole tensor: each rank takes its block)
+  -n, --ranks N       run on N ranks, started through mpirun (found on PATH,
+                      or $TELAR_MPIRUN); under a launcher (mpirun, srun),
+                      N must be its number of ranks
   --program NAME      the artifact's program to run (default: 'main', or
                       the only one)
   --output-dir DIR    write each output to DIR/<name>.<format> (characters
                       of the name outside [A-Za-z0-9._-] become '_');
                       without it, print a summary of each output
   --format npy|pb     output file format (default: npy)
-  --threads N         threads for parallel loops and BLAS (default: all
-                      hardware threads, std::thread::hardware_concurrency)
+  --threads N         threads for parallel loops and BLAS per rank (default:
+                      the hardware threads divided among the ranks of this
+                      machine)
   --bench N           time N runs after the warmup runs; print latency
-                      mean/p50/p90/min in ms and throughput in runs/s
+                      mean/p50/p90/min in ms (of the slowest rank) and
+                      throughput in runs/s; several ranks: each rank's
+                      latency and time inside collectives
   --warmup N          untimed runs before --bench's timed runs (default: 3)
   --memory-limit N    fail the run (exit 3) when its intermediates would
                       take more than N bytes at once (default: no limit)
-  --report FILE       write a JSON report (latency, memory, sizes)
+  --report FILE       write a JSON report (latency, memory, sizes; several
+                      ranks: per rank, and per mesh axis set the collectives'
+                      calls, time and bytes sent, measured)
   -q, --quiet         print only errors and --bench's statistics
   -h, --help          print this help
   --version           print the version
@@ -87,6 +104,8 @@ errors, 3 when the program fails while running (e.g. out of memory).
 
 struct Options {
   std::string artifact;
+  /// -n: the number of ranks (0: not given).
+  int ranks = 0;
   std::vector<std::pair<std::string, std::string>> inputs;
   std::string program;
   std::optional<size_t> memoryLimit;
@@ -148,8 +167,9 @@ Options parseArguments(int argc, char **argv) {
       inlineValue = true;
     }
     static const std::set<std::string> kValued = {
-        "--input", "--output-dir", "--format",       "--threads", "--bench",
-        "--warmup", "--report",    "--memory-limit", "--program"};
+        "--input",  "--output-dir", "--format",       "--threads",
+        "--bench",  "--warmup",     "--report",       "--memory-limit",
+        "--program", "-n",          "--ranks"};
     if (!kValued.count(name))
       usageError("unknown option '" + name + "'");
     if (!inlineValue) {
@@ -170,6 +190,8 @@ Options parseArguments(int argc, char **argv) {
       if (value != "npy" && value != "pb")
         usageError("--format expects 'npy' or 'pb', got '" + value + "'");
       o.format = value;
+    } else if (name == "-n" || name == "--ranks") {
+      o.ranks = parseCount(name, value, 1);
     } else if (name == "--threads") {
       o.threads = parseCount(name, value, 1);
     } else if (name == "--bench") {
@@ -362,21 +384,74 @@ Latency summarizeTimes(std::vector<double> ms) {
   return l;
 }
 
-int run(const Options &o) {
-  int threads = o.threads;
-  if (threads == 0)
-    threads = std::max(1u, std::thread::hardware_concurrency());
-  telarrt_set_num_threads(threads);
+/// This process's place in the job: the world communicator (null when no
+/// launcher started it: one process) and its rank.
+struct Job {
+  std::shared_ptr<comm::Communicator> world;
+  int rank = 0;
+  int size = 1;
+  bool multi() const { return size > 1; }
+  /// "rank 2: " when there are several ranks.
+  std::string prefix() const {
+    return multi() ? "rank " + std::to_string(rank) + ": " : "";
+  }
+};
 
-  std::unique_ptr<Artifact> artifact = Artifact::load(o.artifact, o.program);
-  Context &context = artifact->getContext();
+/// Every rank's `value` (in rank order), on every rank.
+template <typename T>
+std::vector<T> allGather(const Job &job, const std::vector<T> &value,
+                         comm::DataType type) {
+  if (!job.world)
+    return value;
+  std::vector<T> all(value.size() * job.size);
+  job.world->allGather(value.data(), all.data(), int64_t(value.size()), type);
+  return all;
+}
+
+/// The default threads per rank: the hardware threads divided among the
+/// ranks on this machine (OpenMPI and Slurm say how many there are).
+int defaultThreads(const Job &job) {
+  int hardware = int(std::max(1u, std::thread::hardware_concurrency()));
+  int local = job.size;
+  for (const char *name :
+       {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS", "SLURM_NTASKS_PER_NODE"})
+    if (const char *v = std::getenv(name)) {
+      int n = std::atoi(v);
+      if (n > 0) {
+        local = n;
+        break;
+      }
+    }
+  return std::max(1, hardware / std::max(1, local));
+}
+
+/// What happens before the program runs, on each rank; an Error when a
+/// check fails.
+struct Prepared {
+  std::unique_ptr<Artifact> artifact;
+  std::vector<Tensor> inputs; // this rank's blocks
+  std::vector<std::string> outputPaths;
+  std::ofstream report;
+};
+
+void prepare(const Options &o, const Job &job, Prepared &p) {
+  if (o.ranks && o.ranks != job.size)
+    throw Error("-n " + std::to_string(o.ranks) + " but this job has " +
+                std::to_string(job.size) + " rank" +
+                (job.size == 1 ? "" : "s"));
+  p.artifact = Artifact::load(o.artifact, o.program, job.world);
+  Context &context = p.artifact->getContext();
   if (o.memoryLimit)
     context.setMemoryLimit(*o.memoryLimit);
-  const Manifest &m = artifact->getManifest();
-  std::vector<Tensor> inputs = readInputs(o, m);
+  const Manifest &m = p.artifact->getManifest();
+  std::vector<Tensor> global = readInputs(o, m);
+  for (size_t i = 0; i < global.size(); ++i) {
+    p.inputs.push_back(p.artifact->sliceInput(i, global[i]));
+    global[i] = Tensor();
+  }
 
-  // Output files: distinct names, a directory that exists.
-  std::vector<std::string> outputPaths;
+  // Output files (rank 0 writes them): distinct names, a directory that
+  // exists.
   if (!o.outputDir.empty()) {
     std::map<std::string, std::string> taken;
     for (const TensorSpec &s : m.outputs) {
@@ -385,42 +460,118 @@ int run(const Options &o) {
       if (!fresh)
         throw Error("outputs '" + it->second + "' and '" + s.name +
                     "' would both be written to " + file);
-      outputPaths.push_back(
+      p.outputPaths.push_back(
           (std::filesystem::path(o.outputDir) / file).string());
     }
-    std::error_code ec;
-    std::filesystem::create_directories(o.outputDir, ec);
-    if (ec || !std::filesystem::is_directory(o.outputDir))
-      throw Error("cannot create output directory '" + o.outputDir + "'" +
-                  (ec ? ": " + ec.message() : ""));
+    if (job.rank == 0) {
+      std::error_code ec;
+      std::filesystem::create_directories(o.outputDir, ec);
+      if (ec || !std::filesystem::is_directory(o.outputDir))
+        throw Error("cannot create output directory '" + o.outputDir + "'" +
+                    (ec ? ": " + ec.message() : ""));
+    }
   }
-  std::ofstream report;
-  if (!o.report.empty()) {
-    report.open(o.report);
-    if (!report)
+  if (!o.report.empty() && job.rank == 0) {
+    p.report.open(o.report);
+    if (!p.report)
       throw Error("cannot write report '" + o.report +
                   "': " + std::strerror(errno));
   }
+}
 
-  std::vector<Tensor> outputs = artifact->allocateOutputs();
+/// Statistics of one axis set, per run: calls, bytes sent, seconds.
+constexpr int kStatFields = 3;
+
+int run(const Options &o, const Job &job) {
+  int threads = o.threads ? o.threads : defaultThreads(job);
+  telarrt_set_num_threads(threads);
+
+  // Every rank checks everything, then all agree before any runs: a rank
+  // that failed must not leave the others waiting in a collective.
+  Prepared p;
+  std::string problem;
+  try {
+    prepare(o, job, p);
+  } catch (const std::exception &e) {
+    problem = e.what();
+    if (problem.empty())
+      problem = "unknown error";
+  }
+  std::vector<int32_t> failed =
+      allGather<int32_t>(job, {problem.empty() ? 0 : 1}, comm::DataType::I32);
+  std::string failedRanks;
+  for (int r = 0; r < job.size; ++r)
+    if (failed[r])
+      failedRanks += (failedRanks.empty() ? "" : ", ") + std::to_string(r);
+  if (!failedRanks.empty()) {
+    std::fflush(stdout);
+    if (!problem.empty())
+      std::fprintf(stderr, "telar-run: error: %s%s\n", job.prefix().c_str(),
+                   problem.c_str());
+    else
+      std::fprintf(stderr,
+                   "telar-run: error: %snot running: rank%s %s failed "
+                   "%s checks\n",
+                   job.prefix().c_str(),
+                   failedRanks.find(',') == std::string::npos ? "" : "s",
+                   failedRanks.c_str(),
+                   failedRanks.find(',') == std::string::npos ? "its"
+                                                              : "their");
+    // mpirun ends the job when a rank exits non-zero: none exits before
+    // every rank has said what went wrong.
+    std::fflush(stderr);
+    if (job.world)
+      job.world->barrier();
+    return 1;
+  }
+
+  Artifact &artifact = *p.artifact;
+  Context &context = artifact.getContext();
+  const Manifest &m = artifact.getManifest();
+  comm::MeshCommunicator *mesh = artifact.getMeshCommunicator();
+  std::vector<Tensor> outputs = artifact.allocateOutputs();
   std::vector<const void *> in;
   std::vector<void *> out;
-  for (const Tensor &t : inputs)
+  for (const Tensor &t : p.inputs)
     in.push_back(t.data());
   for (Tensor &t : outputs)
     out.push_back(t.data());
+
+  // A run that fails on one rank would leave the others waiting in a
+  // collective: it ends the whole job.
+  auto runOnce = [&] {
+    try {
+      artifact.run(in, out);
+    } catch (const RunError &e) {
+      std::fflush(stdout);
+      std::fprintf(stderr, "telar-run: error: %s%s\n", job.prefix().c_str(),
+                   e.what());
+      if (job.multi()) {
+        std::fflush(stderr);
+        comm::abortMpi(3);
+      }
+      throw;
+    }
+  };
 
   using Clock = std::chrono::steady_clock;
   int iterations = o.bench ? o.bench : 1;
   if (o.bench)
     for (int i = 0; i < o.warmup; ++i)
-      artifact->run(in, out);
+      runOnce();
   context.resetPeakBytes();
+  if (mesh)
+    mesh->resetStats();
   std::vector<double> times;
+  if (job.world)
+    job.world->barrier();
   Clock::time_point benchStart = Clock::now();
   for (int i = 0; i < iterations; ++i) {
+    // The ranks start each timed run together.
+    if (job.world && o.bench)
+      job.world->barrier();
     Clock::time_point start = Clock::now();
-    artifact->run(in, out);
+    runOnce();
     times.push_back(
         std::chrono::duration<double, std::milli>(Clock::now() - start)
             .count());
@@ -428,54 +579,145 @@ int run(const Options &o) {
   double totalSeconds =
       std::chrono::duration<double>(Clock::now() - benchStart).count();
   size_t peak = context.getPeakBytes();
-  Latency latency = summarizeTimes(times);
+  Latency myLatency = summarizeTimes(times);
 
-  for (size_t i = 0; i < outputs.size(); ++i) {
+  // The slowest rank's time of each run; per rank its latency, time and
+  // calls inside collectives and its peak memory; per axis set the
+  // collectives' calls, bytes and time (per run).
+  std::vector<double> slowest = times;
+  if (job.world)
+    job.world->allReduce(times.data(), slowest.data(), int64_t(times.size()),
+                         comm::DataType::F64, comm::ReduceOp::Max);
+  Latency latency = summarizeTimes(slowest);
+  if (job.world)
+    job.world->allReduce(&totalSeconds, &totalSeconds, 1, comm::DataType::F64,
+                         comm::ReduceOp::Max);
+  comm::AxisSetStats total = mesh ? mesh->getTotalStats() : comm::AxisSetStats{};
+  std::vector<double> mine = {myLatency.mean, total.seconds * 1e3 / iterations,
+                              double(total.calls) / iterations,
+                              double(total.bytesSent) / iterations,
+                              double(peak)};
+  std::vector<double> perRank = allGather(job, mine, comm::DataType::F64);
+  size_t numSets = mesh ? size_t(1) << mesh->getAxisSizes().size() : 0;
+  std::vector<double> setStats(numSets * kStatFields, 0.0);
+  if (mesh)
+    for (const auto &[axes, st] : mesh->getStats()) {
+      setStats[axes * kStatFields + 0] = double(st.calls) / iterations;
+      setStats[axes * kStatFields + 1] = double(st.bytesSent) / iterations;
+      setStats[axes * kStatFields + 2] = st.seconds * 1e3 / iterations;
+    }
+  std::vector<double> allSets = allGather(job, setStats, comm::DataType::F64);
+  const size_t kRankFields = mine.size();
+
+  // The whole outputs, on rank 0.
+  std::vector<Tensor> global = artifact.gatherOutputs(outputs);
+  if (job.rank != 0)
+    return 0;
+
+  for (size_t i = 0; i < global.size(); ++i) {
     const TensorSpec &s = m.outputs[i];
-    if (!outputPaths.empty()) {
+    if (!p.outputPaths.empty()) {
       if (o.format == "pb")
-        writeTensorProto(outputPaths[i], s.name, s.dtype, s.shape,
-                         outputs[i].data());
+        writeTensorProto(p.outputPaths[i], s.name, s.dtype, s.shape,
+                         global[i].data());
       else
-        writeNpy(outputPaths[i], s.dtype, s.shape, outputs[i].data());
+        writeNpy(p.outputPaths[i], s.dtype, s.shape, global[i].data());
       if (!o.quiet)
         std::printf("output '%s': %s -> %s\n", s.name.c_str(),
-                    s.typeString().c_str(), outputPaths[i].c_str());
+                    s.typeString().c_str(), p.outputPaths[i].c_str());
     } else if (!o.quiet) {
       std::printf("output '%s': %s\n", s.name.c_str(),
-                  summarize(outputs[i]).c_str());
+                  summarize(global[i]).c_str());
     }
   }
+  size_t maxPeak = 0;
+  for (int r = 0; r < job.size; ++r)
+    maxPeak = std::max(maxPeak, size_t(perRank[r * kRankFields + 4]));
   if (!o.quiet) {
-    int64_t bound = artifact->getManifest().largestLiveSetBytes;
+    std::string peakText = formatBytes(maxPeak);
+    if (job.multi())
+      peakText += " (the most of one rank)";
+    int64_t bound = m.largestLiveSetBytes;
     if (bound >= 0)
       std::printf("peak intermediate memory: %s (largest live set of the "
                   "graph: %s)\n",
-                  formatBytes(peak).c_str(), formatBytes(bound).c_str());
+                  peakText.c_str(), formatBytes(bound).c_str());
     else
-      std::printf("peak intermediate memory: %s\n", formatBytes(peak).c_str());
+      std::printf("peak intermediate memory: %s\n", peakText.c_str());
   }
   if (o.bench) {
-    std::printf("benchmark: %d runs after %d warmup runs, %d threads\n",
-                o.bench, o.warmup, threads);
-    std::printf("latency (ms): mean %s  p50 %s  p90 %s  min %s\n",
+    if (job.multi())
+      std::printf("benchmark: %d runs after %d warmup runs, %d ranks x %d "
+                  "threads\n",
+                  o.bench, o.warmup, job.size, threads);
+    else
+      std::printf("benchmark: %d runs after %d warmup runs, %d threads\n",
+                  o.bench, o.warmup, threads);
+    std::printf("latency (ms%s): mean %s  p50 %s  p90 %s  min %s\n",
+                job.multi() ? ", the slowest rank of each run" : "",
                 formatMs(latency.mean).c_str(), formatMs(latency.p50).c_str(),
                 formatMs(latency.p90).c_str(), formatMs(latency.min).c_str());
     std::printf("throughput: %.2f runs/s\n",
                 totalSeconds > 0 ? iterations / totalSeconds : 0.0);
+    if (mesh)
+      for (int r = 0; r < job.size; ++r) {
+        const double *v = &perRank[r * kRankFields];
+        std::printf("rank %d: latency mean %s ms, in collectives %s ms "
+                    "(%.1f%%, %g calls, %s sent) per run\n",
+                    r, formatMs(v[0]).c_str(), formatMs(v[1]).c_str(),
+                    v[0] > 0 ? 100.0 * v[1] / v[0] : 0.0, v[2],
+                    formatBytes(size_t(v[3])).c_str());
+      }
   }
+  // Per axis set, summed or maxed over the ranks.
+  struct SetSummary {
+    comm::AxisSet axes;
+    double calls = 0, bytesTotal = 0, bytesMax = 0, msMax = 0;
+  };
+  std::vector<SetSummary> sets;
+  for (size_t a = 0; a < numSets; ++a) {
+    SetSummary sum{comm::AxisSet(a)};
+    for (int r = 0; r < job.size; ++r) {
+      const double *v = &allSets[(r * numSets + a) * kStatFields];
+      sum.calls = std::max(sum.calls, v[0]);
+      sum.bytesTotal += v[1];
+      sum.bytesMax = std::max(sum.bytesMax, v[1]);
+      sum.msMax = std::max(sum.msMax, v[2]);
+    }
+    if (sum.calls > 0)
+      sets.push_back(sum);
+  }
+  auto axisNames = [&](comm::AxisSet axes) {
+    std::vector<std::string> names;
+    for (size_t i = 0; i < m.mesh.axisNames.size(); ++i)
+      if (axes & (comm::AxisSet(1) << i))
+        names.push_back(m.mesh.axisNames[i]);
+    return names;
+  };
+  if (o.bench && mesh)
+    for (const SetSummary &sum : sets) {
+      std::string names;
+      for (const std::string &n : axisNames(sum.axes))
+        names += (names.empty() ? "" : ",") + n;
+      std::printf("collectives on {%s}: %g calls, %s sent by the busiest rank, "
+                  "%s in all, %s ms (slowest rank) per run\n",
+                  names.c_str(), sum.calls,
+                  formatBytes(size_t(sum.bytesMax)).c_str(),
+                  formatBytes(size_t(sum.bytesTotal)).c_str(),
+                  formatMs(sum.msMax).c_str());
+    }
 
-  if (report.is_open()) {
+  if (p.report.is_open()) {
     size_t ioBytes = 0;
-    for (const Tensor &t : inputs)
-      ioBytes += t.getByteSize();
-    for (const Tensor &t : outputs)
-      ioBytes += t.getByteSize();
+    for (const TensorSpec &s : m.inputs)
+      ioBytes += s.byteSize();
+    for (const TensorSpec &s : m.outputs)
+      ioBytes += s.byteSize();
     struct rusage usage;
     getrusage(RUSAGE_SELF, &usage);
     nlohmann::ordered_json j;
-    j["artifact"] = artifact->getDirectory();
-    j["program"] = artifact->getProgram().name;
+    j["artifact"] = artifact.getDirectory();
+    j["program"] = artifact.getProgram().name;
     j["latency_ms"] = {{"mean", latency.mean},
                        {"p50", latency.p50},
                        {"p90", latency.p90},
@@ -483,36 +725,152 @@ int run(const Options &o) {
     j["iterations"] = iterations;
     j["warmup"] = o.bench ? o.warmup : 0;
     j["threads"] = threads;
-    j["peak_intermediate_bytes"] = peak;
-    if (artifact->getManifest().largestLiveSetBytes >= 0)
-      j["largest_live_set_bytes"] = artifact->getManifest().largestLiveSetBytes;
-    j["weights_bytes"] = artifact->getWeightsBytes();
+    j["peak_intermediate_bytes"] = maxPeak;
+    if (m.largestLiveSetBytes >= 0)
+      j["largest_live_set_bytes"] = m.largestLiveSetBytes;
+    j["weights_bytes"] = artifact.getWeightsBytes();
     // The weights' packed copies (GEMM operands packed once, kept).
-    j["prepacked_bytes"] = artifact->getPrepackedBytes();
+    j["prepacked_bytes"] = artifact.getPrepackedBytes();
     j["io_bytes"] = ioBytes;
     // ru_maxrss is in KiB on Linux.
     j["peak_rss_bytes"] = static_cast<int64_t>(usage.ru_maxrss) * 1024;
-    report << j.dump(2) << "\n";
-    report.close();
-    if (!report)
+    if (mesh) {
+      j["world_size"] = job.size;
+      nlohmann::ordered_json meshJson;
+      for (size_t i = 0; i < m.mesh.axisNames.size(); ++i)
+        meshJson[m.mesh.axisNames[i]] = m.mesh.axisSizes[i];
+      j["mesh"] = meshJson;
+      nlohmann::ordered_json ranks = nlohmann::ordered_json::array();
+      for (int r = 0; r < job.size; ++r) {
+        const double *v = &perRank[r * kRankFields];
+        ranks.push_back({{"rank", r},
+                         {"latency_mean_ms", v[0]},
+                         {"collective_ms_per_run", v[1]},
+                         {"collective_calls_per_run", v[2]},
+                         {"bytes_sent_per_run", int64_t(v[3])},
+                         {"peak_intermediate_bytes", int64_t(v[4])}});
+      }
+      j["ranks"] = ranks;
+      nlohmann::ordered_json collectives = nlohmann::ordered_json::array();
+      for (const SetSummary &sum : sets)
+        collectives.push_back(
+            {{"axes", axisNames(sum.axes)},
+             {"calls_per_run", sum.calls},
+             {"bytes_sent_per_run_max_rank", int64_t(sum.bytesMax)},
+             {"bytes_sent_per_run_all_ranks", int64_t(sum.bytesTotal)},
+             {"ms_per_run_max_rank", sum.msMax}});
+      j["collectives"] = collectives;
+    }
+    p.report << j.dump(2) << "\n";
+    p.report.close();
+    if (!p.report)
       throw Error("cannot write report '" + o.report + "'");
   }
   return 0;
+}
+
+/// The path of this executable, for mpirun to start.
+std::string selfPath(const char *argv0) {
+  std::error_code ec;
+  std::filesystem::path p = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string(argv0) : p.string();
+}
+
+/// `name` on PATH, or "".
+std::string findOnPath(const std::string &name) {
+  const char *path = std::getenv("PATH");
+  std::string dirs = path ? path : "";
+  for (size_t start = 0; start <= dirs.size();) {
+    size_t colon = std::min(dirs.find(':', start), dirs.size());
+    std::string dir = dirs.substr(start, colon - start);
+    start = colon + 1;
+    std::string candidate = (dir.empty() ? "." : dir) + "/" + name;
+    if (::access(candidate.c_str(), X_OK) == 0)
+      return candidate;
+  }
+  return "";
+}
+
+/// -n N outside a launcher: runs this command again under `mpirun -np N`
+/// (which returns non-zero when a rank does). Returns only on failure.
+int launch(const Options &o, int argc, char **argv) {
+  std::string mpirun;
+  if (const char *env = std::getenv("TELAR_MPIRUN"); env && *env)
+    mpirun = env;
+  else
+    mpirun = findOnPath("mpirun");
+  if (mpirun.empty()) {
+    std::fprintf(stderr,
+                 "telar-run: error: -n %d needs mpirun (OpenMPI's launcher, "
+                 "Debian package openmpi-bin) on PATH, or TELAR_MPIRUN; or "
+                 "start the ranks yourself: mpirun -np %d telar-run ..., "
+                 "srun -n %d telar-run ...\n",
+                 o.ranks, o.ranks, o.ranks);
+    return 1;
+  }
+  // OpenMPI refuses to run as root, and more ranks than cores, unless told.
+  if (::geteuid() == 0) {
+    setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", /*overwrite=*/0);
+    setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
+  }
+  setenv("OMPI_MCA_rmaps_base_oversubscribe", "1", 0);
+  std::string self = selfPath(argv[0]);
+  std::string count = std::to_string(o.ranks);
+  std::vector<char *> args = {const_cast<char *>(mpirun.c_str()),
+                              const_cast<char *>("-np"),
+                              const_cast<char *>(count.c_str()),
+                              const_cast<char *>(self.c_str())};
+  // The ranks get the same arguments, -n included (each checks it against
+  // the job's size).
+  for (int i = 1; i < argc; ++i)
+    args.push_back(argv[i]);
+  args.push_back(nullptr);
+  std::fflush(stdout);
+  ::execv(mpirun.c_str(), args.data());
+  std::fprintf(stderr, "telar-run: error: cannot run '%s': %s\n",
+               mpirun.c_str(), std::strerror(errno));
+  return 1;
 }
 
 } // namespace
 
 int main(int argc, char **argv) {
   Options options = parseArguments(argc, argv);
+  bool underLauncher = comm::isLaunchedAsMpiJob();
+  if (options.ranks > 1 && !underLauncher)
+    return launch(options, argc, argv);
+
+  Job job;
+  if (underLauncher) {
+    try {
+      comm::initializeMpi(&argc, &argv);
+      job.world = comm::createMpiWorldCommunicator();
+      job.rank = job.world->getRank();
+      job.size = job.world->getSize();
+    } catch (const std::exception &e) {
+      std::fprintf(stderr, "telar-run: error: %s\n", e.what());
+      return 1;
+    }
+  }
+  int status;
   try {
-    return run(options);
+    status = run(options, job);
   } catch (const RunError &e) {
-    std::fflush(stdout);
-    std::fprintf(stderr, "telar-run: error: %s\n", e.what());
-    return 3;
+    // Printed where it happened (a single rank: nothing else runs).
+    status = 3;
   } catch (const std::exception &e) {
     std::fflush(stdout);
-    std::fprintf(stderr, "telar-run: error: %s\n", e.what());
-    return 1;
+    std::fprintf(stderr, "telar-run: error: %s%s\n", job.prefix().c_str(),
+                 e.what());
+    if (job.multi()) {
+      // Others may wait for this rank in a collective.
+      std::fflush(stderr);
+      comm::abortMpi(1);
+    }
+    status = 1;
   }
+  job.world.reset();
+  if (underLauncher)
+    comm::finalizeMpi();
+  return status;
 }

@@ -1,14 +1,17 @@
 //===- telarc.cpp - The Telar compiler driver ------------------------------===//
 //
 //   telarc model.onnx -o out/ --target cpu [--cpu=native] [-q] [--timings]
-//   telarc model.onnx --emit=mlir|linalg|llvm [-o out.mlir]
+//   telarc model.onnx --emit=mlir|linalg|llvm|plan [-o out.mlir]
 //   common: [--input-shape NAME=DxD]... [--bind-input NAME=FILE]...
+//           [--plan plan.json] [--mesh data=2,model=2]
 //
 // Imports the model (ONNX protobuf or .onnxtext) and canonicalises it (shape
 // subgraphs fold away). With --target it compiles the model into an
 // artifact directory (docs/Artifact.md) through that target's backend
 // (TargetBackend.h); with --emit it prints the IR at one stage of the
-// lowering. The passes are the library's named pipelines (Pipeline.h), the
+// lowering. With --plan (and/or --mesh) the plan is completed
+// (docs/Plan.md): --emit=plan prints it, --emit=mlir prints the IR annotated
+// with it (telar-apply-plan), --target compiles a sharded artifact. The passes are the library's named pipelines (Pipeline.h), the
 // ones telar-opt runs; telarc has none of its own. Exits 0 on success and 1
 // on any error; errors name the node, op type and opset.
 //
@@ -19,6 +22,8 @@
 #include "telar/codegen/Pipeline.h"
 #include "telar/codegen/TargetBackend.h"
 #include "telar/onnx/Importer.h"
+#include "telar/passes/partition/Passes.h"
+#include "telar/sharding/Completion.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -45,7 +50,7 @@ using namespace mlir;
 namespace cl = llvm::cl;
 
 namespace {
-enum class EmitKind { MLIR, Linalg, LLVM };
+enum class EmitKind { MLIR, Linalg, LLVM, Plan };
 
 cl::OptionCategory telarcCategory("telarc options");
 
@@ -62,7 +67,10 @@ cl::opt<EmitKind> emit(
                           "arguments)"),
                clEnumValN(EmitKind::LLVM, "llvm",
                           "the LLVM dialect the CPU target hands to code "
-                          "generation")),
+                          "generation"),
+               clEnumValN(EmitKind::Plan, "plan",
+                          "the completed plan as plan.json: every named "
+                          "value's sharding (with --plan/--mesh)")),
     cl::cat(telarcCategory));
 
 cl::opt<std::string> outputFile(
@@ -95,6 +103,19 @@ cl::list<std::string> bindInputs(
              "or an ONNX TensorProto .pb (repeatable; for inputs that "
              "determine shapes, e.g. Reshape's shape)"),
     cl::value_desc("NAME=FILE"), cl::cat(telarcCategory));
+
+cl::opt<std::string> planFile(
+    "plan",
+    cl::desc("A parallelization plan (plan.json, docs/Plan.md): the mesh and "
+             "the shardings of some named values; the rest are completed"),
+    cl::value_desc("FILE"), cl::cat(telarcCategory));
+
+cl::opt<std::string> meshSpec(
+    "mesh",
+    cl::desc("The device mesh, e.g. data=2,model=2: for a plan that names "
+             "none (it must equal a plan's own); alone, a plan naming nothing "
+             "(everything replicated)"),
+    cl::value_desc("AXIS=N,..."), cl::cat(telarcCategory));
 
 cl::opt<bool> listOps("list-ops",
                       cl::desc("Print the supported ONNX op types, one per "
@@ -138,7 +159,8 @@ std::unique_ptr<telar::TargetBackend> createTarget(StringRef name) {
 
 /// --target: the artifact directory, with a progress line per stage on a
 /// terminal and a table of stage times with --timings.
-int compileArtifact(ModuleOp module, double importSeconds) {
+int compileArtifact(ModuleOp module, double importSeconds,
+                    std::optional<telar_sharding::Plan> plan) {
   std::unique_ptr<telar::TargetBackend> backend = createTarget(target);
   if (!backend)
     return 1;
@@ -158,6 +180,7 @@ int compileArtifact(ModuleOp module, double importSeconds) {
   telar::ArtifactOptions options;
   options.outputDir = outputFile;
   options.modelPath = inputFile;
+  options.plan = std::move(plan);
   options.stages.onBegin = [&](StringRef stage, int index, int count) {
     if (progress)
       llvm::errs() << "telarc: [" << index << "/" << count << "] " << stage
@@ -260,8 +283,49 @@ int run(int argc, char **argv) {
   std::chrono::duration<double> importTime =
       std::chrono::steady_clock::now() - start;
 
+  // The plan, read once the module exists (its diagnostics go through the
+  // context's handler).
+  std::optional<telar_sharding::Plan> plan;
+  if (!planFile.empty() || !meshSpec.empty()) {
+    FailureOr<telar_sharding::Plan> loaded =
+        telar::loadPlan(UnknownLoc::get(&ctx), planFile, meshSpec);
+    if (failed(loaded))
+      return 1;
+    plan = std::move(*loaded);
+  }
+
   if (!target.empty())
-    return compileArtifact(*module, importTime.count());
+    return compileArtifact(*module, importTime.count(), std::move(plan));
+
+  if (plan && (emit == EmitKind::Linalg || emit == EmitKind::LLVM)) {
+    llvm::errs() << "telarc: error: --plan/--mesh apply to --emit=mlir, "
+                    "--emit=plan and --target\n";
+    return 1;
+  }
+
+  std::string outError;
+  if (emit == EmitKind::Plan) {
+    auto main = module->lookupSymbol<func::FuncOp>("main");
+    FailureOr<telar::CompletedPlan> completed =
+        telar::completePlan(main, plan ? *plan : telar_sharding::Plan());
+    if (failed(completed))
+      return 1;
+    auto out = openOutputFile(outputFile, &outError);
+    if (!out) {
+      llvm::errs() << "telarc: error: " << outError << "\n";
+      return 1;
+    }
+    out->os() << telar_sharding::writePlanJson(telar::getNamedPlan(*completed));
+    out->keep();
+    return 0;
+  }
+
+  if (plan) {
+    PassManager annotate(&ctx);
+    annotate.addPass(telar::createTelarApplyPlan(*plan));
+    if (failed(annotate.run(*module)))
+      return 1;
+  }
 
   if (emit != EmitKind::MLIR) {
     PassManager lower(&ctx);
@@ -277,10 +341,9 @@ int run(int argc, char **argv) {
       return 1;
   }
 
-  std::string err;
-  auto out = openOutputFile(outputFile, &err);
+  auto out = openOutputFile(outputFile, &outError);
   if (!out) {
-    llvm::errs() << "telarc: error: " << err << "\n";
+    llvm::errs() << "telarc: error: " << outError << "\n";
     return 1;
   }
   OpPrintingFlags flags;

@@ -10,11 +10,13 @@
 #define TELAR_CODEGEN_ARTIFACT_H
 
 #include "telar/artifact/Manifest.h"
+#include "telar/sharding/Plan.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/LLVM.h"
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -54,6 +56,9 @@ struct ArtifactOptions {
   /// The model file, hashed into the manifest (may be empty).
   std::string modelPath;
   StageCallbacks stages;
+  /// The parallelization plan (telarc --plan/--mesh), parsed; none for a
+  /// single-device artifact.
+  std::optional<telar_sharding::Plan> plan;
 };
 
 /// Compiles `module` (telar dialect, canonicalised, with @main) for

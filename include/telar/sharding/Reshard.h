@@ -76,6 +76,15 @@ reshard(const std::vector<int64_t> &shape, int64_t elementBytes,
         const Sharding &source, const Sharding &target, const Mesh &mesh,
         std::string &error);
 
+/// A fixed recipe (slice what is in place, reduce-scatter or all-reduce
+/// partial axes, all-to-all axes that move, gather the rest), always valid
+/// but not always the cheapest: what reshard() falls back to when its search
+/// would expand too many shardings, exposed for tests. Same contract.
+std::optional<std::vector<ReshardStep>>
+reshardByRecipe(const std::vector<int64_t> &shape, int64_t elementBytes,
+                const Sharding &source, const Sharding &target,
+                const Mesh &mesh, std::string &error);
+
 /// The sum of the steps' bytesSent.
 int64_t getBytesSent(const std::vector<ReshardStep> &steps);
 

@@ -18,6 +18,9 @@
  *            yt        float32[8,8] [["data", "model"], []] = x . w
  *                      (y all-to-all over model: rows split, columns
  *                      joined)
+ *
+ * A second entry point, telar_entry_bad_axes, calls an all-reduce on an
+ * axis the mesh does not have (for the collectives' status path).
  */
 
 #include <stddef.h>
@@ -97,5 +100,12 @@ int telar_entry(TelarContext *ctx, void **buffers) {
 
   /* Rows of y in 2 pieces of [2][4] ([1][G][8]); received as [2][G][4]. */
   CHECK(telarrt_all_to_all(ctx, kF32, kModel, y, yt, 1, 8, 2, 4));
+  return 0;
+}
+
+int telar_entry_bad_axes(TelarContext *ctx, void **buffers) {
+  float one = 1, out = 0;
+  (void)buffers;
+  CHECK(telarrt_all_reduce(ctx, kF32, kSum, 4, &one, &out, 1));
   return 0;
 }

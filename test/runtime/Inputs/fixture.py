@@ -8,6 +8,12 @@ here independently of the C++ runtime:
   fixture.py inputs DIR            x / flags as .npy and .pb, plus bad files
   fixture.py check OUT_DIR IN_DIR [--format npy|pb]
   fixture.py report FILE           checks a --report JSON
+  fixture.py spmd-artifact DIR --program SO [--variant NAME]
+                                   a version-3 artifact of 4 ranks around
+                                   fake_spmd_program.so (a 2x2 mesh)
+  fixture.py spmd-inputs DIR       its global input x (and a bad one)
+  fixture.py spmd-check OUT_DIR IN_DIR   its assembled outputs vs numpy
+  fixture.py spmd-report FILE      a multi-rank --report's collectives
   fixture.py expect-exit N -- CMD...  runs CMD (stderr merged into stdout),
                                       fails unless it exits with N
 """
@@ -203,6 +209,107 @@ def check_report(path):
         print(f"{k}: {r[k]}")
 
 
+# The SPMD program of fake_spmd_program.c: mesh data=2, model=2.
+SPMD_X = (np.arange(32, dtype=np.float32) * 0.25 - 3).reshape(8, 4)
+SPMD_W = (np.arange(32, dtype=np.float32) % 7 - 2).reshape(4, 8)
+SPMD_B = np.array([10, 20, 30, 40], dtype=np.float32)
+SPMD_VARIANTS = ["ok", "missing-shard", "world-size", "shard-shape",
+                 "bad-axes"]
+
+
+def spmd_manifest():
+    t = lambda name, shape, sharding=None: dict(
+        {"name": name, "dtype": "float32", "shape": shape},
+        **({"sharding": sharding} if sharding is not None else {}))
+    return {
+        "format": "telar-artifact",
+        "format_version": 3,
+        "telar_version": "0.1.0",
+        "model": {"path": "fake.onnx", "sha256": "0" * 64},
+        "target": {"kind": "cpu", "triple": "x86_64-unknown-linux-gnu",
+                   "cpu": "generic", "features": ""},
+        "mesh": {"axes": ["data", "model"], "shape": [2, 2]},
+        "world_size": 4,
+        "programs": [{"name": "main", "library": "programs/main.so",
+                      "entry": "telar_entry",
+                      "weight_files": ["weights/weights.safetensors",
+                                       "weights/shard-{rank}.safetensors"]}],
+        "inputs": [t("x", [8, 4], [["data"], []])],
+        "outputs": [t("y", [8, 8], [["data"], ["model"]]),
+                    t("rows", [8, 8], [["data"], []]),
+                    t("total", [4]), t("xmax", []),
+                    t("scattered", [8, 4], [["data"], ["model"]]),
+                    t("yt", [8, 8], [["data", "model"], []])],
+        "weights": [dict(t("b", [4]), file="weights/weights.safetensors"),
+                    dict(t("w", [4, 4], [[], ["model"]]),
+                         global_shape=[4, 8],
+                         file="weights/shard-{rank}.safetensors")],
+    }
+
+
+def write_spmd_artifact(out, program, variant):
+    shutil.rmtree(out, ignore_errors=True)
+    os.makedirs(os.path.join(out, "programs"))
+    os.makedirs(os.path.join(out, "weights"))
+    m = spmd_manifest()
+    if variant == "world-size":
+        m["world_size"] = 2
+    elif variant == "bad-axes":
+        m["programs"][0]["entry"] = "telar_entry_bad_axes"
+    shutil.copy(program, os.path.join(out, "programs", "main.so"))
+    with open(os.path.join(out, "weights", "weights.safetensors"), "wb") as f:
+        f.write(safetensors_bytes([("b", SPMD_B)]))
+    for rank in range(4):
+        if variant == "missing-shard" and rank == 3:
+            continue
+        model = rank % 2
+        block = SPMD_W[:, model * 4:(model + 1) * 4]
+        if variant == "shard-shape" and rank == 1:
+            block = SPMD_W[:, :6]
+        with open(os.path.join(out, "weights", f"shard-{rank}.safetensors"),
+                  "wb") as f:
+            f.write(safetensors_bytes([("w", block)]))
+    with open(os.path.join(out, "manifest.json"), "w") as f:
+        f.write(json.dumps(m, indent=2))
+
+
+def write_spmd_inputs(out):
+    os.makedirs(out, exist_ok=True)
+    np.save(os.path.join(out, "x.npy"), SPMD_X)
+    np.save(os.path.join(out, "x_small.npy"), SPMD_X[:6])
+
+
+def spmd_check(out, inputs):
+    x = np.load(os.path.join(inputs, "x.npy"))
+    y = x @ SPMD_W
+    want = {"y": y, "rows": y, "total": x.sum(axis=0) + SPMD_B,
+            "xmax": np.array(x.max(), dtype=np.float32),
+            "scattered": 3 * x, "yt": y}
+    for name, w in want.items():
+        got = np.load(os.path.join(out, name + ".npy"))
+        if got.dtype != w.dtype or got.shape != w.shape:
+            sys.exit(f"{name}: got {got.dtype}{list(got.shape)}, expected "
+                     f"{w.dtype}{list(w.shape)}")
+        if not np.allclose(got, w, rtol=1e-6, atol=1e-6):
+            sys.exit(f"{name}: got {got}, expected {w}")
+        print(f"{name}: ok")
+
+
+def spmd_report(path):
+    with open(path) as f:
+        r = json.load(f)
+    assert r["world_size"] == 4, r
+    assert r["mesh"] == {"data": 2, "model": 2}, r["mesh"]
+    assert [k["rank"] for k in r["ranks"]] == [0, 1, 2, 3], r["ranks"]
+    for k in r["ranks"]:
+        assert k["collective_calls_per_run"] == 6, k
+        assert 0 < k["collective_ms_per_run"] <= k["latency_mean_ms"], k
+    for c in r["collectives"]:
+        print(f"{c['axes']}: {c['calls_per_run']:g} calls, "
+              f"{c['bytes_sent_per_run_max_rank']} bytes per rank, "
+              f"{c['bytes_sent_per_run_all_ranks']} in all")
+
+
 def expect_exit(code, cmd):
     r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     sys.stdout.write(r.stdout.decode(errors="replace"))
@@ -228,6 +335,17 @@ def main():
     c.add_argument("--format", default="npy")
     r = sub.add_parser("report")
     r.add_argument("file")
+    sa = sub.add_parser("spmd-artifact")
+    sa.add_argument("out")
+    sa.add_argument("--program", required=True)
+    sa.add_argument("--variant", default="ok", choices=SPMD_VARIANTS)
+    si = sub.add_parser("spmd-inputs")
+    si.add_argument("out")
+    sc = sub.add_parser("spmd-check")
+    sc.add_argument("out")
+    sc.add_argument("inputs")
+    sr = sub.add_parser("spmd-report")
+    sr.add_argument("file")
     args = p.parse_args()
     if args.cmd == "artifact":
         write_artifact(args.out, args.program, args.variant)
@@ -235,6 +353,14 @@ def main():
         write_inputs(args.out)
     elif args.cmd == "check":
         check(args.out, args.inputs, args.format)
+    elif args.cmd == "spmd-artifact":
+        write_spmd_artifact(args.out, args.program, args.variant)
+    elif args.cmd == "spmd-inputs":
+        write_spmd_inputs(args.out)
+    elif args.cmd == "spmd-check":
+        spmd_check(args.out, args.inputs)
+    elif args.cmd == "spmd-report":
+        spmd_report(args.file)
     else:
         check_report(args.file)
 

@@ -1,0 +1,27 @@
+//===- Passes.h - Telar partitioning passes ---------------------*- C++ -*-===//
+#ifndef TELAR_PASSES_PARTITION_PASSES_H
+#define TELAR_PASSES_PARTITION_PASSES_H
+
+#include "telar/sharding/Plan.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Shard/IR/ShardDialect.h"
+#include "mlir/Pass/Pass.h"
+
+#include <memory>
+
+namespace mlir::telar {
+
+#define GEN_PASS_DECL
+#include "telar/passes/partition/Passes.h.inc"
+
+/// telar-apply-plan with an already parsed plan (its mesh included); the
+/// pass's own options are then ignored.
+std::unique_ptr<Pass> createTelarApplyPlan(telar_sharding::Plan plan);
+
+#define GEN_PASS_REGISTRATION
+#include "telar/passes/partition/Passes.h.inc"
+
+} // namespace mlir::telar
+
+#endif // TELAR_PASSES_PARTITION_PASSES_H

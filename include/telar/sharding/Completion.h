@@ -1,0 +1,64 @@
+//===- Completion.h - Complete a plan by propagation ------------*- C++ -*-===//
+//
+// A plan names the shardings of some values; completion gives every tensor
+// value of @main a sharding, by propagating the named ones through each
+// op's typed sharding rule (ShardingRuleOpInterface), forward and backward,
+// with conflicts resolved by the cheaper resharding in bytes
+// (telar_sharding::reshard). docs/Plan.md states the rules; telar-apply-plan
+// writes the result into the IR, telarc --emit=plan prints it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TELAR_SHARDING_COMPLETION_H
+#define TELAR_SHARDING_COMPLETION_H
+
+#include "telar/sharding/Plan.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Value.h"
+#include "llvm/ADT/DenseMap.h"
+
+#include <map>
+#include <string>
+
+namespace mlir::telar {
+
+/// The sharding of every tensor value of @main, and of every use that wants
+/// another one than its value has.
+struct CompletedPlan {
+  telar_sharding::Mesh mesh;
+  /// Every tensor value (arguments and op results of @main's body): the
+  /// sharding it is produced with, partial where a split reduction leaves it
+  /// so.
+  llvm::DenseMap<Value, telar_sharding::Sharding> values;
+  /// The uses (operands of ops and of func.return) whose op wants the
+  /// operand with another sharding than its value's; never partial.
+  llvm::DenseMap<OpOperand *, telar_sharding::Sharding> uses;
+  /// The values named in the IR (arguments by telar.name, results by
+  /// telar.result_names), by name.
+  std::map<std::string, Value> names;
+};
+
+/// Reads plan.json from `planFile` (parsePlanJson), with the mesh of
+/// `meshSpec` ("data=2,model=2", may be empty) as its --mesh; with no file,
+/// a plan naming nothing on that mesh. Errors (and the plan's warnings) are
+/// emitted at `loc`.
+FailureOr<telar_sharding::Plan> loadPlan(Location loc, StringRef planFile,
+                                         StringRef meshSpec);
+
+/// Binds `plan`'s names to values of `main`, checks their shardings
+/// against the values' types, and completes them. Emits an error naming the
+/// value (and op) and fails on: an unknown name (with the closest names),
+/// a sharding of the wrong rank or whose axes do not divide a dimension, a
+/// partial graph input or output, a partial value that its op cannot
+/// produce, and a named sharding its op cannot produce.
+FailureOr<CompletedPlan> completePlan(func::FuncOp main,
+                                      const telar_sharding::Plan &plan);
+
+/// The completed plan as a Plan: the sharding of every named value (as
+/// produced, so partial where it is). telarc --emit=plan prints it.
+telar_sharding::Plan getNamedPlan(const CompletedPlan &completed);
+
+} // namespace mlir::telar
+
+#endif // TELAR_SHARDING_COMPLETION_H

@@ -1,0 +1,408 @@
+//===- Plan.cpp - plan.json, read and written by one serializer -----------===//
+//
+// The format is docs/Plan.md's: {"mesh": {axis: size, ...}, "shardings":
+// {value: [[axes of dim 0], ...] | {"dims": [...], "partial": {axis:
+// kind}}}}. Parsing uses llvm::json, except for the order of the mesh axes,
+// which a JSON object does not keep: it is read from the text itself.
+//
+//===----------------------------------------------------------------------===//
+
+#include "telar/sharding/Plan.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <set>
+
+using namespace telar_sharding;
+namespace json = llvm::json;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// The key order of one object in valid JSON text
+//===----------------------------------------------------------------------===//
+
+/// A scanner over text that llvm::json already accepted, so it need not
+/// diagnose anything: it finds the keys of the top-level object's member
+/// `member` (an object), in the order the text has them.
+class KeyOrderScanner {
+public:
+  explicit KeyOrderScanner(std::string_view text) : text(text) {}
+
+  std::vector<std::string> keysOfTopLevelMember(std::string_view member) {
+    skipSpace();
+    if (!consume('{'))
+      return {};
+    while (true) {
+      skipSpace();
+      if (peek() != '"')
+        return {};
+      std::string key = readString();
+      skipSpace();
+      consume(':');
+      skipSpace();
+      if (key == member && peek() == '{')
+        return readKeys();
+      skipValue();
+      skipSpace();
+      if (!consume(','))
+        return {};
+    }
+  }
+
+private:
+  std::string_view text;
+  size_t pos = 0;
+
+  char peek() const { return pos < text.size() ? text[pos] : '\0'; }
+  bool consume(char c) {
+    if (peek() != c)
+      return false;
+    ++pos;
+    return true;
+  }
+  void skipSpace() {
+    while (pos < text.size() && llvm::isSpace(text[pos]))
+      ++pos;
+  }
+  /// A string literal, decoded by llvm::json (escapes included).
+  std::string readString() {
+    size_t start = pos++;
+    while (pos < text.size() && text[pos] != '"')
+      pos += text[pos] == '\\' ? 2 : 1;
+    ++pos;
+    llvm::Expected<json::Value> v =
+        json::parse(llvm::StringRef(text.data() + start, pos - start));
+    if (!v) {
+      llvm::consumeError(v.takeError());
+      return "";
+    }
+    return v->getAsString().value_or("").str();
+  }
+  /// Skips one value; a scalar ends at the `,` or closing bracket after it.
+  void skipValue() {
+    int depth = 0;
+    while (pos < text.size()) {
+      char c = peek();
+      if (c == '"') {
+        readString();
+        if (depth == 0)
+          return;
+        continue;
+      }
+      if (c == '{' || c == '[') {
+        ++depth;
+      } else if (c == '}' || c == ']') {
+        if (depth == 0)
+          return;
+        if (--depth == 0) {
+          ++pos;
+          return;
+        }
+      } else if (depth == 0 && c == ',') {
+        return;
+      }
+      ++pos;
+    }
+  }
+  std::vector<std::string> readKeys() {
+    std::vector<std::string> keys;
+    consume('{');
+    while (true) {
+      skipSpace();
+      if (peek() != '"')
+        return keys;
+      keys.push_back(readString());
+      skipSpace();
+      consume(':');
+      skipSpace();
+      skipValue();
+      skipSpace();
+      if (!consume(','))
+        return keys;
+    }
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Parsing
+//===----------------------------------------------------------------------===//
+
+std::string quote(llvm::StringRef s) { return "'" + s.str() + "'"; }
+
+std::string axisList(const Mesh &mesh) {
+  if (mesh.axisNames.empty())
+    return "the plan has no mesh axes (give a \"mesh\" or --mesh)";
+  std::string list;
+  for (const std::string &name : mesh.axisNames)
+    list += (list.empty() ? "" : ", ") + name;
+  return "the mesh has " + list;
+}
+
+std::optional<Mesh> parseMesh(const json::Object &object,
+                              std::string_view text, std::string &error) {
+  Mesh mesh;
+  std::vector<std::string> order =
+      KeyOrderScanner(text).keysOfTopLevelMember("mesh");
+  // Should the scanner miss a key, keep the others in sorted order.
+  std::vector<std::string> rest;
+  for (const auto &kv : object)
+    if (std::find(order.begin(), order.end(), kv.first.str()) == order.end())
+      rest.push_back(kv.first.str());
+  std::sort(rest.begin(), rest.end());
+  order.insert(order.end(), rest.begin(), rest.end());
+  for (const std::string &name : order) {
+    const json::Value *size = object.get(name);
+    if (!size)
+      continue;
+    std::optional<int64_t> n = size->getAsInteger();
+    if (name.empty()) {
+      error = "mesh: an axis has an empty name";
+      return std::nullopt;
+    }
+    if (!n || *n < 1) {
+      error = "mesh: the size of axis " + quote(name) +
+              " must be a positive integer";
+      return std::nullopt;
+    }
+    mesh.axisNames.push_back(name);
+    mesh.axisSizes.push_back(*n);
+  }
+  return mesh;
+}
+
+/// `[["data"], []]`: one list of axis names per dimension.
+bool parseDims(const json::Value &value, const Mesh &mesh,
+               const std::string &where, std::set<int64_t> &used,
+               Sharding &sharding, std::string &error) {
+  const json::Array *dims = value.getAsArray();
+  if (!dims) {
+    error = where + ": expected a list with one list of mesh axes per "
+                    "dimension";
+    return false;
+  }
+  for (size_t d = 0; d < dims->size(); ++d) {
+    const json::Array *axes = (*dims)[d].getAsArray();
+    if (!axes) {
+      error = where + ": dimension " + std::to_string(d) +
+              ": expected a list of mesh axis names";
+      return false;
+    }
+    std::vector<int64_t> indices;
+    for (const json::Value &axis : *axes) {
+      std::optional<llvm::StringRef> name = axis.getAsString();
+      if (!name) {
+        error = where + ": dimension " + std::to_string(d) +
+                ": mesh axes are named by strings";
+        return false;
+      }
+      std::optional<int64_t> index = mesh.getAxisIndex(name->str());
+      if (!index) {
+        error = where + ": axis " + quote(*name) + " is not in the mesh (" +
+                axisList(mesh) + ")";
+        return false;
+      }
+      if (!used.insert(*index).second) {
+        error = where + ": axis " + quote(*name) +
+                " is used twice in one sharding";
+        return false;
+      }
+      indices.push_back(*index);
+    }
+    sharding.dims.push_back(std::move(indices));
+  }
+  return true;
+}
+
+std::optional<Sharding> parseSharding(const std::string &valueName,
+                                      const json::Value &value,
+                                      const Mesh &mesh, std::string &error,
+                                      std::vector<std::string> &warnings) {
+  std::string where = "value " + quote(valueName);
+  Sharding sharding;
+  std::set<int64_t> used;
+  const json::Object *object = value.getAsObject();
+  if (!object) {
+    if (!parseDims(value, mesh, where, used, sharding, error))
+      return std::nullopt;
+    return sharding;
+  }
+  std::vector<std::string> unknown;
+  for (const auto &kv : *object)
+    if (kv.first != "dims" && kv.first != "partial")
+      unknown.push_back(kv.first.str());
+  std::sort(unknown.begin(), unknown.end());
+  for (const std::string &field : unknown)
+    warnings.push_back(where + ": unknown field " + quote(field) +
+                       " ignored");
+  const json::Value *dims = object->get("dims");
+  if (!dims) {
+    error = where + ": the object form needs \"dims\"";
+    return std::nullopt;
+  }
+  if (!parseDims(*dims, mesh, where, used, sharding, error))
+    return std::nullopt;
+  if (const json::Value *partial = object->get("partial")) {
+    const json::Object *axes = partial->getAsObject();
+    if (!axes) {
+      error = where + ": \"partial\" maps mesh axes to \"sum\", \"max\" or "
+                      "\"min\"";
+      return std::nullopt;
+    }
+    // Sorted by name first, so that errors do not depend on hash order.
+    std::vector<std::string> names;
+    for (const auto &kv : *axes)
+      names.push_back(kv.first.str());
+    std::sort(names.begin(), names.end());
+    for (const std::string &name : names) {
+      std::optional<int64_t> index = mesh.getAxisIndex(name);
+      if (!index) {
+        error = where + ": partial axis " + quote(name) +
+                " is not in the mesh (" + axisList(mesh) + ")";
+        return std::nullopt;
+      }
+      if (!used.insert(*index).second) {
+        error = where + ": axis " + quote(name) +
+                " is used twice in one sharding";
+        return std::nullopt;
+      }
+      std::optional<llvm::StringRef> kindName = axes->get(name)->getAsString();
+      std::optional<ReductionKind> kind;
+      if (kindName && (*kindName == "sum" || *kindName == "max" ||
+                       *kindName == "min"))
+        kind = parseReductionName(kindName->str());
+      if (!kind) {
+        std::string got;
+        llvm::raw_string_ostream os(got);
+        os << *axes->get(name);
+        error = where + ": partial axis " + quote(name) +
+                ": unknown reduction " + got +
+                " (expected \"sum\", \"max\" or \"min\")";
+        return std::nullopt;
+      }
+      sharding.partial.push_back({*index, *kind});
+    }
+    std::sort(sharding.partial.begin(), sharding.partial.end(),
+              [](const auto &a, const auto &b) { return a.first < b.first; });
+  }
+  return sharding;
+}
+
+//===----------------------------------------------------------------------===//
+// Writing
+//===----------------------------------------------------------------------===//
+
+std::string jsonString(llvm::StringRef s) {
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  os << json::Value(s.str());
+  return out;
+}
+
+std::string writeSharding(const Sharding &sharding, const Mesh &mesh) {
+  std::string dims = "[";
+  for (size_t d = 0; d < sharding.dims.size(); ++d) {
+    dims += d ? ", [" : "[";
+    for (size_t i = 0; i < sharding.dims[d].size(); ++i)
+      dims += (i ? ", " : "") +
+              jsonString(mesh.axisNames[sharding.dims[d][i]]);
+    dims += "]";
+  }
+  dims += "]";
+  if (sharding.partial.empty())
+    return dims;
+  std::string partial = "{";
+  for (size_t i = 0; i < sharding.partial.size(); ++i)
+    partial += (i ? ", " : "") +
+               jsonString(mesh.axisNames[sharding.partial[i].first]) + ": " +
+               jsonString(getReductionName(sharding.partial[i].second));
+  partial += "}";
+  return "{\"dims\": " + dims + ", \"partial\": " + partial + "}";
+}
+
+} // namespace
+
+std::optional<Plan>
+telar_sharding::parsePlanJson(std::string_view text,
+                              const std::optional<Mesh> &meshOverride,
+                              std::string &error,
+                              std::vector<std::string> &warnings) {
+  llvm::Expected<json::Value> parsed =
+      json::parse(llvm::StringRef(text.data(), text.size()));
+  if (!parsed) {
+    error = "malformed JSON: " + llvm::toString(parsed.takeError());
+    return std::nullopt;
+  }
+  const json::Object *top = parsed->getAsObject();
+  if (!top) {
+    error = "a plan is a JSON object with \"mesh\" and \"shardings\"";
+    return std::nullopt;
+  }
+  std::vector<std::string> unknown;
+  for (const auto &kv : *top)
+    if (kv.first != "mesh" && kv.first != "shardings")
+      unknown.push_back(kv.first.str());
+  std::sort(unknown.begin(), unknown.end());
+  for (const std::string &field : unknown)
+    warnings.push_back("unknown field " + quote(field) + " ignored");
+
+  Plan plan;
+  if (const json::Value *mesh = top->get("mesh")) {
+    const json::Object *axes = mesh->getAsObject();
+    if (!axes) {
+      error = "\"mesh\" maps axis names to sizes, e.g. {\"data\": 2}";
+      return std::nullopt;
+    }
+    std::optional<Mesh> parsedMesh = parseMesh(*axes, text, error);
+    if (!parsedMesh)
+      return std::nullopt;
+    plan.mesh = *parsedMesh;
+    if (meshOverride && !(*meshOverride == plan.mesh)) {
+      error = "--mesh " + meshOverride->str() + " differs from the plan's "
+              "mesh " + plan.mesh.str();
+      return std::nullopt;
+    }
+  } else if (meshOverride) {
+    plan.mesh = *meshOverride;
+  }
+
+  if (const json::Value *shardings = top->get("shardings")) {
+    const json::Object *values = shardings->getAsObject();
+    if (!values) {
+      error = "\"shardings\" maps value names to shardings";
+      return std::nullopt;
+    }
+    // In name order, so that the first error reported is deterministic.
+    std::vector<std::string> names;
+    for (const auto &kv : *values)
+      names.push_back(kv.first.str());
+    std::sort(names.begin(), names.end());
+    for (const std::string &name : names) {
+      std::optional<Sharding> sharding =
+          parseSharding(name, *values->get(name), plan.mesh, error, warnings);
+      if (!sharding)
+        return std::nullopt;
+      plan.shardings[name] = std::move(*sharding);
+    }
+  }
+  return plan;
+}
+
+std::string telar_sharding::writePlanJson(const Plan &plan) {
+  std::string out = "{\n  \"mesh\": {";
+  for (size_t i = 0; i < plan.mesh.axisNames.size(); ++i)
+    out += (i ? ", " : "") + jsonString(plan.mesh.axisNames[i]) + ": " +
+           std::to_string(plan.mesh.axisSizes[i]);
+  out += "},\n  \"shardings\": {";
+  bool first = true;
+  for (const auto &[name, sharding] : plan.shardings) {
+    out += first ? "\n" : ",\n";
+    first = false;
+    out += "    " + jsonString(name) + ": " + writeSharding(sharding, plan.mesh);
+  }
+  out += first ? "}\n}\n" : "\n  }\n}\n";
+  return out;
+}
