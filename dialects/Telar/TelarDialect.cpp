@@ -50,6 +50,7 @@ using AxisNamesAttr = TelarDialect::AxisNamesAttrHelper;
 using PartialAttr = TelarDialect::PartialAttrHelper;
 using ShardingAttr = TelarDialect::ShardingAttrHelper;
 using GlobalShapeAttr = TelarDialect::GlobalShapeAttrHelper;
+using BytesAttr = TelarDialect::BytesAttrHelper;
 
 static bool isStringArray(Attribute attr) {
   auto array = dyn_cast<ArrayAttr>(attr);
@@ -192,6 +193,18 @@ LogicalResult TelarDialect::verifyOperationAttribute(Operation *op,
                           "\"min\", got "
                        << axis.getValue();
     }
+    return success();
+  }
+  if (name == BytesAttr::getNameStr()) {
+    if (!llvm::is_contained({"shard.all_gather", "shard.all_slice",
+                             "shard.all_to_all", "shard.all_reduce",
+                             "shard.reduce_scatter"},
+                            op->getName().getStringRef()))
+      return error() << "belongs on a shard collective";
+    auto bytes = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!bytes || !bytes.getType().isSignlessInteger(64) || bytes.getInt() < 0)
+      return error() << "must be a non-negative i64 (bytes sent per rank), got "
+                     << attr.getValue();
     return success();
   }
   if (isArgumentAttr(name) || name == RuntimeContextAttr::getNameStr())

@@ -51,4 +51,22 @@ def TestTelarLiveSet : Pass<"test-telar-live-set", "func::FuncOp"> {
   }];
 }
 
+def TestTelarCollectives : Pass<"test-telar-collectives", "func::FuncOp"> {
+  let summary = "Print every collective of a partitioned program as a remark";
+  let description = [{
+    For every shard collective of a function (`telar-partition`'s output):
+    its kind, the mesh axes of its group (by name, from the grid's
+    `telar.axis_names`), its local input and output shapes, its element
+    type and the bytes each rank sends in it (the `telar.bytes` the
+    partitioner copied from the resharding step); then, on the function,
+    the number of collectives and the bytes per rank in all. A collective
+    without `telar.bytes` is an error.
+
+    ```
+    remark: all_reduce over [model]: [8x32] -> [8x32] f32, 1024 bytes per rank
+    remark: 1 collectives, 1024 bytes per rank
+    ```
+  }];
+}
+
 #endif // TELAR_TEST_TESTPASSES_TD

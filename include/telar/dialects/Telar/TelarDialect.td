@@ -26,7 +26,8 @@ def Telar_Dialect : Dialect {
     "::mlir::ArrayAttr":$axis_names,
     "::mlir::DictionaryAttr":$partial,
     "::mlir::ArrayAttr":$sharding,
-    "::mlir::DenseI64ArrayAttr":$global_shape
+    "::mlir::DenseI64ArrayAttr":$global_shape,
+    "::mlir::IntegerAttr":$bytes
   );
   let hasOperationAttrVerify = 1;
   let hasRegionArgAttrVerify = 1;
@@ -63,6 +64,7 @@ def Telar_Dialect : Dialect {
     | `telar.partial` | a `shard.sharding` | the axes whose reduction is pending: axis name to `"sum"`, `"max"` or `"min"` |
     | `telar.sharding` | a function argument or result | of a partitioned program: the mesh axes (names) that split each dimension of the global tensor, major to minor |
     | `telar.global_shape` | a function argument or result | of a partitioned program: the tensor's global shape (`array<i64: ...>`) |
+    | `telar.bytes` | a `shard` collective | of a partitioned program: the bytes each rank sends in it (a non-negative `i64`), as the resharding step it comes from priced it |
 
     Any other `telar.*` attribute is an error, as is one of these elsewhere.
   }];

@@ -1,0 +1,682 @@
+//===- Partition.cpp - telar-partition: the driver ------------------------===//
+//
+// Reads the annotations (shard.grid, shard.sharding, shard.shard), then
+// walks each function once in order, keeping for every global value its
+// local value and sharding: arguments get local types, every telar op is
+// rebuilt on local operands from its sharding rule (the op families add
+// what the rule does not say), uses annotated with another sharding get the
+// resharding steps, results are returned local. The global ops and the
+// annotations are erased at the end.
+//
+//===----------------------------------------------------------------------===//
+
+#include "PartitionInternal.h"
+
+#include "telar/dialects/Telar/TelarDialect.h"
+#include "telar/passes/partition/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+
+#include <algorithm>
+
+namespace mlir::telar {
+#define GEN_PASS_DEF_TELARPARTITION
+#include "telar/passes/partition/Passes.h.inc"
+} // namespace mlir::telar
+
+using namespace mlir;
+using namespace mlir::telar;
+using namespace mlir::telar::partition;
+
+//===----------------------------------------------------------------------===//
+// OpPartition and shared policies
+//===----------------------------------------------------------------------===//
+
+int64_t OpPartition::getSplit(int64_t factor) const {
+  int64_t split = 1;
+  for (int64_t axis : factorAxes[factor])
+    split *= grid->mesh.axisSizes[axis];
+  return split;
+}
+
+RankedTensorType OpPartition::getLocalResultType(unsigned i) const {
+  return getLocalType(cast<RankedTensorType>(op->getResult(i).getType()),
+                      results[i], grid->mesh);
+}
+
+bool partition::allPartialAlike(ArrayRef<Sharding> operands,
+                                function_ref<bool(ReductionKind)> allowed) {
+  const Sharding *first = nullptr;
+  for (const Sharding &s : operands)
+    if (s.isPartial()) {
+      if (!first)
+        first = &s;
+      else if (s.partial != first->partial)
+        return false;
+    }
+  if (!first)
+    return true;
+  // Every operand partial alike: a non-partial one would be added once per
+  // member of the group.
+  for (const Sharding &s : operands)
+    if (!s.isPartial())
+      return false;
+  return llvm::all_of(first->partial,
+                      [&](auto &p) { return allowed(p.second); });
+}
+
+bool partition::onePartialSum(ArrayRef<Sharding> operands,
+                              ArrayRef<unsigned> candidates) {
+  int64_t count = 0;
+  for (auto [i, s] : llvm::enumerate(operands)) {
+    if (!s.isPartial())
+      continue;
+    if (!candidates.empty() && !llvm::is_contained(candidates, i))
+      return false;
+    if (!llvm::all_of(s.partial, [](auto &p) {
+          return p.second == ReductionKind::Sum;
+        }))
+      return false;
+    ++count;
+  }
+  return count == 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Reading annotations
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// The local value and the sharding of a global value.
+struct Local {
+  Value value;
+  Sharding sharding;
+};
+
+class FunctionPartitioner {
+public:
+  FunctionPartitioner(func::FuncOp fn, const GridInfo &grid,
+                      const PartitionerRegistry &registry)
+      : fn(fn), grid(grid), registry(registry) {}
+
+  LogicalResult run();
+
+private:
+  FailureOr<Sharding> readSharding(shard::ShardOp op);
+  /// The sharding of `value` given by its one definition annotation (a
+  /// shard.shard without annotate_for_users); replicated without one.
+  FailureOr<Sharding> getDefinedSharding(Value value);
+  LogicalResult partitionArguments();
+  LogicalResult partitionShard(shard::ShardOp op);
+  LogicalResult partitionOp(Operation *op);
+  LogicalResult cloneReplicated(Operation *op);
+  LogicalResult partitionReturn(func::ReturnOp op);
+  ArrayAttr getAxisNames(const Sharding &sharding);
+
+  func::FuncOp fn;
+  const GridInfo &grid;
+  const PartitionerRegistry &registry;
+  llvm::DenseMap<Value, Local> locals;
+};
+
+} // namespace
+
+FailureOr<Sharding> FunctionPartitioner::readSharding(shard::ShardOp op) {
+  // The result keeps the global type (an argument source is local by now).
+  auto tensor = dyn_cast<RankedTensorType>(op.getResult().getType());
+  if (!tensor || !tensor.hasStaticShape())
+    return op.emitError("telar-partition needs a statically shaped tensor");
+  auto def = op.getSharding().getDefiningOp<shard::ShardingOp>();
+  if (!def)
+    return op.emitError("the sharding must come from a shard.sharding op");
+  if (def.getGrid() != grid.symbol.getValue())
+    return def.emitError("names grid @")
+           << def.getGrid() << ", but the module's grid is " << grid.symbol;
+  if (!def.getStaticHaloSizes().empty() ||
+      !def.getDynamicHaloSizes().empty() ||
+      !def.getStaticShardedDimsOffsets().empty() ||
+      !def.getDynamicShardedDimsOffsets().empty())
+    return def.emitError(
+        "halo sizes and sharded dimension offsets are not supported");
+  const Mesh &mesh = grid.mesh;
+  int64_t rank = tensor.getRank();
+  shard::GridAxesArrayAttr split = def.getSplitAxes();
+  if (static_cast<int64_t>(split.size()) > rank)
+    return def.emitError("splits ")
+           << split.size() << " dimensions of a tensor of rank " << rank;
+  Sharding s = Sharding::getReplicated(rank);
+  for (auto [d, axes] : llvm::enumerate(split.getAxes()))
+    for (int16_t a : axes.asArrayRef()) {
+      if (a < 0 || a >= mesh.getNumAxes())
+        return def.emitError("axis ") << a << " is not an axis of the grid";
+      s.dims[d].push_back(a);
+    }
+  if (auto partial = def->getAttrOfType<DictionaryAttr>(
+          TelarDialect::PartialAttrHelper::getNameStr())) {
+    for (NamedAttribute entry : partial) {
+      std::optional<int64_t> axis =
+          mesh.getAxisIndex(entry.getName().getValue().str());
+      if (!axis)
+        return def.emitError("partial axis '")
+               << entry.getName().getValue() << "' is not an axis of the grid";
+      auto kind = telar_sharding::parseReductionName(
+          cast<StringAttr>(entry.getValue()).getValue().str());
+      if (!kind)
+        return def.emitError("unknown reduction ") << entry.getValue();
+      s.partial.push_back({*axis, *kind});
+    }
+    llvm::sort(s.partial,
+               [](auto &a, auto &b) { return a.first < b.first; });
+  }
+  std::vector<int64_t> shape(tensor.getShape().begin(),
+                             tensor.getShape().end());
+  std::string error = telar_sharding::verifySharding(s, mesh, shape);
+  if (!error.empty())
+    return op.emitError("invalid sharding ")
+           << format(s, mesh) << " of " << tensor << ": " << error;
+  return s;
+}
+
+FailureOr<Sharding> FunctionPartitioner::getDefinedSharding(Value value) {
+  for (Operation *user : value.getUsers())
+    if (auto shardOp = dyn_cast<shard::ShardOp>(user))
+      if (!shardOp.getAnnotateForUsers() && shardOp.getSrc() == value)
+        return readSharding(shardOp);
+  return Sharding::getReplicated(
+      cast<RankedTensorType>(value.getType()).getRank());
+}
+
+ArrayAttr FunctionPartitioner::getAxisNames(const Sharding &sharding) {
+  Builder b(fn.getContext());
+  SmallVector<Attribute> dims;
+  for (const std::vector<int64_t> &axes : sharding.dims) {
+    SmallVector<Attribute> names;
+    for (int64_t a : axes)
+      names.push_back(b.getStringAttr(grid.mesh.axisNames[a]));
+    dims.push_back(b.getArrayAttr(names));
+  }
+  return b.getArrayAttr(dims);
+}
+
+//===----------------------------------------------------------------------===//
+// Arguments, annotations, results
+//===----------------------------------------------------------------------===//
+
+LogicalResult FunctionPartitioner::partitionArguments() {
+  for (BlockArgument arg : fn.getArguments()) {
+    auto type = dyn_cast<RankedTensorType>(arg.getType());
+    if (!type) {
+      locals[arg] = {arg, Sharding{}};
+      continue;
+    }
+    FailureOr<Sharding> s = getDefinedSharding(arg);
+    if (failed(s))
+      return failure();
+    if (s->isPartial())
+      return fn.emitError("argument ")
+             << arg.getArgNumber() << " cannot be partial: "
+             << format(*s, grid.mesh);
+    RankedTensorType local = getLocalType(type, *s, grid.mesh);
+    if (!s->isReplicated()) {
+      fn.setArgAttr(arg.getArgNumber(),
+                    TelarDialect::ShardingAttrHelper::getNameStr(),
+                    getAxisNames(*s));
+      fn.setArgAttr(arg.getArgNumber(),
+                    TelarDialect::GlobalShapeAttrHelper::getNameStr(),
+                    DenseI64ArrayAttr::get(fn.getContext(), type.getShape()));
+    }
+    arg.setType(local);
+    locals[arg] = {arg, *s};
+  }
+  return success();
+}
+
+LogicalResult FunctionPartitioner::partitionShard(shard::ShardOp op) {
+  auto it = locals.find(op.getSrc());
+  if (it == locals.end())
+    return op.emitError("annotates a value telar-partition did not reach");
+  FailureOr<Sharding> wanted = readSharding(op);
+  if (failed(wanted))
+    return failure();
+  OpBuilder b(op);
+  // A definition annotation repeats what the definition already produced
+  // (partitionOp slices to it); a use annotation reshards.
+  FailureOr<Value> value =
+      emitReshard(b, op.getLoc(), it->second.value,
+                  cast<RankedTensorType>(op.getType()), it->second.sharding,
+                  *wanted, grid, op);
+  if (failed(value))
+    return failure();
+  locals[op.getResult()] = {*value, *wanted};
+  return success();
+}
+
+LogicalResult FunctionPartitioner::partitionReturn(func::ReturnOp op) {
+  SmallVector<Type> resultTypes;
+  for (OpOperand &operand : op->getOpOperands()) {
+    unsigned i = operand.getOperandNumber();
+    auto it = locals.find(operand.get());
+    if (it == locals.end())
+      return op.emitError("returns a value telar-partition did not reach");
+    const Local &local = it->second;
+    auto type = dyn_cast<RankedTensorType>(operand.get().getType());
+    if (type && local.sharding.isPartial())
+      return op.emitError("result ")
+             << i << " is partial (" << format(local.sharding, grid.mesh)
+             << "): an output must be resolved";
+    if (type && !local.sharding.isReplicated()) {
+      fn.setResultAttr(i, TelarDialect::ShardingAttrHelper::getNameStr(),
+                       getAxisNames(local.sharding));
+      fn.setResultAttr(
+          i, TelarDialect::GlobalShapeAttrHelper::getNameStr(),
+          DenseI64ArrayAttr::get(fn.getContext(), type.getShape()));
+    }
+    operand.set(local.value);
+    resultTypes.push_back(local.value.getType());
+  }
+  fn.setType(FunctionType::get(fn.getContext(),
+                               fn.front().getArgumentTypes(), resultTypes));
+  return success();
+}
+
+/// An op of another dialect: kept as it is when everything it touches is
+/// replicated.
+LogicalResult FunctionPartitioner::cloneReplicated(Operation *op) {
+  IRMapping map;
+  for (Value v : op->getOperands()) {
+    auto it = locals.find(v);
+    if (it == locals.end() ||
+        (isa<RankedTensorType>(v.getType()) &&
+         !it->second.sharding.isReplicated()))
+      return op->emitError("telar-partition cannot partition this op: only "
+                           "telar ops take sharded operands");
+    map.map(v, it->second.value);
+  }
+  for (Value r : op->getResults()) {
+    if (!isa<RankedTensorType>(r.getType()))
+      continue;
+    FailureOr<Sharding> s = getDefinedSharding(r);
+    if (failed(s))
+      return failure();
+    if (!s->isReplicated())
+      return op->emitError("telar-partition cannot partition this op: only "
+                           "telar ops have sharded results");
+  }
+  OpBuilder b(op);
+  Operation *clone = b.clone(*op, map);
+  for (auto [r, c] : llvm::zip(op->getResults(), clone->getResults())) {
+    auto type = dyn_cast<RankedTensorType>(r.getType());
+    locals[r] = {c, type ? Sharding::getReplicated(type.getRank())
+                         : Sharding{}};
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Telar ops
+//===----------------------------------------------------------------------===//
+
+static std::string formatAxes(ArrayRef<int64_t> axes, const Mesh &mesh) {
+  std::string s = "[";
+  for (auto [i, a] : llvm::enumerate(axes)) {
+    if (i)
+      s += ", ";
+    s += "\"" + mesh.axisNames[a] + "\"";
+  }
+  return s + "]";
+}
+
+static std::optional<ReductionKind> getPartialKind(FactorKind kind) {
+  switch (kind) {
+  case FactorKind::Sum:
+  case FactorKind::Mean: // Partial means are scaled into partial sums.
+    return ReductionKind::Sum;
+  case FactorKind::Max:
+    return ReductionKind::Max;
+  case FactorKind::Min:
+    return ReductionKind::Min;
+  default:
+    return std::nullopt;
+  }
+}
+
+LogicalResult FunctionPartitioner::partitionOp(Operation *op) {
+  const Mesh &mesh = grid.mesh;
+  ShardingRuleAttr rule = cast<ShardingRuleOpInterface>(op).getShardingRule();
+  const OpPartitioner *family = registry.lookup(op);
+  int64_t numFactors = rule.getNumFactors();
+  ArrayRef<int64_t> sizes = rule.getFactorSizes();
+
+  // What each operand is, as annotated for this op.
+  SmallVector<Sharding> wanted;
+  SmallVector<Value> operands;
+  for (Value v : op->getOperands()) {
+    auto it = locals.find(v);
+    if (it == locals.end())
+      return op->emitError("uses a value telar-partition did not reach");
+    wanted.push_back(it->second.sharding);
+    operands.push_back(it->second.value);
+  }
+  SmallVector<Sharding> annotated;
+  for (Value r : op->getResults()) {
+    FailureOr<Sharding> s = getDefinedSharding(r);
+    if (failed(s))
+      return failure();
+    annotated.push_back(*s);
+  }
+
+  // Factors that stay whole whatever the operands say: the rule's
+  // need-replication factors, products (no partial kind for them), those
+  // the family names, and all of an op without a family.
+  SmallVector<bool> whole(numFactors, false);
+  for (int64_t f = 0; f < numFactors; ++f) {
+    FactorKind kind = rule.getKind(f);
+    whole[f] = !family || kind == FactorKind::NeedReplication ||
+               (isReduction(kind) && !getPartialKind(kind));
+  }
+  if (family && family->wholeFactors) {
+    OpPartition probe;
+    probe.op = op;
+    probe.rule = rule;
+    probe.grid = &grid;
+    SmallVector<int64_t> extra;
+    family->wholeFactors(probe, extra);
+    for (int64_t f : extra)
+      whole[f] = true;
+  }
+
+  // Each factor's axes from the operand dims that hold it: greedily, major
+  // to minor, an axis goes to the factor whose remaining size it divides;
+  // the factors after one not split completely get none. Axes that do not
+  // fit (a block that straddles factors) are gathered.
+  OpPartition p;
+  p.op = op;
+  p.rule = rule;
+  p.grid = &grid;
+  p.factorAxes.resize(numFactors);
+  SmallVector<int> source(numFactors, -1); // The operand that set it.
+  for (auto [i, mapping] : llvm::enumerate(rule.getOperandMappings())) {
+    for (auto [d, dim] : llvm::enumerate(mapping.getDims())) {
+      if (dim.getBroadcast())
+        continue;
+      ArrayRef<int64_t> axes = wanted[i].dims[d];
+      size_t next = 0;
+      bool complete = true;
+      for (int64_t f : dim.getFactors()) {
+        SmallVector<int64_t> assigned;
+        if (complete) {
+          int64_t remaining = sizes[f];
+          while (next < axes.size() &&
+                 remaining % mesh.axisSizes[axes[next]] == 0) {
+            remaining /= mesh.axisSizes[axes[next]];
+            assigned.push_back(axes[next++]);
+          }
+          complete = remaining == 1;
+        }
+        if (whole[f])
+          continue;
+        if (source[f] >= 0 && p.factorAxes[f] != assigned)
+          return op->emitError("inconsistent operand shardings: operand ")
+                 << source[f] << " is " << format(wanted[source[f]], mesh)
+                 << " and operand " << i << " is " << format(wanted[i], mesh)
+                 << ", which split loop "
+                 << ShardingRuleAttr::getFactorName(f) << " of "
+                 << Attribute(rule) << " differently ("
+                 << formatAxes(p.factorAxes[f], mesh) << " and "
+                 << formatAxes(assigned, mesh) << ")";
+        source[f] = i;
+        p.factorAxes[f] = assigned;
+      }
+    }
+  }
+
+  // A mesh axis splits one loop.
+  SmallVector<int64_t> owner(mesh.getNumAxes(), -1);
+  for (int64_t f = 0; f < numFactors; ++f)
+    for (int64_t a : p.factorAxes[f]) {
+      if (owner[a] >= 0)
+        return op->emitError("inconsistent operand shardings: mesh axis '")
+               << mesh.axisNames[a] << "' splits both loop "
+               << ShardingRuleAttr::getFactorName(owner[a]) << " and loop "
+               << ShardingRuleAttr::getFactorName(f) << " of "
+               << Attribute(rule);
+      owner[a] = f;
+    }
+
+  // In a product dim, a split minor factor under a major one not split
+  // completely is no block of the dim: such factors stay whole.
+  auto allTensors = llvm::concat<const TensorMappingAttr>(
+      rule.getOperandMappings(), rule.getResultMappings());
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    for (TensorMappingAttr tensor : allTensors)
+      for (DimMappingAttr dim : tensor.getDims()) {
+        bool complete = true;
+        for (int64_t f : dim.getFactors()) {
+          if (!complete && !p.factorAxes[f].empty()) {
+            p.factorAxes[f].clear();
+            changed = true;
+          }
+          complete = complete && p.getSplit(f) == sizes[f];
+        }
+      }
+  }
+
+  // Partial operands.
+  std::vector<std::pair<int64_t, ReductionKind>> carried;
+  for (auto [i, s] : llvm::enumerate(wanted)) {
+    if (!s.isPartial())
+      continue;
+    if (!family || !family->acceptsPartial ||
+        !family->acceptsPartial(op, wanted))
+      return op->emitError("operand ")
+             << i << " is partial (" << format(s, mesh) << "), which '"
+             << op->getName() << "' cannot take";
+    carried = s.partial;
+  }
+
+  auto shardingOf = [&](TensorMappingAttr tensor) {
+    Sharding s = Sharding::getReplicated(tensor.getRank());
+    for (auto [d, dim] : llvm::enumerate(tensor.getDims()))
+      if (!dim.getBroadcast())
+        for (int64_t f : dim.getFactors())
+          llvm::append_range(s.dims[d], p.factorAxes[f]);
+    return s;
+  };
+  for (auto [i, mapping] : llvm::enumerate(rule.getOperandMappings())) {
+    Sharding s = shardingOf(mapping);
+    s.partial = wanted[i].partial;
+    p.operands.push_back(s);
+  }
+  std::vector<std::pair<int64_t, ReductionKind>> reduced = carried;
+  for (int64_t f = 0; f < numFactors; ++f)
+    if (isReduction(rule.getKind(f)))
+      for (int64_t a : p.factorAxes[f])
+        reduced.push_back({a, *getPartialKind(rule.getKind(f))});
+  llvm::sort(reduced, [](auto &a, auto &b) { return a.first < b.first; });
+  for (auto [j, mapping] : llvm::enumerate(rule.getResultMappings())) {
+    Sharding s = shardingOf(mapping);
+    s.partial = reduced;
+    auto type = cast<RankedTensorType>(op->getResult(j).getType());
+    std::vector<int64_t> shape(type.getShape().begin(), type.getShape().end());
+    std::string error = telar_sharding::verifySharding(s, mesh, shape);
+    if (!error.empty())
+      return op->emitError("result ")
+             << j << " would be " << format(s, mesh) << ": " << error;
+    p.results.push_back(s);
+  }
+
+  // Operands to what the op runs on (differs from the annotation only where
+  // a split had to be gathered).
+  OpBuilder b(op);
+  Location loc = op->getLoc();
+  IRMapping map;
+  for (auto [i, v] : llvm::enumerate(op->getOperands())) {
+    FailureOr<Value> local =
+        emitReshard(b, loc, operands[i], cast<RankedTensorType>(v.getType()),
+                    wanted[i], p.operands[i], grid, op);
+    if (failed(local))
+      return failure();
+    map.map(v, *local);
+  }
+
+  // The local op: the global one on local operands, with local sizes in its
+  // attributes, its result types inferred and checked.
+  Operation *local = b.clone(*op, map);
+  if (family && family->localize && failed(family->localize(local, p))) {
+    local->erase();
+    return failure();
+  }
+  SmallVector<Type> inferred;
+  auto infer = cast<InferTypeOpInterface>(local);
+  if (failed(infer.inferReturnTypes(
+          op->getContext(), loc, local->getOperands(),
+          local->getRawDictionaryAttrs(), local->getPropertiesStorage(),
+          local->getRegions(), inferred))) {
+    local->erase();
+    return op->emitError("cannot run on the local shapes");
+  }
+  for (auto [j, type] : llvm::enumerate(inferred)) {
+    RankedTensorType expected = p.getLocalResultType(j);
+    if (type != expected) {
+      local->erase();
+      return op->emitError("the local op infers ")
+             << type << " for result " << j << ", but its sharding "
+             << format(p.results[j], mesh) << " gives " << expected;
+    }
+    local->getResult(j).setType(type);
+  }
+  SmallVector<Value> results(local->getResults());
+  if (family && family->finish)
+    results = family->finish(b, local, p);
+
+  // Results to their annotated shardings: local slices only (factors only
+  // results have, or more axes than the operands give). Communication here
+  // would be a step that no annotation asked for.
+  for (auto [j, r] : llvm::enumerate(op->getResults())) {
+    auto type = cast<RankedTensorType>(r.getType());
+    std::vector<int64_t> shape(type.getShape().begin(), type.getShape().end());
+    std::string error;
+    auto steps = telar_sharding::reshard(shape, 1, p.results[j], annotated[j],
+                                         mesh, error);
+    auto communicates = [](const telar_sharding::ReshardStep &step) {
+      return step.kind != telar_sharding::StepKind::LocalSlice;
+    };
+    if (!steps || llvm::any_of(*steps, communicates)) {
+      InFlightDiagnostic diag = op->emitError("result ")
+                                << j << " is annotated "
+                                << format(annotated[j], mesh)
+                                << ", but its operands give "
+                                << format(p.results[j], mesh) << ": ";
+      if (!steps)
+        diag << error;
+      else
+        diag << "that takes a "
+             << telar_sharding::getStepKindName(
+                    llvm::find_if(*steps, communicates)->kind)
+             << ", not only local slices";
+      return failure();
+    }
+    FailureOr<Value> value = emitReshard(b, loc, results[j], type,
+                                         p.results[j], annotated[j], grid, op);
+    if (failed(value))
+      return failure();
+    locals[r] = {*value, annotated[j]};
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// The function and the pass
+//===----------------------------------------------------------------------===//
+
+LogicalResult FunctionPartitioner::run() {
+  if (fn.getBlocks().size() != 1)
+    return fn.emitError("telar-partition needs a function with one block");
+  if (failed(partitionArguments()))
+    return failure();
+  SmallVector<Operation *> global;
+  for (Operation &op : fn.front())
+    global.push_back(&op);
+  for (Operation *op : global) {
+    LogicalResult result = success();
+    if (isa<shard::ShardingOp>(op))
+      continue;
+    if (auto shardOp = dyn_cast<shard::ShardOp>(op))
+      result = partitionShard(shardOp);
+    else if (auto ret = dyn_cast<func::ReturnOp>(op))
+      result = partitionReturn(ret);
+    else if (isa<ShardingRuleOpInterface>(op))
+      result = partitionOp(op);
+    else
+      result = cloneReplicated(op);
+    if (failed(result))
+      return failure();
+  }
+  for (Operation *op : llvm::reverse(global))
+    if (!isa<func::ReturnOp>(op)) {
+      op->dropAllUses();
+      op->erase();
+    }
+  return success();
+}
+
+namespace {
+struct TelarPartitionPass
+    : public telar::impl::TelarPartitionBase<TelarPartitionPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<shard::GridOp> grids(module.getOps<shard::GridOp>());
+    if (grids.empty()) {
+      // Nothing annotated: a single-device program.
+      WalkResult found = module.walk([](Operation *op) {
+        return isa<shard::ShardOp, shard::ShardingOp>(op)
+                   ? WalkResult::interrupt()
+                   : WalkResult::advance();
+      });
+      if (found.wasInterrupted()) {
+        module.emitError("shardings without a shard.grid");
+        signalPassFailure();
+      }
+      return;
+    }
+    if (grids.size() > 1) {
+      grids[1].emitError("telar-partition takes one shard.grid per module");
+      return signalPassFailure();
+    }
+    shard::GridOp gridOp = grids.front();
+    GridInfo grid;
+    grid.symbol = FlatSymbolRefAttr::get(gridOp.getSymNameAttr());
+    auto names = gridOp->getAttrOfType<ArrayAttr>(
+        TelarDialect::AxisNamesAttrHelper::getNameStr());
+    if (!names) {
+      gridOp.emitError("needs telar.axis_names (the mesh axes' names)");
+      return signalPassFailure();
+    }
+    for (auto [name, size] : llvm::zip(names, gridOp.getShape())) {
+      if (ShapedType::isDynamic(size) || size < 1) {
+        gridOp.emitError("the grid's shape must be static and positive");
+        return signalPassFailure();
+      }
+      grid.mesh.axisNames.push_back(cast<StringAttr>(name).getValue().str());
+      grid.mesh.axisSizes.push_back(size);
+    }
+
+    PartitionerRegistry registry;
+    addElementwisePartitioners(registry);
+    addContractionPartitioners(registry);
+    addReductionPartitioners(registry);
+    addDataMovementPartitioners(registry);
+    addNNPartitioners(registry);
+
+    for (auto fn : llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
+      if (!fn.isExternal() &&
+          failed(FunctionPartitioner(fn, grid, registry).run()))
+        return signalPassFailure();
+  }
+};
+} // namespace
