@@ -315,6 +315,9 @@ class Runner:
             except (ValueError, KeyError, TypeError):
                 pass
 
+            if not a.no_collectives:
+                res["collectives"] = self.collectives(onnx_path, plan_path, case_dir)
+
             rc, err, _, secs = run_cmd([a.telarc, onnx_path, "--target", "cpu", "--plan",
                                         plan_path, "-o", art, "-q"], a.timeout)
             res["compile_s"] = secs
@@ -326,9 +329,6 @@ class Runner:
                 res.update(stage="manifest", message=f"world_size {manifest.get('world_size')}"
                            f", expected {case.ranks}")
                 return res
-
-            if not a.no_collectives:
-                res["collectives"] = self.collectives(onnx_path, plan_path, case_dir)
 
             inputs = self.inputs(case.model, case.batch)
             in_args = self.input_args(manifest, inputs, case_dir + "/in")

@@ -37,14 +37,16 @@ What is a block split and what is not (found by reading the exported graphs):
 the torch GPT/BERT/ViT attention packs q, k and v into one [d, 3d] in_proj
 weight, so a column split of that weight is not a split by heads (the first
 rank would hold q and half of k); the tp plans leave in_proj replicated and
-split the three q/k/v Slice outputs by heads instead (each rank computes the
-projection whole, then keeps its heads: no communication). The torch
-nn.MultiheadAttention also merges batch and heads into one dim
-(q.view(T, B * heads, head_dim)): a split of the heads is a block split of
-that merged dim only when each rank holds one batch row (B / data == 1), so
-the run_sharded cases use batch 1 for tp and batch 2 for dp_tp on a 2x2 mesh;
-one case (tp at batch 2) checks that the partitioner still gets it right when
-the heads split is not a block split of the merged dim. The Llama model keeps
+split the per-head q/k/v tensors instead (each rank computes the projection
+whole, then keeps its heads: a local slice, no communication). A plan cannot
+split the q/k/v Slice outputs themselves along the sliced dim (telar-apply-plan:
+"cannot be produced by telar.slice"), so the plans name the transposes after
+the view. The torch nn.MultiheadAttention merges batch and heads into one dim
+(q.view(T, B * heads, head_dim)): a split of that dim in R blocks is a split
+by heads only when each rank holds one batch row (B / data == 1; with B = 2
+and 2 model ranks it is a split by batch rows), so the run_sharded cases use
+batch 1 for tp and batch 2 for dp_tp on a 2x2 mesh, and one case runs tp at
+batch 2, where the merged dim's split is a batch split. The Llama model keeps
 heads as their own dim and has no such limit; its 2 kv heads cannot be split
 4 ways, so its tp plan on 4 ranks splits only the q heads and the MLP.
 """
@@ -189,41 +191,43 @@ def _torch_mlp(g):
 
 
 def _torch_attention(g):
-    """[(q, k, v Slice outputs, out_proj weight name, heads)] per
-    nn.MultiheadAttention."""
+    """[(q, k, v per-head tensors, out_proj weight name, heads)] per
+    nn.MultiheadAttention: the q/k/v Slices of the packed projection are
+    reshaped to [T, B * heads, head_dim] and transposed to [B * heads, T,
+    head_dim] (k to [B * heads, head_dim, T]); the transposes' outputs are
+    the per-head tensors, their dim 0 the merged batch * heads."""
     out = []
     gemms = g.nodes_where("Gemm", r"/self_att(n|ention)/Gemm_output_0$")
     for gemm in gemms:
         prefix = gemm.output[0][: gemm.output[0].rindex("/") + 1]
-        slices = [prefix + s for s in ("Slice_output_0", "Slice_1_output_0",
-                                       "Slice_2_output_0")]
-        if not all(s in g.producer for s in slices):
-            raise ValueError(f"no q/k/v Slices under {prefix}")
-        # The Reshape of q to [T, B * heads, head_dim] gives the heads.
-        reshape = next(n for n in g.consumers[slices[0]] if n.op_type == "Reshape")
-        merged = g.shape(reshape.output[0])[1]
-        out.append((slices, gemm.input[1], merged // _batch(g)))
+        heads_t, heads = [], None
+        for s in ("Slice_output_0", "Slice_1_output_0", "Slice_2_output_0"):
+            if prefix + s not in g.producer:
+                raise ValueError(f"no q/k/v Slices under {prefix}")
+            reshape = next(n for n in g.consumers[prefix + s] if n.op_type == "Reshape")
+            heads = g.shape(reshape.output[0])[1] // _batch(g)
+            t = next(n for n in g.consumers[reshape.output[0]] if n.op_type == "Transpose")
+            heads_t.append(t.output[0])
+        out.append((heads_t, gemm.input[1], heads))
     if not out:
         raise ValueError("no attention found")
     return out
 
 
 def _torch_tp(b, g, axis):
-    """Megatron on a torch transformer: MLP column/row split, attention by heads."""
-    for f, add, s in _torch_mlp(g):
+    """Megatron on a torch transformer: MLP column/row split (the biases follow
+    by completion), attention by heads."""
+    for f, _, s in _torch_mlp(g):
         b.split(f.input[1], 1, axis)        # [d, ff]: columns
-        if add is not None:
-            bias = next(i for i in add.input if i != f.output[0])
-            b.split(bias, 0, axis)
         b.split(s.input[1], 0, axis)        # [ff, d]: rows
-    for slices, out_w, heads in _torch_attention(g):
+    for per_head, out_w, heads in _torch_attention(g):
         if heads % b.mesh[axis]:
             continue                        # fewer heads than ranks: attention replicated
-        for sl in slices:                   # [T, B, d]: d = heads * head_dim
-            dims = [[], [], [axis]]
-            if "data" in b.mesh:
-                dims[1] = ["data"]
-            b.set(sl, dims)
+        # [B * heads, ., .]: on data x model the data rank's rows are its
+        # batch rows only when each data rank holds one batch row.
+        axes = ["data", axis] if "data" in b.mesh else [axis]
+        for t in per_head:
+            b.split(t, 0, *axes)
         b.split(out_w, 1, axis)             # out_proj.weight [out, in]: input dim
 
 
