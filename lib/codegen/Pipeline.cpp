@@ -2,6 +2,7 @@
 
 #include "telar/codegen/Pipeline.h"
 #include "telar/passes/lowering/Passes.h"
+#include "telar/passes/partition/Passes.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
@@ -46,7 +47,13 @@ void telar::buildLowerToLinalgPipeline(OpPassManager &pm) {
 
 void telar::buildCpuTranslationPipeline(OpPassManager &pm,
                                         const CpuPipelineOptions &options) {
+  bool usesRuntime = options.libraryCalls || options.runtimeAllocator;
   pm.addPass(createTelarLowerToLinalg());
+  // A partitioned program's collectives: runtime calls on the buffers, with
+  // the context telar-add-runtime-context gives them.
+  TelarLowerCollectivesOptions collectives;
+  collectives.runtime = usesRuntime;
+  pm.addPass(createTelarLowerCollectives(collectives));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createTelarFuseElementwise());
   pm.addPass(createCSEPass());
@@ -67,7 +74,6 @@ void telar::buildCpuTranslationPipeline(OpPassManager &pm,
   pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
   // The runtime ABI (docs/Artifact.md): programs that call the runtime get
   // a context argument and a status result.
-  bool usesRuntime = options.libraryCalls || options.runtimeAllocator;
   if (usesRuntime)
     pm.addPass(createTelarAddRuntimeContext());
   if (options.libraryCalls)

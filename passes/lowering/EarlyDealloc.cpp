@@ -13,11 +13,13 @@ namespace {
 
 /// The last op of `block` that uses `buffer` or a memref derived from it.
 /// Any memref result of a user counts as an alias (views, casts, loops
-/// yielding it), which is conservative but safe.
+/// yielding it), which is conservative but safe; so does everything
+/// computed from its address (memref.extract_aligned_pointer_as_index).
 Operation *lastUseInBlock(Value buffer, Block *block, Operation *dealloc) {
   Operation *last = nullptr;
   SmallVector<Value> worklist = {buffer};
   llvm::DenseSet<Value> seen = {buffer};
+  llvm::DenseSet<Value> pointers; // values computed from its address
   while (!worklist.empty()) {
     Value v = worklist.pop_back_val();
     for (Operation *user : v.getUsers()) {
@@ -28,9 +30,19 @@ Operation *lastUseInBlock(Value buffer, Block *block, Operation *dealloc) {
         return nullptr; // Used outside the block: leave the dealloc alone.
       if (!last || last->isBeforeInBlock(top))
         last = top;
-      for (Value result : user->getResults())
-        if (isa<BaseMemRefType>(result.getType()) && seen.insert(result).second)
+      // A pointer taken from the buffer (for a runtime call, as
+      // telar-lower-collectives passes buffers) keeps it alive as long as
+      // anything computed from it is used.
+      bool pointer = isa<memref::ExtractAlignedPointerAsIndexOp>(user) ||
+                     pointers.contains(v);
+      for (Value result : user->getResults()) {
+        bool follow = isa<BaseMemRefType>(result.getType()) || pointer;
+        if (follow && seen.insert(result).second) {
+          if (pointer)
+            pointers.insert(result);
           worklist.push_back(result);
+        }
+      }
     }
   }
   return last;

@@ -3,6 +3,7 @@
 #include "telar/dialects/Telar/TelarOps.h"
 #include "telar/passes/lowering/Passes.h"
 
+#include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "llvm/ADT/StringExtras.h"
 
@@ -47,21 +48,44 @@ std::vector<char> transposeBytes(ArrayRef<char> data, ArrayRef<int64_t> shape,
   return out;
 }
 
+/// The all_slice ops between a transpose's input and the weight constant
+/// they cut (innermost last), and that constant; a null constant when the
+/// input is not such a chain.
+telar::ConstantOp getSlicedWeight(Value input,
+                                  SmallVectorImpl<shard::AllSliceOp> &chain) {
+  while (auto slice = input.getDefiningOp<shard::AllSliceOp>()) {
+    chain.push_back(slice);
+    input = slice.getInput();
+  }
+  auto constant = input.getDefiningOp<telar::ConstantOp>();
+  if (!constant || !isa<DenseResourceElementsAttr>(constant.getValue()))
+    return nullptr;
+  return constant;
+}
+
+RankedTensorType permuteType(RankedTensorType type, ArrayRef<int64_t> perm) {
+  SmallVector<int64_t> shape;
+  for (int64_t p : perm)
+    shape.push_back(type.getDimSize(p));
+  return RankedTensorType::get(shape, type.getElementType());
+}
+
 struct TelarFoldWeightTransposes
     : public telar::impl::TelarFoldWeightTransposesBase<
           TelarFoldWeightTransposes> {
   void runOnOperation() override {
     SmallVector<telar::TransposeOp> transposes;
     getOperation().walk([&](telar::TransposeOp op) {
-      auto constant = op.getInput().getDefiningOp<telar::ConstantOp>();
-      if (constant && isa<DenseResourceElementsAttr>(constant.getValue()))
+      SmallVector<shard::AllSliceOp> chain;
+      if (getSlicedWeight(op.getInput(), chain))
         transposes.push_back(op);
     });
     for (telar::TransposeOp op : transposes) {
-      auto constant = op.getInput().getDefiningOp<telar::ConstantOp>();
+      SmallVector<shard::AllSliceOp> chain;
+      telar::ConstantOp constant = getSlicedWeight(op.getInput(), chain);
       auto resource = cast<DenseResourceElementsAttr>(constant.getValue());
       AsmResourceBlob *blob = resource.getRawHandle().getBlob();
-      auto type = cast<RankedTensorType>(op.getInput().getType());
+      auto type = cast<RankedTensorType>(constant.getType());
       Type element = type.getElementType();
       if (!blob || !type.hasStaticShape() || !element.isIntOrFloat())
         continue;
@@ -70,6 +94,9 @@ struct TelarFoldWeightTransposes
           type.getNumElements() * elementBytes)
         continue; // Not the plain row-major layout this pass understands.
       ArrayRef<int64_t> perm = op.getPerm();
+      // The whole weight is transposed; a sharded weight's slices then cut
+      // the transposed blocks: slicing dim d of the weight is slicing dim
+      // i (perm[i] = d) of its transpose.
       std::vector<char> bytes =
           transposeBytes(blob->getData(), type.getShape(), perm, elementBytes);
       std::string name = (resource.getRawHandle().getKey() + ".transposed." +
@@ -79,15 +106,29 @@ struct TelarFoldWeightTransposes
                                                      }),
                                      "_"))
                              .str();
-      auto resultType = cast<RankedTensorType>(op.getType());
+      RankedTensorType globalType = permuteType(type, perm);
       OpBuilder b(op);
       auto attr = DenseResourceElementsAttr::get(
-          resultType, name,
+          globalType, name,
           HeapAsmResourceBlob::allocateAndCopyWithAlign(
               ArrayRef<char>(bytes), 64, /*dataIsMutable=*/false));
-      Value folded = telar::ConstantOp::create(b, op.getLoc(), resultType, attr);
+      Value folded = telar::ConstantOp::create(b, op.getLoc(), globalType, attr);
+      SmallVector<int64_t> inverse(perm.size());
+      for (auto [i, p] : llvm::enumerate(perm))
+        inverse[p] = i;
+      for (shard::AllSliceOp slice : llvm::reverse(chain))
+        folded = shard::AllSliceOp::create(
+            b, slice.getLoc(),
+            permuteType(cast<RankedTensorType>(slice.getType()), perm), folded,
+            slice.getGrid(), slice.getGridAxes(),
+            inverse[slice.getSliceAxis().getSExtValue()]);
       op.replaceAllUsesWith(folded);
       op.erase();
+      for (shard::AllSliceOp slice : chain) {
+        if (!slice->use_empty())
+          break;
+        slice.erase();
+      }
       if (constant->use_empty())
         constant.erase();
     }

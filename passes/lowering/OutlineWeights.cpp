@@ -1,8 +1,17 @@
 //===- OutlineWeights.cpp - Weight constants become @main arguments -------===//
+//
+// A partitioned program keeps each weight's global constant, followed by
+// shard.all_slice ops that cut the local block: those chains become
+// arguments of the local type, with the sharding the chain describes, so
+// that the artifact stores each rank's block and no rank slices (or maps)
+// a whole weight at run time.
+//
+//===----------------------------------------------------------------------===//
 
 #include "telar/dialects/Telar/TelarOps.h"
 #include "telar/passes/lowering/Passes.h"
 
+#include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 
@@ -14,8 +23,76 @@ namespace mlir::telar {
 using namespace mlir;
 
 namespace {
+
+/// Per dimension, the grid axes that split it (major to minor).
+using AxesPerDim = SmallVector<SmallVector<int64_t>>;
+
+/// A value of a weight's slice chain that non-slice ops use: the weight
+/// sliced by `dims` on `grid` (null when not sliced).
+struct Endpoint {
+  Value value;
+  shard::GridOp grid;
+  AxesPerDim dims;
+};
+
+/// The axis names of `grid` (telar.axis_names; "axis<i>" when it has none).
+SmallVector<StringRef> getAxisNames(shard::GridOp grid,
+                                    SmallVectorImpl<std::string> &storage) {
+  auto names = grid->getAttrOfType<ArrayAttr>(
+      telar::TelarDialect::AxisNamesAttrHelper::getNameStr());
+  SmallVector<StringRef> result;
+  storage.clear();
+  for (int64_t i = 0, e = grid.getRank(); i < e; ++i)
+    storage.push_back(names && i < int64_t(names.size())
+                          ? cast<StringAttr>(names[i]).str()
+                          : "axis" + std::to_string(i));
+  for (const std::string &s : storage)
+    result.push_back(s);
+  return result;
+}
+
 struct TelarOutlineWeights
     : public telar::impl::TelarOutlineWeightsBase<TelarOutlineWeights> {
+  /// Follows the all_slice chains from `value` (the weight already sliced
+  /// by `dims` on `grid`), collecting the values other ops use.
+  LogicalResult collect(Value value, shard::GridOp grid, AxesPerDim dims,
+                        SmallVectorImpl<Endpoint> &endpoints,
+                        SymbolTableCollection &symbols) {
+    bool usedWhole = false;
+    for (Operation *user : value.getUsers()) {
+      auto slice = dyn_cast<shard::AllSliceOp>(user);
+      if (!slice) {
+        usedWhole = true;
+        continue;
+      }
+      auto sliceGrid = symbols.lookupNearestSymbolFrom<shard::GridOp>(
+          slice, slice.getGridAttr());
+      if (!sliceGrid)
+        return slice.emitError("refers to an unknown grid");
+      if (grid && sliceGrid != grid)
+        return slice.emitError("slices a weight on a second grid");
+      AxesPerDim sliced = dims;
+      if (sliced.empty())
+        sliced.resize(cast<RankedTensorType>(value.getType()).getRank());
+      int64_t d = slice.getSliceAxis().getSExtValue();
+      for (int16_t axis : slice.getGridAxes()) {
+        if (llvm::any_of(sliced, [&](ArrayRef<int64_t> axes) {
+              return llvm::is_contained(axes, axis);
+            }))
+          return slice.emitError("slices a weight a second time along grid "
+                                 "axis ")
+                 << axis;
+        sliced[d].push_back(axis);
+      }
+      if (failed(collect(slice.getResult(), sliceGrid, sliced, endpoints,
+                         symbols)))
+        return failure();
+    }
+    if (usedWhole)
+      endpoints.push_back({value, grid, dims});
+    return success();
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     // Without a program entry (a library of functions, as the lowering's
@@ -24,34 +101,74 @@ struct TelarOutlineWeights
     if (!main || main.isExternal())
       return;
     Block &entry = main.getBody().front();
-    // Resource name -> the argument replacing it (one per resource + type).
-    llvm::MapVector<std::pair<StringRef, Type>, BlockArgument> args;
+    MLIRContext *ctx = &getContext();
+    using Dialect = telar::TelarDialect;
+    auto weightAttrName =
+        StringAttr::get(ctx, Dialect::WeightAttrHelper::getNameStr());
+    auto shardingAttrName =
+        StringAttr::get(ctx, Dialect::ShardingAttrHelper::getNameStr());
+    auto globalShapeAttrName =
+        StringAttr::get(ctx, Dialect::GlobalShapeAttrHelper::getNameStr());
+
     SmallVector<telar::ConstantOp> constants;
     main.walk([&](telar::ConstantOp op) {
       if (isa<DenseResourceElementsAttr>(op.getValue()))
         constants.push_back(op);
     });
-    MLIRContext *ctx = &getContext();
-    auto weightAttrName = StringAttr::get(
-        ctx, telar::TelarDialect::WeightAttrHelper::getNameStr());
+    // One argument per resource, global type and sharding.
+    llvm::MapVector<std::tuple<StringRef, Type, Attribute>, BlockArgument>
+        args;
+    SymbolTableCollection symbols;
     for (telar::ConstantOp op : constants) {
       auto res = cast<DenseResourceElementsAttr>(op.getValue());
       StringRef name = res.getRawHandle().getKey();
-      auto key = std::make_pair(name, op.getType());
-      auto it = args.find(key);
-      if (it == args.end()) {
-        unsigned index = main.getNumArguments();
-        if (failed(main.insertArgument(
-                index, op.getType(),
-                DictionaryAttr::get(
-                    ctx, {NamedAttribute(weightAttrName,
-                                         StringAttr::get(ctx, name))}),
-                op.getLoc())))
-          return signalPassFailure();
-        it = args.insert({key, entry.getArgument(index)}).first;
+      auto globalType = cast<RankedTensorType>(op.getType());
+      SmallVector<Endpoint> endpoints;
+      if (failed(collect(op.getResult(), nullptr, {}, endpoints, symbols)))
+        return signalPassFailure();
+      for (Endpoint &end : endpoints) {
+        SmallVector<NamedAttribute> attrs = {
+            NamedAttribute(weightAttrName, StringAttr::get(ctx, name))};
+        Attribute sharding;
+        if (end.grid) {
+          SmallVector<std::string> storage;
+          SmallVector<StringRef> axisNames = getAxisNames(end.grid, storage);
+          SmallVector<Attribute> dims;
+          for (ArrayRef<int64_t> axes : end.dims) {
+            SmallVector<Attribute> names;
+            for (int64_t axis : axes)
+              names.push_back(StringAttr::get(ctx, axisNames[axis]));
+            dims.push_back(ArrayAttr::get(ctx, names));
+          }
+          sharding = ArrayAttr::get(ctx, dims);
+          attrs.push_back(NamedAttribute(shardingAttrName, sharding));
+          attrs.push_back(NamedAttribute(
+              globalShapeAttrName,
+              DenseI64ArrayAttr::get(ctx, globalType.getShape())));
+        }
+        auto key = std::make_tuple(name, Type(globalType), sharding);
+        auto it = args.find(key);
+        if (it == args.end()) {
+          unsigned index = main.getNumArguments();
+          if (failed(main.insertArgument(index, end.value.getType(),
+                                         DictionaryAttr::get(ctx, attrs),
+                                         op.getLoc())))
+            return signalPassFailure();
+          it = args.insert({key, entry.getArgument(index)}).first;
+        }
+        // Only the whole uses: the slices further down have their own.
+        end.value.replaceUsesWithIf(it->second, [](OpOperand &use) {
+          return !isa<shard::AllSliceOp>(use.getOwner());
+        });
       }
-      op.replaceAllUsesWith(it->second);
-      op.erase();
+      // The chain is dead now, slices from the leaves up.
+      SmallVector<Operation *> dead = {op};
+      for (size_t i = 0; i < dead.size(); ++i)
+        for (Operation *user : dead[i]->getUsers())
+          dead.push_back(user);
+      for (Operation *o : llvm::reverse(dead))
+        if (o->use_empty())
+          o->erase();
     }
   }
 };

@@ -64,6 +64,37 @@ struct TelarAddRuntimeContext
         ret->setOperands(ok);
       });
     }
+    if (failed(passContextToCallees(module)))
+      signalPassFailure();
+  }
+
+  /// Calls of declarations whose argument is marked telar.runtime_context
+  /// (created before the context existed, e.g. by telar-lower-collectives)
+  /// get the caller's context in that argument.
+  LogicalResult passContextToCallees(ModuleOp module) {
+    SymbolTableCollection symbols;
+    WalkResult result = module.walk([&](func::CallOp call) {
+      auto callee = symbols.lookupNearestSymbolFrom<func::FuncOp>(
+          call, call.getCalleeAttr());
+      if (!callee)
+        return WalkResult::advance();
+      for (unsigned i = 0, e = callee.getNumArguments(); i < e; ++i) {
+        if (!callee.getArgAttr(i, kRuntimeContextAttr))
+          continue;
+        auto fn = call->getParentOfType<func::FuncOp>();
+        Value context = fn ? telar::getRuntimeContext(fn) : Value();
+        if (!context) {
+          call.emitError("calls '")
+              << callee.getName()
+              << "', which takes the runtime context, in a function without "
+                 "one (only public functions get a context)";
+          return WalkResult::interrupt();
+        }
+        call->setOperand(i, context);
+      }
+      return WalkResult::advance();
+    });
+    return failure(result.wasInterrupted());
   }
 };
 
@@ -88,10 +119,12 @@ struct TelarLowerRuntimeCalls
       if (!fn.isExternal() && failed(lowerCalls(module, fn)))
         return signalPassFailure();
     // The marker has done its work; LLVM IR translation does not know it.
+    // (Declarations mark the argument their callers pass the context in.)
+    auto marker = StringAttr::get(&getContext(), kRuntimeContextAttr);
     for (LLVM::LLVMFuncOp fn : fns)
-      if (Value context = telar::getRuntimeContext(fn))
-        fn.removeArgAttr(cast<BlockArgument>(context).getArgNumber(),
-                         StringAttr::get(&getContext(), kRuntimeContextAttr));
+      for (unsigned i = 0, e = fn.getNumArguments(); i < e; ++i)
+        if (fn.getArgAttr(i, marker))
+          fn.removeArgAttr(i, marker);
     // The generic allocation functions are no longer called.
     for (StringRef name :
          {"_mlir_memref_to_llvm_alloc", "_mlir_memref_to_llvm_aligned_alloc",

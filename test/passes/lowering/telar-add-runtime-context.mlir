@@ -48,3 +48,30 @@ func.func private @caller() {
   call @callee() : () -> ()
   return
 }
+
+// -----
+
+// A declaration whose argument is marked telar.runtime_context (a runtime
+// call made before the context existed, as telar-lower-collectives makes
+// them) gets the caller's context there.
+// CHECK-LABEL: func.func @collective
+// CHECK-SAME: (%[[CTX:.+]]: !llvm.ptr {telar.runtime_context}
+// CHECK: call @telarrt_all_reduce(%[[CTX]],
+func.func @collective(%p: !llvm.ptr) {
+  %null = llvm.mlir.zero : !llvm.ptr
+  %c0 = arith.constant 0 : i64
+  %s = func.call @telarrt_all_reduce(%null, %c0, %c0, %c0, %p, %p, %c0) : (!llvm.ptr, i64, i64, i64, !llvm.ptr, !llvm.ptr, i64) -> i32
+  return
+}
+func.func private @telarrt_all_reduce(!llvm.ptr {telar.runtime_context}, i64, i64, i64, !llvm.ptr, !llvm.ptr, i64) -> i32 attributes {telar.runtime_status}
+
+// -----
+
+func.func private @telarrt_all_reduce(!llvm.ptr {telar.runtime_context}, i64, i64, i64, !llvm.ptr, !llvm.ptr, i64) -> i32 attributes {telar.runtime_status}
+func.func private @helper(%p: !llvm.ptr) {
+  %null = llvm.mlir.zero : !llvm.ptr
+  %c0 = arith.constant 0 : i64
+  // expected-error @below {{calls 'telarrt_all_reduce', which takes the runtime context, in a function without one (only public functions get a context)}}
+  %s = func.call @telarrt_all_reduce(%null, %c0, %c0, %c0, %p, %p, %c0) : (!llvm.ptr, i64, i64, i64, !llvm.ptr, !llvm.ptr, i64) -> i32
+  return
+}

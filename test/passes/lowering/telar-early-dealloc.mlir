@@ -48,3 +48,26 @@ func.func @loop(%out: memref<4xf32>) {
   memref.dealloc %a : memref<4xf32>
   return
 }
+
+// -----
+
+// A pointer taken from a buffer (a runtime call's argument, as
+// telar-lower-collectives passes them) keeps the buffer alive until the
+// last use of anything computed from it.
+// CHECK-LABEL: func.func @pointer
+// CHECK: %[[A:.*]] = memref.alloc
+// CHECK: call @consume
+// CHECK-NEXT: memref.dealloc %[[A]]
+func.func private @consume(!llvm.ptr) -> i32
+func.func @pointer(%out: memref<4xf32>) {
+  %a = memref.alloc() : memref<4xf32>
+  %cst = arith.constant 1.0 : f32
+  linalg.fill ins(%cst : f32) outs(%a : memref<4xf32>)
+  %i = memref.extract_aligned_pointer_as_index %a : memref<4xf32> -> index
+  %l = arith.index_cast %i : index to i64
+  %p = llvm.inttoptr %l : i64 to !llvm.ptr
+  %s = func.call @consume(%p) : (!llvm.ptr) -> i32
+  memref.copy %out, %out : memref<4xf32> to memref<4xf32>
+  memref.dealloc %a : memref<4xf32>
+  return
+}

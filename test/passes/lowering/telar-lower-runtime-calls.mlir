@@ -83,3 +83,20 @@ llvm.func @voidresult(%ctx: !llvm.ptr {telar.runtime_context}, %n: i64) {
   %p = llvm.call @_mlir_memref_to_llvm_alloc(%n) : (i64) -> !llvm.ptr
   llvm.return
 }
+
+// -----
+
+// Declarations that mark the argument their callers pass the context in
+// (telar-lower-collectives' callees) lose the marker too; their status is
+// checked.
+// CHECK-LABEL: llvm.func @telarrt_all_reduce(!llvm.ptr, i64, i64, i64, !llvm.ptr, !llvm.ptr, i64) -> i32
+// CHECK-LABEL: llvm.func @collective
+// CHECK: %[[S:.+]] = llvm.call @telarrt_all_reduce
+// CHECK: llvm.icmp "ne" %[[S]]
+llvm.func @telarrt_all_reduce(!llvm.ptr {telar.runtime_context}, i64, i64, i64, !llvm.ptr, !llvm.ptr, i64) -> i32 attributes {telar.runtime_status}
+llvm.func @collective(%ctx: !llvm.ptr {telar.runtime_context}, %p: !llvm.ptr) -> i32 {
+  %c0 = llvm.mlir.constant(0 : i64) : i64
+  %s = llvm.call @telarrt_all_reduce(%ctx, %c0, %c0, %c0, %p, %p, %c0) : (!llvm.ptr, i64, i64, i64, !llvm.ptr, !llvm.ptr, i64) -> i32
+  %ok = llvm.mlir.constant(0 : i32) : i32
+  llvm.return %ok : i32
+}

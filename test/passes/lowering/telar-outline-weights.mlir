@@ -1,4 +1,4 @@
-// RUN: telar-opt %s --telar-outline-weights | FileCheck %s
+// RUN: telar-opt %s --telar-outline-weights -split-input-file -verify-diagnostics | FileCheck %s
 
 // A resource used twice becomes one argument; small dense constants stay.
 // CHECK: func.func @main(%[[X:.*]]: tensor<4xf32>, %[[W:.*]]: tensor<4xf32> {telar.weight = "w0"}, %[[V:.*]]: tensor<4xf32> {telar.weight = "w1"})
@@ -26,3 +26,58 @@ func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
     }
   }
 #-}
+
+// -----
+
+// Partitioned: a weight sliced by all_slice chains becomes an argument of
+// the local type with its sharding (axis names, major to minor) and global
+// shape; a chain through two slices of one dim lists both axes; the same
+// sharding twice is one argument; a whole use is the replicated weight.
+// CHECK: shard.grid @mesh
+// CHECK: func.func @main
+// CHECK-SAME: (%{{[^:]+}}: tensor<8x8xf32>
+// CHECK-SAME: %[[COL:[^:]+]]: tensor<16x16xf32> {telar.global_shape = array<i64: 16, 32>, telar.sharding = {{\[}}[], ["model"]], telar.weight = "w"}
+// CHECK-SAME: %[[BOTH:[^:]+]]: tensor<8x16xf32> {telar.global_shape = array<i64: 16, 32>, telar.sharding = {{\[}}["data"], ["model"]], telar.weight = "w"}
+// CHECK-SAME: %[[WHOLE:[^:]+]]: tensor<16x32xf32> {telar.weight = "w"}
+// CHECK-SAME: %[[ROW:[^:]+]]: tensor<4x8xf32> {telar.global_shape = array<i64: 16, 8>, telar.sharding = {{\[}}["model", "data"], []], telar.weight = "v"}
+// CHECK-NOT: shard.all_slice
+// CHECK-NOT: telar.constant
+// CHECK: call @use(%[[COL]], %[[COL]], %[[BOTH]], %[[WHOLE]], %[[ROW]])
+shard.grid @mesh(shape = 2x2) {telar.axis_names = ["data", "model"]}
+func.func @main(%x: tensor<8x8xf32>) {
+  %w = telar.constant dense_resource<w> : tensor<16x32xf32>
+  %c = shard.all_slice %w on @mesh grid_axes = [1] slice_axis = 1 : tensor<16x32xf32> -> tensor<16x16xf32>
+  %c2 = shard.all_slice %w on @mesh grid_axes = [1] slice_axis = 1 : tensor<16x32xf32> -> tensor<16x16xf32>
+  %b = shard.all_slice %c on @mesh grid_axes = [0] slice_axis = 0 : tensor<16x16xf32> -> tensor<8x16xf32>
+  %v = telar.constant dense_resource<v> : tensor<16x8xf32>
+  %vm = shard.all_slice %v on @mesh grid_axes = [1] slice_axis = 0 : tensor<16x8xf32> -> tensor<8x8xf32>
+  %vr = shard.all_slice %vm on @mesh grid_axes = [0] slice_axis = 0 : tensor<8x8xf32> -> tensor<4x8xf32>
+  func.call @use(%c, %c2, %b, %w, %vr) : (tensor<16x16xf32>, tensor<16x16xf32>, tensor<8x16xf32>, tensor<16x32xf32>, tensor<4x8xf32>) -> ()
+  return
+}
+func.func private @use(tensor<16x16xf32>, tensor<16x16xf32>, tensor<8x16xf32>, tensor<16x32xf32>, tensor<4x8xf32>)
+
+// -----
+
+// One all_slice over two axes is the same as a chain; a grid without axis
+// names gives axis<i>.
+// CHECK: shard.grid @grid
+// CHECK: func.func @main
+// CHECK-SAME: tensor<2x2xf32> {telar.global_shape = array<i64: 8, 2>, telar.sharding = {{\[}}["axis1", "axis0"], []], telar.weight = "w"}
+shard.grid @grid(shape = 2x2)
+func.func @main() -> tensor<2x2xf32> {
+  %w = telar.constant dense_resource<w> : tensor<8x2xf32>
+  %s = shard.all_slice %w on @grid grid_axes = [1, 0] slice_axis = 0 : tensor<8x2xf32> -> tensor<2x2xf32>
+  return %s : tensor<2x2xf32>
+}
+
+// -----
+
+shard.grid @mesh(shape = 2x2)
+func.func @main() -> tensor<4x2xf32> {
+  %w = telar.constant dense_resource<w> : tensor<8x4xf32>
+  %s = shard.all_slice %w on @mesh grid_axes = [0] slice_axis = 0 : tensor<8x4xf32> -> tensor<4x4xf32>
+  // expected-error @below {{slices a weight a second time along grid axis 0}}
+  %t = shard.all_slice %s on @mesh grid_axes = [0] slice_axis = 1 : tensor<4x4xf32> -> tensor<4x2xf32>
+  return %t : tensor<4x2xf32>
+}

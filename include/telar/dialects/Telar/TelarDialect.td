@@ -57,7 +57,7 @@ def Telar_Dialect : Dialect {
     | `telar.output_names` | a function | the ONNX output names (strings), one per result; once results became out-parameters (the function returns nothing), one per trailing argument |
     | `telar.name` | a function argument | the ONNX input it binds (a string, unique among the arguments) |
     | `telar.weight` | a function argument | the weight resource it binds (a non-empty string); not on an input (`telar.name`) |
-    | `telar.runtime_context` | a function argument | unit: the runtime context pointer (`!llvm.ptr`) of a lowered program (`telar-add-runtime-context`) |
+    | `telar.runtime_context` | a function argument | unit: the runtime context pointer (`!llvm.ptr`) of a lowered program (`telar-add-runtime-context`); on a declaration's argument, where callers pass theirs (`telar-lower-collectives`) |
     | `telar.runtime_status` | a function | unit: a runtime function returning an `i32` status (`telar-linalg-to-library-calls`) |
     | `telar.result_names` | an operation | the ONNX tensor names of its results (strings, one per result; `""` for a result that is no ONNX value), so that plans can name values |
     | `telar.axis_names` | a `shard.grid` | the mesh axis names (strings, one per grid axis, unique) |

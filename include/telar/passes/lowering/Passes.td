@@ -19,12 +19,30 @@ def TelarOutlineWeights : Pass<"telar-outline-weights", "ModuleOp"> {
     resources used twice become one argument. A module without a defined
     `@main` is left as it is.
 
+    In a partitioned program (`telar-partition`) a sharded weight is its
+    global constant followed by `shard.all_slice` ops that cut the local
+    block. Such a chain becomes one argument of the local type, marked
+    with the weight's name, its `telar.sharding` (per dimension the names
+    of the grid axes the slices split it by, major to minor, from the
+    grid's `telar.axis_names`; `axis<i>` without them) and its
+    `telar.global_shape`; the artifact writer then stores each rank's block
+    in that rank's weight file (docs/Artifact.md). A value of the chain
+    used by other ops than slices is an argument of its own (the whole
+    constant: a replicated weight).
+
     ```mlir
     func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
       %w = telar.constant dense_resource<w0> : tensor<4xf32>
       ...
     // becomes
     func.func @main(%x: tensor<4xf32>, %w: tensor<4xf32> {telar.weight = "w0"}) -> ...
+
+    %w = telar.constant dense_resource<w1> : tensor<16x32xf32>
+    %s = shard.all_slice %w on @mesh grid_axes = [1] slice_axis = 1
+        : tensor<16x32xf32> -> tensor<16x16xf32>
+    // becomes an argument
+    %s: tensor<16x16xf32> {telar.weight = "w1", telar.sharding = [[], ["model"]],
+                           telar.global_shape = array<i64: 16, 32>}
     ```
   }];
 }
@@ -38,6 +56,10 @@ def TelarFoldWeightTransposes : Pass<"telar-fold-weight-transposes", "ModuleOp">
     weight on every run nor hides it from the runtime's cache of packed
     constant GEMM operands (Gemm's `transB` weights, as torch exports
     `nn.Linear` inside attention). The original stays if other ops use it.
+    A transpose of a sharded weight's local block (the weight constant,
+    then `shard.all_slice` ops, as `telar-partition` leaves it) becomes the
+    same slices of the transposed weight, their slice dims permuted, so
+    that `telar-outline-weights` stores the transposed blocks.
   }];
 }
 
@@ -133,8 +155,10 @@ def TelarEarlyDealloc : Pass<"telar-early-dealloc", "func::FuncOp"> {
     stays allocated to the end and the peak is the sum of them all. This
     pass moves each `memref.dealloc` of a buffer up to just after the last
     op in its block that uses the buffer or any alias of it (views,
-    reshapes, casts, or any memref a user derives from it), so that the peak
-    is close to the largest set of buffers alive at once.
+    reshapes, casts, or any memref a user derives from it, and anything
+    computed from its address, `memref.extract_aligned_pointer_as_index`,
+    as runtime calls take buffers), so that the peak is close to the
+    largest set of buffers alive at once.
   }];
 }
 
@@ -171,10 +195,13 @@ def TelarAddRuntimeContext : Pass<"telar-add-runtime-context", "ModuleOp"> {
     marked `telar.runtime_context`, and an `i32` result: 0
     (`TELAR_STATUS_OK`) at each return. Later passes pass that argument to
     the runtime calls (`telar-linalg-to-library-calls`) and return early
-    when one fails (`telar-lower-runtime-calls`). Functions that already
-    have a context are left alone; a public function with results, or one
-    called inside the module, is an error (its callers would need the
-    context too).
+    when one fails (`telar-lower-runtime-calls`). Calls made before the
+    context existed (`telar-lower-collectives`, on tensors) go to
+    declarations whose argument is marked `telar.runtime_context`: they get
+    the calling function's context in that argument (a call in a function
+    without one is an error). Functions that already have a context are
+    left alone; a public function with results, or one called inside the
+    module, is an error (its callers would need the context too).
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::func::FuncDialect",
@@ -206,7 +233,7 @@ def TelarLowerRuntimeCalls : Pass<"telar-lower-runtime-calls", "ModuleOp"> {
     which cannot return, is an error; so is a runtime call in a function
     without a context. The `telar.runtime_context` marker is removed at the
     end (the context stays the function's first argument), since LLVM IR
-    translation does not know it.
+    translation does not know it (from declarations' arguments as well).
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }

@@ -98,4 +98,74 @@ def TelarPartition : Pass<"telar-partition", "ModuleOp"> {
                            "::mlir::func::FuncDialect"];
 }
 
+def TelarLowerCollectives : Pass<"telar-lower-collectives", "ModuleOp"> {
+  let summary = "Lower shard collectives on local tensors to runtime calls";
+  let description = [{
+    Runs in the CPU translation right after `telar-lower-to-linalg`, on
+    tensors, before bufferization. Each `shard.all_reduce`,
+    `shard.all_gather`, `shard.reduce_scatter`, `shard.all_to_all` and
+    `shard.all_slice` of a partitioned program (static local shapes)
+    becomes a call of the runtime's collective C ABI
+    (`include/telar/runtime/Abi.h`, docs/Artifact.md):
+
+    ```mlir
+    %y = shard.all_gather %x on @mesh grid_axes = [1] gather_axis = 1
+        : tensor<4x8xf32> -> tensor<4x16xf32>
+    // becomes
+    %in = bufferization.to_buffer %x read_only : tensor<4x8xf32> to memref<4x8xf32>
+    %out = memref.alloc() {alignment = 64 : i64} : memref<4x16xf32>
+    // (the buffers' aligned pointers as !llvm.ptr: %pin, %pout)
+    %s = func.call @telarrt_all_gather(%ctx, %dtype, %axes, %pin, %pout,
+                                       %outer, %inner)
+        : (!llvm.ptr, i64, i64, !llvm.ptr, !llvm.ptr, i64, i64) -> i32
+    %y = bufferization.to_tensor %out restrict writable : memref<4x16xf32> to tensor<4x16xf32>
+    ```
+
+    - `dtype` is the element type's `TELAR_DTYPE_*` code (f32, f16, bf16,
+      f64, i64, i32, i8, i1 as bool); `reduction` the `TELAR_REDUCE_*` code
+      (sum, max, min, product; other kinds are an error).
+    - `axes` is the group as a bit mask: bit i for axis i of the module's
+      `shard.grid`. The runtime numbers a group's members row-major over
+      the axes in ascending order, so a collective other than an
+      all-reduce over several axes must list its `grid_axes` in ascending
+      order (an error otherwise).
+    - Counts are elements, in the [outer][G][inner] form of Abi.h (G the
+      group size, the product of the axes' sizes): for an all-gather
+      along dim d of a local input of shape S, outer = S[0] * ... *
+      S[d-1] and inner = S[d] * ... * S[rank-1]; for a reduce-scatter or
+      an all-slice along d, outer likewise and inner = (S[d] / G) *
+      S[d+1] * ...; an all-to-all gives (splitOuter, splitInner) from its
+      input and split axis and (concatOuter, concatInner) from its result
+      and concat axis; an all-reduce the element count. An all-slice is
+      `telarrt_local_slice` (no communication: a device's block depends on
+      its coordinates, known only at run time).
+    - The input's buffer is read in place (`to_buffer read_only`; a
+      non-contiguous one is copied by the bufferization); the result is a
+      new contiguous buffer, so results of @main are written directly into
+      the caller's output buffers after `buffer-results-to-out-params`.
+    - The callees are private declarations whose first argument (the
+      `TelarContext *`) is marked `telar.runtime_context` and which are
+      marked `telar.runtime_status`: the call passes a null placeholder,
+      which `telar-add-runtime-context` replaces with the calling
+      function's context, and `telar-lower-runtime-calls` checks the
+      returned status (the program returns it at once when not OK).
+
+    Grids no longer referenced afterwards are erased (LLVM IR translation
+    does not know them). A program with collectives needs the runtime: with `runtime=false` (a
+    pipeline without runtime calls) a collective is an error, as are
+    collectives on memrefs, dynamic shapes, an all-reduce that changes the
+    element type, and grids of dynamic size.
+  }];
+  let options = [
+    Option<"runtime", "runtime", "bool", /*default=*/"true",
+           "The pipeline gives functions the runtime context (off: a "
+           "collective is an error)">
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::bufferization::BufferizationDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::LLVM::LLVMDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 #endif // TELAR_PASSES_PARTITION_PASSES_TD
