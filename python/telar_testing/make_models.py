@@ -5,6 +5,7 @@ Usage:
     .venv/bin/python python/telar_testing/make_models.py --out build/models
     .venv/bin/python python/telar_testing/make_models.py --out DIR --size bench
     .venv/bin/python python/telar_testing/make_models.py --out DIR --only llama,moe_topk
+    .venv/bin/python python/telar_testing/make_models.py --out DIR --batch 4
 
 Writes into DIR, for each model NAME:
     NAME.onnx             the model (static shapes, seeded random weights)
@@ -161,10 +162,11 @@ def _llama_weights(c, rng):
     return w
 
 
-def build_llama(size):
+def build_llama(size, batch=None):
     import onnx
     from onnx import TensorProto as TP
-    c = LLAMA_SIZES[size]
+    c = dict(LLAMA_SIZES[size])
+    c["batch"] = batch or c["batch"]
     rng = np.random.default_rng(SEED + 10)
     w = _llama_weights(c, rng)
     B, T, d, H, KV = c["batch"], c["seq"], c["d"], c["heads"], c["kv_heads"]
@@ -284,9 +286,10 @@ MOE_SIZES = {
 ROUTER_MARGIN = 1e-2
 
 
-def build_moe_topk(size):
+def build_moe_topk(size, batch=None):
     from onnx import TensorProto as TP
-    c = MOE_SIZES[size]
+    c = dict(MOE_SIZES[size])
+    c["batch"] = batch or c["batch"]
     B, T, d, h, E, K = c["batch"], c["seq"], c["d"], c["hidden"], c["experts"], c["k"]
     S = B * T
     rng = np.random.default_rng(SEED + 20)
@@ -379,9 +382,9 @@ def run_ort(path, inputs, threads=1):
     return dict(zip(names, sess.run(names, inputs)))
 
 
-def write_helper_model(name, out_dir, size, check):
+def write_helper_model(name, out_dir, size, check, batch=None):
     import onnx
-    model, inputs, ref = HELPER_MODELS[name](size)
+    model, inputs, ref = HELPER_MODELS[name](size, batch)
     path = os.path.join(out_dir, f"{name}.onnx")
     onnx.save(model, path)
     np.savez(os.path.join(out_dir, f"{name}.inputs.npz"), **inputs)
@@ -407,17 +410,18 @@ def write_helper_model(name, out_dir, size, check):
     return path, msg
 
 
-def make(names, out_dir, size="small", check=True, log=print):
-    """Writes the named models; returns the number of failures."""
+def make(names, out_dir, size="small", check=True, log=print, batch=None):
+    """Writes the named models (`batch`: every input's batch dim, default the
+    size's); returns the number of failures."""
     os.makedirs(out_dir, exist_ok=True)
     failed = 0
     for n in names:
         t0 = time.time()
         try:
             if n in HELPER_MODELS:
-                path, msg = write_helper_model(n, out_dir, size, check)
+                path, msg = write_helper_model(n, out_dir, size, check, batch)
             else:
-                path, msg = torch_models().export_one(n, out_dir, check, size)
+                path, msg = torch_models().export_one(n, out_dir, check, size, batch)
             log(f"{n}: wrote {path} ({msg}) in {time.time() - t0:.1f}s")
         except Exception as e:  # report every model, then fail
             failed += 1
@@ -432,6 +436,8 @@ def main(argv=None):
     p.add_argument("--only", default="",
                    help="comma-separated subset of: " + ",".join(all_model_names()))
     p.add_argument("--size", choices=SIZES, default="small")
+    p.add_argument("--batch", type=int, default=None,
+                   help="batch size of every model's inputs (default: the size's)")
     p.add_argument("--no-check", dest="check", action="store_false", default=True,
                    help="skip onnx.checker and onnxruntime")
     a = p.parse_args(argv)
@@ -443,7 +449,8 @@ def main(argv=None):
         import torch
         torch.set_num_threads(max(1, min(2, os.cpu_count() or 1)))
     t0 = time.time()
-    failed = make(names, a.out, a.size, a.check, log=lambda s: print(s, flush=True))
+    failed = make(names, a.out, a.size, a.check, log=lambda s: print(s, flush=True),
+                  batch=a.batch)
     print(f"{len(names) - failed}/{len(names)} models ({a.size}) written to {a.out} "
           f"in {time.time() - t0:.1f}s")
     return 1 if failed else 0

@@ -33,7 +33,8 @@ Models:
                 (cumsum positions), dispatch/combine einsums, expert weights
                 [E, d, h] / [E, h, d]; x float32 [2, 8, 32] -> y [2, 8, 32]
 
-Sizes above are --size small (the default). --size bench makes benchmark-sized
+Sizes above are --size small (the default); --batch N overrides the batch
+dimension of every model's inputs (the sharded tests use 1, 2 and 4). --size bench makes benchmark-sized
 variants: gpt and bert d_model 512, 8 heads, 4 layers, ff 2048, vocab 2048,
 [1, 128] tokens; resnet18 at [1, 3, 224, 224]; vit ViT-S/16-like (224x224,
 patch 16, hidden 384, 6 heads, mlp 1536) with 4 layers; moe_einsum d 256, h 1024,
@@ -174,22 +175,24 @@ class GShardMoE(nn.Module):
 SIZES = ("small", "bench")
 
 
-def build_gpt(size="small"):
+def build_gpt(size="small", batch=None):
     c = (dict(vocab=100, seq=16, d_model=64, heads=4, layers=2, ff=256, batch=2)
          if size == "small" else
          dict(vocab=2048, seq=128, d_model=512, heads=8, layers=4, ff=2048, batch=1))
-    batch = c.pop("batch")
+    batch = batch or c["batch"]
+    c.pop("batch")
     model = TinyGPT(**c)
     g = torch.Generator().manual_seed(SEED + 1)
     inputs = {"input_ids": torch.randint(0, c["vocab"], (batch, c["seq"]), generator=g)}
     return model, inputs, ["logits"]
 
 
-def build_bert(size="small"):
+def build_bert(size="small", batch=None):
     c = (dict(vocab=100, seq=16, d_model=64, heads=4, layers=2, ff=256, batch=2)
          if size == "small" else
          dict(vocab=2048, seq=128, d_model=512, heads=8, layers=4, ff=2048, batch=1))
-    batch, seq = c.pop("batch"), c["seq"]
+    batch, seq = batch or c["batch"], c["seq"]
+    c.pop("batch")
     model = TinyBERT(**c)
     g = torch.Generator().manual_seed(SEED + 2)
     ids = torch.randint(0, c["vocab"], (batch, seq), generator=g)
@@ -201,15 +204,15 @@ def build_bert(size="small"):
     return model, inputs, ["sequence_output", "pooled_output"]
 
 
-def build_resnet18(size="small"):
+def build_resnet18(size="small", batch=None):
     import torchvision
     model = torchvision.models.resnet18(weights=None)
     hw = 64 if size == "small" else 224
     g = torch.Generator().manual_seed(SEED + 3)
-    return model, {"input": torch.randn(1, 3, hw, hw, generator=g)}, ["logits"]
+    return model, {"input": torch.randn(batch or 1, 3, hw, hw, generator=g)}, ["logits"]
 
 
-def build_vit(size="small"):
+def build_vit(size="small", batch=None):
     import torchvision
     c = (dict(image_size=32, patch_size=8, num_layers=2, num_heads=2, hidden_dim=64,
               mlp_dim=128) if size == "small" else
@@ -224,14 +227,15 @@ def build_vit(size="small"):
         model.heads.head.bias.normal_(0.0, 0.1)
     g = torch.Generator().manual_seed(SEED + 4)
     hw = c["image_size"]
-    return model, {"input": torch.randn(1, 3, hw, hw, generator=g)}, ["logits"]
+    return model, {"input": torch.randn(batch or 1, 3, hw, hw, generator=g)}, ["logits"]
 
 
-def build_moe_einsum(size="small"):
+def build_moe_einsum(size="small", batch=None):
     if size == "small":
         b, t, d, h, e = 2, 8, 32, 64, 4
     else:
         b, t, d, h, e = 1, 128, 256, 1024, 8
+    b = batch or b
     model = GShardMoE(d=d, h=h, experts=e, k=2, tokens=b * t)
     g = torch.Generator().manual_seed(SEED + 5)
     return model, {"x": torch.randn(b, t, d, generator=g)}, ["y"]
@@ -250,9 +254,9 @@ def _as_tuple(out):
     return tuple(out) if isinstance(out, (tuple, list)) else (out,)
 
 
-def export_one(name, out_dir, check, size="small"):
+def export_one(name, out_dir, check, size="small", batch=None):
     torch.manual_seed(SEED)
-    model, inputs, output_names = MODELS[name](size)
+    model, inputs, output_names = MODELS[name](size, batch)
     model.eval()
     args = tuple(inputs.values())
     with torch.no_grad():
@@ -319,6 +323,8 @@ def main(argv=None):
     p.add_argument("--only", default="", help="comma-separated subset of: " + ",".join(MODELS))
     p.add_argument("--size", choices=SIZES, default="small",
                    help="small (default; for tests) or bench (benchmark sizes)")
+    p.add_argument("--batch", type=int, default=None,
+                   help="batch size of every model's inputs (default: the size's)")
     p.add_argument("--check", dest="check", action="store_true", default=True,
                    help="compare onnxruntime with torch (default)")
     p.add_argument("--no-check", dest="check", action="store_false")
@@ -334,7 +340,7 @@ def main(argv=None):
     for n in names:
         t0 = time.time()
         try:
-            path, msg = export_one(n, a.out, a.check, a.size)
+            path, msg = export_one(n, a.out, a.check, a.size, a.batch)
             print(f"{n}: wrote {path} ({msg}) in {time.time() - t0:.1f}s", flush=True)
         except Exception as e:  # report every model, then fail
             failed += 1
