@@ -11,7 +11,8 @@
 #                 for gpt on 4 ranks data x tensor parallel on a 2x2 mesh) is
 #                 written next to the model, `telarc --plan` compiles a
 #                 multi-rank artifact and `telar-run -n N` runs it
-# Writes into build/example (build/example-ranksN), or $TELAR_EXAMPLE_DIR.
+# Writes into build/example (build/example-ranksN), or $TELAR_EXAMPLE_DIR;
+# runs Python from .venv, or the interpreter $TELAR_TEST_PYTHON names.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 name=gpt
@@ -32,7 +33,7 @@ fi
 if [ "${TELAR_SKIP_SETUP:-0}" != 1 ]; then
   "$root/scripts/setup.sh"
 fi
-py="$root/.venv/bin/python"
+py="${TELAR_TEST_PYTHON:-$root/.venv/bin/python}"
 bin="$root/build/bin"
 tt="$root/python/telar_testing"
 

@@ -30,12 +30,14 @@ module {
 
 // -----
 
-// Gathering a sequence split over "seq" of a 3-D mesh and moving an axis:
-// all_gather sends (G-1) * B, all_to_all (G-1)/G * B, with B the local
-// input's bytes (i64 here: 8 bytes an element).
-// CHECK: remark: all_gather over [seq]: [2x2x4] -> [2x4x4] i64, 128 bytes per rank
-// CHECK: remark: all_to_all over [b]: [2x4x4] -> [1x4x8] i64, 128 bytes per rank
-// CHECK: remark: 2 collectives, 256 bytes per rank
+// Moving an axis and gathering a sequence split on a 3-D mesh, as
+// telar_sharding::reshard orders them (the all-to-all first, on the larger
+// block, then the gather of the smaller one): all_to_all sends (G-1)/G * B,
+// all_gather (G-1) * B, with B the local input's bytes (i64: 8 bytes an
+// element).
+// CHECK: remark: all_to_all over [b]: [2x2x4] -> [1x2x8] i64, 64 bytes per rank
+// CHECK: remark: all_gather over [seq]: [1x2x8] -> [1x4x8] i64, 128 bytes per rank
+// CHECK: remark: 2 collectives, 192 bytes per rank
 module {
   shard.grid @mesh(shape = 2x1x2) {telar.axis_names = ["seq", "a", "b"]}
   func.func @main(%arg0: tensor<2x4x8xi64>) -> tensor<2x4x8xi64> {
