@@ -38,20 +38,24 @@ constexpr int64_t kInfeasible = std::numeric_limits<int64_t>::max() / 4;
 
 std::string quote(StringRef s) { return "'" + s.str() + "'"; }
 
+/// The pending reduction a split reduction factor of this kind leaves. A
+/// split mean leaves partial sums: every block has the same size (axes
+/// divide their dimensions), so the mean is the sum of each block's mean
+/// divided by the group size, which telar-partition folds into the local
+/// mean.
 std::optional<ReductionKind> getPartialKind(FactorKind kind) {
   switch (kind) {
-  case FactorKind::Sum: return ReductionKind::Sum;
+  case FactorKind::Sum:
+  case FactorKind::Mean: return ReductionKind::Sum;
   case FactorKind::Max: return ReductionKind::Max;
   case FactorKind::Min: return ReductionKind::Min;
   default: return std::nullopt;
   }
 }
 
-/// Whether a factor of this kind may take mesh axes. A split mean would
-/// leave partial means, which no all-reduce of Sharding's kinds combines
-/// (the division by the group size is not expressed in a partial state),
-/// and a partial product cannot be annotated (telar.partial): both stay
-/// whole, like need-replication factors.
+/// Whether a factor of this kind may take mesh axes. A partial product
+/// cannot be annotated (telar.partial only has sum, max and min): product
+/// reductions stay whole, like need-replication factors.
 bool isSplittable(FactorKind kind) {
   return kind == FactorKind::Parallel || getPartialKind(kind).has_value();
 }

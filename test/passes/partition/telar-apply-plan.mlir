@@ -150,16 +150,18 @@
 // FACTOR-NEXT: telar.matmul %[[AU]], %{{.*}} {telar.result_names = ["p"]}
 // FACTOR-NEXT: shard.sharding @mesh split_axes = {{\[}}[], []] {telar.partial = {d = "sum"}}
 
-// Dimensions that cannot carry a sharding: a reshape merging a dim whose
-// minor factor is split (the major one is not), and a mean over a split
-// dim, gather their operand.
+// A dimension that cannot carry a sharding: a reshape merging a dim whose
+// minor factor is split (the major one is not) gathers its operand. A mean
+// over a split dim leaves partial sums (equal blocks), resolved for return.
 // WHOLE:      shard.sharding @mesh split_axes = {{\[}}[], []] :
 // WHOLE-NEXT: %[[XU:.*]] = shard.shard %{{.*}} to %{{.*}} annotate_for_users : tensor<8x6xf32>
 // WHOLE-NEXT: telar.reshape %[[XU]] {{.*}}telar.result_names = ["flat"]
-// WHOLE-NEXT: shard.sharding @mesh split_axes = {{\[}}[], []] :
-// WHOLE-NEXT: %[[XM:.*]] = shard.shard %{{.*}} to %{{.*}} annotate_for_users : tensor<8x6xf32>
-// WHOLE-NEXT: telar.reduce_mean %[[XM]] {{.*}}telar.result_names = ["m"]
-// WHOLE-NEXT: return
+// WHOLE-NEXT: %[[M:.*]] = telar.reduce_mean %{{.*}} {{.*}}telar.result_names = ["m"]
+// WHOLE-NEXT: shard.sharding @mesh split_axes = {{\[}}[]] {telar.partial = {d = "sum"}}
+// WHOLE-NEXT: %[[MP:.*]] = shard.shard %[[M]]
+// WHOLE-NEXT: shard.sharding @mesh split_axes = {{\[}}[]] :
+// WHOLE-NEXT: %[[MR:.*]] = shard.shard %[[MP]] to %{{.*}} annotate_for_users
+// WHOLE-NEXT: return %{{.*}}, %[[MR]]
 
 //--- mlp.mlir
 func.func @main(%x: tensor<8x16xf32> {telar.name = "x"}) -> tensor<8x16xf32> attributes {telar.output_names = ["y"]} {
