@@ -36,9 +36,10 @@ func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
 // CHECK: shard.grid @mesh
 // CHECK: func.func @main
 // CHECK-SAME: (%{{[^:]+}}: tensor<8x8xf32>
+// Replicated weights come first (the artifact's file order).
+// CHECK-SAME: %[[WHOLE:[^:]+]]: tensor<16x32xf32> {telar.weight = "w"}
 // CHECK-SAME: %[[COL:[^:]+]]: tensor<16x16xf32> {telar.global_shape = array<i64: 16, 32>, telar.sharding = {{\[}}[], ["model"]], telar.weight = "w"}
 // CHECK-SAME: %[[BOTH:[^:]+]]: tensor<8x16xf32> {telar.global_shape = array<i64: 16, 32>, telar.sharding = {{\[}}["data"], ["model"]], telar.weight = "w"}
-// CHECK-SAME: %[[WHOLE:[^:]+]]: tensor<16x32xf32> {telar.weight = "w"}
 // CHECK-SAME: %[[ROW:[^:]+]]: tensor<4x8xf32> {telar.global_shape = array<i64: 16, 8>, telar.sharding = {{\[}}["model", "data"], []], telar.weight = "v"}
 // CHECK-NOT: shard.all_slice
 // CHECK-NOT: telar.constant
