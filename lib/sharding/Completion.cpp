@@ -602,7 +602,6 @@ void Completer::propagate() {
         continue;
       ShardingRuleAttr rule = getRule(op);
       std::vector<TensorState> tensors = tensorStates(op);
-      unsigned numOperands = op->getNumOperands();
       if (!rule) {
         for (Value r : op->getResults())
           if (isTensor(r) && !known[indexOf.lookup(r)]) {
@@ -622,7 +621,6 @@ void Completer::propagate() {
           changed = true;
         }
       }
-      (void)numOperands;
     }
     // Backward: operands from their uses. All uses of a value come after
     // its definition, so they have all proposed when its producer (or, for
