@@ -62,6 +62,8 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from tensor_compare import compare  # noqa: E402
 import sharded_plans  # noqa: E402
+from run_models import first_error_line  # noqa: E402
+from run_models import output_file_name as file_name  # noqa: E402
 
 MPI_ENV = {
     "OMPI_ALLOW_RUN_AS_ROOT": "1",
@@ -133,19 +135,6 @@ CASES = [
     Case("moe_topk", "ep", "expert=4", 4, mpirun=True),
     Case("moe_topk", "tp", "model=2", 4),
 ]
-
-
-def file_name(name):
-    """The file telar-run writes for output `name` (without the extension)."""
-    return re.sub(r"[^A-Za-z0-9._-]", "_", name)
-
-
-def first_error_line(text):
-    lines = [l.strip() for l in text.splitlines() if l.strip()]
-    for l in lines:
-        if "error" in l.lower():
-            return l[:400]
-    return (lines[-1] if lines else "(no message)")[:400]
 
 
 def run_cmd(cmd, timeout, env=None):

@@ -27,24 +27,14 @@
 #include <stdint.h>
 #include <string.h>
 
-typedef struct TelarContext TelarContext;
-int telarrt_all_reduce(TelarContext *ctx, int64_t dtype, int64_t reduction,
-                       int64_t axes, const void *in, void *out, int64_t count);
-int telarrt_all_gather(TelarContext *ctx, int64_t dtype, int64_t axes,
-                       const void *in, void *out, int64_t outer,
-                       int64_t inner);
-int telarrt_reduce_scatter(TelarContext *ctx, int64_t dtype,
-                           int64_t reduction, int64_t axes, const void *in,
-                           void *out, int64_t outer, int64_t inner);
-int telarrt_all_to_all(TelarContext *ctx, int64_t dtype, int64_t axes,
-                       const void *in, void *out, int64_t splitOuter,
-                       int64_t splitInner, int64_t concatOuter,
-                       int64_t concatInner);
-int telarrt_local_slice(TelarContext *ctx, int64_t dtype, int64_t axes,
-                        const void *in, void *out, int64_t outer,
-                        int64_t inner);
+#include "telar/runtime/Abi.h"
 
-enum { kF32 = 0, kI64 = 4, kSum = 0, kMax = 1 };
+enum {
+  kF32 = TELAR_DTYPE_F32,
+  kI64 = TELAR_DTYPE_I64,
+  kSum = TELAR_REDUCE_SUM,
+  kMax = TELAR_REDUCE_MAX
+};
 enum { kData = 1, kModel = 2 }; /* axis bit masks */
 
 #define CHECK(call)                                                            \
