@@ -69,6 +69,8 @@ CASES = [
     ("resnet18", "ch", "model=2", 1, None),
     ("moe_einsum", "dp", "data=2", 2, None),
     ("moe_einsum", "ep", "expert=2", 2, None),
+    ("moe_grouped", "dp", "data=2", 2, None),
+    ("moe_grouped", "ep", "expert=2", 2, None),
     ("moe_topk", "dp", "data=2", 2, None),
     ("moe_topk", "ep", "expert=2", 2, None),
 ]

@@ -18,7 +18,7 @@ Writes into DIR, for each model NAME:
                           should); onnxruntime must match them (rtol 1e-3, atol 1e-4)
 
 Models (--size small, the default, then --size bench):
-    gpt, bert, resnet18, vit, moe_einsum
+    gpt, bert, resnet18, vit, moe_einsum, moe_grouped
                  torch.onnx.export at opset 17; see make_torch_models.py
     llama        Llama-style decoder with onnx.helper at opset 18: token embedding
                  (Gather); per layer RMSNorm (Pow, ReduceMean, Add, Sqrt, Div, Mul),
@@ -367,7 +367,8 @@ def torch_models():
 
 def all_model_names():
     # The torch list is static; avoid importing torch just to list names.
-    return ["gpt", "bert", "resnet18", "vit", "moe_einsum"] + list(HELPER_MODELS)
+    return (["gpt", "bert", "resnet18", "vit", "moe_einsum", "moe_grouped"]
+            + list(HELPER_MODELS))
 
 
 # ------------------------------------------------------------------- writing

@@ -32,13 +32,18 @@ Models:
                 softmax gating, topk + one_hot routing, per-expert capacity
                 (cumsum positions), dispatch/combine einsums, expert weights
                 [E, d, h] / [E, h, d]; x float32 [2, 8, 32] -> y [2, 8, 32]
+    moe_grouped GShard's grouped form of the same layer: the batch rows are the
+                groups, each with its own per-expert capacity (cumsum within the
+                group, capacity factor 1), dispatch `gsec,gsd->egcd`, expert FFN on [E, G, C, d],
+                combine `gsec,egcd->gsd`; x float32 [2, 8, 32] -> y [2, 8, 32]
 
 Sizes above are --size small (the default); --batch N overrides the batch
 dimension of every model's inputs (the sharded tests use 1, 2 and 4). --size bench makes benchmark-sized
 variants: gpt and bert d_model 512, 8 heads, 4 layers, ff 2048, vocab 2048,
 [1, 128] tokens; resnet18 at [1, 3, 224, 224]; vit ViT-S/16-like (224x224,
 patch 16, hidden 384, 6 heads, mlp 1536) with 4 layers; moe_einsum d 256, h 1024,
-8 experts, x [1, 128, 256].
+8 experts, x [1, 128, 256]; moe_grouped d 256, h 1024, 8 experts, x [4, 32, 256]
+(4 groups of 32 tokens).
 
 With --check (the default) each exported model is also run with onnxruntime and
 compared with torch's outputs; a mismatch is an error (exit 1).
@@ -169,6 +174,61 @@ class GShardMoE(nn.Module):
         return y.reshape(B, T, d)
 
 
+class GShardGroupedMoE(nn.Module):
+    """Top-2 MoE FFN in GShard's grouped einsum form: tokens come in groups
+    (G groups of S tokens; here the batch rows), each group routes its own
+    tokens with its own expert capacity (cumsum within the group), so the
+    dispatch `gsec,gsd->egcd` keeps the group dim and expert parallelism with
+    the groups and the experts on one axis is an all-to-all.
+
+    Shapes: G groups, S tokens per group, d model dim, E experts,
+    C capacity per group and expert, h hidden.
+    """
+
+    def __init__(self, d=32, h=64, experts=4, k=2, capacity_factor=1.5, group_size=8):
+        super().__init__()
+        assert k in (1, 2)
+        self.k, self.E = k, experts
+        self.C = int(math.ceil(capacity_factor * k * group_size / experts))
+        self.wg = nn.Parameter(torch.randn(d, experts) / math.sqrt(d))
+        self.w1 = nn.Parameter(torch.randn(experts, d, h) / math.sqrt(d))
+        self.b1 = nn.Parameter(torch.randn(experts, h) * 0.1)
+        self.w2 = nn.Parameter(torch.randn(experts, h, d) / math.sqrt(h))
+        self.b2 = nn.Parameter(torch.randn(experts, d) * 0.1)
+
+    def forward(self, x):                                        # x [G, S, d]
+        logits = torch.einsum("gsd,de->gse", x, self.wg)         # [G, S, E]
+        gates = torch.softmax(logits, dim=-1)
+        top_val, top_idx = torch.topk(gates, self.k, dim=-1)     # [G, S, k]
+        if self.k == 2:
+            top_val = top_val / top_val.sum(dim=-1, keepdim=True)
+        combine = None
+        prior = None
+        for i in range(self.k):
+            mask = F.one_hot(top_idx[:, :, i], self.E).to(x.dtype)       # [G, S, E]
+            # Slot in the expert's buffer of this group: cumsum over the
+            # group's own tokens only (GShard's per-group capacity).
+            loc = torch.cumsum(mask, dim=1) - 1.0
+            if prior is not None:
+                loc = loc + prior
+            mask = mask * (loc < self.C).to(x.dtype)                     # drop overflow
+            used = mask.sum(dim=1, keepdim=True)                         # [G, 1, E]
+            prior = used if prior is None else prior + used
+            loc_s = (loc * mask).sum(dim=-1).to(torch.int64)             # [G, S]
+            loc_oh = F.one_hot(loc_s, self.C).to(x.dtype)                # [G, S, C]
+            gate = top_val[:, :, i] * mask.sum(dim=-1)                   # [G, S]
+            term = torch.einsum("gs,gse,gsc->gsec", gate, mask, loc_oh)  # [G, S, E, C]
+            combine = term if combine is None else combine + term
+        dispatch = (combine > 0).to(x.dtype)                             # [G, S, E, C]
+        xe = torch.einsum("gsec,gsd->egcd", dispatch, x)                 # [E, G, C, d]
+        hid = torch.einsum("egcd,edh->egch", xe, self.w1) + self.b1[:, None, None, :]
+        hid = F.relu(hid)
+        ye = torch.einsum("egch,ehd->egcd", hid, self.w2) + self.b2[:, None, None, :]
+        y = torch.einsum("gsec,egcd->gsd", combine, ye)                  # [G, S, d]
+        # A static-shape Reshape: the exporter leaves the Einsum's dims symbolic.
+        return y.reshape(x.shape[0], x.shape[1], x.shape[2])
+
+
 # ----------------------------------------------------------------------- builders
 # Two sizes: "small" (the default; CI compiles and runs every model in seconds) and
 # "bench" (closer to real workloads, for bench/cpu_vs_onnxruntime).
@@ -240,6 +300,20 @@ def build_moe_einsum(size="small", batch=None):
     g = torch.Generator().manual_seed(SEED + 5)
     return model, {"x": torch.randn(b, t, d, generator=g)}, ["y"]
 
+def build_moe_grouped(size="small", batch=None):
+    # Groups are the batch rows: x [G, S, d].
+    if size == "small":
+        g, t, d, h, e = 2, 8, 32, 64, 4
+    else:
+        g, t, d, h, e = 4, 32, 256, 1024, 8
+    g = batch or g
+    # Capacity factor 1: some experts overflow in some groups (dropped
+    # tokens), so the outputs depend on the per-group capacity.
+    model = GShardGroupedMoE(d=d, h=h, experts=e, k=2, capacity_factor=1.0, group_size=t)
+    gen = torch.Generator().manual_seed(SEED + 6)
+    return model, {"x": torch.randn(g, t, d, generator=gen)}, ["y"]
+
+
 
 MODELS = {
     "gpt": build_gpt,
@@ -247,6 +321,7 @@ MODELS = {
     "resnet18": build_resnet18,
     "vit": build_vit,
     "moe_einsum": build_moe_einsum,
+    "moe_grouped": build_moe_grouped,
 }
 
 

@@ -295,7 +295,10 @@ def _llama_heads(g):
 
 # -------------------------------------------------------------------- MoE
 def plan_moe_einsum(g, form, mesh):
-    """GShard einsum MoE: w1 [E, d, h], b1 [E, 1, h], w2 [E, h, d], b2 [E, 1, d]."""
+    """GShard einsum MoE: w1 [E, d, h], b1 [E, 1, h], w2 [E, h, d], b2 [E, 1, d];
+    also its grouped form (moe_grouped: b1 [E, 1, 1, h], b2 [E, 1, 1, d], x's
+    dim 0 the groups; ep puts the groups and the experts on one axis, so the
+    dispatch result, made split on g, is resharded onto e by an all-to-all)."""
     b = PlanBuilder(g, mesh)
     e1 = g.nodes_where("Einsum", r".")
     w1 = next(n for n in e1 if n.input[-1] == "w1")
@@ -312,7 +315,7 @@ def plan_moe_einsum(g, form, mesh):
             b.split(w, 0, "expert")
     elif form == "tp":                       # the experts' hidden dim
         b.split("w1", 2, "model")
-        b.split(b1, 2, "model")
+        b.split(b1, len(g.shape(b1)) - 1, "model")   # h: its last dim
         b.split("w2", 1, "model")
     else:
         raise ValueError(f"no {form} plan for moe_einsum")
@@ -361,7 +364,8 @@ def plan_resnet(g, form, mesh):
 
 PLANNERS = {
     "gpt": plan_gpt_like, "bert": plan_gpt_like, "vit": plan_gpt_like,
-    "llama": plan_llama, "moe_einsum": plan_moe_einsum, "moe_topk": plan_moe_topk,
+    "llama": plan_llama, "moe_einsum": plan_moe_einsum,
+    "moe_grouped": plan_moe_einsum, "moe_topk": plan_moe_topk,
     "resnet18": plan_resnet,
 }
 
@@ -382,7 +386,7 @@ def example_case(model, ranks):
         return "tp", f"model={ranks}", 1
     if model == "resnet18":
         return "ch", f"model={ranks}", 1
-    if model in ("moe_einsum", "moe_topk"):
+    if model in ("moe_einsum", "moe_grouped", "moe_topk"):
         return "ep", f"expert={ranks}", ranks
     raise ValueError(f"no example plan for {model!r}")
 
