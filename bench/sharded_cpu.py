@@ -52,7 +52,7 @@ sys.path.insert(0, os.path.join(ROOT, "python", "telar_testing"))
 import make_models  # noqa: E402
 import sharded_plans  # noqa: E402
 from run_models import first_error_line, output_file_name, print_markdown_table  # noqa: E402
-from run_sharded import MPI_ENV, run_cmd  # noqa: E402
+from run_sharded import MPI_ENV, input_args, kill_commands_on_exit, run_cmd  # noqa: E402
 from tensor_compare import compare  # noqa: E402
 
 # model, form, mesh, batch, goal (max ratio) or None
@@ -118,13 +118,7 @@ class Bench:
     def inputs_args(self, model, batch, manifest, in_dir):
         with np.load(os.path.join(self.model_dir(batch), f"{model}.inputs.npz")) as z:
             inputs = {k: z[k] for k in z.files}
-        os.makedirs(in_dir, exist_ok=True)
-        args = []
-        for inp in manifest["inputs"]:
-            p = os.path.join(in_dir, output_file_name(inp["name"]) + ".npy")
-            np.save(p, inputs[inp["name"]])
-            args += ["--input", f"{inp['name']}={p}"]
-        return args
+        return input_args(manifest, inputs, in_dir)
 
     def compile(self, model, batch, art, plan=None):
         onnx_path = os.path.join(self.model_dir(batch), f"{model}.onnx")
@@ -205,6 +199,7 @@ class Bench:
 
 
 def main(argv=None):
+    kill_commands_on_exit()
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--only", default="", help="comma-separated model names")

@@ -7,6 +7,7 @@
 #include "telar/codegen/TargetBackend.h"
 #include "telar/dialects/Telar/ShapeInference.h"
 #include "telar/dialects/Telar/TelarDialect.h"
+#include "telar/passes/partition/Passes.h"
 #include "telar/sharding/Completion.h"
 #include "telar/sharding/Plan.h"
 
@@ -305,8 +306,16 @@ LogicalResult compileArtifact(ModuleOp module, TargetBackend &target,
         }
         out.os() << telar_sharding::writePlanJson(getNamedPlan(*completed));
         out.keep();
+        // The plan completed once: annotated as telar-apply-plan would,
+        // then partitioned. A mesh without axes leaves one device.
+        if (options.plan->mesh.getNumAxes() == 0)
+          return success();
+        // The annotations are shard ops (the pass would declare the dialect
+        // as a dependency).
+        module.getContext()->loadDialect<shard::ShardDialect>();
+        annotateWithPlan(module, main, *completed);
         PassManager pm(module.getContext());
-        buildPartitionPipeline(pm, *options.plan);
+        pm.addPass(createTelarPartition());
         if (failed(pm.run(module)))
           return failure();
         main = module.lookupSymbol<func::FuncOp>("main");

@@ -33,12 +33,6 @@ void telar::buildImportCleanupPipeline(OpPassManager &pm) {
   pm.addPass(createCSEPass());
 }
 
-void telar::buildPartitionPipeline(OpPassManager &pm,
-                                   const telar_sharding::Plan &plan) {
-  pm.addPass(createTelarApplyPlan(plan));
-  pm.addPass(createTelarPartition());
-}
-
 void telar::buildProgramPreparationPipeline(OpPassManager &pm) {
   // Transposes of weights first: they make new weights, which the
   // outlining then turns into arguments like the others.

@@ -28,11 +28,10 @@ namespace {
 
 constexpr llvm::StringLiteral kGridName = "mesh";
 
-/// Writes `completed` into `module`: the grid, one shard.shard per value
-/// that is not replicated, one annotate_for_users per use that wants
-/// another sharding.
-void annotate(ModuleOp module, func::FuncOp main,
-              const CompletedPlan &completed) {
+} // namespace
+
+void mlir::telar::annotateWithPlan(ModuleOp module, func::FuncOp main,
+                                   const CompletedPlan &completed) {
   MLIRContext *ctx = module.getContext();
   const telar_sharding::Mesh &mesh = completed.mesh;
   OpBuilder b(ctx);
@@ -104,6 +103,8 @@ void annotate(ModuleOp module, func::FuncOp main,
   }
 }
 
+namespace {
+
 struct ApplyPlanPass : mlir::telar::impl::TelarApplyPlanBase<ApplyPlanPass> {
   using Base::Base;
   explicit ApplyPlanPass(telar_sharding::Plan plan) : given(std::move(plan)) {}
@@ -135,7 +136,7 @@ struct ApplyPlanPass : mlir::telar::impl::TelarApplyPlanBase<ApplyPlanPass> {
     // the module stays as it is.
     if (plan->mesh.getNumAxes() == 0)
       return;
-    annotate(module, main, *completed);
+    annotateWithPlan(module, main, *completed);
   }
 
   std::optional<telar_sharding::Plan> given;

@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -34,10 +33,12 @@ import onnxruntime as ort
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from run_models import output_file_name  # noqa: E402
+from run_sharded import kill_commands_on_exit, run_cmd  # noqa: E402
 from tensor_compare import compare  # noqa: E402
 
 
 def main() -> int:
+    kill_commands_on_exit()
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("model")
     ap.add_argument("artifact")
@@ -67,7 +68,10 @@ def main() -> int:
         np.save(path, value)
         cmd += ["--input", f"{name}={path}"]
     print("$ " + " ".join(cmd), flush=True)
-    subprocess.run(cmd, check=True, env=env, timeout=600)
+    rc, _, _, _ = run_cmd(cmd, 600, env=env, capture=False)
+    if rc != 0:
+        sys.exit("example: telar-run " +
+                 ("timed out after 600 s" if rc is None else f"failed (exit {rc})"))
     report = json.load(open(os.path.join(work, "report.json")))
 
     options = ort.SessionOptions()

@@ -46,12 +46,14 @@ when absent.
 from __future__ import annotations
 
 import argparse
+import atexit
 import concurrent.futures as cf
 import fnmatch
 import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import threading
@@ -142,26 +144,92 @@ CASES = [
 ]
 
 
-def run_cmd(cmd, timeout, env=None):
-    """(returncode or None on a timeout, stderr+stdout text, stdout text, seconds)."""
+# The commands running now, by pid. Each runs in a session of its own, so
+# that stopping it stops mpirun and every rank it started; the same sessions
+# escape the process-group kill of a `timeout` around this script (lit's RUN
+# lines), so a signal to the script stops them itself before it exits.
+_live = {}
+_live_lock = threading.Lock()
+
+
+def _stop(p):
+    """SIGTERM to the command's process group (mpirun then ends its ranks,
+    which are in groups of their own), SIGKILL if it is still there after
+    3 s."""
+    for sig, grace in ((signal.SIGTERM, 3), (signal.SIGKILL, None)):
+        try:
+            os.killpg(p.pid, sig)
+        except (ProcessLookupError, PermissionError):
+            return
+        if grace is None:
+            return
+        try:
+            p.wait(grace)
+            return
+        except subprocess.TimeoutExpired:
+            pass
+
+
+def _stop_live():
+    with _live_lock:
+        running = list(_live.values())
+    for p in running:
+        _stop(p)
+
+
+def _on_signal(signum, frame):
+    _stop_live()
+    os._exit(128 + signum)
+
+
+def kill_commands_on_exit():
+    """Kill the running commands' process groups on SIGTERM, SIGINT, SIGHUP
+    and at exit (call once from a script's main thread)."""
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, _on_signal)
+    atexit.register(_stop_live)
+
+
+def run_cmd(cmd, timeout, env=None, capture=True):
+    """(returncode or None on a timeout, stderr+stdout text, stdout text,
+    seconds); with capture=False the command writes to this process's
+    stdout/stderr and both texts are empty."""
     t0 = time.time()
+    pipe = subprocess.PIPE if capture else None
     try:
-        # start_new_session: a timeout kills mpirun and every rank it started.
-        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+        p = subprocess.Popen(cmd, stdout=pipe, stderr=pipe, env=env,
                              start_new_session=True)
+    except OSError as e:
+        return 127, str(e), "", time.time() - t0
+    with _live_lock:
+        _live[p.pid] = p
+    try:
         try:
             out, err = p.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
-            os.killpg(p.pid, 9)
+            _stop(p)
             p.communicate()
             return None, f"timed out after {timeout}s", "", time.time() - t0
-    except OSError as e:
-        return 127, str(e), "", time.time() - t0
-    out_s = out.decode("utf-8", "replace")
-    text = err.decode("utf-8", "replace") + out_s
+    finally:
+        with _live_lock:
+            _live.pop(p.pid, None)
+    out_s = out.decode("utf-8", "replace") if out else ""
+    text = (err.decode("utf-8", "replace") if err else "") + out_s
     if p.returncode < 0:
         text = f"killed by signal {-p.returncode}\n" + text
     return p.returncode, text, out_s, time.time() - t0
+
+
+def input_args(manifest, inputs, in_dir):
+    """telar-run's --input arguments for the artifact's inputs (`manifest`),
+    the arrays of `inputs` written as .npy files into `in_dir`."""
+    os.makedirs(in_dir, exist_ok=True)
+    args = []
+    for inp in manifest["inputs"]:
+        p = os.path.join(in_dir, file_name(inp["name"]) + ".npy")
+        np.save(p, inputs[inp["name"]])
+        args += ["--input", f"{inp['name']}={p}"]
+    return args
 
 
 class Runner:
@@ -202,14 +270,6 @@ class Runner:
         with np.load(os.path.join(self.model_dir(batch), f"{model}.ort_outputs.npz")) as z:
             return {k: z[k] for k in z.files}
 
-    def input_args(self, manifest, inputs, in_dir):
-        os.makedirs(in_dir, exist_ok=True)
-        args = []
-        for inp in manifest["inputs"]:
-            p = os.path.join(in_dir, file_name(inp["name"]) + ".npy")
-            np.save(p, inputs[inp["name"]])
-            args += ["--input", f"{inp['name']}={p}"]
-        return args
 
     def read_outputs(self, manifest, out_dir):
         outs = {}
@@ -238,7 +298,7 @@ class Runner:
             out_dir = art + ".out"
             shutil.rmtree(out_dir, ignore_errors=True)
             cmd = [self.a.telar_run, art, "--output-dir", out_dir, "--threads", "1", "-q"]
-            cmd += self.input_args(manifest, self.inputs(model, batch), art + ".in")
+            cmd += input_args(manifest, self.inputs(model, batch), art + ".in")
             rc, err, _, _ = run_cmd(cmd, self.a.timeout, self.env)
             if rc != 0:
                 self.single[key] = f"single-device telar-run rc={rc}: {first_error_line(err)}"
@@ -325,7 +385,7 @@ class Runner:
                 return res
 
             inputs = self.inputs(case.model, case.batch)
-            in_args = self.input_args(manifest, inputs, case_dir + "/in")
+            in_args = input_args(manifest, inputs, case_dir + "/in")
             refs = {"ort": self.ort_outputs(case.model, case.batch)}
             single = self.single_device(case.model, case.batch)
             if isinstance(single, str):
@@ -522,6 +582,7 @@ def select(a):
 
 
 def main(argv=None):
+    kill_commands_on_exit()
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--make", dest="dir", metavar="DIR",

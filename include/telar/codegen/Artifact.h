@@ -63,8 +63,8 @@ struct ArtifactOptions {
 
 /// Compiles `module` (telar dialect, canonicalised, with @main) for
 /// `target` into `options.outputDir`. With `options.plan`, the program is
-/// partitioned first (buildPartitionPipeline) and the completed plan is
-/// written as plan.json; a module already partitioned (local types, a
+/// completed once (completePlan), written as plan.json,
+/// annotated (annotateWithPlan) and partitioned (telar-partition); a module already partitioned (local types, a
 /// `shard.grid`, sharded weights as all_slice chains) compiles as it is. The module is consumed (lowered in
 /// place). The passes it runs are buildTargetPipeline's (TargetBackend.h),
 /// with the program's interface read between the preparation and the

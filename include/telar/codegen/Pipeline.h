@@ -14,8 +14,6 @@
 #ifndef TELAR_CODEGEN_PIPELINE_H
 #define TELAR_CODEGEN_PIPELINE_H
 
-#include "telar/sharding/Plan.h"
-
 #include "mlir/Pass/PassOptions.h"
 
 namespace mlir {
@@ -43,13 +41,6 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
                      "threads"),
       llvm::cl::init(32768)};
 };
-
-/// With a plan: telar-apply-plan (the plan completed and attached as shard
-/// annotations), then telar-partition (one SPMD program on local shapes
-/// with shard collectives). What compileArtifact runs before
-/// telar-prepare-program when given a plan.
-void buildPartitionPipeline(OpPassManager &pm,
-                            const telar_sharding::Plan &plan);
 
 /// What follows the import: canonicalisation (which folds the shape
 /// subgraphs away) and CSE. Its result is what `telarc --emit=mlir` prints.

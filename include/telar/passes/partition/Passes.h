@@ -20,6 +20,15 @@ namespace mlir::telar {
 #define GEN_PASS_DECL
 #include "telar/passes/partition/Passes.h.inc"
 
+struct CompletedPlan;
+
+/// What telar-apply-plan writes, for a plan completed already
+/// (completePlan, telar/sharding/Completion.h): the grid `@mesh` with its
+/// axis names, one shard.shard per value that is not replicated, one
+/// annotate_for_users per use that wants another sharding.
+void annotateWithPlan(ModuleOp module, func::FuncOp main,
+                      const CompletedPlan &completed);
+
 /// telar-apply-plan with an already parsed plan (its mesh included); the
 /// pass's own options are then ignored.
 std::unique_ptr<Pass> createTelarApplyPlan(telar_sharding::Plan plan);
