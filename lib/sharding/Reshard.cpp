@@ -183,22 +183,6 @@ Sharding applyMove(const Sharding &before, const Move &move) {
   return after;
 }
 
-/// The bytes each device sends in a step over a group of `groupSize` with a
-/// local input of `bytes` (Reshard.h).
-int64_t getStepBytes(StepKind kind, int64_t groupSize, int64_t bytes) {
-  switch (kind) {
-  case StepKind::AllGather:
-    return (groupSize - 1) * bytes;
-  case StepKind::LocalSlice:
-    return 0;
-  case StepKind::AllToAll:
-  case StepKind::ReduceScatter:
-    return (groupSize - 1) * bytes / groupSize;
-  case StepKind::AllReduce:
-    return 2 * (groupSize - 1) * bytes / groupSize;
-  }
-  return 0;
-}
 
 /// One resharding problem.
 class Resharder {
@@ -281,6 +265,22 @@ private:
 };
 
 } // namespace
+
+int64_t telar_sharding::getStepBytes(StepKind kind, int64_t groupSize,
+                                     int64_t bytes) {
+  switch (kind) {
+  case StepKind::AllGather:
+    return (groupSize - 1) * bytes;
+  case StepKind::LocalSlice:
+    return 0;
+  case StepKind::AllToAll:
+  case StepKind::ReduceScatter:
+    return (groupSize - 1) * bytes / groupSize;
+  case StepKind::AllReduce:
+    return 2 * (groupSize - 1) * bytes / groupSize;
+  }
+  return 0;
+}
 
 // The recipe, one move at a time, first that applies:
 //  1. slice a free axis the target appends next on a dimension whose axes

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "telar/runtime/Comm.h"
+#include "telar/sharding/Reshard.h"
 
 #include <chrono>
 #include <cstring>
@@ -194,7 +195,9 @@ void MeshCommunicator::allReduce(AxisSet axes, DataType type, ReduceOp op,
   int64_t g = getGroupSize(axes);
   getGroup(axes).allReduce(in, out, count, type, op);
   int64_t bytes = count * int64_t(getDataTypeSize(type));
-  record(axes, since(start), 2 * (g - 1) * bytes / g);
+  record(axes, since(start),
+         telar_sharding::getStepBytes(telar_sharding::StepKind::AllReduce, g,
+                                      bytes));
 }
 
 void MeshCommunicator::allGather(AxisSet axes, DataType type, const void *in,
@@ -215,7 +218,9 @@ void MeshCommunicator::allGather(AxisSet axes, DataType type, const void *in,
     group.allGather(in, tmp, block, type);
     transposeBlocks(tmp, out, g, outer, size_t(inner) * es);
   }
-  record(axes, since(start), (g - 1) * block * int64_t(es));
+  record(axes, since(start),
+         telar_sharding::getStepBytes(telar_sharding::StepKind::AllGather, g,
+                                      block * int64_t(es)));
 }
 
 void MeshCommunicator::reduceScatter(AxisSet axes, DataType type, ReduceOp op,
@@ -237,7 +242,9 @@ void MeshCommunicator::reduceScatter(AxisSet axes, DataType type, ReduceOp op,
     transposeBlocks(in, tmp, outer, g, size_t(inner) * es);
     group.reduceScatter(tmp, out, block, type, op);
   }
-  record(axes, since(start), (g - 1) * block * int64_t(es));
+  record(axes, since(start),
+         telar_sharding::getStepBytes(telar_sharding::StepKind::ReduceScatter,
+                                      g, g * block * int64_t(es)));
 }
 
 void MeshCommunicator::allToAll(AxisSet axes, DataType type, const void *in,
@@ -273,7 +280,9 @@ void MeshCommunicator::allToAll(AxisSet axes, DataType type, const void *in,
   } else {
     group.allToAll(send, out, piece, type);
   }
-  record(axes, since(start), (g - 1) * piece * int64_t(es));
+  record(axes, since(start),
+         telar_sharding::getStepBytes(telar_sharding::StepKind::AllToAll, g,
+                                      g * piece * int64_t(es)));
 }
 
 void MeshCommunicator::localSlice(AxisSet axes, DataType type, const void *in,

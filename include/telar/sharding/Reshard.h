@@ -89,6 +89,11 @@ reshardByRecipe(const std::vector<int64_t> &shape, int64_t elementBytes,
                 const Sharding &source, const Sharding &target,
                 const Mesh &mesh, std::string &error);
 
+/// The bytes each device sends in a step of `kind` over a group of
+/// `groupSize` devices with a local input of `inputBytes` (the formulas of
+/// ReshardStep::bytesSent). The runtime counts what it sends with it too.
+int64_t getStepBytes(StepKind kind, int64_t groupSize, int64_t inputBytes);
+
 /// The sum of the steps' bytesSent.
 int64_t getBytesSent(const std::vector<ReshardStep> &steps);
 
