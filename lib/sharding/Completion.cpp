@@ -792,6 +792,22 @@ mlir::telar::completePlan(func::FuncOp main, const telar_sharding::Plan &plan) {
   return Completer(main, plan).run();
 }
 
+Sharding mlir::telar::deriveTensorSharding(
+    ShardingRuleAttr rule, const Mesh &mesh, unsigned t,
+    const std::vector<std::vector<int64_t>> &factorAxes, int64_t &invalid) {
+  return RuleView(rule, mesh).derive(t, factorAxes, invalid);
+}
+
+std::map<int64_t, std::vector<int64_t>>
+mlir::telar::extractFactorAxes(ShardingRuleAttr rule, const Mesh &mesh,
+                               unsigned t, const Sharding &sharding) {
+  return RuleView(rule, mesh).extract(t, sharding);
+}
+
+bool mlir::telar::isSplittableFactor(FactorKind kind) {
+  return isSplittable(kind);
+}
+
 telar_sharding::Plan mlir::telar::getNamedPlan(const CompletedPlan &completed) {
   telar_sharding::Plan plan;
   plan.mesh = completed.mesh;
