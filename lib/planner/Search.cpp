@@ -64,10 +64,7 @@ std::vector<int64_t> shapeOf(Value v) {
 }
 
 int64_t elementBytesOf(Value v) {
-  Type e = cast<ShapedType>(v.getType()).getElementType();
-  if (e.isIntOrFloat())
-    return std::max<int64_t>(1, (e.getIntOrFloatBitWidth() + 7) / 8);
-  return 8;
+  return partition::getElementBytes(cast<ShapedType>(v.getType()).getElementType());
 }
 
 bool isStatic(Value v) {
@@ -178,18 +175,17 @@ double MeshPlanner::reshardSeconds(Value v, const Sharding &from,
                                    const Sharding &to) {
   if (from == to)
     return 0;
-  std::vector<int64_t> shape = shapeOf(v);
-  int64_t elementBytes = elementBytesOf(v);
-  std::vector<int64_t> key = shape;
-  key.push_back(elementBytes);
+  std::vector<int64_t> key = shapeOf(v);
+  key.push_back(elementBytesOf(v));
   appendKey(key, from);
   appendKey(key, to);
   auto it = reshardCache.find(key);
   if (it != reshardCache.end())
     return it->second;
+  // The steps telar-partition emits for this resharding.
   std::string error;
-  auto steps =
-      telar_sharding::reshard(shape, elementBytes, from, to, mesh, error);
+  auto steps = partition::getReshardSteps(cast<RankedTensorType>(v.getType()),
+                                          from, to, mesh, error);
   double seconds = kInfeasibleSeconds;
   if (steps) {
     seconds = 0;
@@ -214,13 +210,13 @@ void MeshPlanner::buildStrategies() {
     });
     d.rule = allStatic ? getRule(op) : ShardingRuleAttr();
     if (d.rule) {
-      SmallVector<bool> whole = getWholeFactors(op, d.rule);
+      SmallVector<bool> whole = partition::getWholeFactors(op, d.rule);
       for (Strategy &s : enumerateStrategies(d.rule, mesh, whole)) {
         // Keep what telar-partition runs as given: no internal gathers, no
         // results produced otherwise than the strategy says.
         std::string error;
-        FailureOr<LocalAssignment> local =
-            getLocalAssignment(op, s.operands, mesh, error);
+        FailureOr<partition::LocalAssignment> local =
+            partition::getLocalAssignment(op, s.operands, mesh, error);
         if (failed(local) || local->operands != s.operands ||
             local->results != s.results)
           continue;

@@ -44,7 +44,9 @@ mlir::telar::planner::enumerateStrategies(ShardingRuleAttr rule,
   }
   int64_t numAxes = mesh.getNumAxes();
   std::vector<Strategy> out;
-  std::set<std::vector<Sharding>> seen;
+  // Strategies already found, by their shardings (as text: Sharding has no
+  // order).
+  std::set<std::string> seen;
   // choice[a]: index into candidates + 1, or 0 for none; counted like an
   // odometer, so the all-none (replicated) assignment comes first.
   std::vector<size_t> choice(numAxes, 0);
@@ -94,8 +96,11 @@ mlir::telar::planner::enumerateStrategies(ShardingRuleAttr rule,
       }
     }
     if (ok) {
-      std::vector<Sharding> key = s.operands;
-      key.insert(key.end(), s.results.begin(), s.results.end());
+      std::string key;
+      for (const Sharding &t : s.operands)
+        key += telar_sharding::formatSharding(t, mesh) + ";";
+      for (const Sharding &t : s.results)
+        key += telar_sharding::formatSharding(t, mesh) + ";";
       if (seen.insert(key).second) {
         s.factorAxes = std::move(factorAxes);
         out.push_back(std::move(s));

@@ -50,7 +50,7 @@ struct SearchOptions {
 /// What the search did on one mesh.
 struct MeshSearch {
   telar_sharding::Mesh mesh;
-  IlpSolution solution;
+  telar_planner::IlpSolution solution;
   /// Problem size after merging and tying.
   int64_t numNodes = 0, numEdges = 0, numStrategies = 0;
   /// The plan found (when solution.hasSolution()).
