@@ -221,7 +221,7 @@ void mlir::telar::planner::printExplain(llvm::raw_ostream &os,
   os << "Telar plan: " << (mesh.getNumAxes() ? mesh.str() : "one device")
      << " (" << mesh.getNumDevices() << " devices), profile '" << profile.name
      << "'\n";
-  int64_t layerStart = 0, layerPeriod = 0, layerCount = 0;
+  std::vector<int64_t> instance;
   if (result.search) {
     const SearchResult &s = *result.search;
     const MeshSearch &m = s.meshes[s.chosen];
@@ -236,12 +236,12 @@ void mlir::telar::planner::printExplain(llvm::raw_ostream &os,
     else
       os << llvm::formatv("time limit hit: best plan so far, gap {0:F1}%\n",
                           100 * m.solution.getGap());
-    if (s.layerCount >= 2) {
-      os << "  " << s.layerCount << " repeated layers of " << s.layerPeriod
-         << " ops: layer 0 shown, each row counts once per layer\n";
-      layerStart = s.layerStart;
-      layerPeriod = s.layerPeriod;
-      layerCount = s.layerCount;
+    if (s.layers.count >= 2) {
+      os << "  " << s.layers.count << " repeated layers of "
+         << s.layers.period
+         << " ops: the first shown (rows marked L), each of its rows counts "
+            "once per layer\n";
+      instance = s.layers.getInstances(s.numOps);
     }
     for (const MeshSearch &other : s.meshes) {
       os << "    mesh " << llvm::left_justify(other.mesh.str(), 28);
@@ -269,13 +269,12 @@ void mlir::telar::planner::printExplain(llvm::raw_ostream &os,
     index[&op] = n++;
   for (const OpCost &op : cost.ops) {
     int64_t i = index.lookup(op.op);
-    if (layerCount >= 2 && i >= layerStart + layerPeriod &&
-        i < layerStart + layerPeriod * layerCount)
+    int64_t layer = i < int64_t(instance.size()) ? instance[i] : -1;
+    if (layer >= 1)
       continue;
     if (op.compute.seconds == 0 && op.comm.empty())
       continue;
-    bool inLayer = layerCount >= 2 && i >= layerStart &&
-                   i < layerStart + layerPeriod;
+    bool inLayer = layer == 0;
     std::string label = op.op->getName().stripDialect().str();
     std::string name = labelOf(op.op);
     if (!name.empty())
@@ -388,10 +387,9 @@ std::string mlir::telar::planner::getCostJson(const PlanningResult &result) {
     llvm::json::Object search{{"seconds", s.seconds},
                               {"ops", s.numOps},
                               {"meshes", std::move(meshes)}};
-    if (s.layerCount >= 2)
-      search["layers"] = llvm::json::Object{{"start", s.layerStart},
-                                            {"ops", s.layerPeriod},
-                                            {"count", s.layerCount}};
+    if (s.layers.count >= 2)
+      search["layers"] = llvm::json::Object{{"ops", s.layers.period},
+                                            {"count", s.layers.count}};
     object->try_emplace("search", std::move(search));
   }
   llvm::json::Array alternatives;

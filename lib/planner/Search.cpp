@@ -33,6 +33,7 @@
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Matchers.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/Hashing.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -121,6 +122,7 @@ private:
   llvm::DenseMap<Operation *, int64_t> opIndex;
   LayerStructure layers;
   std::vector<int64_t> rep;     // per op: its counterpart in layer 0 (or itself)
+  std::vector<int64_t> instance; // per op: LayerStructure::getInstances
   std::vector<double> mult;     // per representative op: how often it occurs
 
   struct OpData {
@@ -268,16 +270,6 @@ Sharding MeshPlanner::shardingOfValue(Value v, unsigned g) const {
   return strategyOf(i, g).results[r.getResultNumber()];
 }
 
-/// Whether ops i and j (representatives) lie in the same layer instance, or
-/// both outside the layers on the same side.
-static int64_t segmentOf(const LayerStructure &l, int64_t i) {
-  if (l.count < 2 || i < l.start)
-    return 0;
-  if (i < l.start + l.period * l.count)
-    return 1;
-  return 2;
-}
-
 void MeshPlanner::buildGroups() {
   for (int64_t i = 0; i < int64_t(ops.size()); ++i) {
     if (rep[i] != i)
@@ -312,7 +304,7 @@ void MeshPlanner::buildGroups() {
             holdsAll = false;
         if (producer && holdsAll) {
           int64_t p = opIndex.lookup(producer);
-          if (rep[p] == p && segmentOf(layers, p) == segmentOf(layers, i) &&
+          if (rep[p] == p && instance[p] == instance[i] && instance[i] >= -2 &&
               data[p].group >= 0)
             follow = p;
         }
@@ -363,17 +355,12 @@ MeshSearch MeshPlanner::run(const std::optional<Plan> &constraints,
   }
   int64_t numOps = int64_t(ops.size());
   layers = findRepeatedLayers(main);
-  rep.resize(numOps);
+  rep = layers.getRepresentatives(numOps);
+  instance = layers.getInstances(numOps);
   mult.assign(numOps, 1);
-  for (int64_t i = 0; i < numOps; ++i) {
-    rep[i] = i;
-    if (layers.count >= 2 && i >= layers.start + layers.period &&
-        i < layers.start + layers.period * layers.count)
-      rep[i] = layers.start + (i - layers.start) % layers.period;
-    else if (layers.count >= 2 && i >= layers.start &&
-             i < layers.start + layers.period)
+  for (int64_t i = 0; i < numOps; ++i)
+    if (instance[i] == 0)
       mult[i] = double(layers.count);
-  }
 
   buildStrategies();
   for (BlockArgument arg : body.getArguments()) {
@@ -628,61 +615,105 @@ MeshSearch MeshPlanner::run(const std::optional<Plan> &constraints,
 
 } // namespace
 
+std::vector<int64_t>
+LayerStructure::getRepresentatives(int64_t numOps) const {
+  std::vector<int64_t> rep(numOps);
+  for (int64_t i = 0; i < numOps; ++i)
+    rep[i] = i;
+  if (count >= 2)
+    for (int64_t q = start + period; q < start + period * count; ++q)
+      rep[sequence[q]] = sequence[start + (q - start) % period];
+  return rep;
+}
+
+std::vector<int64_t> LayerStructure::getInstances(int64_t numOps) const {
+  std::vector<int64_t> instance(numOps, -3);
+  for (int64_t q = 0; q < int64_t(sequence.size()); ++q) {
+    if (count < 2 || q < start)
+      instance[sequence[q]] = -1;
+    else if (q < start + period * count)
+      instance[sequence[q]] = (q - start) / period;
+    else
+      instance[sequence[q]] = -2;
+  }
+  return instance;
+}
+
 LayerStructure mlir::telar::planner::findRepeatedLayers(func::FuncOp main) {
   std::vector<Operation *> ops;
-  llvm::DenseMap<Operation *, int64_t> index;
-  for (Operation &op : main.getBody().front().without_terminator()) {
-    index[&op] = int64_t(ops.size());
+  for (Operation &op : main.getBody().front().without_terminator())
     ops.push_back(&op);
-  }
-  // One token per op: what it is and where its operands come from
-  // (relative distance to the producer; weights and inputs by kind), so
-  // that two layers have the same tokens exactly when they have the same
-  // structure.
+  // Ops computed from weights alone.
+  llvm::DenseSet<Operation *> fromWeights;
+  for (Operation *op : ops)
+    if (llvm::all_of(op->getOperands(), [&](Value v) {
+          Operation *d = v.getDefiningOp();
+          return d && fromWeights.count(d);
+        }))
+      fromWeights.insert(op);
+  LayerStructure best;
+  llvm::DenseMap<Operation *, int64_t> position;
+  for (int64_t i = 0; i < int64_t(ops.size()); ++i)
+    if (!fromWeights.count(ops[i])) {
+      position[ops[i]] = int64_t(best.sequence.size());
+      best.sequence.push_back(i);
+    }
+  // Per op, a hash of what it is (name, types, attributes except names) and
+  // of its operands' kinds; two ops at distance p match when their hashes
+  // do and each operand comes from the op at the same distance before them,
+  // or is the same value (a mask, a shared weight's transpose that every
+  // layer reads), or is computed from weights of the same type.
   StringRef resultNames = TelarDialect::ResultNamesAttrHelper::getNameStr();
-  std::vector<llvm::hash_code> tokens;
-  for (int64_t i = 0; i < int64_t(ops.size()); ++i) {
+  std::vector<Operation *> seq;
+  std::vector<llvm::hash_code> base;
+  for (int64_t i : best.sequence) {
     Operation *op = ops[i];
+    seq.push_back(op);
     llvm::hash_code h = llvm::hash_value(op->getName().getAsOpaquePointer());
     for (Type t : op->getResultTypes())
       h = llvm::hash_combine(h, t.getAsOpaquePointer());
-    bool source = isSourceOp(op);
-    for (NamedAttribute a : op->getAttrs()) {
-      if (a.getName() == resultNames || (source && a.getName() == "value"))
-        continue;
-      h = llvm::hash_combine(h, a.getName().getAsOpaquePointer(),
-                             a.getValue().getAsOpaquePointer());
-    }
+    for (NamedAttribute a : op->getAttrs())
+      if (a.getName() != resultNames)
+        h = llvm::hash_combine(h, a.getName().getAsOpaquePointer(),
+                               a.getValue().getAsOpaquePointer());
     for (Value v : op->getOperands()) {
-      if (auto arg = dyn_cast<BlockArgument>(v)) {
+      Operation *d = v.getDefiningOp();
+      if (auto arg = dyn_cast<BlockArgument>(v))
         h = llvm::hash_combine(h, 1, arg.getArgNumber());
-      } else if (isSourceOp(v.getDefiningOp())) {
+      else if (fromWeights.count(d))
         h = llvm::hash_combine(h, 2, v.getType().getAsOpaquePointer());
-      } else {
-        auto r = cast<OpResult>(v);
-        h = llvm::hash_combine(h, 3, i - index.lookup(r.getOwner()),
-                               r.getResultNumber());
-      }
+      else
+        h = llvm::hash_combine(h, 3, cast<OpResult>(v).getResultNumber());
     }
-    tokens.push_back(h);
+    base.push_back(h);
   }
-  // Weight constants may sit anywhere; layers are compared on the other
-  // ops only (a layer's constants move with it when they are interleaved,
-  // and are tokens of their own kind when hoisted).
-  int64_t n = int64_t(tokens.size());
-  LayerStructure best;
+  auto same = [&](int64_t i, int64_t j) {
+    if (base[i] != base[j])
+      return false;
+    for (auto [a, b] : llvm::zip(seq[i]->getOperands(), seq[j]->getOperands())) {
+      Operation *pa = a.getDefiningOp(), *pb = b.getDefiningOp();
+      if (!pa || fromWeights.count(pa) || a == b)
+        continue;
+      if (i - position.lookup(pa) != j - position.lookup(pb))
+        return false;
+    }
+    return true;
+  };
+  int64_t n = int64_t(seq.size());
   int64_t bestCover = 0;
   for (int64_t p = 2; p <= n / 2; ++p) {
     int64_t run = 0;
     for (int64_t i = 0; i + p < n; ++i) {
-      run = tokens[i] == tokens[i + p] ? run + 1 : 0;
+      run = same(i, i + p) ? run + 1 : 0;
       if (run >= p) {
         int64_t start = i + 1 - run;
         int64_t count = (run + p) / p;
         int64_t cover = count * p;
         if (cover > bestCover) {
           bestCover = cover;
-          best = LayerStructure{start, p, count};
+          best.start = start;
+          best.period = p;
+          best.count = count;
         }
       }
     }
@@ -786,10 +817,7 @@ mlir::telar::planner::searchPlan(func::FuncOp main, const Profile &profile,
     (void)op;
     ++result.numOps;
   }
-  LayerStructure layers = findRepeatedLayers(main);
-  result.layerStart = layers.start;
-  result.layerPeriod = layers.period;
-  result.layerCount = layers.count;
+  result.layers = findRepeatedLayers(main);
 
   std::vector<Mesh> meshes;
   bool fixedMesh = false;

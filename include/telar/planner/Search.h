@@ -47,6 +47,25 @@ struct SearchOptions {
   std::function<void(const std::string &)> progress;
 };
 
+/// The repeated layers of `main`'s body. Ops computed from weights alone
+/// (constants, and a transpose or cast of one, which layers may share) are
+/// left out of the comparison: `sequence` lists the other ops (indices into
+/// the body), and its positions [start, start + period * count) are `count`
+/// consecutive copies of `period` ops that are the same up to their weights
+/// (count < 2: none).
+struct LayerStructure {
+  std::vector<int64_t> sequence;
+  int64_t start = 0, period = 0, count = 0;
+
+  /// Per op of the body: its counterpart in the first layer (itself outside
+  /// the later layers).
+  std::vector<int64_t> getRepresentatives(int64_t numOps) const;
+  /// Per op of the body: the layer it belongs to (0..count-1), -1 before
+  /// the layers, -2 after, -3 for ops left out of the sequence.
+  std::vector<int64_t> getInstances(int64_t numOps) const;
+};
+LayerStructure findRepeatedLayers(func::FuncOp main);
+
 /// What the search did on one mesh.
 struct MeshSearch {
   telar_sharding::Mesh mesh;
@@ -68,17 +87,10 @@ struct SearchResult {
   std::vector<MeshSearch> meshes;
   /// Structure the search used.
   int64_t numOps = 0;
-  int64_t layerPeriod = 0, layerCount = 0, layerStart = 0;
+  LayerStructure layers;
   double seconds = 0;
 };
 
-/// The repeated layers of `main`'s body: `count` consecutive copies of
-/// `period` ops starting at op `start` that are the same up to their
-/// weights (count < 2: none).
-struct LayerStructure {
-  int64_t start = 0, period = 0, count = 0;
-};
-LayerStructure findRepeatedLayers(func::FuncOp main);
 
 /// The meshes --devices N considers on `profile`: every ordered
 /// factorisation of N into at most 3 axes of size >= 2 such that each axis
