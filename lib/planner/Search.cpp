@@ -128,7 +128,7 @@ public:
   }
 
   MeshSearch run(const std::optional<Plan> &constraints, double memoryLimit,
-                 double timeLimitSeconds);
+                 double timeLimitSeconds, double cutoff);
 
 private:
   func::FuncOp main;
@@ -464,7 +464,8 @@ void MeshPlanner::buildGroups() {
 }
 
 MeshSearch MeshPlanner::run(const std::optional<Plan> &constraints,
-                            double memoryLimit, double timeLimitSeconds) {
+                            double memoryLimit, double timeLimitSeconds,
+                            double cutoff) {
   MeshSearch result;
   result.mesh = mesh;
   Block &body = main.getBody().front();
@@ -744,10 +745,11 @@ MeshSearch MeshPlanner::run(const std::optional<Plan> &constraints,
     double elapsed = std::chrono::duration<double>(
                          std::chrono::steady_clock::now() - searchStart)
                          .count();
+    std::vector<unsigned> previous = result.solution.choice;
     result.solution = telar_planner::solveIlp(
-        problem, std::max(0.05, timeLimitSeconds - elapsed));
+        problem, std::max(0.05, timeLimitSeconds - elapsed),
+        previous.empty() ? nullptr : &previous, cutoff);
     ++result.solves;
-    if (getenv("TELAR_PLANNER_DEBUG")) llvm::errs() << "solve " << result.solves << " " << result.solution.seconds << " s vars " << result.solution.numVariables << "\n";
     if (!result.solution.hasSolution())
       break;
     bool changed = false;
@@ -958,9 +960,9 @@ mlir::telar::planner::enumerateMeshes(int64_t devices, const Profile &profile) {
 MeshSearch mlir::telar::planner::planOnMesh(
     func::FuncOp main, const Mesh &mesh, const Profile &profile,
     const std::optional<Plan> &constraints, double memoryLimit,
-    double timeLimitSeconds) {
+    double timeLimitSeconds, double cutoff) {
   return MeshPlanner(main, mesh, profile)
-      .run(constraints, memoryLimit, timeLimitSeconds);
+      .run(constraints, memoryLimit, timeLimitSeconds, cutoff);
 }
 
 /// Names the axes of an automatic mesh by what they split: "data" for an
@@ -1024,6 +1026,17 @@ mlir::telar::planner::searchPlan(func::FuncOp main, const Profile &profile,
     meshes.push_back(Mesh());
   } else {
     meshes = enumerateMeshes(options.devices, profile);
+    // Two axes first, then one, then three: the cheapest plans so far
+    // bound the search on the larger problems of three axes.
+    std::stable_sort(meshes.begin(), meshes.end(),
+                     [](const Mesh &a, const Mesh &b) {
+                       auto rank = [](const Mesh &m) {
+                         return m.getNumAxes() == 2 ? 0
+                                                    : m.getNumAxes() == 1 ? 1
+                                                                          : 2;
+                       };
+                       return rank(a) < rank(b);
+                     });
   }
   for (const Mesh &m : meshes)
     if (m.getNumDevices() != options.devices)
@@ -1052,9 +1065,10 @@ mlir::telar::planner::searchPlan(func::FuncOp main, const Profile &profile,
       constraints = *options.constraints;
       constraints->mesh = meshes[i];
     }
+    // Only plans cheaper than the best so far are of interest.
     MeshSearch s = planOnMesh(main, meshes[i], profile, constraints,
                               options.memoryLimit,
-                              remaining / double(meshes.size() - i));
+                              remaining / double(meshes.size() - i), best);
     if (s.solution.hasSolution() && s.solution.objective < best) {
       best = s.solution.objective;
       result.chosen = result.meshes.size();
