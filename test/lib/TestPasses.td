@@ -69,6 +69,43 @@ def TestTelarCollectives : Pass<"test-telar-collectives", "func::FuncOp"> {
   }];
 }
 
+def TestTelarCostModel : Pass<"test-telar-cost-model", "ModuleOp"> {
+  let summary = "Print what the cost model prices a plan at, as remarks";
+  let description = [{
+    Completes a plan on `@main` as `telar-apply-plan` does (`plan=FILE`,
+    plan.json, with `mesh=`; without `plan=`, the JSON text of the module's
+    `test.plan` string attribute, one plan per `-split-input-file` case),
+    prices it with `telar::planner::evaluatePlan` on the hardware profile
+    `profile=` (a shipped name or a profile JSON file; default `cpu`) and
+    prints, on every op of `@main`, its compute on its local shapes and each
+    resharding step telar-partition will emit for it (kind, mesh axes by
+    name, bytes each rank sends, seconds), in emission order:
+
+    ```
+    remark: compute 5.096e-06 s, 4096 flops, 1536 bytes; all_reduce over [model] 256 bytes 1.256e-06 s
+    ```
+
+    then on `@main` the totals: latency, compute, communication, the memory
+    per device (weights and peak of live activations) and the bytes sent per
+    set of mesh axes. The module is left as it is; a plan the partitioner
+    would reject is an error at the op. With `drop-uses`, the completed
+    plan's use shardings are dropped before pricing (what a plan of value
+    shardings alone asks of the partitioner: its own gathers).
+  }];
+  let options = [
+    Option<"planFile", "plan", "std::string", /*default=*/"\"\"",
+           "The plan.json to price">,
+    Option<"meshSpec", "mesh", "std::string", /*default=*/"\"\"",
+           "The mesh, e.g. data=2,model=2 (as telar-apply-plan's)">,
+    Option<"profileName", "profile", "std::string", /*default=*/"\"cpu\"",
+           "The hardware profile: a shipped name or a JSON file">,
+    Option<"dropUses", "drop-uses", "bool", /*default=*/"false",
+           "Price the completed plan without its use reshardings: every op "
+           "takes its operands as they are produced, and telar-partition's "
+           "own gathers do the rest (a plan that names no use shardings)">
+  ];
+}
+
 def TestTelarSimulateRanks : Pass<"test-telar-simulate-ranks", "ModuleOp"> {
   let summary = "Run every rank of a partitioned program inside one function";
   let description = [{
