@@ -79,10 +79,12 @@ def TestTelarCostModel : Pass<"test-telar-cost-model", "ModuleOp"> {
     `profile=` (a shipped name or a profile JSON file; default `cpu`) and
     prints, on every op of `@main`, its compute on its local shapes and each
     resharding step telar-partition will emit for it (kind, mesh axes by
-    name, bytes each rank sends, seconds), in emission order:
+    name, local input and output shapes, bytes each rank sends, seconds), in
+    emission order (a return's are the outputs' resolutions):
 
     ```
-    remark: compute 5.096e-06 s, 4096 flops, 1536 bytes; all_reduce over [model] 256 bytes 1.256e-06 s
+    remark: compute 3.048e-06 s, 2048 flops, 1536 bytes
+    remark: compute 0 s, 0 flops, 0 bytes; all_reduce over [model]: [4x16] -> [4x16], 256 bytes, 1.256e-06 s
     ```
 
     then on `@main` the totals: latency, compute, communication, the memory

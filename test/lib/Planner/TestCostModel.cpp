@@ -34,6 +34,12 @@ std::string axisList(const std::vector<int64_t> &axes,
   return s + "]";
 }
 
+void shape(llvm::raw_ostream &os, const std::vector<int64_t> &dims) {
+  os << "[";
+  llvm::interleave(dims, os, "x");
+  os << "]";
+}
+
 struct TestTelarCostModel
     : public telar::impl::TestTelarCostModelBase<TestTelarCostModel> {
   using Base::Base;
@@ -91,10 +97,15 @@ struct TestTelarCostModel
       os << "compute " << seconds(op.compute.seconds) << " s, "
          << int64_t(op.compute.flops) << " flops, "
          << int64_t(op.compute.bytes) << " bytes";
-      for (const planner::PricedStep &p : op.comm)
+      for (const planner::PricedStep &p : op.comm) {
         os << "; " << telar_sharding::getStepKindName(p.step.kind) << " over "
-           << axisList(p.step.axes, mesh) << " " << p.step.bytesSent
-           << " bytes " << seconds(p.seconds) << " s";
+           << axisList(p.step.axes, mesh) << ": ";
+        shape(os, p.step.inputShape);
+        os << " -> ";
+        shape(os, p.step.outputShape);
+        os << ", " << p.step.bytesSent << " bytes, " << seconds(p.seconds)
+           << " s";
+      }
       op.op->emitRemark() << text;
     }
     std::string text;

@@ -11,7 +11,7 @@
 // f32 block), within a node: 1e-6 + 24e-9 s. The gathered copy is the
 // reshape's result (a view of it): 48 bytes next to x's 24, then with the
 // exp's 48: peak 96.
-// CHECK: remark: compute 0 s, 0 flops, 0 bytes; all_gather over [model] 24 bytes 1.024e-06 s
+// CHECK: remark: compute 0 s, 0 flops, 0 bytes; all_gather over [model]: [2x3] -> [2x6], 24 bytes, 1.024e-06 s
 // CHECK: remark: compute 1.096e-06 s, 12 flops, 96 bytes{{$}}
 // CHECK: remark: compute 0 s, 0 flops, 0 bytes{{$}}
 // CHECK: remark: latency 2.12e-06 s (compute 1.096e-06 s, communication 1.024e-06 s); memory 96 bytes per device (weights 0, peak activations 96); [model] 24 bytes
@@ -30,7 +30,7 @@ module attributes {test.plan = "{\"mesh\": {\"model\": 2}, \"shardings\": {\"x\"
 // local [4x4] f32 block (64 bytes, G - 1 = 1): 1e-6 + 64e-9 s. Softmax on
 // [4x8]: 32 flops (one per element read), 256 bytes: 1e-6 + 256e-9 s.
 // Memory: x (64), the gathered copy (128) and the result (128): 320.
-// CHECK: remark: compute 1.256e-06 s, 32 flops, 256 bytes; all_gather over [model] 64 bytes 1.064e-06 s
+// CHECK: remark: compute 1.256e-06 s, 32 flops, 256 bytes; all_gather over [model]: [4x4] -> [4x8], 64 bytes, 1.064e-06 s
 // CHECK: remark: compute 0 s, 0 flops, 0 bytes{{$}}
 // CHECK: remark: latency 2.32e-06 s (compute 1.256e-06 s, communication 1.064e-06 s); memory 320 bytes per device (weights 0, peak activations 320); [model] 64 bytes
 module attributes {test.plan = "{\"mesh\": {\"model\": 2}, \"shardings\": {\"x\": [[], [\"model\"]]}}"} {

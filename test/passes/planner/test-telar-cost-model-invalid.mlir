@@ -26,7 +26,7 @@ module attributes {test.plan = "{\"mesh\": {\"model\": 2}, \"shardings\": {\"x\"
   func.func @main(%x: tensor<4x6xf32> {telar.name = "x"}) -> tensor<4xf32> {
     // expected-remark @below {{compute 1.064e-06 s, 12 flops, 64 bytes}}
     %y = telar.reduce_sum %x {axes = array<i64: 1>, keepdims = false} : (tensor<4x6xf32>) -> tensor<4xf32>
-    // expected-remark @below {{all_reduce over [model] 16 bytes}}
+    // expected-remark @below {{all_reduce over [model]: [4] -> [4], 16 bytes}}
     return %y : tensor<4xf32>
   }
 }

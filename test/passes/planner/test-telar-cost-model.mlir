@@ -12,18 +12,18 @@
 // w2 row-split by model. Local: x [4x16], w1 [16x16], h, g [4x16], w2
 // [16x16], y [4x16] partial over model.
 // w1, w2: constants, computed whole and sliced (a local slice, 0 s).
-// CHECK: remark: compute 0 s, 0 flops, 0 bytes; local_slice over [model] 0 bytes 0 s
+// CHECK: remark: compute 0 s, 0 flops, 0 bytes; local_slice over [model]: [16x32] -> [16x16], 0 bytes, 0 s
 // matmul 1: 2 * 4*16*16 = 2048 flops; (64 + 256 + 64) * 4 = 1536 bytes:
 // 1e-6 + 2048e-9 = 3.048e-6 s.
 // CHECK: remark: compute 3.048e-06 s, 2048 flops, 1536 bytes
 // gelu: 64 elements, 2 * 64 * 4 = 512 bytes: 1e-6 + 512e-9.
 // CHECK: remark: compute 1.512e-06 s, 64 flops, 512 bytes
-// CHECK: remark: compute 0 s, 0 flops, 0 bytes; local_slice over [model] 0 bytes 0 s
+// CHECK: remark: compute 0 s, 0 flops, 0 bytes; local_slice over [model]: [32x16] -> [16x16], 0 bytes, 0 s
 // CHECK: remark: compute 3.048e-06 s, 2048 flops, 1536 bytes
 // The output is resolved at the return: an all-reduce over model of the
 // 256-byte block, 2 (G-1)/G * 256 = 256 bytes, within a node:
 // 1e-6 + 256e-9 = 1.256e-6 s.
-// CHECK: remark: compute 0 s, 0 flops, 0 bytes; all_reduce over [model] 256 bytes 1.256e-06 s
+// CHECK: remark: compute 0 s, 0 flops, 0 bytes; all_reduce over [model]: [4x16] -> [4x16], 256 bytes, 1.256e-06 s
 // Compute 3.048 + 1.512 + 3.048 = 7.608 us. Weights: the two 1024-byte
 // shards. Activations (256-byte blocks): x and h alive at matmul 1, h and g
 // at gelu, g and y at matmul 2, y and its all-reduced copy at the return:
@@ -67,9 +67,9 @@ module attributes {test.plan = "{\"mesh\": {\"data\": 2}, \"shardings\": {\"x\":
 // Local matmul: x [8x8], w [8x4], y [8x4]: 2 * 8*8*4 = 512 flops;
 // (256 + 128 + 128) = 512 bytes. Memory: w's 128-byte shard; x (256) and
 // y (128) alive at the matmul: 384.
-// CHECK: remark: compute 0 s, 0 flops, 0 bytes; local_slice over [data] 0 bytes 0 s
+// CHECK: remark: compute 0 s, 0 flops, 0 bytes; local_slice over [data]: [16x4] -> [8x4], 0 bytes, 0 s
 // CHECK: remark: compute 1.512e-06 s, 512 flops, 512 bytes
-// CHECK: remark: compute 0 s, 0 flops, 0 bytes; all_reduce over [data] 128 bytes 2.256e-05 s
+// CHECK: remark: compute 0 s, 0 flops, 0 bytes; all_reduce over [data]: [8x4] -> [8x4], 128 bytes, 2.256e-05 s
 // CHECK: remark: latency 2.4072e-05 s (compute 1.512e-06 s, communication 2.256e-05 s); memory 512 bytes per device (weights 128, peak activations 384); [data] 128 bytes
 module attributes {test.plan = "{\"mesh\": {\"data\": 2, \"model\": 2}, \"shardings\": {\"x\": [[], [\"data\"]], \"w\": [[\"data\"], []]}}"} {
   func.func @main(%x: tensor<8x16xf32> {telar.name = "x"}) -> tensor<8x4xf32> {
@@ -87,7 +87,7 @@ module attributes {test.plan = "{\"mesh\": {\"data\": 2, \"model\": 2}, \"shardi
 // completed plan gathers x at its use (telar-partition's own gather of the
 // same, when the use is not annotated, is in
 // test-telar-cost-model-drop-uses.mlir).
-// CHECK: remark: compute 0 s, 0 flops, 0 bytes; all_gather over [model] 24 bytes 1.024e-06 s
+// CHECK: remark: compute 0 s, 0 flops, 0 bytes; all_gather over [model]: [2x3] -> [2x6], 24 bytes, 1.024e-06 s
 // exp of [12] replicated: 12 flops, 96 bytes.
 // CHECK: remark: compute 1.096e-06 s, 12 flops, 96 bytes
 // CHECK: remark: compute 0 s, 0 flops, 0 bytes{{$}}
