@@ -90,9 +90,15 @@ def TestTelarCostModel : Pass<"test-telar-cost-model", "ModuleOp"> {
     then on `@main` the totals: latency, compute, communication, the memory
     per device (weights and peak of live activations) and the bytes sent per
     set of mesh axes. The module is left as it is; a plan the partitioner
-    would reject is an error at the op. With `drop-uses`, the completed
-    plan's use shardings are dropped before pricing (what a plan of value
-    shardings alone asks of the partitioner: its own gathers).
+    would reject is an error at the op. With `drop-uses=all` (or `unary`:
+    those of ops with one operand) the completed plan's use shardings are
+    dropped before pricing (what a plan of value shardings alone asks of the
+    partitioner: its own gathers). With `annotate`, the plan as priced is
+    then written into the module as `telar-apply-plan` writes it, so that
+    `-test-telar-cost-model=annotate -telar-partition -test-telar-collectives`
+    shows what is priced next to what is emitted for the same plan; a plan
+    the cost model rejects is then still written (its error reported), so
+    that telar-partition shows whether it rejects it the same way.
   }];
   let options = [
     Option<"planFile", "plan", "std::string", /*default=*/"\"\"",
@@ -101,10 +107,13 @@ def TestTelarCostModel : Pass<"test-telar-cost-model", "ModuleOp"> {
            "The mesh, e.g. data=2,model=2 (as telar-apply-plan's)">,
     Option<"profileName", "profile", "std::string", /*default=*/"\"cpu\"",
            "The hardware profile: a shipped name or a JSON file">,
-    Option<"dropUses", "drop-uses", "bool", /*default=*/"false",
-           "Price the completed plan without its use reshardings: every op "
-           "takes its operands as they are produced, and telar-partition's "
-           "own gathers do the rest (a plan that names no use shardings)">
+    Option<"dropUses", "drop-uses", "std::string", /*default=*/"\"\"",
+           "Price the completed plan without some of its use shardings, so "
+           "that telar-partition's own gathers do the resharding: `all`, or "
+           "`unary` (the uses of ops with one operand)">,
+    Option<"annotate", "annotate", "bool", /*default=*/"false",
+           "Then write the plan as priced into the module, as "
+           "telar-apply-plan does (the input of telar-partition)">
   ];
 }
 

@@ -2,6 +2,7 @@
 
 #include "TestPasses.h"
 
+#include "telar/passes/partition/Passes.h"
 #include "telar/planner/CostModel.h"
 #include "telar/sharding/Completion.h"
 #include "telar/sharding/Plan.h"
@@ -83,12 +84,30 @@ struct TestTelarCostModel
     FailureOr<CompletedPlan> completed = completePlan(main, *plan);
     if (failed(completed))
       return signalPassFailure();
-    if (dropUses)
+    if (dropUses == "all") {
       completed->uses.clear();
+    } else if (dropUses == "unary") {
+      SmallVector<OpOperand *> drop;
+      for (auto &[use, sharding] : completed->uses)
+        if (use->getOwner()->getNumOperands() == 1 &&
+            !isa<func::ReturnOp>(use->getOwner()))
+          drop.push_back(use);
+      for (OpOperand *use : drop)
+        completed->uses.erase(use);
+    } else if (!dropUses.empty()) {
+      module.emitError("drop-uses: expected all or unary, got '")
+          << dropUses << "'";
+      return signalPassFailure();
+    }
     FailureOr<planner::PlanCost> cost =
         planner::evaluatePlan(main, *completed, *profile);
-    if (failed(cost))
+    if (failed(cost)) {
+      // With annotate, the rejected plan is still written (the error stays
+      // reported), so that telar-partition shows whether it rejects it too.
+      if (annotate && completed->mesh.getNumAxes() > 0)
+        return annotateWithPlan(module, main, *completed);
       return signalPassFailure();
+    }
 
     const telar_sharding::Mesh &mesh = completed->mesh;
     for (const planner::OpCost &op : cost->ops) {
@@ -118,7 +137,10 @@ struct TestTelarCostModel
     for (const auto &[axes, bytes] : cost->bytesPerAxes)
       os << "; " << axisList(axes, mesh) << " " << bytes << " bytes";
     main.emitRemark() << text;
-    markAllAnalysesPreserved();
+    if (annotate && completed->mesh.getNumAxes() > 0)
+      annotateWithPlan(module, main, *completed);
+    else
+      markAllAnalysesPreserved();
   }
 };
 

@@ -1,6 +1,6 @@
 // RUN: telar-opt %s -split-input-file -verify-diagnostics -test-telar-cost-model=profile=%S/Inputs/round-profile.json
 // RUN: not telar-opt %s -split-input-file -test-telar-cost-model=profile=%t.missing.json 2>&1 | FileCheck %s --check-prefix=PROFILE
-// RUN: not telar-opt %s -split-input-file -test-telar-cost-model="profile=%S/Inputs/round-profile.json drop-uses" 2>&1 | FileCheck %s --check-prefix=DROP
+// RUN: not telar-opt %s -split-input-file -test-telar-cost-model="profile=%S/Inputs/round-profile.json drop-uses=all" 2>&1 | FileCheck %s --check-prefix=DROP
 
 // PROFILE: error: profile: {{.*}}missing.json
 
