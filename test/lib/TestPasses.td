@@ -90,8 +90,7 @@ def TestTelarCostModel : Pass<"test-telar-cost-model", "ModuleOp"> {
     then on `@main` the totals: latency, compute, communication, the memory
     per device (weights and peak of live activations) and the bytes sent per
     set of mesh axes. The module is left as it is (but see `annotate`); a
-    plan the partitioner
-    would reject is an error at the op. With `drop-uses=all` (or `unary`:
+    plan the partitioner would reject is an error at the op. With `drop-uses=all` (or `unary`:
     those of ops with one operand) the completed plan's use shardings are
     dropped before pricing (what a plan of value shardings alone asks of the
     partitioner: its own gathers). With `annotate`, the plan as priced is
