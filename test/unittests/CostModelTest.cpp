@@ -2,6 +2,7 @@
 
 #include "telar/InitAllTelar.h"
 #include "telar/planner/CostModel.h"
+#include "telar/sharding/Completion.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -249,6 +250,67 @@ TEST_F(ComputeCostTest, ElementwiseReductionsAndViews) {
   ComputeCost t = getComputeCost(op, {{8, 16}}, {{16, 8}}, profile);
   EXPECT_EQ(t.flops, 0.0);
   EXPECT_DOUBLE_EQ(t.seconds, 2e-6 + 1024 / 1e11);
+}
+
+TEST_F(ComputeCostTest, EvaluatePlanAndJson) {
+  // Megatron on model=2: w1 column-split, w2 row-split; the output is
+  // all-reduced at the return.
+  module = parseSourceString<ModuleOp>(R"mlir(
+    func.func @main(%x: tensor<4x8xf32> {telar.name = "x"}) -> tensor<4x8xf32> {
+      %w1 = telar.constant {telar.result_names = ["w1"]} dense<1.0> : tensor<8x16xf32>
+      %h = telar.matmul %x, %w1 {telar.result_names = ["h"]} : (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32>
+      %w2 = telar.constant {telar.result_names = ["w2"]} dense<1.0> : tensor<16x8xf32>
+      %y = telar.matmul %h, %w2 {telar.result_names = ["y"]} : (tensor<4x16xf32>, tensor<16x8xf32>) -> tensor<4x8xf32>
+      return %y : tensor<4x8xf32>
+    })mlir", &ctx);
+  ASSERT_TRUE(module);
+  auto main = module->lookupSymbol<func::FuncOp>("main");
+  telar_sharding::Plan plan;
+  plan.mesh = mesh({"model"}, {2});
+  plan.shardings["w1"] = telar_sharding::Sharding{{{}, {0}}, {}};
+  plan.shardings["w2"] = telar_sharding::Sharding{{{0}, {}}, {}};
+  FailureOr<CompletedPlan> completed = completePlan(main, plan);
+  ASSERT_TRUE(succeeded(completed));
+  FailureOr<PlanCost> cost = evaluatePlan(main, *completed, profile);
+  ASSERT_TRUE(succeeded(cost));
+  ASSERT_EQ(cost->ops.size(), 5u);
+  // Each matmul: 2 * 4*8*8 FLOPs on its local blocks.
+  EXPECT_EQ(cost->ops[1].compute.flops, 512.0);
+  EXPECT_EQ(cost->ops[3].compute.flops, 512.0);
+  // The return all-reduces the [4x8] f32 partial sum: 2 (G-1)/G * 128.
+  ASSERT_EQ(cost->ops[4].comm.size(), 1u);
+  EXPECT_EQ(cost->ops[4].comm[0].step.kind, StepKind::AllReduce);
+  EXPECT_EQ(cost->ops[4].comm[0].step.bytesSent, 128);
+  EXPECT_DOUBLE_EQ(cost->commSeconds, 1e-6 + 128 / 1e11);
+  EXPECT_DOUBLE_EQ(cost->latency, cost->computeSeconds + cost->commSeconds);
+  EXPECT_EQ(cost->bytesPerAxes.at({0}), 128);
+  // Weights: two 256-byte shards. Activations: x (128) and h (128) at the
+  // first matmul, h and y (128) at the second, y and its resolved copy at
+  // the return.
+  EXPECT_EQ(cost->weightBytes, 512);
+  EXPECT_EQ(cost->peakActivationBytes, 256);
+  EXPECT_EQ(cost->memoryBytes, 768);
+
+  llvm::json::Value json = toJson(*cost, plan.mesh);
+  const llvm::json::Object *object = json.getAsObject();
+  ASSERT_TRUE(object);
+  EXPECT_EQ(object->getNumber("latency_s"), cost->latency);
+  EXPECT_EQ(object->getInteger("memory_bytes"), 768);
+  EXPECT_EQ(object->getInteger("weight_bytes"), 512);
+  EXPECT_EQ(object->getInteger("peak_activation_bytes"), 256);
+  const llvm::json::Array *axes = object->getArray("bytes_per_axes");
+  ASSERT_TRUE(axes && axes->size() == 1);
+  const llvm::json::Object *entry = (*axes)[0].getAsObject();
+  EXPECT_EQ((*entry->getArray("axes"))[0].getAsString(), "model");
+  EXPECT_EQ(entry->getInteger("bytes"), 128);
+  const llvm::json::Array *ops = object->getArray("ops");
+  ASSERT_TRUE(ops && ops->size() == 5);
+  const llvm::json::Object *ret = (*ops)[4].getAsObject();
+  EXPECT_EQ(ret->getString("op"), "func.return");
+  const llvm::json::Object *step = (*ret->getArray("comm"))[0].getAsObject();
+  EXPECT_EQ(step->getString("kind"), "all_reduce");
+  EXPECT_EQ(step->getInteger("bytes"), 128);
+  EXPECT_EQ((*ops)[1].getAsObject()->getString("name"), "h");
 }
 
 } // namespace
