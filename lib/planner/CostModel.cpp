@@ -254,7 +254,9 @@ private:
     return Sharding{};
   }
   std::vector<int64_t> localShape(Value v, const Sharding &s) const {
-    auto type = cast<RankedTensorType>(v.getType());
+    auto type = dyn_cast<RankedTensorType>(v.getType());
+    if (!type)
+      return {};
     std::vector<int64_t> shape(type.getShape().begin(), type.getShape().end());
     return telar_sharding::getLocalShape(shape, s, mesh);
   }
