@@ -354,6 +354,95 @@ def build_moe(groups=8, group_size=512, d=16384, ffn=98304, experts=8, k=2,
     return b
 
 
+# --------------------------------------------------------------------- GPT
+def gpt_layer(b, x, batch, seq, d, heads, ffn, p, mask):
+    """One pre-LayerNorm GPT-2/3 decoder layer (Megatron-LM's layout, separate
+    q/k/v weights so that a column split is a split by whole heads):
+        x = x + proj(attention(ln_1(x)));  x = x + fc2(gelu(fc1(ln_2(x))))
+    x [batch, seq, d]. Weights (ONNX MatMul layout [in, out]):
+        p+"ln_1.weight|bias" [d]; p+"attn.{q,k,v}.weight" [d, d], .bias [d];
+        p+"attn.proj.weight" [d, d], .bias [d]; p+"ln_2.weight|bias" [d];
+        p+"mlp.fc1.weight" [d, ffn], .bias [ffn]; p+"mlp.fc2.weight" [ffn, d], .bias [d].
+    Node outputs: p+"ln_1", p+"attn.{q,k,v}" [B, T, d] (projection + bias),
+    p+"attn.{q,k,v}_heads" ([B, H, T, hd]; k as [B, H, hd, T]), p+"attn.scores",
+    p+"attn.probs" [B, H, T, T], p+"attn.context" [B, H, T, hd],
+    p+"attn.context_merged" [B, T, d], p+"attn.out" [B, T, d] (projection + bias),
+    p+"attn.y" (residual), p+"ln_2", p+"mlp.h" [B, T, ffn] (fc1 + bias), p+"mlp.act",
+    p+"mlp.out" [B, T, d] (fc2 + bias), p+"y" (residual)."""
+    hd = d // heads
+    W = lambda n, shape: b.weight(p + n, shape)  # noqa: E731
+    split_shape = b.const_i64([batch, seq, heads, hd], "heads_shape")
+    merged_shape = b.const_i64([batch, seq, d], "merged_shape")
+
+    def layer_norm(v, name):
+        return b.node("LayerNormalization", [v, W(name + ".weight", [d]),
+                                              W(name + ".bias", [d])], p + name,
+                      axis=-1, epsilon=1e-5)
+
+    def linear(v, name, n_in, n_out, out):
+        mm = b.node("MatMul", [v, W(name + ".weight", [n_in, n_out])], out + "_mm")
+        return b.node("Add", [mm, W(name + ".bias", [n_out])], out)
+
+    h = layer_norm(x, "ln_1")
+
+    def heads_of(n, perm):
+        proj = linear(h, f"attn.{n}", d, d, p + f"attn.{n}")
+        r = b.node("Reshape", [proj, split_shape], p + f"attn.{n}_split")
+        return b.node("Transpose", [r], p + f"attn.{n}_heads", perm=perm)
+
+    q = heads_of("q", [0, 2, 1, 3])
+    kt = heads_of("k", [0, 2, 3, 1])
+    v = heads_of("v", [0, 2, 1, 3])
+    scale = b.const_float(1.0 / np.sqrt(hd), "scale")
+    s = b.node("Mul", [b.node("MatMul", [q, kt], p + "attn.qk"), scale], p + "attn.scaled")
+    s = b.node("Add", [s, mask], p + "attn.scores")
+    a = b.node("Softmax", [s], p + "attn.probs", axis=-1)
+    o = b.node("MatMul", [a, v], p + "attn.context")
+    o = b.node("Transpose", [o], p + "attn.context_t", perm=[0, 2, 1, 3])
+    o = b.node("Reshape", [o, merged_shape], p + "attn.context_merged")
+    o = linear(o, "attn.proj", d, d, p + "attn.out")
+    x = b.node("Add", [x, o], p + "attn.y")
+    h = layer_norm(x, "ln_2")
+    h = linear(h, "mlp.fc1", d, ffn, p + "mlp.h")
+    h = activation(b, h, "gelu", p + "mlp.act")
+    h = linear(h, "mlp.fc2", ffn, d, p + "mlp.out")
+    return b.node("Add", [x, h], p + "y")
+
+
+def build_gpt(layers, d, heads, batch=1, seq=2048, vocab=51200, ffn=None, dtype="f16",
+              embeddings=True, first_layer=0, name="gpt"):
+    """A GPT-3-style decoder (GPT-3 paper: pre-LN, learned positions, GELU MLP
+    of 4d, untied LM head here). With `embeddings`: input_ids int64 [batch, seq]
+    -> Gather("wte" [vocab, d]) + "wpe" [seq, d] -> layers -> "ln_f" -> MatMul
+    "lm_head" [d, vocab] -> logits [batch, seq, vocab]. Without: one pipeline
+    stage's layers only, x [batch, seq, d] -> y [batch, seq, d] (hidden states
+    in and out). Layers are named h.{first_layer + i}. The causal mask is the
+    weight "causal_mask" [1, 1, seq, seq] (zeros here: weights are sparse)."""
+    ffn = ffn or 4 * d
+    b = SparseModelBuilder(name, dtype)
+    if embeddings:
+        from onnx import TensorProto as TP
+        ids = b.input("input_ids", [batch, seq], "i64")
+        tok = b.node("Gather", [b.weight("wte", [vocab, d]), ids], "tok_emb", axis=0)
+        x = b.node("Add", [tok, b.weight("wpe", [seq, d])], "emb")
+        del TP
+    else:
+        x = b.input("x", [batch, seq, d])
+    mask = b.weight("causal_mask", [1, 1, seq, seq])
+    for i in range(layers):
+        x = gpt_layer(b, x, batch, seq, d, heads, ffn, f"h.{first_layer + i}.", mask)
+    if embeddings:
+        x = b.node("LayerNormalization", [x, b.weight("ln_f.weight", [d]),
+                                          b.weight("ln_f.bias", [d])], "ln_f",
+                   axis=-1, epsilon=1e-5)
+        y = b.node("MatMul", [x, b.weight("lm_head", [d, vocab])], "logits")
+        b.output(y, [batch, seq, vocab])
+    else:
+        y = b.node("Identity", [x], "y")
+        b.output(y, [batch, seq, d])
+    return b
+
+
 # ---------------------------------------------------------------- registry
 BUILDERS = {
     "mlp_1tok": lambda: build_mlp(tokens=1, hidden=12288, layers=1, name="mlp_1tok"),
