@@ -562,6 +562,10 @@ def main(argv=None):
     ap.add_argument("--check-import", action="store_true",
                     help="import each model with telarc --emit=mlir --elide-weights")
     ap.add_argument("--telarc", default=os.path.join(ROOT, "build", "bin", "telarc"))
+    ap.add_argument("--max-rss", type=float, default=1e9,
+                    help="--check-import fails when telarc's peak RSS is above this many "
+                    "bytes (default 1 GB, below every model's weights: an import that "
+                    "read them would exceed it)")
     ap.add_argument("--expert-plans", type=int, metavar="N",
                     help="also write DIR/NAME/expert_N.json, the hand plan on N devices")
     a = ap.parse_args(argv)
@@ -599,7 +603,12 @@ def main(argv=None):
                 print(f"  import: {secs:.2f}s, peak RSS {rss / 1e6:.0f} MB, weights.bin "
                       f"blocks {before} -> {after} bytes"
                       + (f", FAILED: {err}" if err else ""), flush=True)
-                failed += err is not None or after != before
+                if err is None and after != before:
+                    print("  FAILED: the import wrote into weights.bin", flush=True)
+                if err is None and rss > a.max_rss:
+                    print(f"  FAILED: peak RSS above {a.max_rss / 1e6:.0f} MB: the import "
+                          "read the weights", flush=True)
+                failed += err is not None or after != before or rss > a.max_rss
         except Exception as e:
             failed += 1
             print(f"{n}: FAILED: {type(e).__name__}: {e}", file=sys.stderr, flush=True)
