@@ -58,6 +58,14 @@ Models (names are the ONNX value names; per-layer names with i = 0..layers-1):
                batch 64 (`resnet18_b64()` below writes it: input [64, 3, 224, 224],
                logits [64, 1000], 47 MB of real weights).
 
+`--expert-plans N` also writes DIR/NAME/expert_N.json, the plan an expert
+writes by hand on N devices (`expert_plan`): Megatron's column-then-row
+split of every MLP block on "model" (mlp_*, too_big), the head split of
+attention (q/k/v weights by columns, wo by rows), expert parallelism of the
+MoE (x's groups and the experts of w1/w2 on "expert"), data parallelism of
+resnet18_b64 ("input" on "data"). The planner's scenario tests compare the
+planner's plan with these.
+
 The node outputs have readable names (`layers.0.h`, `layers.0.probs`,
 `dispatched`, ...): see each builder. Weights are zeros (sparse): every value
 is well defined, the numbers are meaningless.
@@ -421,11 +429,9 @@ def build_gpt(layers, d, heads, batch=1, seq=2048, vocab=51200, ffn=None, dtype=
     ffn = ffn or 4 * d
     b = SparseModelBuilder(name, dtype)
     if embeddings:
-        from onnx import TensorProto as TP
         ids = b.input("input_ids", [batch, seq], "i64")
         tok = b.node("Gather", [b.weight("wte", [vocab, d]), ids], "tok_emb", axis=0)
         x = b.node("Add", [tok, b.weight("wpe", [seq, d])], "emb")
-        del TP
     else:
         x = b.input("x", [batch, seq, d])
     mask = b.weight("causal_mask", [1, 1, seq, seq])
@@ -508,6 +514,12 @@ def resnet18_b64(out_dir, check=False):
     return os.path.join(d, "resnet18.onnx")
 
 
+def plan_text(plan):
+    """plan.json text, one sharding a line (sharded_plans.plan_text)."""
+    from sharded_plans import plan_text as text
+    return text(plan)
+
+
 def allocated_bytes(path):
     return os.stat(path).st_blocks * 512
 
@@ -582,10 +594,9 @@ def main(argv=None):
             if n == "resnet18_b64":
                 path = resnet18_b64(a.out, a.check)
                 if a.expert_plans:
-                    import json
                     with open(os.path.join(os.path.dirname(path),
                                            f"expert_{a.expert_plans}.json"), "w") as f:
-                        json.dump(expert_plan(n, a.expert_plans), f, indent=1)
+                        f.write(plan_text(expert_plan(n, a.expert_plans)))
                 print(f"{n}: wrote {path} in {time.time() - t0:.1f}s", flush=True)
                 continue
             if n not in BUILDERS:
@@ -595,9 +606,8 @@ def main(argv=None):
                   f"on disk + a sparse {b.offset / 1e9:.1f} GB weights.bin) in "
                   f"{time.time() - t0:.1f}s", flush=True)
             if a.expert_plans:
-                import json
                 with open(os.path.join(a.out, n, f"expert_{a.expert_plans}.json"), "w") as f:
-                    json.dump(expert_plan(n, a.expert_plans), f, indent=1)
+                    f.write(plan_text(expert_plan(n, a.expert_plans)))
             if a.check_import:
                 secs, rss, before, after, err = check_import(path, a.telarc)
                 print(f"  import: {secs:.2f}s, peak RSS {rss / 1e6:.0f} MB, weights.bin "
