@@ -25,7 +25,7 @@ is d = GPUs / (t * p). For each row:
    projection row-split, the MLP's fc1 column-split, fc2 row-split (one
    all-reduce per block; the biases after a row split stay replicated);
 3. prices it: `telarc STAGE --plan hand.json --mesh data=d,model=t --profile P
-   --emit=plan` -> "cost"."latency" and "cost"."memory_bytes";
+   --emit=plan` -> "cost"."latency_s" and "cost"."memory_bytes";
 4. plans it: `telarc STAGE --devices d*t --profile P --memory-limit M
    --emit=plan` with M the hand plan's memory per device (--memory-limit hand,
    the default: the same memory budget), the profile's capacity (profile: 80

@@ -14,7 +14,7 @@ Usage (re-executes itself with the repo's .venv/bin/python):
    hand plans of python/telar_testing/sharded_plans.py on 2 devices, as
    bench/sharded_cpu uses them):
    - predicted: `telarc MODEL --plan plan.json --profile PROFILE --emit=plan`,
-     plan.json's "cost"."latency";
+     plan.json's "cost"."latency_s";
    - measured: `telarc MODEL --target cpu --plan plan.json -o ART` and
      `telar-run ART -n 2 --threads T --bench N --warmup W --report R` (the
      slowest rank's mean latency, best of --repeat);
@@ -67,17 +67,6 @@ CASES = [
     ("moe_grouped", "tp", "model=2", 2),
     ("moe_grouped", "ep", "expert=2", 2),
 ]
-COMM_KEYS = ("comm_seconds", "commSeconds", "communication_seconds", "comm")
-
-
-def predicted_comm(plan):
-    cost = plan.get("cost") or {}
-    for k in COMM_KEYS:
-        if isinstance(cost.get(k), (int, float)):
-            return float(cost[k])
-    return None
-
-
 class Bench:
     def __init__(self, a):
         self.a = a
@@ -117,7 +106,7 @@ class Bench:
                 a.telarc, onnx_path, ["--plan", plan_path, "--profile", a.profile],
                 os.path.join(work, "priced.json"), a.timeout)
             res["predicted_ms"] = plan_bench.plan_latency(priced) * 1e3
-            comm = predicted_comm(priced)
+            comm = plan_bench.plan_comm(priced)
             res["predicted_comm_ms"] = None if comm is None else comm * 1e3
             art = os.path.join(work, "art")
             shutil.rmtree(art, ignore_errors=True)

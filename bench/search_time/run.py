@@ -15,13 +15,16 @@ Usage (re-executes itself with the repo's .venv/bin/python):
    (planning only: import, search, plan.json with its "cost"), timing the call
    (wall clock, and telarc's peak RSS);
 3. prints a table: model, params, layers, devices, the mesh the planner chose
-   (plan.json's "mesh"), search time (the whole telarc call), the predicted
-   latency and memory per device (plan.json's "cost"), peak RSS, and `ok` or
+   (plan.json's "mesh"), telarc time (the whole call) and what the
+   search itself reports in "cost"."search" (its own seconds, the meshes it
+   tried, the largest ILP's variables and constraints, the repeated layers it
+   tied: COUNT x OPS), the predicted latency and memory per device
+   ("cost"."latency_s", "memory_bytes"), telarc's peak RSS, and `ok` or
    `SLOW` against the goal (--goal seconds, 10: the issue's goal per case).
-   A search that hit --search-time-limit says so (telarc's warning).
+   A search that hit --search-time-limit says so, with its gap.
 
 Fails loudly: a telarc failure (nonzero exit, timeout, no plan, a plan
-without "cost"."latency") prints the command and telarc's message and the
+without "cost"."latency_s") prints the command and telarc's message and the
 script exits 1 after the table; exit 2 when telarc is missing.
 """
 
@@ -119,13 +122,12 @@ def main(argv=None):
                 try:
                     plan, secs, rss, err = plan_bench.emit_plan(a.telarc, path, args, out,
                                                                 a.timeout)
+                    info = plan_bench.search_info(plan)
                     r.update(seconds=secs, rss=rss, mesh=mesh_text(plan.get("mesh", {})),
                              latency=plan_bench.plan_latency(plan),
-                             limit_hit="time limit" in err.lower(), ok=True)
-                    try:
-                        r["memory"] = plan_bench.plan_memory(plan)
-                    except PlanError:
-                        r["memory"] = None
+                             memory=plan_bench.plan_memory(plan), search=info,
+                             limit_hit=info.get("limit_hit", False)
+                             or "time limit" in err.lower(), ok=True)
                     print(f"{n} on {d}: mesh {r['mesh']}, {secs:.2f}s, predicted "
                           f"{fmt_seconds(r['latency'])}" +
                           (" (search time limit hit)" if r["limit_hit"] else ""), flush=True)
@@ -138,25 +140,31 @@ def main(argv=None):
         if not a.keep_plans:
             shutil.rmtree(plans_dir, ignore_errors=True)
 
-    hdr = ["model", "params", "layers", "devices", "mesh", "search time", "predicted latency",
-           "memory/device", "peak RSS", f"goal < {a.goal:g} s"]
+    hdr = ["model", "params", "layers", "devices", "mesh", "telarc time", "search time",
+           "meshes", "max vars / cons", "tied layers", "predicted latency", "memory/device",
+           "peak RSS", f"goal < {a.goal:g} s"]
     rows = []
     for r in results:
+        head = [r["model"], f"{r['params'] / 1e9:.1f}B", str(r["layers"]), str(r["devices"])]
         if not r["ok"]:
-            rows.append([r["model"], f"{r['params'] / 1e9:.1f}B", str(r["layers"]),
-                         str(r["devices"]), "-", "-", "-", "-", "-", "FAIL"])
+            rows.append(head + ["-"] * (len(hdr) - len(head) - 1) + ["FAIL"])
             continue
         goal = "ok" if r["seconds"] < a.goal else "SLOW"
         if r["limit_hit"]:
-            goal += " (limit hit)"
-        rows.append([r["model"], f"{r['params'] / 1e9:.1f}B", str(r["layers"]),
-                     str(r["devices"]), r["mesh"], f"{r['seconds']:.2f} s",
-                     fmt_seconds(r["latency"]), fmt_bytes(r.get("memory")),
-                     fmt_bytes(r["rss"]), goal])
+            gap = r["search"].get("gap")
+            goal += " (time limit" + (f", gap {100 * gap:.1f} %" if gap is not None else "") + ")"
+        s = r["search"]
+        rows.append(head + [r["mesh"], f"{r['seconds']:.2f} s",
+                            "-" if s.get("seconds") is None else f"{s['seconds']:.2f} s",
+                            str(s.get("meshes", "-")),
+                            "-" if s.get("variables") is None else
+                            f"{s['variables']} / {s['constraints']}",
+                            s.get("layers", "-"), fmt_seconds(r["latency"]),
+                            fmt_bytes(r["memory"]), fmt_bytes(r["rss"]), goal])
     print()
     print_markdown_table(hdr, rows)
     print(f"\nprofile {a.profile}, input_ids [{a.batch}, {a.seq}], {a.dtype} weights; "
-          "search time = the whole `telarc --devices D --emit=plan` call")
+          "telarc time = the whole `telarc --devices D --emit=plan` call, search time = cost.search.seconds")
     if a.json:
         with open(a.json, "w") as f:
             json.dump(results, f, indent=1)

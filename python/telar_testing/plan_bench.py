@@ -3,8 +3,8 @@ bench/predicted_vs_measured): running `telarc ... --emit=plan` under a timer,
 reading plan.json's mesh and "cost" object, formatting.
 
 The "cost" object is the cost model's breakdown of a plan (CostModel.h's
-toJson(PlanCost), docs/Plan.md): `plan_latency` reads its "latency" (seconds),
-`plan_memory` its per-device memory in bytes. Both fail loudly (PlanError) when
+toJson(PlanCost), docs/Plan.md): `plan_latency` reads its "latency_s",
+`plan_memory` its per-device memory in bytes ("memory_bytes"). Both fail loudly (PlanError) when
 the plan has no such field, naming the keys it has, rather than printing a
 number that is not there.
 """
@@ -78,13 +78,41 @@ def _field(cost, names, what):
 
 
 def plan_latency(plan):
-    """Predicted latency in seconds: plan["cost"]["latency"]."""
-    return _field(cost_of(plan), ("latency", "latency_s", "latency_seconds"), "latency")
+    """Predicted latency in seconds: plan["cost"]["latency_s"]."""
+    return _field(cost_of(plan), ("latency_s", "latency"), "latency")
 
 
 def plan_memory(plan):
     """Predicted memory per device in bytes: plan["cost"]["memory_bytes"]."""
-    return _field(cost_of(plan), ("memory_bytes", "memoryBytes", "memory"), "memory")
+    return _field(cost_of(plan), ("memory_bytes",), "memory")
+
+
+def plan_comm(plan):
+    """Predicted communication seconds (plan["cost"]["comm_s"]) or None."""
+    v = (plan.get("cost") or {}).get("comm_s")
+    return float(v) if isinstance(v, (int, float)) else None
+
+
+def search_info(plan):
+    """What the search reported in plan["cost"]["search"] (telarc --devices):
+    {"seconds", "ops", "meshes" (tried), "variables"/"constraints" (the largest
+    ILP), "limit_hit" (a mesh's solve stopped at --search-time-limit), "gap"
+    (its worst gap), "layers" ("COUNT x OPS" when repeated layers were tied)},
+    or {} without one."""
+    s = (plan.get("cost") or {}).get("search")
+    if not isinstance(s, dict):
+        return {}
+    meshes = [m for m in s.get("meshes", []) if isinstance(m, dict)]
+    limited = [m for m in meshes if m.get("status") == "time_limit"]
+    info = {"seconds": s.get("seconds"), "ops": s.get("ops"), "meshes": len(meshes),
+            "variables": max((m.get("variables", 0) for m in meshes), default=None),
+            "constraints": max((m.get("constraints", 0) for m in meshes), default=None),
+            "limit_hit": bool(limited),
+            "gap": max((m.get("gap", 0) for m in limited), default=None)}
+    lay = s.get("layers")
+    if isinstance(lay, dict):
+        info["layers"] = f"{lay.get('count')} x {lay.get('ops')}"
+    return info
 
 
 def mesh_text(mesh):
