@@ -38,6 +38,12 @@ Models (names are the ONNX value names; per-layer names with i = 0..layers-1):
                [1, 96, 2048, 2048] * 1/sqrt(128), Softmax, @ v, Transpose back,
                Reshape [1, 2048, 12288], @ wo, + residual. 1 layer: 2.4 GB.
   attention_big  the same block 40 times (layers.0..39): 96.6 GB of weights.
+  attention_decode  the same attention at ONE token, one decoding step with a KV
+               cache: x [1, 1, 12288], graph inputs past_k / past_v [1, 96, 2047,
+               128]; layers.0.{wq,wk,wv,wo} [12288, 12288]; the token's k/v
+               Concat-ed to the cache -> present_k / present_v [1, 96, 2048, 128]
+               (outputs), scores layers.0.probs [1, 96, 1, 2048], y [1, 1, 12288].
+               2.4 GB of weights, nothing to split but weights, heads or the cache.
   moe          a GShard top-2 MoE layer, grouped einsum form, 8 experts:
                x [8, 512, 16384] (8 groups of 512 tokens, d 16384), gate wg
                [16384, 8]; logits = Einsum(gsd,de->gse), Softmax, TopK k=2,
@@ -295,6 +301,49 @@ def build_attention(batch=1, seq=2048, d=12288, heads=96, layers=1, dtype="f32",
     return b
 
 
+def build_attention_decode(past=2047, d=12288, heads=96, dtype="f32",
+                           name="attention_decode"):
+    """One decoding step of multi-head self-attention at ONE token with a KV
+    cache: x [1, 1, d] (the new token), past_k / past_v [1, H, past, hd]
+    (graph inputs: the cache of the earlier tokens); q/k/v projections of the
+    token, its k and v appended to the cache (Concat on the sequence dim ->
+    [1, H, past + 1, hd]), scores [1, H, 1, past + 1], Softmax, context, output
+    projection, residual. Outputs y [1, 1, d] and the grown cache present_k /
+    present_v."""
+    hd = d // heads
+    T = past + 1
+    b = SparseModelBuilder(name, dtype)
+    x = b.input("x", [1, 1, d])
+    past_k = b.input("past_k", [1, heads, past, hd])
+    past_v = b.input("past_v", [1, heads, past, hd])
+    p = "layers.0."
+    wq, wk, wv, wo = (b.weight(p + n, [d, d]) for n in ("wq", "wk", "wv", "wo"))
+    split_shape = b.const_i64([1, 1, heads, hd], "heads_shape")
+    merged_shape = b.const_i64([1, 1, d], "merged_shape")
+
+    def heads_of(w, n):
+        proj = b.node("MatMul", [x, w], p + n)                              # [1, 1, d]
+        r = b.node("Reshape", [proj, split_shape], p + n + "_split")          # [1, 1, H, hd]
+        return b.node("Transpose", [r], p + n + "_heads", perm=[0, 2, 1, 3])  # [1, H, 1, hd]
+
+    q = heads_of(wq, "q")
+    k = b.node("Concat", [past_k, heads_of(wk, "k")], "present_k", axis=2)  # [1, H, T, hd]
+    v = b.node("Concat", [past_v, heads_of(wv, "v")], "present_v", axis=2)
+    kt = b.node("Transpose", [k], p + "kt", perm=[0, 1, 3, 2])              # [1, H, hd, T]
+    scale = b.const_float(1.0 / np.sqrt(hd), "scale")
+    s = b.node("Mul", [b.node("MatMul", [q, kt], p + "qk"), scale], p + "scores")
+    a = b.node("Softmax", [s], p + "probs", axis=-1)                        # [1, H, 1, T]
+    o = b.node("MatMul", [a, v], p + "context")                             # [1, H, 1, hd]
+    o = b.node("Transpose", [o], p + "context_t", perm=[0, 2, 1, 3])
+    o = b.node("Reshape", [o, merged_shape], p + "context_merged")
+    o = b.node("MatMul", [o, wo], p + "out")
+    y = b.node("Add", [x, o], "y")
+    b.output(y, [1, 1, d])
+    b.output(k, [1, heads, T, hd])
+    b.output(v, [1, heads, T, hd])
+    return b
+
+
 # --------------------------------------------------------------------- MoE
 def build_moe(groups=8, group_size=512, d=16384, ffn=98304, experts=8, k=2,
               capacity_factor=1.0, dtype="f32", name="moe"):
@@ -455,6 +504,7 @@ BUILDERS = {
     "mlp_big": lambda: build_mlp(tokens=8, hidden=12288, layers=24, name="mlp_big"),
     "attention": lambda: build_attention(layers=1, name="attention"),
     "attention_big": lambda: build_attention(layers=40, name="attention_big"),
+    "attention_decode": lambda: build_attention_decode(),
     "moe": lambda: build_moe(),
     "too_big": lambda: build_mlp(tokens=1, hidden=16384, layers=96, name="too_big"),
 }
@@ -465,7 +515,7 @@ BUILDERS = {
 # kind and by predicted cost). Per-layer weights are named for every layer.
 def _layers(b_name):
     return {"mlp_1tok": 1, "mlp_big": 24, "attention": 1, "attention_big": 40,
-            "too_big": 96}[b_name]
+            "attention_decode": 1, "too_big": 96}[b_name]
 
 
 def expert_plan(name, n):
@@ -479,12 +529,15 @@ def expert_plan(name, n):
         for i in range(_layers(name)):
             sh[f"layers.{i}.w1"] = [[], ["model"]]
             sh[f"layers.{i}.w2"] = [["model"], []]
-    elif name in ("attention", "attention_big"):
+    elif name in ("attention", "attention_big", "attention_decode"):
         mesh = {"model": n}
         for i in range(_layers(name)):
             for w in ("wq", "wk", "wv"):
                 sh[f"layers.{i}.{w}"] = [[], ["model"]]
             sh[f"layers.{i}.wo"] = [["model"], []]
+        if name == "attention_decode":  # the KV cache by heads
+            for c in ("past_k", "past_v"):
+                sh[c] = [[], ["model"], [], []]
     elif name == "moe":
         mesh = {"expert": n}
         sh = {"x": [["expert"], [], []], "w1": [["expert"], [], []],
