@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """GPT-3-family ONNX graphs for the planner benchmarks, weights in sparse external data.
 
-Usage (the project's .venv):
-    .venv/bin/python bench/search_time/make_gpt3.py [--out build/bench-models/gpt3]
+Usage (re-executes itself with the repo's .venv/bin/python):
+    bench/search_time/make_gpt3.py [--out build/bench-models/gpt3]
         [--only gpt3-1.3b,gpt3-175b] [--batch 8] [--seq 2048] [--dtype f16] [--list]
 
 Writes OUT/NAME/model.onnx and OUT/NAME/weights.bin for every configuration
@@ -42,6 +42,11 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "python", "telar_testing"))
+
+import plan_bench  # noqa: E402
+
+if __name__ == "__main__":
+    plan_bench.use_repo_python()
 
 import planner_models  # noqa: E402
 
