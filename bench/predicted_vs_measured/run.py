@@ -15,7 +15,8 @@ Usage (re-executes itself with the repo's .venv/bin/python):
    bench/sharded_cpu uses them):
    - predicted: `telarc MODEL --plan plan.json --profile PROFILE --emit=plan`,
      plan.json's "cost"."latency_s";
-   - measured: `telarc MODEL --target cpu --plan plan.json -o ART` and
+   - measured: `telarc MODEL --target cpu --plan plan.json --profile PROFILE
+     -o ART` and
      `telar-run ART -n 2 --threads T --bench N --warmup W --report R` (the
      slowest rank's mean latency, best of --repeat);
 3. prints per case predicted ms, measured ms, predicted / measured and `ok`
@@ -111,7 +112,8 @@ class Bench:
             art = os.path.join(work, "art")
             shutil.rmtree(art, ignore_errors=True)
             rc, err, _, _ = run_cmd([a.telarc, onnx_path, "--target", "cpu", "--plan",
-                                     plan_path, "-o", art, "-q"], a.timeout)
+                                     plan_path, "--profile", a.profile, "-o", art, "-q"],
+                                    a.timeout)
             if rc != 0:
                 raise PlanError(f"telarc --target cpu --plan rc={rc}: {first_error_line(err)}")
             with open(os.path.join(art, "manifest.json")) as f:
