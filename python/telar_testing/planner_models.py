@@ -60,9 +60,23 @@ Models (names are the ONNX value names; per-layer names with i = 0..layers-1):
                layers.i.w1 [16384, 65536], layers.i.w2 [65536, 16384]: 825 GB of
                weights, more than 8 x 80 GiB (687 GB): "does not fit" on 8
                devices (it needs at least 10).
-  resnet18_b64 not built by default (needs torch): make_models' ResNet-18 (torchvision, 224x224) at
-               batch 64 (`resnet18_b64()` below writes it: input [64, 3, 224, 224],
-               logits [64, 1000], 47 MB of real weights).
+  resnet18_b64 not built by default (needs torch; `--only resnet18_b64`):
+               make_models' ResNet-18 (torchvision, --size bench: 224x224) at batch
+               64 in DIR/resnet18_b64/resnet18.onnx: input [64, 3, 224, 224], logits
+               [64, 1000], 47 MB of real weights (inline).
+
+MLP node outputs per block: layers.i.h (x @ w1), layers.i.act, layers.i.out
+(@ w2), layers.i.y (residual); attention's: layers.i.{q,k,v} (projections),
+layers.i.{q,k,v}_split, layers.i.{q,k,v}_heads, layers.i.qk, layers.i.scores,
+layers.i.probs, layers.i.context, layers.i.context_t, layers.i.context_merged,
+layers.i.out, layers.i.y; the graph output y is an Identity of the last one
+(a plan names the last layers.i.y, not y). `build_gpt` builds the GPT-3-style
+decoders of bench/search_time and bench/plan_quality (its docstring has the
+names).
+
+Measured (`--check-import`, 2-core development machine): every model imports
+in 0.04-0.05 s at ~105 MB peak RSS (telarc's own baseline: the importer
+memory-maps external data and never reads it), weights.bin stays at 0 blocks.
 
 `--expert-plans N` also writes DIR/NAME/expert_N.json, the plan an expert
 writes by hand on N devices (`expert_plan`): Megatron's column-then-row
@@ -72,9 +86,8 @@ MoE (x's groups and the experts of w1/w2 on "expert"), data parallelism of
 resnet18_b64 ("input" on "data"). The planner's scenario tests compare the
 planner's plan with these.
 
-The node outputs have readable names (`layers.0.h`, `layers.0.probs`,
-`dispatched`, ...): see each builder. Weights are zeros (sparse): every value
-is well defined, the numbers are meaningless.
+Weights are zeros (sparse): every value is well defined, the numbers are
+meaningless.
 """
 
 from __future__ import annotations
