@@ -112,6 +112,15 @@ TEST(ProfileJson, RoundTripsMinimalProfile) {
   EXPECT_TRUE(*back == *p);
 }
 
+TEST(ProfileJson, WritesInvalidUtf8AsReplacementCharacters) {
+  Profile p = fullProfile();
+  p.description = "bad \xff byte";
+  std::string error;
+  std::optional<Profile> back = parseProfileJson(writeProfileJson(p), error);
+  ASSERT_TRUE(back) << error;
+  EXPECT_EQ(back->description, "bad \xef\xbf\xbd byte");
+}
+
 TEST(ProfileJson, EqualityNoticesEachField) {
   Profile a = fullProfile();
   std::vector<std::function<void(Profile &)>> changes = {
