@@ -11,6 +11,13 @@ def fail(message):
     sys.exit(1)
 
 
+def number(value, what):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) \
+            or not math.isfinite(value):
+        fail(f"{what} is not a number: {value!r}")
+    return value
+
+
 def positive(value, what):
     if isinstance(value, bool) or not isinstance(value, (int, float)) \
             or not math.isfinite(value) or value <= 0:
@@ -49,7 +56,10 @@ if not collectives:
 if sorted(fits) != ["all_gather", "all_reduce", "all_to_all", "reduce_scatter"]:
     fail(f"collectives {sorted(fits)}")
 for name, fit in sorted(fits.items()):
-    positive(fit["alpha"], f"{name}.alpha")
+    # The fit keeps alpha >= 0 (0 when the times fit a line through the
+    # origin best, as they may on a busy machine).
+    if number(fit["alpha"], f"{name}.alpha") < 0:
+        fail(f"{name}.alpha is negative")
     positive(fit["beta"], f"{name}.beta")
     # Plausible for any machine: a latency below a second, a bandwidth
     # above 1 MB/s.
