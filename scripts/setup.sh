@@ -11,7 +11,8 @@ log() { echo "setup: $*"; }
 # Debian packages. LLVM/MLIR 22 for the compiler; libonnx for the ONNX
 # protobuf classes; clang-22 + compiler-rt for the fuzzer; python3-torch and
 # -torchvision to export test models; libonnx-testdata for node tests;
-# OpenMPI for the runtime's collectives and multi-rank telar-run.
+# OpenMPI for the runtime's collectives and multi-rank telar-run; COIN-OR CBC
+# for the planner's integer program.
 APT_PACKAGES=(
   cmake ninja-build g++ ccache pkg-config
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
@@ -24,6 +25,7 @@ APT_PACKAGES=(
   libopenblas-dev
   nlohmann-json3-dev
   libopenmpi-dev openmpi-bin
+  coinor-libcbc-dev
   python3 python3-venv python3-pip python3-torch python3-torchvision
 )
 

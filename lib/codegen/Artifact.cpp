@@ -304,7 +304,9 @@ LogicalResult compileArtifact(ModuleOp module, TargetBackend &target,
           error = "cannot write " + path + ": " + ec.message();
           return failure();
         }
-        out.os() << telar_sharding::writePlanJson(getNamedPlan(*completed));
+        telar_sharding::Plan named = getNamedPlan(*completed);
+        named.costJson = options.plan->costJson;
+        out.os() << telar_sharding::writePlanJson(named);
         out.keep();
         // The plan completed once: annotated as telar-apply-plan would,
         // then partitioned. A mesh without axes leaves one device.

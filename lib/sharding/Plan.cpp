@@ -10,6 +10,7 @@
 #include "telar/sharding/Plan.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -343,7 +344,7 @@ telar_sharding::parsePlanJson(std::string_view text,
   }
   std::vector<std::string> unknown;
   for (const auto &kv : *top)
-    if (kv.first != "mesh" && kv.first != "shardings")
+    if (kv.first != "mesh" && kv.first != "shardings" && kv.first != "cost")
       unknown.push_back(kv.first.str());
   std::sort(unknown.begin(), unknown.end());
   for (const std::string &field : unknown)
@@ -367,6 +368,13 @@ telar_sharding::parsePlanJson(std::string_view text,
     }
   } else if (meshOverride) {
     plan.mesh = *meshOverride;
+  }
+
+  if (const json::Value *cost = top->get("cost")) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << *cost;
+    plan.costJson = text;
   }
 
   if (const json::Value *shardings = top->get("shardings")) {
@@ -403,6 +411,26 @@ std::string telar_sharding::writePlanJson(const Plan &plan) {
     first = false;
     out += "    " + jsonString(name) + ": " + writeSharding(sharding, plan.mesh);
   }
-  out += first ? "}\n}\n" : "\n  }\n}\n";
+  out += first ? "}" : "\n  }";
+  if (!plan.costJson.empty()) {
+    // Indented like the rest; text that is no JSON is written as a string
+    // rather than producing an unreadable file.
+    llvm::Expected<json::Value> cost = json::parse(plan.costJson);
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    if (cost)
+      os << llvm::formatv("{0:2}", *cost);
+    else
+      os << json::Value(plan.costJson);
+    llvm::consumeError(cost.takeError());
+    std::string indented;
+    for (char c : text) {
+      indented += c;
+      if (c == '\n')
+        indented += "  ";
+    }
+    out += ",\n  \"cost\": " + indented;
+  }
+  out += "\n}\n";
   return out;
 }

@@ -98,9 +98,8 @@ struct Local {
 
 class FunctionPartitioner {
 public:
-  FunctionPartitioner(func::FuncOp fn, const GridInfo &grid,
-                      const PartitionerRegistry &registry)
-      : fn(fn), grid(grid), registry(registry) {}
+  FunctionPartitioner(func::FuncOp fn, const GridInfo &grid)
+      : fn(fn), grid(grid) {}
 
   LogicalResult run();
 
@@ -118,7 +117,6 @@ private:
 
   func::FuncOp fn;
   const GridInfo &grid;
-  const PartitionerRegistry &registry;
   llvm::DenseMap<Value, Local> locals;
 };
 
@@ -319,36 +317,10 @@ LogicalResult FunctionPartitioner::cloneReplicated(Operation *op) {
 // Telar ops
 //===----------------------------------------------------------------------===//
 
-static std::string formatAxes(ArrayRef<int64_t> axes, const Mesh &mesh) {
-  std::string s = "[";
-  for (auto [i, a] : llvm::enumerate(axes)) {
-    if (i)
-      s += ", ";
-    s += "\"" + mesh.axisNames[a] + "\"";
-  }
-  return s + "]";
-}
-
-static std::optional<ReductionKind> getPartialKind(FactorKind kind) {
-  switch (kind) {
-  case FactorKind::Sum:
-  case FactorKind::Mean: // Partial means are scaled into partial sums.
-    return ReductionKind::Sum;
-  case FactorKind::Max:
-    return ReductionKind::Max;
-  case FactorKind::Min:
-    return ReductionKind::Min;
-  default:
-    return std::nullopt;
-  }
-}
-
 LogicalResult FunctionPartitioner::partitionOp(Operation *op) {
   const Mesh &mesh = grid.mesh;
   ShardingRuleAttr rule = cast<ShardingRuleOpInterface>(op).getShardingRule();
-  const OpPartitioner *family = registry.lookup(op);
-  int64_t numFactors = rule.getNumFactors();
-  ArrayRef<int64_t> sizes = rule.getFactorSizes();
+  const OpPartitioner *family = getPartitionerRegistry().lookup(op);
 
   // What each operand is, as annotated for this op.
   SmallVector<Sharding> wanted;
@@ -368,143 +340,20 @@ LogicalResult FunctionPartitioner::partitionOp(Operation *op) {
     annotated.push_back(*s);
   }
 
-  // Factors that stay whole whatever the operands say: the rule's
-  // need-replication factors, products (no partial kind for them), those
-  // the family names, and all of an op without a family.
-  SmallVector<bool> whole(numFactors, false);
-  for (int64_t f = 0; f < numFactors; ++f) {
-    FactorKind kind = rule.getKind(f);
-    whole[f] = !family || kind == FactorKind::NeedReplication ||
-               (isReduction(kind) && !getPartialKind(kind));
-  }
-  if (family && family->wholeFactors) {
-    SmallVector<int64_t> extra;
-    family->wholeFactors(op, rule, extra);
-    for (int64_t f : extra)
-      whole[f] = true;
-  }
-
-  // Each factor's axes from the operand dims that hold it: greedily, major
-  // to minor, an axis goes to the factor whose remaining size it divides;
-  // the factors after one not split completely get none. Axes that do not
-  // fit (a block that straddles factors) are gathered.
+  // The factors' axes and the operand and result shardings
+  // (OpPartition.cpp, shared with the cost model).
+  std::string error;
+  FailureOr<LocalAssignment> assignment =
+      getLocalAssignment(op, wanted, mesh, error);
+  if (failed(assignment))
+    return op->emitError(error);
   OpPartition p;
   p.op = op;
   p.rule = rule;
   p.grid = &grid;
-  p.factorAxes.resize(numFactors);
-  SmallVector<int> source(numFactors, -1); // The operand that set it.
-  for (auto [i, mapping] : llvm::enumerate(rule.getOperandMappings())) {
-    for (auto [d, dim] : llvm::enumerate(mapping.getDims())) {
-      if (dim.getBroadcast())
-        continue;
-      ArrayRef<int64_t> axes = wanted[i].dims[d];
-      size_t next = 0;
-      bool complete = true;
-      for (int64_t f : dim.getFactors()) {
-        SmallVector<int64_t> assigned;
-        if (complete) {
-          int64_t remaining = sizes[f];
-          while (next < axes.size() &&
-                 remaining % mesh.axisSizes[axes[next]] == 0) {
-            remaining /= mesh.axisSizes[axes[next]];
-            assigned.push_back(axes[next++]);
-          }
-          complete = remaining == 1;
-        }
-        if (whole[f])
-          continue;
-        if (source[f] >= 0 && p.factorAxes[f] != assigned)
-          return op->emitError("inconsistent operand shardings: operand ")
-                 << source[f] << " is " << format(wanted[source[f]], mesh)
-                 << " and operand " << i << " is " << format(wanted[i], mesh)
-                 << ", which split loop "
-                 << ShardingRuleAttr::getFactorName(f) << " of "
-                 << Attribute(rule) << " differently ("
-                 << formatAxes(p.factorAxes[f], mesh) << " and "
-                 << formatAxes(assigned, mesh) << ")";
-        source[f] = i;
-        p.factorAxes[f] = assigned;
-      }
-    }
-  }
-
-  // A mesh axis splits one loop.
-  SmallVector<int64_t> owner(mesh.getNumAxes(), -1);
-  for (int64_t f = 0; f < numFactors; ++f)
-    for (int64_t a : p.factorAxes[f]) {
-      if (owner[a] >= 0)
-        return op->emitError("inconsistent operand shardings: mesh axis '")
-               << mesh.axisNames[a] << "' splits both loop "
-               << ShardingRuleAttr::getFactorName(owner[a]) << " and loop "
-               << ShardingRuleAttr::getFactorName(f) << " of "
-               << Attribute(rule);
-      owner[a] = f;
-    }
-
-  // In a product dim, a split minor factor under a major one not split
-  // completely is no block of the dim: such factors stay whole.
-  auto allTensors = llvm::concat<const TensorMappingAttr>(
-      rule.getOperandMappings(), rule.getResultMappings());
-  bool changed = true;
-  while (changed) {
-    changed = false;
-    for (TensorMappingAttr tensor : allTensors)
-      for (DimMappingAttr dim : tensor.getDims()) {
-        bool complete = true;
-        for (int64_t f : dim.getFactors()) {
-          if (!complete && !p.factorAxes[f].empty()) {
-            p.factorAxes[f].clear();
-            changed = true;
-          }
-          complete = complete && p.getSplit(f) == sizes[f];
-        }
-      }
-  }
-
-  // Partial operands.
-  std::vector<std::pair<int64_t, ReductionKind>> carried;
-  for (auto [i, s] : llvm::enumerate(wanted)) {
-    if (!s.isPartial())
-      continue;
-    if (!family || !family->acceptsPartial ||
-        !family->acceptsPartial(op, wanted))
-      return op->emitError("operand ")
-             << i << " is partial (" << format(s, mesh) << "), which '"
-             << op->getName() << "' cannot take";
-    carried = s.partial;
-  }
-
-  auto shardingOf = [&](TensorMappingAttr tensor) {
-    Sharding s = Sharding::getReplicated(tensor.getRank());
-    for (auto [d, dim] : llvm::enumerate(tensor.getDims()))
-      if (!dim.getBroadcast())
-        for (int64_t f : dim.getFactors())
-          llvm::append_range(s.dims[d], p.factorAxes[f]);
-    return s;
-  };
-  for (auto [i, mapping] : llvm::enumerate(rule.getOperandMappings())) {
-    Sharding s = shardingOf(mapping);
-    s.partial = wanted[i].partial;
-    p.operands.push_back(s);
-  }
-  std::vector<std::pair<int64_t, ReductionKind>> reduced = carried;
-  for (int64_t f = 0; f < numFactors; ++f)
-    if (isReduction(rule.getKind(f)))
-      for (int64_t a : p.factorAxes[f])
-        reduced.push_back({a, *getPartialKind(rule.getKind(f))});
-  llvm::sort(reduced, [](auto &a, auto &b) { return a.first < b.first; });
-  for (auto [j, mapping] : llvm::enumerate(rule.getResultMappings())) {
-    Sharding s = shardingOf(mapping);
-    s.partial = reduced;
-    auto type = cast<RankedTensorType>(op->getResult(j).getType());
-    std::vector<int64_t> shape(type.getShape().begin(), type.getShape().end());
-    std::string error = telar_sharding::verifySharding(s, mesh, shape);
-    if (!error.empty())
-      return op->emitError("result ")
-             << j << " would be " << format(s, mesh) << ": " << error;
-    p.results.push_back(s);
-  }
+  p.factorAxes = std::move(assignment->factorAxes);
+  p.operands = std::move(assignment->operands);
+  p.results = std::move(assignment->results);
 
   // Operands to what the op runs on (differs from the annotation only where
   // a split had to be gathered).
@@ -555,10 +404,9 @@ LogicalResult FunctionPartitioner::partitionOp(Operation *op) {
   // would be a step that no annotation asked for.
   for (auto [j, r] : llvm::enumerate(op->getResults())) {
     auto type = cast<RankedTensorType>(r.getType());
-    std::vector<int64_t> shape(type.getShape().begin(), type.getShape().end());
-    std::string error;
-    auto steps = telar_sharding::reshard(shape, 1, p.results[j], annotated[j],
-                                         mesh, error);
+    std::string reshardError;
+    auto steps = getReshardSteps(type, p.results[j], annotated[j], mesh,
+                                 reshardError);
     auto communicates = [](const telar_sharding::ReshardStep &step) {
       return step.kind != telar_sharding::StepKind::LocalSlice;
     };
@@ -569,7 +417,7 @@ LogicalResult FunctionPartitioner::partitionOp(Operation *op) {
                                 << ", but its operands give "
                                 << format(p.results[j], mesh) << ": ";
       if (!steps)
-        diag << error;
+        diag << reshardError;
       else
         diag << "that takes a "
              << telar_sharding::getStepKindName(
@@ -577,11 +425,9 @@ LogicalResult FunctionPartitioner::partitionOp(Operation *op) {
              << ", not only local slices";
       return failure();
     }
-    FailureOr<Value> value = emitReshard(b, loc, results[j], type,
-                                         p.results[j], annotated[j], grid, op);
-    if (failed(value))
-      return failure();
-    locals[r] = {*value, annotated[j]};
+    locals[r] = {emitSteps(b, loc, results[j], type.getElementType(), *steps,
+                           grid),
+                 annotated[j]};
   }
   return success();
 }
@@ -662,16 +508,8 @@ struct TelarPartitionPass
       grid.mesh.axisSizes.push_back(size);
     }
 
-    PartitionerRegistry registry;
-    addElementwisePartitioners(registry);
-    addContractionPartitioners(registry);
-    addReductionPartitioners(registry);
-    addDataMovementPartitioners(registry);
-    addNNPartitioners(registry);
-
     for (auto fn : llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
-      if (!fn.isExternal() &&
-          failed(FunctionPartitioner(fn, grid, registry).run()))
+      if (!fn.isExternal() && failed(FunctionPartitioner(fn, grid).run()))
         return signalPassFailure();
   }
 };

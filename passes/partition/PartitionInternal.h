@@ -12,6 +12,7 @@
 #define TELAR_PASSES_PARTITION_PARTITIONINTERNAL_H
 
 #include "telar/dialects/Telar/TelarOps.h"
+#include "telar/passes/partition/OpPartition.h"
 #include "telar/sharding/Reshard.h"
 #include "telar/sharding/Sharding.h"
 
@@ -40,10 +41,10 @@ struct OpPartition {
   ShardingRuleAttr rule;
   const GridInfo *grid = nullptr;
   /// Per factor, the mesh axes that split it, major to minor.
-  SmallVector<SmallVector<int64_t>> factorAxes;
+  std::vector<std::vector<int64_t>> factorAxes;
   /// What each operand is resharded to, and what each result is before the
-  /// slices to its annotated sharding.
-  SmallVector<Sharding> operands, results;
+  /// slices to its annotated sharding (getLocalAssignment's).
+  std::vector<Sharding> operands, results;
 
   /// The product of the sizes of `factor`'s axes.
   int64_t getSplit(int64_t factor) const;
@@ -93,6 +94,14 @@ private:
   llvm::StringMap<OpPartitioner> map;
 };
 
+/// The op families of all Partition<Family>.cpp files, built once.
+const PartitionerRegistry &getPartitionerRegistry();
+
+/// The pending reduction a split reduction factor of this kind leaves
+/// (partial means are scaled into partial sums); none for products and
+/// non-reductions.
+std::optional<ReductionKind> getPartialKind(FactorKind kind);
+
 void addElementwisePartitioners(PartitionerRegistry &registry);
 void addContractionPartitioners(PartitionerRegistry &registry);
 void addReductionPartitioners(PartitionerRegistry &registry);
@@ -109,11 +118,17 @@ bool allPartialAlike(ArrayRef<Sharding> operands,
 bool onePartialSum(ArrayRef<Sharding> operands,
                    ArrayRef<unsigned> candidates = {});
 
-/// Emits the steps of telar_sharding::reshard from `from` to `to` for the
-/// local value `value` of a tensor of `globalType`, one shard collective
-/// per step, each marked `telar.bytes`. With `onlySlices`, a step that
-/// communicates is an error (reported on `diagOp`). Returns the new local
-/// value.
+/// Emits `steps` (of a tensor of element type `elementType`) on the local
+/// value `value`, one shard collective per step, each marked `telar.bytes`.
+/// Returns the new local value.
+Value emitSteps(OpBuilder &b, Location loc, Value value, Type elementType,
+                ArrayRef<telar_sharding::ReshardStep> steps,
+                const GridInfo &grid);
+
+/// Emits the steps of getReshardSteps from `from` to `to` for the local
+/// value `value` of a tensor of `globalType` (emitSteps). With
+/// `onlySlices`, a step that communicates is an error (reported on
+/// `diagOp`). Returns the new local value.
 FailureOr<Value> emitReshard(OpBuilder &b, Location loc, Value value,
                              RankedTensorType globalType, const Sharding &from,
                              const Sharding &to, const GridInfo &grid,

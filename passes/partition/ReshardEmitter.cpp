@@ -43,11 +43,6 @@ static shard::ReductionKind toShardReduction(ReductionKind kind) {
   llvm_unreachable("unknown reduction kind");
 }
 
-/// Bytes per element as the runtime stores them (booleans as one byte).
-static int64_t getElementBytes(Type type) {
-  return std::max<int64_t>(1, (type.getIntOrFloatBitWidth() + 7) / 8);
-}
-
 FailureOr<Value> emitReshard(OpBuilder &b, Location loc, Value value,
                              RankedTensorType globalType, const Sharding &from,
                              const Sharding &to, const GridInfo &grid,
@@ -55,12 +50,8 @@ FailureOr<Value> emitReshard(OpBuilder &b, Location loc, Value value,
   if (from == to)
     return value;
   const Mesh &mesh = grid.mesh;
-  std::vector<int64_t> shape(globalType.getShape().begin(),
-                             globalType.getShape().end());
   std::string error;
-  Type elementType = globalType.getElementType();
-  auto steps = telar_sharding::reshard(shape, getElementBytes(elementType),
-                                       from, to, mesh, error);
+  auto steps = getReshardSteps(globalType, from, to, mesh, error);
   if (!steps) {
     diagOp->emitError() << "cannot reshard " << globalType << " from "
                         << format(from, mesh) << " to " << format(to, mesh)
@@ -76,9 +67,15 @@ FailureOr<Value> emitReshard(OpBuilder &b, Location loc, Value value,
             << format(to, mesh);
         return failure();
       }
+  return emitSteps(b, loc, value, globalType.getElementType(), *steps, grid);
+}
+
+Value emitSteps(OpBuilder &b, Location loc, Value value, Type elementType,
+                ArrayRef<telar_sharding::ReshardStep> steps,
+                const GridInfo &grid) {
   MLIRContext *ctx = b.getContext();
   StringRef bytesName = TelarDialect::BytesAttrHelper::getNameStr();
-  for (const telar_sharding::ReshardStep &step : *steps) {
+  for (const telar_sharding::ReshardStep &step : steps) {
     SmallVector<int16_t> axes(step.axes.begin(), step.axes.end());
     auto axesAttr = DenseI16ArrayAttr::get(ctx, axes);
     auto type = RankedTensorType::get(step.outputShape, elementType);

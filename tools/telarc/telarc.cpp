@@ -4,6 +4,8 @@
 //   telarc model.onnx --emit=mlir|linalg|llvm|plan [-o out.mlir]
 //   common: [--input-shape NAME=DxD]... [--bind-input NAME=FILE]...
 //           [--plan plan.json] [--mesh data=2,model=2]
+//           [--devices N] [--profile NAME|FILE] [--memory-limit BYTES]
+//           [--search-time-limit S] [--explain]
 //
 // Imports the model (ONNX protobuf or .onnxtext) and canonicalises it (shape
 // subgraphs fold away). With --target it compiles the model into an
@@ -11,7 +13,11 @@
 // (TargetBackend.h); with --emit it prints the IR at one stage of the
 // lowering. With --plan (and/or --mesh) the plan is completed
 // (docs/Plan.md): --emit=plan prints it, --emit=mlir prints the IR annotated
-// with it (telar-apply-plan), --target compiles a sharded artifact. The passes are the library's named pipelines (Pipeline.h), the
+// with it (telar-apply-plan), --target compiles a sharded artifact. With
+// --devices N the planner chooses the plan (lib/planner: --mesh fixes the
+// mesh, --plan constrains it); every plan is priced by the cost model on
+// --profile, into plan.json's "cost" and, with --explain, a table. The
+// passes are the library's named pipelines (Pipeline.h), the
 // ones telar-opt runs; telarc has none of its own. Exits 0 on success and 1
 // on any error; errors name the node, op type and opset.
 //
@@ -23,6 +29,8 @@
 #include "telar/codegen/TargetBackend.h"
 #include "telar/onnx/Importer.h"
 #include "telar/passes/partition/Passes.h"
+#include "telar/planner/Explain.h"
+#include "telar/planner/Profile.h"
 #include "telar/sharding/Completion.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -117,6 +125,41 @@ cl::opt<std::string> meshSpec(
              "(everything replicated)"),
     cl::value_desc("AXIS=N,..."), cl::cat(telarcCategory));
 
+cl::opt<int64_t> devices(
+    "devices",
+    cl::desc("Plan automatically for N devices: the planner chooses the mesh "
+             "(every factorisation of N into at most 3 axes the profile's "
+             "node size allows; --mesh fixes it) and every sharding (a "
+             "--plan's shardings are kept)"),
+    cl::value_desc("N"), cl::init(0), cl::cat(telarcCategory));
+
+cl::opt<std::string> profileName(
+    "profile",
+    cl::desc("The hardware profile plans are priced on: a shipped name (cpu, "
+             "a100-80g, h100-sxm, h200-sxm) or a profile JSON file "
+             "(docs/Profile.md, telar-calibrate)"),
+    cl::value_desc("NAME|FILE"), cl::init("cpu"), cl::cat(telarcCategory));
+
+cl::opt<std::string> memoryLimit(
+    "memory-limit",
+    cl::desc("Bytes of memory per device the plan may use (suffixes K, M, G, "
+             "T: powers of 1024), instead of the profile's capacity"),
+    cl::value_desc("BYTES"), cl::cat(telarcCategory));
+
+cl::opt<double> searchTimeLimit(
+    "search-time-limit",
+    cl::desc("Seconds the planner's search may take over all meshes; when "
+             "hit, the best plan so far is used and its gap reported"),
+    cl::value_desc("S"), cl::init(60), cl::cat(telarcCategory));
+
+cl::opt<bool> explain(
+    "explain",
+    cl::desc("Print why this plan: per op (repeated layers once) the "
+             "sharding, compute, communication and bytes; the totals; the "
+             "runner-ups (pure data and pure tensor parallelism). To stdout, "
+             "or to stderr when --emit writes to stdout"),
+    cl::cat(telarcCategory));
+
 cl::opt<bool> listOps("list-ops",
                       cl::desc("Print the supported ONNX op types, one per "
                                "line, and exit"),
@@ -128,6 +171,33 @@ cl::opt<bool> elideWeights(
     cl::cat(telarcCategory));
 
 std::string sourceName;
+
+/// "80G", "512M", "1.5T", "1000": bytes, with binary suffixes; nullopt when
+/// malformed.
+std::optional<double> parseBytes(StringRef text) {
+  text = text.trim();
+  double scale = 1;
+  StringRef digits = text;
+  if (digits.ends_with_insensitive("ib"))
+    digits = digits.drop_back(2);
+  else if (digits.ends_with_insensitive("b"))
+    digits = digits.drop_back(1);
+  if (!digits.empty()) {
+    switch (llvm::toLower(digits.back())) {
+    case 'k': scale = 1024.0; break;
+    case 'm': scale = 1024.0 * 1024; break;
+    case 'g': scale = 1024.0 * 1024 * 1024; break;
+    case 't': scale = 1024.0 * 1024 * 1024 * 1024; break;
+    default: break;
+    }
+    if (scale != 1)
+      digits = digits.drop_back(1);
+  }
+  double value = 0;
+  if (digits.empty() || digits.getAsDouble(value) || value <= 0)
+    return std::nullopt;
+  return value * scale;
+}
 
 /// Prints diagnostics as "FILE: error: message" plus attached notes.
 LogicalResult printDiagnostic(Diagnostic &diag) {
@@ -294,6 +364,65 @@ int run(int argc, char **argv) {
     plan = std::move(*loaded);
   }
 
+  // Planning and pricing: --devices searches a plan; any plan is priced
+  // (plan.json's "cost"), and explained with --explain.
+  bool planning = devices > 0;
+  if (devices < 0 || (devices.getNumOccurrences() && devices == 0)) {
+    llvm::errs() << "telarc: error: --devices must be at least 1\n";
+    return 1;
+  }
+  bool emitsPlan = emit == EmitKind::Plan && target.empty();
+  if (planning || (plan && (explain || emitsPlan || !target.empty()))) {
+    std::string error;
+    std::optional<telar_planner::Profile> profile =
+        telar_planner::loadProfile(profileName, error);
+    if (!profile) {
+      llvm::errs() << "telarc: error: --profile " << profileName << ": "
+                   << error << "\n";
+      return 1;
+    }
+    std::optional<telar::planner::SearchOptions> search;
+    if (planning) {
+      search.emplace();
+      search->devices = devices;
+      search->timeLimitSeconds = searchTimeLimit;
+      if (!memoryLimit.empty()) {
+        std::optional<double> bytes = parseBytes(memoryLimit);
+        if (!bytes) {
+          llvm::errs() << "telarc: error: --memory-limit '" << memoryLimit
+                       << "' is no byte count (e.g. 80G, 512M, 1000000)\n";
+          return 1;
+        }
+        search->memoryLimit = *bytes;
+      }
+      if (plan && plan->mesh.getNumAxes())
+        search->mesh = plan->mesh;
+      if (!quiet && llvm::sys::Process::StandardErrIsDisplayed())
+        search->progress = [](const std::string &line) {
+          llvm::errs() << "telarc: planning " << line << "\n";
+        };
+    } else if (!memoryLimit.empty()) {
+      llvm::errs() << "telarc: error: --memory-limit applies to --devices\n";
+      return 1;
+    }
+    auto main = module->lookupSymbol<func::FuncOp>("main");
+    FailureOr<telar::planner::PlanningResult> result =
+        telar::planner::planAndPrice(main, *profile, plan, search, explain);
+    if (failed(result))
+      return 1;
+    plan = result->chosen.plan;
+    plan->costJson = telar::planner::getCostJson(*result);
+    if (explain) {
+      bool toStdout = !target.empty() || outputFile != "-";
+      telar::planner::printExplain(toStdout ? llvm::outs() : llvm::errs(),
+                                   main, *result, *profile);
+    }
+  } else if (explain || !memoryLimit.empty()) {
+    llvm::errs() << "telarc: error: --explain and --memory-limit need a plan "
+                    "(--devices N, or --plan/--mesh)\n";
+    return 1;
+  }
+
   if (!target.empty())
     return compileArtifact(*module, importTime.count(), std::move(plan));
 
@@ -315,7 +444,10 @@ int run(int argc, char **argv) {
       llvm::errs() << "telarc: error: " << outError << "\n";
       return 1;
     }
-    out->os() << telar_sharding::writePlanJson(telar::getNamedPlan(*completed));
+    telar_sharding::Plan named = telar::getNamedPlan(*completed);
+    if (plan)
+      named.costJson = plan->costJson;
+    out->os() << telar_sharding::writePlanJson(named);
     out->keep();
     return 0;
   }

@@ -12,6 +12,7 @@
 #ifndef TELAR_SHARDING_COMPLETION_H
 #define TELAR_SHARDING_COMPLETION_H
 
+#include "telar/dialects/Telar/TelarAttrs.h"
 #include "telar/sharding/Plan.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -39,6 +40,15 @@ struct CompletedPlan {
   std::map<std::string, Value> names;
 };
 
+/// The names plans use for the tensor values of `main`: graph inputs by
+/// their telar.name, op results by telar.result_names (ONNX names), and
+/// every other op result by a derived name, "<ONNX node>#<k>" for the k-th
+/// unnamed result among the ops imported from that node (program order),
+/// or "<op name>#<k>" for ops that carry no node name (canonicalisation's).
+/// Deterministic for a given model and telarc, so a plan that names a
+/// derived name means the same value when compiled again.
+std::map<std::string, Value> getValueNames(func::FuncOp main);
+
 /// Reads plan.json from `planFile` (parsePlanJson), with the mesh of
 /// `meshSpec` ("data=2,model=2", may be empty) as its --mesh; with no file,
 /// a plan naming nothing on that mesh. Errors (and the plan's warnings) are
@@ -54,6 +64,30 @@ FailureOr<telar_sharding::Plan> loadPlan(Location loc, StringRef planFile,
 /// produce, and a named sharding its op cannot produce.
 FailureOr<CompletedPlan> completePlan(func::FuncOp main,
                                       const telar_sharding::Plan &plan);
+
+/// Factor-level helpers of completion's rule reading, shared with the
+/// planner's strategy enumeration (so a strategy means what completion reads
+/// back from the plan it writes). Tensors are numbered operands first, then
+/// results.
+///
+/// The sharding of tensor `t` when the factors of `rule` take `factorAxes`
+/// (per factor, mesh axes major to minor); for a result, partial along the
+/// axes of split reduction factors it does not hold. Sets `invalid` to a
+/// factor the tensor cannot carry (a minor factor split under a major one
+/// not split completely, a factor in two dimensions), else leaves it.
+telar_sharding::Sharding
+deriveTensorSharding(ShardingRuleAttr rule, const telar_sharding::Mesh &mesh,
+                     unsigned t,
+                     const std::vector<std::vector<int64_t>> &factorAxes,
+                     int64_t &invalid);
+/// The factor axes that `sharding` of tensor `t` determines (completion's
+/// reading of a named tensor), one entry per factor it determines.
+std::map<int64_t, std::vector<int64_t>>
+extractFactorAxes(ShardingRuleAttr rule, const telar_sharding::Mesh &mesh,
+                  unsigned t, const telar_sharding::Sharding &sharding);
+/// Whether completion lets factors of `kind` take mesh axes (parallel, and
+/// reductions with a partial kind: sum, mean, max, min).
+bool isSplittableFactor(FactorKind kind);
 
 /// The completed plan as a Plan: the sharding of every named value (as
 /// produced, so partial where it is). telarc --emit=plan prints it.

@@ -25,6 +25,10 @@ struct Plan {
   Mesh mesh;
   /// By value name; axis indices refer to `mesh`.
   std::map<std::string, Sharding> shardings;
+  /// The predicted cost breakdown (the planner's cost model), as the JSON
+  /// text of plan.json's "cost" object; empty when not priced. Read and
+  /// written verbatim: compiling a plan never depends on it.
+  std::string costJson;
 };
 
 /// Parses plan.json text. `meshOverride` (telarc --mesh) supplies the mesh
