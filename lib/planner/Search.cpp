@@ -128,7 +128,7 @@ public:
   }
 
   MeshSearch run(const std::optional<Plan> &constraints, double memoryLimit,
-                 double timeLimitSeconds, double cutoff);
+                 double timeLimitSeconds, double cutoff, Solver solver);
 
 private:
   func::FuncOp main;
@@ -465,7 +465,7 @@ void MeshPlanner::buildGroups() {
 
 MeshSearch MeshPlanner::run(const std::optional<Plan> &constraints,
                             double memoryLimit, double timeLimitSeconds,
-                            double cutoff) {
+                            double cutoff, Solver solver) {
   MeshSearch result;
   result.mesh = mesh;
   Block &body = main.getBody().front();
@@ -741,7 +741,21 @@ MeshSearch MeshPlanner::run(const std::optional<Plan> &constraints,
   // exact prices. Every price is at least its bound, so that solution is
   // optimal for the exact prices too.
   auto searchStart = std::chrono::steady_clock::now();
-  while (true) {
+  if (solver == Solver::BruteForce) {
+    for (EdgeTerm &t : edgeTerms)
+      for (size_t s = 0; s < t.sources.size(); ++s)
+        for (size_t u = 0; u < t.targets.size(); ++u) {
+          if (t.to < 0 && u != s)
+            continue;
+          size_t i = t.to < 0 ? s : s * t.targets.size() + u;
+          t.cost[i] = reshardSeconds(t.value, t.sources[s], t.targets[u]);
+          t.exact[i] = true;
+        }
+    fillEdges();
+    result.solution = telar_planner::solveBruteForce(problem);
+    result.solves = 1;
+  }
+  while (solver == Solver::Cbc) {
     double elapsed = std::chrono::duration<double>(
                          std::chrono::steady_clock::now() - searchStart)
                          .count();
@@ -873,23 +887,31 @@ LayerStructure mlir::telar::planner::findRepeatedLayers(func::FuncOp main) {
                                a.getValue().getAsOpaquePointer());
     for (Value v : op->getOperands()) {
       Operation *d = v.getDefiningOp();
-      if (auto arg = dyn_cast<BlockArgument>(v))
-        h = llvm::hash_combine(h, 1, arg.getArgNumber());
-      else if (fromWeights.count(d))
+      if (d && fromWeights.count(d))
         h = llvm::hash_combine(h, 2, v.getType().getAsOpaquePointer());
-      else
+      else if (d)
         h = llvm::hash_combine(h, 3, cast<OpResult>(v).getResultNumber());
+      else
+        h = llvm::hash_combine(h, 3, 0);
     }
     base.push_back(h);
   }
+  // Graph inputs sit before the sequence (input k at position -1 - k), so
+  // that the first layer may read one where the others read the layer
+  // before.
+  auto positionOf = [&](Value v) -> int64_t {
+    if (auto arg = dyn_cast<BlockArgument>(v))
+      return -1 - int64_t(arg.getArgNumber());
+    return position.lookup(v.getDefiningOp());
+  };
   auto same = [&](int64_t i, int64_t j) {
     if (base[i] != base[j])
       return false;
     for (auto [a, b] : llvm::zip(seq[i]->getOperands(), seq[j]->getOperands())) {
-      Operation *pa = a.getDefiningOp(), *pb = b.getDefiningOp();
-      if (!pa || fromWeights.count(pa) || a == b)
+      Operation *pa = a.getDefiningOp();
+      if ((pa && fromWeights.count(pa)) || a == b)
         continue;
-      if (i - position.lookup(pa) != j - position.lookup(pb))
+      if (i - positionOf(a) != j - positionOf(b))
         return false;
     }
     return true;
@@ -960,9 +982,9 @@ mlir::telar::planner::enumerateMeshes(int64_t devices, const Profile &profile) {
 MeshSearch mlir::telar::planner::planOnMesh(
     func::FuncOp main, const Mesh &mesh, const Profile &profile,
     const std::optional<Plan> &constraints, double memoryLimit,
-    double timeLimitSeconds, double cutoff) {
+    double timeLimitSeconds, double cutoff, Solver solver) {
   return MeshPlanner(main, mesh, profile)
-      .run(constraints, memoryLimit, timeLimitSeconds, cutoff);
+      .run(constraints, memoryLimit, timeLimitSeconds, cutoff, solver);
 }
 
 /// Names the axes of an automatic mesh by what they split: "data" for an

@@ -103,14 +103,24 @@ struct SearchResult {
 std::vector<telar_sharding::Mesh>
 enumerateMeshes(int64_t devices, const telar_planner::Profile &profile);
 
+/// How planOnMesh solves its integer program.
+enum class Solver {
+  /// CBC, with resharding priced lazily (bounds, then exact prices for the
+  /// pairs a solution uses).
+  Cbc,
+  /// Every combination of strategies, every pair priced exactly up front:
+  /// the reference the tests compare CBC with (small graphs only).
+  BruteForce,
+};
+
 /// Plans `main` on one mesh. `memoryLimit` in bytes per device; only plans
-/// cheaper than `cutoff` are searched for (none: solution Infeasible, with
-/// `beatenBy` set).
+/// cheaper than `cutoff` are searched for (none: solution status Beaten).
 MeshSearch planOnMesh(func::FuncOp main, const telar_sharding::Mesh &mesh,
                       const telar_planner::Profile &profile,
                       const std::optional<telar_sharding::Plan> &constraints,
                       double memoryLimit, double timeLimitSeconds,
-                      double cutoff = std::numeric_limits<double>::infinity());
+                      double cutoff = std::numeric_limits<double>::infinity(),
+                      Solver solver = Solver::Cbc);
 
 /// Plans `main`: every candidate mesh, the cheapest plan that fits. Emits
 /// an error and fails when no mesh fits ("does not fit", with the bytes
