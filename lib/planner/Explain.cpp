@@ -245,7 +245,9 @@ void mlir::telar::planner::printExplain(llvm::raw_ostream &os,
     }
     for (const MeshSearch &other : s.meshes) {
       os << "    mesh " << llvm::left_justify(other.mesh.str(), 28);
-      if (other.solution.hasSolution())
+      if (other.skipped)
+        os << "not searched (the time limit was used up)";
+      else if (other.solution.hasSolution())
         os << "predicted " << formatSeconds(other.solution.objective);
       else if (other.solution.status ==
                telar_planner::IlpSolution::Status::Beaten)
@@ -367,6 +369,11 @@ std::string mlir::telar::planner::getCostJson(const PlanningResult &result) {
                            {"strategies", m.numStrategies},
                            {"variables", m.solution.numVariables},
                            {"constraints", m.solution.numConstraints}};
+      if (m.skipped) {
+        o["status"] = "not_searched";
+        meshes.push_back(std::move(o));
+        continue;
+      }
       switch (m.solution.status) {
       case telar_planner::IlpSolution::Status::Optimal:
         o["status"] = "optimal";

@@ -759,13 +759,26 @@ MeshSearch MeshPlanner::run(const std::optional<Plan> &constraints,
     double elapsed = std::chrono::duration<double>(
                          std::chrono::steady_clock::now() - searchStart)
                          .count();
-    std::vector<unsigned> previous = result.solution.choice;
+    telar_planner::IlpSolution previous = result.solution;
     result.solution = telar_planner::solveIlp(
         problem, std::max(0.05, timeLimitSeconds - elapsed),
-        previous.empty() ? nullptr : &previous, cutoff);
+        previous.choice.empty() ? nullptr : &previous.choice, cutoff);
     ++result.solves;
-    if (!result.solution.hasSolution())
+    if (!result.solution.hasSolution()) {
+      // Out of time after a solution: keep it (its pairs are all priced
+      // exactly now), marked as the time limit's.
+      if (result.solution.status ==
+              telar_planner::IlpSolution::Status::NoSolution &&
+          previous.hasSolution()) {
+        bool feasible = false;
+        previous.objective =
+            telar_planner::evaluateChoice(problem, previous.choice, feasible);
+        previous.status = telar_planner::IlpSolution::Status::TimeLimit;
+        previous.bound = std::min(previous.bound, previous.objective);
+        result.solution = previous;
+      }
       break;
+    }
     bool changed = false;
     const std::vector<unsigned> &c = result.solution.choice;
     for (EdgeTerm &t : edgeTerms) {
@@ -779,6 +792,20 @@ MeshSearch MeshPlanner::run(const std::optional<Plan> &constraints,
     }
     if (!changed)
       break;
+    double spent = std::chrono::duration<double>(
+                       std::chrono::steady_clock::now() - searchStart)
+                       .count();
+    if (spent >= timeLimitSeconds) {
+      // Out of time: this solution, at its exact price.
+      fillEdges();
+      bool feasible = false;
+      result.solution.objective = telar_planner::evaluateChoice(
+          problem, result.solution.choice, feasible);
+      result.solution.status = telar_planner::IlpSolution::Status::TimeLimit;
+      result.solution.bound =
+          std::min(result.solution.bound, result.solution.objective);
+      break;
+    }
     // Every pair of the same shardings is now known exactly.
     for (EdgeTerm &t : edgeTerms)
       for (size_t s = 0; s < t.sources.size(); ++s)
@@ -1075,6 +1102,14 @@ mlir::telar::planner::searchPlan(func::FuncOp main, const Profile &profile,
                          std::chrono::steady_clock::now() - start)
                          .count();
     double remaining = std::max(0.05, options.timeLimitSeconds - elapsed);
+    if (any && elapsed >= options.timeLimitSeconds) {
+      // The time limit is used up: the meshes left are not searched.
+      MeshSearch skipped;
+      skipped.mesh = meshes[i];
+      skipped.skipped = true;
+      result.meshes.push_back(std::move(skipped));
+      continue;
+    }
     if (options.progress)
       options.progress(llvm::formatv("mesh {0}/{1}: {2}", i + 1,
                                      meshes.size(),

@@ -772,13 +772,28 @@ std::map<std::string, Value> mlir::telar::getValueNames(func::FuncOp main) {
         unnamed.push_back(r);
     }
   }
-  // Derived names, after all ONNX names are known (so none is taken).
+  // Derived names, after all ONNX names are known (so none is taken): the
+  // stem is the first ONNX name of the op itself or of the next op that has
+  // one (an ONNX node's ops end with the one producing its output), which
+  // survives printing and parsing the IR, unlike locations.
+  llvm::DenseMap<Operation *, std::string> stems;
+  std::string next;
+  for (Operation &op : llvm::reverse(entry)) {
+    if (auto opNames = op.getAttrOfType<ArrayAttr>(resultNames))
+      for (Attribute a : opNames)
+        if (auto s = dyn_cast<StringAttr>(a))
+          if (!s.getValue().empty()) {
+            next = s.getValue().str();
+            break;
+          }
+    stems[&op] = next;
+  }
   std::map<std::string, int64_t> counts;
   for (Value v : unnamed) {
     Operation *op = v.getDefiningOp();
-    std::string stem = op->getName().getStringRef().str();
-    if (auto loc = dyn_cast<NameLoc>(op->getLoc()))
-      stem = loc.getName().str();
+    std::string stem = stems.lookup(op);
+    if (stem.empty())
+      stem = op->getName().getStringRef().str();
     std::string name;
     do
       name = stem + "#" + std::to_string(counts[stem]++);

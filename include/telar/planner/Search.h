@@ -81,6 +81,8 @@ struct MeshSearch {
   /// The least memory per device any choice needs on this mesh (set when
   /// no plan fits).
   double minimumMemory = 0;
+  /// Not searched: the time limit was used up on the meshes before.
+  bool skipped = false;
 };
 
 struct SearchResult {

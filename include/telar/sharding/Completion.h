@@ -42,11 +42,13 @@ struct CompletedPlan {
 
 /// The names plans use for the tensor values of `main`: graph inputs by
 /// their telar.name, op results by telar.result_names (ONNX names), and
-/// every other op result by a derived name, "<ONNX node>#<k>" for the k-th
-/// unnamed result among the ops imported from that node (program order),
-/// or "<op name>#<k>" for ops that carry no node name (canonicalisation's).
-/// Deterministic for a given model and telarc, so a plan that names a
-/// derived name means the same value when compiled again.
+/// every other op result by a derived name, "<name>#<k>" for the k-th
+/// such result (program order) whose op, or the next op after it that has
+/// an ONNX name, has first ONNX name <name> (the ops of one ONNX node end
+/// with the one producing its output: a Gemm's matmul is "<output>#0"), or
+/// "<op name>#<k>" after the last named op. Deterministic for a given model
+/// and telarc, and the same for the IR printed and parsed again, so a plan
+/// that names a derived name means the same value when compiled again.
 std::map<std::string, Value> getValueNames(func::FuncOp main);
 
 /// Reads plan.json from `planFile` (parsePlanJson), with the mesh of
