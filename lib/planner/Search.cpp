@@ -811,7 +811,7 @@ mlir::telar::planner::searchPlan(func::FuncOp main, const Profile &profile,
                                  const SearchOptions &options) {
   auto start = std::chrono::steady_clock::now();
   if (options.devices < 1)
-    return main.emitError() << "--devices must be at least 1";
+    return mlir::emitError(main.getLoc()) << "--devices must be at least 1";
   SearchResult result;
   for (Operation &op : main.getBody().front().without_terminator()) {
     (void)op;
@@ -834,7 +834,7 @@ mlir::telar::planner::searchPlan(func::FuncOp main, const Profile &profile,
   }
   for (const Mesh &m : meshes)
     if (m.getNumDevices() != options.devices)
-      return main.emitError()
+      return mlir::emitError(main.getLoc())
              << "the mesh " << m.str() << " has " << m.getNumDevices()
              << " devices, but --devices is " << options.devices;
 
@@ -877,14 +877,14 @@ mlir::telar::planner::searchPlan(func::FuncOp main, const Profile &profile,
       return s.solution.status == IlpSolution::Status::NoSolution;
     });
     if (timedOut)
-      return main.emitError()
+      return mlir::emitError(main.getLoc())
              << "the search found no plan within its time limit ("
              << options.timeLimitSeconds
              << " s, --search-time-limit); raise it";
     double needed = std::numeric_limits<double>::infinity();
     for (const MeshSearch &s : result.meshes)
       needed = std::min(needed, s.minimumMemory);
-    return main.emitError()
+    return mlir::emitError(main.getLoc())
            << "does not fit: the model needs at least " << int64_t(needed)
            << " bytes (" << formatBytes(needed) << ") per device on "
            << options.devices << " devices, but a device has "
