@@ -401,9 +401,9 @@ MeshSearch MeshPlanner::run(const std::optional<Plan> &constraints,
       }
       key.push_back(v < numOps ? rep[v] : numOps);
       key.push_back(use.getOperandNumber());
-      // The follow link is priced in the group.
-      if (v < numOps && rep[v] == v && data[v].followOperand ==
-                                            int64_t(use.getOperandNumber()))
+      // The follow link (in every layer) is priced in the group.
+      if (v < numOps && data[rep[v]].followOperand ==
+                            int64_t(use.getOperandNumber()))
         continue;
       useCounts[key] += 1;
     }
@@ -454,19 +454,7 @@ MeshSearch MeshPlanner::run(const std::optional<Plan> &constraints,
     problem.edges.push_back({unsigned(pair.first), unsigned(pair.second), m});
 
   // Constraints from a partial plan: the named values keep their sharding.
-  std::map<std::string, Value> names;
-  StringRef nameAttr = TelarDialect::NameAttrHelper::getNameStr();
-  for (BlockArgument arg : body.getArguments())
-    if (auto name =
-            main.getArgAttrOfType<StringAttr>(arg.getArgNumber(), nameAttr))
-      names[name.getValue().str()] = arg;
-  StringRef resultNames = TelarDialect::ResultNamesAttrHelper::getNameStr();
-  for (Operation *op : ops)
-    if (auto list = op->getAttrOfType<ArrayAttr>(resultNames))
-      for (auto [j, name] : llvm::enumerate(list))
-        if (auto s = dyn_cast<StringAttr>(name))
-          if (!s.getValue().empty() && j < op->getNumResults())
-            names[s.getValue().str()] = op->getResult(j);
+  std::map<std::string, Value> names = getValueNames(main);
 
   // The sharding of any value under a choice (per group): results of
   // deciding ops, and values decided by their consumer.

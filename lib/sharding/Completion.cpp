@@ -312,31 +312,22 @@ private:
 
 void Completer::collect() {
   Block &entry = main.getBody().front();
-  StringRef nameAttr = TelarDialect::NameAttrHelper::getNameStr();
   for (BlockArgument arg : entry.getArguments()) {
     if (!isTensor(arg))
       continue;
     indexOf[arg] = values.size();
     values.push_back(arg);
-    if (auto name =
-            main.getArgAttrOfType<StringAttr>(arg.getArgNumber(), nameAttr))
-      names.emplace(name.getValue().str(), arg);
   }
-  StringRef resultNames = TelarDialect::ResultNamesAttrHelper::getNameStr();
   for (Operation &op : entry) {
     ops.push_back(&op);
-    auto opNames = op.getAttrOfType<ArrayAttr>(resultNames);
     for (OpResult r : op.getResults()) {
       if (!isTensor(r))
         continue;
       indexOf[r] = values.size();
       values.push_back(r);
-      if (opNames && r.getResultNumber() < opNames.size())
-        if (auto name = dyn_cast<StringAttr>(opNames[r.getResultNumber()]))
-          if (!name.getValue().empty())
-            names.emplace(name.getValue().str(), r);
     }
   }
+  names = getValueNames(main);
   known.assign(values.size(), std::nullopt);
   fixed.assign(values.size(), false);
 }
@@ -755,6 +746,47 @@ FailureOr<CompletedPlan> Completer::run() {
 }
 
 } // namespace
+
+std::map<std::string, Value> mlir::telar::getValueNames(func::FuncOp main) {
+  std::map<std::string, Value> names;
+  if (main.getBody().empty())
+    return names;
+  Block &entry = main.getBody().front();
+  StringRef nameAttr = TelarDialect::NameAttrHelper::getNameStr();
+  for (BlockArgument arg : entry.getArguments())
+    if (auto name =
+            main.getArgAttrOfType<StringAttr>(arg.getArgNumber(), nameAttr))
+      names.emplace(name.getValue().str(), arg);
+  StringRef resultNames = TelarDialect::ResultNamesAttrHelper::getNameStr();
+  std::vector<Value> unnamed;
+  for (Operation &op : entry) {
+    auto opNames = op.getAttrOfType<ArrayAttr>(resultNames);
+    for (OpResult r : op.getResults()) {
+      if (!isa<RankedTensorType>(r.getType()))
+        continue;
+      StringRef name;
+      if (opNames && r.getResultNumber() < opNames.size())
+        if (auto s = dyn_cast<StringAttr>(opNames[r.getResultNumber()]))
+          name = s.getValue();
+      if (name.empty() || !names.emplace(name.str(), r).second)
+        unnamed.push_back(r);
+    }
+  }
+  // Derived names, after all ONNX names are known (so none is taken).
+  std::map<std::string, int64_t> counts;
+  for (Value v : unnamed) {
+    Operation *op = v.getDefiningOp();
+    std::string stem = op->getName().getStringRef().str();
+    if (auto loc = dyn_cast<NameLoc>(op->getLoc()))
+      stem = loc.getName().str();
+    std::string name;
+    do
+      name = stem + "#" + std::to_string(counts[stem]++);
+    while (names.count(name));
+    names.emplace(name, v);
+  }
+  return names;
+}
 
 FailureOr<telar_sharding::Plan>
 mlir::telar::loadPlan(Location loc, StringRef planFile, StringRef meshSpec) {

@@ -40,6 +40,15 @@ struct CompletedPlan {
   std::map<std::string, Value> names;
 };
 
+/// The names plans use for the tensor values of `main`: graph inputs by
+/// their telar.name, op results by telar.result_names (ONNX names), and
+/// every other op result by a derived name, "<ONNX node>#<k>" for the k-th
+/// unnamed result among the ops imported from that node (program order),
+/// or "<op name>#<k>" for ops that carry no node name (canonicalisation's).
+/// Deterministic for a given model and telarc, so a plan that names a
+/// derived name means the same value when compiled again.
+std::map<std::string, Value> getValueNames(func::FuncOp main);
+
 /// Reads plan.json from `planFile` (parsePlanJson), with the mesh of
 /// `meshSpec` ("data=2,model=2", may be empty) as its --mesh; with no file,
 /// a plan naming nothing on that mesh. Errors (and the plan's warnings) are
