@@ -26,9 +26,9 @@ For each model and N in --devices:
 and every output is compared (tensor_compare.compare, rtol/atol 1e-4, the fp32
 tolerance of the sharded suite) with onnxruntime's and with the single-device
 telar run's. Unless --no-collectives, the collectives of the partitioned
-program (`telar-opt --telar-apply-plan=plan=<the artifact's plan.json>
---telar-partition -test-telar-collectives`) must be those the plan's "cost"
-priced: the same count and bytes per rank for each kind and set of mesh axes
+program (`telarc NAME.onnx --plan <the artifact's plan.json> --emit=mlir
+--elide-weights`, then `telar-opt -telar-partition -test-telar-collectives`)
+must be those the plan's "cost" priced: the same count and bytes per rank for each kind and set of mesh axes
 (a mismatch fails the case, stage `collectives`).
 
 Prints per case one line, `PASS gpt 4 (mesh model=4, predicted 164.9 us,
@@ -58,7 +58,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sharded_plans  # noqa: E402
 from run_models import first_error_line, print_markdown_table  # noqa: E402
 from run_sharded import (Runner, fmt, fmt_bytes, input_args,  # noqa: E402
-                         kill_commands_on_exit, report_axes, run_cmd)
+                         kill_commands_on_exit, parse_collectives, report_axes, run_cmd)
 
 MODELS = tuple(sharded_plans.PLANNERS)
 
@@ -130,6 +130,26 @@ def plan_form(plan):
 
 
 class PlannedRunner(Runner):
+    def collectives(self, onnx_path, plan_path, case_dir):
+        """{"kind[axes]": [count, bytes per rank]} of the partitioned program,
+        or a message saying why not. telarc applies the plan (`--plan P
+        --emit=mlir`: the plan's derived names '<node>#k' are resolved against
+        the ONNX node names, which the printed IR no longer carries), then
+        `telar-opt -telar-partition -test-telar-collectives`."""
+        rc, err, ir, _ = run_cmd([self.a.telarc, onnx_path, "--plan", plan_path,
+                                  "--emit=mlir", "--elide-weights"], self.a.timeout)
+        if rc != 0:
+            return f"telarc --plan --emit=mlir rc={rc}: {first_error_line(err)}"
+        ir_path = os.path.join(case_dir, "planned.mlir")
+        with open(ir_path, "w") as f:
+            f.write(ir)
+        rc, err, out, _ = run_cmd([self.a.telar_opt, ir_path, "--telar-partition",
+                                   "-test-telar-collectives", "-o",
+                                   os.path.join(case_dir, "partitioned.mlir")], self.a.timeout)
+        if rc != 0:
+            return f"telar-opt -test-telar-collectives rc={rc}: {first_error_line(err)}"
+        return parse_collectives(err + out)
+
     def check(self, case):
         a = self.a
         res = {"case": case.name, "model": case.model, "devices": case.devices,
