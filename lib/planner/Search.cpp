@@ -596,7 +596,13 @@ MeshSearch MeshPlanner::run(const std::optional<Plan> &constraints,
     int64_t g = decidedBy(r, consumer);
     if (g < 0)
       continue;
-    result.plan.shardings[name] = shardingOfValue(r, choice[g]);
+    Sharding sharding = shardingOfValue(r, choice[g]);
+    // A graph output is never partial: its partial axes are resolved where
+    // it is produced, as the output's edge above priced.
+    if (llvm::any_of(value.getUses(),
+                     [&](OpOperand &use) { return use.getOwner() == ret; }))
+      sharding.partial.clear();
+    result.plan.shardings[name] = sharding;
   }
   return result;
 }
