@@ -3,7 +3,7 @@
 
 Usage:
     .venv/bin/python python/telar_testing/run_planned.py --make DIR [--only gpt,llama]
-        [--devices 2,4] [--batch 4] [--profile cpu] [--telarc build/bin/telarc]
+        [--devices 2,4] [--batches 1,4] [--profile cpu] [--telarc build/bin/telarc]
         [--telar-run PATH] [--telar-opt PATH] [--jobs 1] [--timeout 180]
         [--rtol 1e-4] [--atol 1e-4] [--no-collectives] [--keep] [--json out.json]
     .venv/bin/python python/telar_testing/run_planned.py --list
@@ -12,11 +12,12 @@ The compiler chooses the plan (issue 9: "every model of the suite, planned with
 --devices 2 and --devices 4 on the cpu profile, runs under telar-run -n and
 gives the single-device outputs"). The models are those of the hand-written
 sharded suite (sharded_plans.py's families: gpt, bert, vit, llama, resnet18,
-moe_einsum, moe_grouped, moe_topk), built by make_models.py at --batch (4:
-divisible by every device count) into DIR/b<B>/ and checked against the
-framework and onnxruntime; the single-device reference is run_sharded.py's
+moe_einsum, moe_grouped, moe_topk), built by make_models.py at each of
+--batches into DIR/b<B>/ (1: no batch to split, so the planner must split
+the model itself; 4: divisible by every device count) and checked against
+the framework and onnxruntime; the single-device reference is run_sharded.py's
 (`telarc NAME.onnx -o NAME.single --target cpu -q`, telar-run on one rank).
-For each model and N in --devices:
+For each model, batch and N in --devices:
 
     telarc NAME.onnx --devices N --profile cpu --target cpu -o DIR/CASE/artifact -q
     (DIR/CASE/artifact/plan.json: the chosen "mesh", "shardings" and "cost")
@@ -28,14 +29,16 @@ tolerance of the sharded suite) with onnxruntime's and with the single-device
 telar run's. Unless --no-collectives, the collectives of the partitioned
 program (`telarc NAME.onnx --plan <the artifact's plan.json> --emit=mlir
 --elide-weights`, then `telar-opt -telar-partition -test-telar-collectives`)
-must be those the plan's "cost" priced: the same count and bytes per rank for each kind and set of mesh axes
-(a mismatch fails the case, stage `collectives`).
+must be those the plan's "cost" priced: the same count and bytes per rank
+for each kind and set of mesh axes (a mismatch fails the case, stage
+`collectives`).
 
-Prints per case one line, `PASS gpt 4 (mesh model=4, predicted 164.9 us,
-2 all_reduce[model] (12.0 KiB); 1.9s + 0.8s)` or `FAIL gpt 4 STAGE: message`,
-then a table (model, devices, mesh, predicted latency, memory per device, the
-priced collectives, those measured by telar-run's report, errors vs onnxruntime
-and single-device telar, status) and last `run-planned: N passed, N failed`.
+Prints per case one line, `PASS gpt 4 b4 (mesh model=4, predicted 164.9 us,
+4 all_to_all[model] (12.0 KiB); 1.9s + 0.8s)` or `FAIL gpt 4 b4 STAGE:
+message`, then a table (model, devices, batch, mesh, predicted latency,
+memory per device, the priced collectives, those measured by telar-run's
+report, errors vs onnxruntime and single-device telar, status) and last
+`run-planned: N passed, N failed`.
 Exit 1 when a case fails, 2 on usage errors.
 
 Every command runs under --timeout seconds in a process group of its own that
@@ -69,7 +72,7 @@ class Case:
 
     @property
     def name(self):
-        return f"{self.model} {self.devices}"
+        return f"{self.model} {self.devices} b{self.batch}"
 
     @property
     def slug(self):
@@ -255,14 +258,14 @@ def summary(r):
 
 
 def print_table(results):
-    hdr = ["model", "devices", "mesh", "predicted", "memory/dev", "plan",
+    hdr = ["model", "devices", "batch", "mesh", "predicted", "memory/dev", "plan",
            "priced collectives (count, bytes/dev)", "measured bytes/axis", "ort max abs",
            "telar-1 max abs", "status"]
     rows = []
     for r in results:
         ort = max((o.get("ort", {}).get("max_abs", 0) for o in r["outputs"]), default=None)
         one = max((o.get("telar-1", {}).get("max_abs", 0) for o in r["outputs"]), default=None)
-        rows.append([r["model"], str(r["devices"]), r["mesh"] or "-",
+        rows.append([r["model"], str(r["devices"]), str(r["batch"]), r["mesh"] or "-",
                      fmt_seconds(r["latency"]),
                      fmt_bytes(r["memory"]) if r["memory"] is not None else "-",
                      r["form"] or "-", coll_text(r["priced"]), report_axes(r["report"]),
@@ -277,16 +280,18 @@ def select(a):
         if n not in MODELS:
             raise SystemExit(f"run_planned: unknown model {n!r} (models: {', '.join(MODELS)})")
     devices = [int(x) for x in a.devices.split(",") if x]
+    batches = [int(x) for x in a.batches.split(",") if x]
     pats = [p for p in a.cases.split(",") if p]
     cases = []
     for m in MODELS:
         if only and m not in only:
             continue
-        for n in devices:
-            c = Case(m, n, a.batch)
-            if pats and not any(fnmatch.fnmatch(c.name, p) for p in pats):
-                continue
-            cases.append(c)
+        for b in batches:
+            for n in devices:
+                c = Case(m, n, b)
+                if pats and not any(fnmatch.fnmatch(c.name, p) for p in pats):
+                    continue
+                cases.append(c)
     return cases
 
 
@@ -298,9 +303,9 @@ def main(argv=None):
                     help="work dir: models (built when missing), artifacts, plans")
     ap.add_argument("--list", action="store_true", help="list the cases and exit")
     ap.add_argument("--only", default="", help="comma-separated model names")
-    ap.add_argument("--cases", default="", help="comma-separated globs on 'MODEL N'")
+    ap.add_argument("--cases", default="", help="comma-separated globs on 'MODEL N bB'")
     ap.add_argument("--devices", default="2,4", help="comma-separated device counts")
-    ap.add_argument("--batch", type=int, default=4)
+    ap.add_argument("--batches", default="1,4", help="comma-separated batch sizes")
     ap.add_argument("--profile", default="cpu")
     ap.add_argument("--search-time-limit", type=float, default=60)
     ap.add_argument("--telarc", default="build/bin/telarc")
@@ -321,7 +326,7 @@ def main(argv=None):
     cases = select(a)
     if a.list:
         for c in cases:
-            print(f"{c.name:20} batch {c.batch}")
+            print(c.name)
         return 0
     if not a.dir:
         ap.error("give --make DIR")
@@ -364,7 +369,7 @@ def main(argv=None):
         with open(a.json, "w") as f:
             json.dump(ordered, f, indent=1, default=str)
     failed = sum(not x["ok"] for x in ordered)
-    print(f"\nprofile {a.profile}, batch {a.batch}; rtol {a.rtol:g}, atol {a.atol:g}; "
+    print(f"\nprofile {a.profile}, batches {a.batches}; rtol {a.rtol:g}, atol {a.atol:g}; "
           f"{time.time() - t0:.1f}s")
     print(f"run-planned: {len(ordered) - failed} passed, {failed} failed")
     return 1 if failed else 0
