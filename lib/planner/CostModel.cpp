@@ -77,6 +77,12 @@ double planner::getStepSeconds(const ReshardStep &step, const Mesh &mesh,
 // Compute
 //===----------------------------------------------------------------------===//
 
+/// Ops whose local result aliases their local operand's buffer (the
+/// lowering makes them reshapes of the same buffer; LiveSetAnalysis's rule).
+static bool isView(Operation *op) {
+  return isa<ReshapeOp, SqueezeOp, UnsqueezeOp>(op);
+}
+
 static int64_t product(ArrayRef<int64_t> shape) {
   int64_t n = 1;
   for (int64_t d : shape)
@@ -149,7 +155,7 @@ ComputeCost planner::getComputeCost(
     ArrayRef<std::vector<int64_t>> localResultShapes, const Profile &profile) {
   ComputeCost cost;
   // Views of their operand's buffer and weights: no kernel runs.
-  if (isa<ReshapeOp, SqueezeOp, UnsqueezeOp, ConstantOp>(op))
+  if (isView(op) || isa<ConstantOp>(op))
     return cost;
 
   auto tensorBytes = [](Value v, ArrayRef<int64_t> shape) {
@@ -248,7 +254,9 @@ private:
     return Sharding{};
   }
   std::vector<int64_t> localShape(Value v, const Sharding &s) const {
-    auto type = cast<RankedTensorType>(v.getType());
+    auto type = dyn_cast<RankedTensorType>(v.getType());
+    if (!type)
+      return {};
     std::vector<int64_t> shape(type.getShape().begin(), type.getShape().end());
     return telar_sharding::getLocalShape(shape, s, mesh);
   }
@@ -306,7 +314,7 @@ LogicalResult PlanEvaluator::evaluateOp(Operation *op, OpCost &cost,
     if (it != completed.uses.end() && isa<RankedTensorType>(v.getType())) {
       if (failed(addSteps(op, v, s, it->second, cost)))
         return failure();
-      if (it->second != s)
+      if (it->second != s && !isView(op))
         transient += localBytes(v, it->second);
       s = it->second;
     }
@@ -358,26 +366,42 @@ LogicalResult PlanEvaluator::evaluateOp(Operation *op, OpCost &cost,
   for (auto [i, v] : llvm::enumerate(op->getOperands())) {
     if (failed(addSteps(op, v, arriving[i], a->operands[i], cost)))
       return failure();
-    if (arriving[i] != a->operands[i])
+    // A view's result is its resharded operand (counted as the result).
+    if (arriving[i] != a->operands[i] && !isView(op))
       transient += localBytes(v, a->operands[i]);
     operandShapes.push_back(localShape(v, a->operands[i]));
   }
   for (auto [j, r] : llvm::enumerate(op->getResults())) {
     resultShapes.push_back(localShape(r, a->results[j]));
+    // Local slices only, else telar-partition rejects the plan (with this
+    // message).
     Sharding annotated = shardingOf(r);
-    size_t first = cost.comm.size();
-    if (failed(addSteps(op, r, a->results[j], annotated, cost)))
+    std::string reshardError;
+    auto steps =
+        partition::getReshardSteps(cast<RankedTensorType>(r.getType()),
+                                   a->results[j], annotated, mesh,
+                                   reshardError);
+    auto communicates = [](const ReshardStep &step) {
+      return step.kind != StepKind::LocalSlice;
+    };
+    if (!steps || llvm::any_of(*steps, communicates)) {
+      InFlightDiagnostic diag =
+          op->emitError("result ")
+          << j << " is annotated "
+          << telar_sharding::formatSharding(annotated, mesh)
+          << ", but its operands give "
+          << telar_sharding::formatSharding(a->results[j], mesh) << ": ";
+      if (!steps)
+        diag << reshardError;
+      else
+        diag << "that takes a "
+             << telar_sharding::getStepKindName(
+                    llvm::find_if(*steps, communicates)->kind)
+             << ", not only local slices";
       return failure();
-    for (size_t k = first; k < cost.comm.size(); ++k)
-      if (cost.comm[k].step.kind != StepKind::LocalSlice)
-        return op->emitError("result ")
-               << j << " is annotated "
-               << telar_sharding::formatSharding(annotated, mesh)
-               << ", but its operands give "
-               << telar_sharding::formatSharding(a->results[j], mesh)
-               << ": that takes a "
-               << telar_sharding::getStepKindName(cost.comm[k].step.kind)
-               << ", not only local slices";
+    }
+    for (ReshardStep &step : *steps)
+      cost.comm.push_back({std::move(step), 0.0});
     if (a->results[j] != annotated && !isa<ConstantOp>(op))
       transient += localBytes(r, a->results[j]);
   }
@@ -446,8 +470,7 @@ FailureOr<PlanCost> PlanEvaluator::run() {
         plan.weightBytes += localBytes(r, shardingOf(r));
         continue;
       }
-      if (isa<ReshapeOp, SqueezeOp, UnsqueezeOp>(op) &&
-          plan.ops[i].comm.empty()) {
+      if (isView(&op) && plan.ops[i].comm.empty()) {
         rootOf[r] = root(op.getOperand(0));
         continue;
       }

@@ -248,6 +248,9 @@ void mlir::telar::planner::printExplain(llvm::raw_ostream &os,
       if (other.solution.hasSolution())
         os << "predicted " << formatSeconds(other.solution.objective);
       else if (other.solution.status ==
+               telar_planner::IlpSolution::Status::Beaten)
+        os << "no plan cheaper than the chosen one";
+      else if (other.solution.status ==
                telar_planner::IlpSolution::Status::Infeasible)
         os << "does not fit (needs at least "
            << formatBytes(other.minimumMemory) << " per device)";
@@ -378,6 +381,9 @@ std::string mlir::telar::planner::getCostJson(const PlanningResult &result) {
         break;
       case telar_planner::IlpSolution::Status::NoSolution:
         o["status"] = "no_solution";
+        break;
+      case telar_planner::IlpSolution::Status::Beaten:
+        o["status"] = "beaten";
         break;
       }
       if (m.solution.hasSolution())

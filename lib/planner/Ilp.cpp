@@ -104,6 +104,63 @@ double evaluateChoice(const IlpProblem &problem,
   return total;
 }
 
+/// A first solution for the solver to improve on: nodes in order, each
+/// taking its cheapest strategy given the nodes before it (node and edge
+/// costs); when that breaks a memory limit, each taking the strategy with
+/// the fewest bytes instead (ties by cost). Empty when neither is feasible.
+static std::vector<unsigned> getGreedyChoice(const IlpProblem &problem) {
+  size_t numNodes = problem.nodes.size();
+  std::vector<std::vector<const IlpProblem::Edge *>> in(numNodes), out(numNodes);
+  for (const IlpProblem::Edge &e : problem.edges) {
+    in[e.to].push_back(&e);
+    out[e.from].push_back(&e);
+  }
+  std::vector<double> bytes;
+  auto attempt = [&](bool byMemory) {
+    std::vector<unsigned> choice(numNodes, 0);
+    for (unsigned n = 0; n < numNodes; ++n) {
+      const IlpProblem::Node &node = problem.nodes[n];
+      bytes.assign(node.cost.size(), 0);
+      if (byMemory)
+        for (const IlpProblem::MemoryConstraint &m : problem.memory)
+          for (const auto &[t, b] : m.terms)
+            if (t == n)
+              for (size_t s = 0; s < b.size(); ++s)
+                bytes[s] = std::max(bytes[s], b[s]);
+      double best = std::numeric_limits<double>::infinity(), bestBytes = 0;
+      for (unsigned s = 0; s < node.cost.size(); ++s) {
+        if (!isAllowed(node, s))
+          continue;
+        double cost = node.cost[s];
+        for (const IlpProblem::Edge *e : in[n])
+          if (e->from < n)
+            cost += e->cost[choice[e->from] * node.cost.size() + s];
+        for (const IlpProblem::Edge *e : out[n])
+          if (e->to < n)
+            cost += e->cost[s * problem.nodes[e->to].cost.size() +
+                            choice[e->to]];
+        bool better = byMemory ? (bytes[s] < bestBytes ||
+                                  (bytes[s] == bestBytes && cost < best))
+                               : cost < best;
+        if (better || best == std::numeric_limits<double>::infinity()) {
+          best = cost;
+          bestBytes = bytes[s];
+          choice[n] = s;
+        }
+      }
+    }
+    return choice;
+  };
+  for (bool byMemory : {false, true}) {
+    std::vector<unsigned> choice = attempt(byMemory);
+    bool feasible = false;
+    evaluateChoice(problem, choice, feasible);
+    if (feasible)
+      return choice;
+  }
+  return {};
+}
+
 IlpSolution solveBruteForce(const IlpProblem &problem) {
   auto start = std::chrono::steady_clock::now();
   IlpSolution best;
@@ -133,8 +190,9 @@ IlpSolution solveBruteForce(const IlpProblem &problem) {
   return best;
 }
 
-IlpSolution solveIlp(const IlpProblem &problem, double timeLimitSeconds) {
-  auto start = std::chrono::steady_clock::now();
+IlpSolution solveIlp(const IlpProblem &problem, double timeLimitSeconds,
+                     const std::vector<unsigned> *start, double cutoff) {
+  auto startTime = std::chrono::steady_clock::now();
   IlpSolution solution;
   size_t numNodes = problem.nodes.size();
 
@@ -321,6 +379,31 @@ IlpSolution solveIlp(const IlpProblem &problem, double timeLimitSeconds) {
   Cbc_setAllowableFractionGap(model, 1e-9);
   // Single-threaded and deterministic.
   Cbc_setParameter(model, "threads", "1");
+  // CBC 2.10's preprocessing crashes in CglPreProcess::postProcess on
+  // some of these programs (with a cutoff); they need none.
+  Cbc_setParameter(model, "preprocess", "off");
+  std::vector<unsigned> greedy;
+  if (!start || start->size() != numNodes) {
+    greedy = getGreedyChoice(problem);
+    start = &greedy;
+  }
+  if (start->size() == numNodes) {
+    bool feasible = false;
+    evaluateChoice(problem, *start, feasible);
+    if (feasible) {
+      std::vector<int> columns;
+      std::vector<double> values;
+      for (unsigned n = 0; n < numNodes; ++n)
+        for (unsigned s = 0; s < column[n].size(); ++s) {
+          columns.push_back(column[n][s]);
+          values.push_back(s == (*start)[n] ? 1 : 0);
+        }
+      Cbc_setMIPStartI(model, int(columns.size()), columns.data(),
+                       values.data());
+    }
+  }
+  if (std::isfinite(cutoff))
+    Cbc_setCutoff(model, (cutoff - constant) * kCostScale);
   Cbc_solve(model);
 
   const double *x = Cbc_getColSolution(model);
@@ -353,13 +436,16 @@ IlpSolution solveIlp(const IlpProblem &problem, double timeLimitSeconds) {
     if (!feasible)
       solution.status = IlpSolution::Status::NoSolution;
   } else {
-    solution.status = Cbc_isProvenInfeasible(model)
-                          ? IlpSolution::Status::Infeasible
-                          : IlpSolution::Status::NoSolution;
+    if (Cbc_isSecondsLimitReached(model))
+      solution.status = IlpSolution::Status::NoSolution;
+    else if (std::isfinite(cutoff))
+      solution.status = IlpSolution::Status::Beaten;
+    else
+      solution.status = IlpSolution::Status::Infeasible;
   }
   Cbc_deleteModel(model);
   solution.seconds = std::chrono::duration<double>(
-                         std::chrono::steady_clock::now() - start)
+                         std::chrono::steady_clock::now() - startTime)
                          .count();
   return solution;
 }

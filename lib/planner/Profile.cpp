@@ -450,7 +450,11 @@ std::string formatBytes(double v) {
   return formatNumber(v);
 }
 
-std::string quote(const std::string &s) { return json(s).dump(); }
+/// A JSON string; bytes that are not UTF-8 become U+FFFD (nlohmann would
+/// throw, and the parser rejects them anyway).
+std::string quote(const std::string &s) {
+  return json(s).dump(-1, ' ', false, json::error_handler_t::replace);
+}
 
 } // namespace
 
@@ -570,10 +574,14 @@ telar_planner::getShippedProfileNames(std::string &error) {
     if (!std::filesystem::is_directory(dir, ec))
       continue;
     anyDir = true;
-    for (const auto &entry : std::filesystem::directory_iterator(dir, ec))
-      if (entry.path().extension() == ".json" &&
-          entry.is_regular_file(ec))
-        names.insert(entry.path().stem().string());
+    // Iterating may throw (a folder that vanishes); callers may be built
+    // without exceptions, so nothing leaves this function.
+    try {
+      for (const auto &entry : std::filesystem::directory_iterator(dir, ec))
+        if (entry.path().extension() == ".json" && entry.is_regular_file(ec))
+          names.insert(entry.path().stem().string());
+    } catch (const std::filesystem::filesystem_error &) {
+    }
   }
   if (!anyDir) {
     std::vector<std::string> dirs = getProfileSearchDirs();

@@ -39,6 +39,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <limits>
 #include <map>
 #include <set>
@@ -107,15 +108,33 @@ void appendKey(std::vector<int64_t> &key, const Sharding &s) {
 class MeshPlanner {
 public:
   MeshPlanner(func::FuncOp main, const Mesh &mesh, const Profile &profile)
-      : main(main), mesh(mesh), profile(profile) {}
+      : main(main), mesh(mesh), profile(profile) {
+    // The cheapest a collective step can be on this profile: the lowest
+    // latency and the highest bandwidth of any level and collective fit.
+    minLatency = std::numeric_limits<double>::infinity();
+    maxBandwidth = 0;
+    for (const telar_planner::LinkLevel &level : profile.levels) {
+      minLatency = std::min(minLatency, level.latency);
+      maxBandwidth = std::max(maxBandwidth, level.bandwidth);
+      for (const auto &[kind, fit] : level.collectives) {
+        minLatency = std::min(minLatency, fit.alpha);
+        maxBandwidth = std::max(maxBandwidth, fit.beta);
+      }
+    }
+    if (!std::isfinite(minLatency) || minLatency < 0)
+      minLatency = 0;
+    if (maxBandwidth <= 0)
+      maxBandwidth = std::numeric_limits<double>::infinity();
+  }
 
   MeshSearch run(const std::optional<Plan> &constraints, double memoryLimit,
-                 double timeLimitSeconds);
+                 double timeLimitSeconds, double cutoff);
 
 private:
   func::FuncOp main;
   const Mesh &mesh;
   const Profile &profile;
+  double minLatency, maxBandwidth;
 
   // The body, in program order (without the terminator).
   std::vector<Operation *> ops;
@@ -148,6 +167,30 @@ private:
 
   std::map<std::vector<int64_t>, double> reshardCache;
 
+  /// One use between two groups: its resharding from each strategy of the
+  /// producer's group to each of the consumer's, per pair a lower bound
+  /// until priced exactly. With `to` = -1, a use within group `from`
+  /// (sources[s] to targets[s] under its strategy s).
+  struct EdgeTerm {
+    int64_t from = 0, to = 0;
+    Value value;
+    double count = 1;
+    std::vector<Sharding> sources, targets;
+    std::vector<double> cost;
+    std::vector<bool> exact;
+  };
+  std::vector<EdgeTerm> edgeTerms;
+
+  /// A lower bound of reshardSeconds without searching; `exact` when it is
+  /// the price (no communication needed, or no resharding exists).
+  double reshardLowerBound(Value v, const Sharding &from, const Sharding &to,
+                           bool &exact);
+  /// reshardSeconds if already computed.
+  std::optional<double> lookupReshard(Value v, const Sharding &from,
+                                      const Sharding &to) const;
+  std::vector<int64_t> reshardKey(Value v, const Sharding &from,
+                                  const Sharding &to) const;
+
   bool isFolded(Value v) const {
     if (!isTensor(v) || !v.hasOneUse())
       return false;
@@ -173,14 +216,76 @@ private:
   Sharding shardingOfValue(Value v, unsigned g) const;
 };
 
-double MeshPlanner::reshardSeconds(Value v, const Sharding &from,
-                                   const Sharding &to) {
-  if (from == to)
-    return 0;
+std::vector<int64_t> MeshPlanner::reshardKey(Value v, const Sharding &from,
+                                             const Sharding &to) const {
   std::vector<int64_t> key = shapeOf(v);
   key.push_back(elementBytesOf(v));
   appendKey(key, from);
   appendKey(key, to);
+  return key;
+}
+
+std::optional<double> MeshPlanner::lookupReshard(Value v, const Sharding &from,
+                                                 const Sharding &to) const {
+  if (from == to)
+    return 0.0;
+  auto it = reshardCache.find(reshardKey(v, from, to));
+  if (it == reshardCache.end())
+    return std::nullopt;
+  return it->second;
+}
+
+double MeshPlanner::reshardLowerBound(Value v, const Sharding &from,
+                                      const Sharding &to, bool &exact) {
+  exact = true;
+  if (from == to)
+    return 0;
+  if (std::optional<double> known = lookupReshard(v, from, to))
+    return *known;
+  // A partial axis the source does not have: no resharding (priced by the
+  // search as infeasible).
+  for (auto [axis, kind] : to.partial)
+    if (from.getPartialKind(axis) != kind)
+      return reshardSeconds(v, from, to);
+  // The bound of Reshard.cpp's search: partial axes still to resolve (group
+  // size R) and split axes past the common prefix of their dimension with
+  // the target's (group size M) cost at least (1 - 1/R) and (1 - 1/M) of
+  // the smallest local block, at the fastest link; and at least one
+  // collective's latency when either is needed. Without either, local
+  // slices get there for free.
+  int64_t reduce = 1, leave = 1;
+  for (auto [axis, kind] : from.partial)
+    if (!to.getPartialKind(axis))
+      reduce *= mesh.axisSizes[axis];
+  for (int64_t d = 0; d < from.getRank(); ++d) {
+    const auto &cur = from.dims[d];
+    const auto &want = to.dims[d];
+    size_t common = 0;
+    while (common < cur.size() && common < want.size() &&
+           cur[common] == want[common])
+      ++common;
+    for (size_t i = common; i < cur.size(); ++i)
+      leave *= mesh.axisSizes[cur[i]];
+  }
+  if (reduce == 1 && leave == 1)
+    return 0;
+  exact = false;
+  double bytes = double(elementBytesOf(v));
+  for (int64_t d : shapeOf(v))
+    bytes *= double(d);
+  bytes /= double(std::max<int64_t>(1, mesh.getNumDevices()));
+  double sent = bytes * ((1.0 - 1.0 / double(reduce)) +
+                         (1.0 - 1.0 / double(leave)));
+  // Less a few bytes for the steps' integer rounding.
+  sent = std::max(0.0, sent * (1 - 1e-9) - 4);
+  return minLatency + sent / maxBandwidth;
+}
+
+double MeshPlanner::reshardSeconds(Value v, const Sharding &from,
+                                   const Sharding &to) {
+  if (from == to)
+    return 0;
+  std::vector<int64_t> key = reshardKey(v, from, to);
   auto it = reshardCache.find(key);
   if (it != reshardCache.end())
     return it->second;
@@ -318,13 +423,27 @@ void MeshPlanner::buildGroups() {
       int64_t g = data[follow].group;
       d.group = g;
       for (unsigned s = 0; s < groups[g].size(); ++s) {
+        // The cheapest answer, pricing exactly only the candidates whose
+        // lower bound could still beat the best price so far.
         Sharding produced = shardingOfValue(in, s);
+        std::vector<std::pair<double, unsigned>> bounds;
+        for (unsigned t = 0; t < d.strategies.size(); ++t) {
+          bool exact = false;
+          double bound = reshardLowerBound(in, produced,
+                                           d.strategies[t].operands[k], exact);
+          bounds.push_back({bound + d.compute[t], t});
+        }
+        std::stable_sort(bounds.begin(), bounds.end(),
+                         [](auto &a, auto &b) { return a.first < b.first; });
         unsigned best = 0;
         double bestCost = std::numeric_limits<double>::infinity();
-        for (unsigned t = 0; t < d.strategies.size(); ++t) {
-          double cost = reshardSeconds(in, produced, d.strategies[t].operands[k]) +
-                        d.compute[t];
-          if (cost < bestCost) {
+        for (auto [bound, t] : bounds) {
+          if (bound >= bestCost)
+            break;
+          double cost =
+              reshardSeconds(in, produced, d.strategies[t].operands[k]) +
+              d.compute[t];
+          if (cost < bestCost || (cost == bestCost && t < best)) {
             bestCost = cost;
             best = t;
           }
@@ -345,7 +464,8 @@ void MeshPlanner::buildGroups() {
 }
 
 MeshSearch MeshPlanner::run(const std::optional<Plan> &constraints,
-                            double memoryLimit, double timeLimitSeconds) {
+                            double memoryLimit, double timeLimitSeconds,
+                            double cutoff) {
   MeshSearch result;
   result.mesh = mesh;
   Block &body = main.getBody().front();
@@ -378,7 +498,6 @@ MeshSearch MeshPlanner::run(const std::optional<Plan> &constraints,
 
   // Edges, one matrix per pair of groups, summed over the uses between
   // them (each use of layer 0 once per layer).
-  std::map<std::pair<int64_t, int64_t>, std::vector<double>> edges;
   std::map<std::vector<int64_t>, double> useCounts;
   Operation *ret = body.getTerminator();
   for (int64_t v = 0; v <= numOps; ++v) {
@@ -413,45 +532,88 @@ MeshSearch MeshPlanner::run(const std::optional<Plan> &constraints,
         key[0] < 0 ? Value(body.getArgument(key[1]))
                    : Value(ops[key[0]]->getResult(key[1]));
     int64_t gu = groupOfValue(value);
-    if (key[2] == numOps) {
-      // An output: its partial axes are resolved (outputs are never
-      // partial), the rest stays as it is.
+    // A term within one group (an output, whose partial axes are resolved
+    // and the rest stays; a use in a later layer of a value of the same
+    // group) prices the group's strategies one by one: a diagonal term.
+    if (key[2] == numOps || gu == data[key[2]].group) {
+      EdgeTerm term;
+      term.from = gu;
+      term.to = -1;
+      term.value = value;
+      term.count = count;
       for (unsigned s = 0; s < groups[gu].size(); ++s) {
         Sharding from = shardingOfValue(value, s);
         Sharding to = from;
         to.partial.clear();
-        groups[gu].cost[s] += count * reshardSeconds(value, from, to);
+        if (key[2] != numOps)
+          to = strategyOf(key[2], s).operands[key[3]];
+        bool exact = false;
+        term.cost.push_back(reshardLowerBound(value, from, to, exact));
+        term.exact.push_back(exact);
+        term.sources.push_back(std::move(from));
+        term.targets.push_back(std::move(to));
       }
+      edgeTerms.push_back(std::move(term));
       continue;
     }
     int64_t v = key[2];
     unsigned k = unsigned(key[3]);
     int64_t gv = data[v].group;
-    if (gu == gv) {
-      for (unsigned s = 0; s < groups[gu].size(); ++s)
-        groups[gu].cost[s] +=
-            count * reshardSeconds(value, shardingOfValue(value, s),
-                                   strategyOf(v, s).operands[k]);
-      continue;
-    }
-    std::vector<double> &m = edges[{gu, gv}];
+    // Priced lazily: a lower bound now, the exact resharding once the
+    // solver picks the pair (see the loop below).
+    EdgeTerm term;
+    term.from = gu;
+    term.to = gv;
+    term.value = value;
+    term.count = count;
     size_t rows = groups[gu].size(), cols = groups[gv].size();
-    m.resize(rows * cols, 0);
-    std::vector<Sharding> wanted;
+    for (unsigned s = 0; s < rows; ++s)
+      term.sources.push_back(shardingOfValue(value, s));
     for (unsigned t = 0; t < cols; ++t)
-      wanted.push_back(strategyOf(v, t).operands[k]);
-    for (unsigned s = 0; s < rows; ++s) {
-      Sharding from = shardingOfValue(value, s);
-      for (unsigned t = 0; t < cols; ++t)
-        m[s * cols + t] += count * reshardSeconds(value, from, wanted[t]);
-    }
+      term.targets.push_back(strategyOf(v, t).operands[k]);
+    term.cost.resize(rows * cols);
+    term.exact.resize(rows * cols);
+    for (unsigned s = 0; s < rows; ++s)
+      for (unsigned t = 0; t < cols; ++t) {
+        bool exact = false;
+        term.cost[s * cols + t] =
+            reshardLowerBound(value, term.sources[s], term.targets[t], exact);
+        term.exact[s * cols + t] = exact;
+      }
+    edgeTerms.push_back(std::move(term));
   }
 
   IlpProblem problem;
   for (const Group &g : groups)
     problem.nodes.push_back({g.cost, {}});
-  for (auto &[pair, m] : edges)
-    problem.edges.push_back({unsigned(pair.first), unsigned(pair.second), m});
+  // One edge per pair of groups: the sum of its terms.
+  std::map<std::pair<int64_t, int64_t>, size_t> edgeOf;
+  for (const EdgeTerm &t : edgeTerms) {
+    if (t.to < 0)
+      continue;
+    auto [it, inserted] = edgeOf.insert({{t.from, t.to}, problem.edges.size()});
+    if (inserted)
+      problem.edges.push_back({unsigned(t.from), unsigned(t.to),
+                               std::vector<double>(t.cost.size(), 0)});
+  }
+  auto fillEdges = [&] {
+    for (IlpProblem::Edge &e : problem.edges)
+      std::fill(e.cost.begin(), e.cost.end(), 0);
+    for (size_t g = 0; g < groups.size(); ++g)
+      problem.nodes[g].cost = groups[g].cost;
+    for (const EdgeTerm &t : edgeTerms) {
+      if (t.to < 0) {
+        std::vector<double> &cost = problem.nodes[t.from].cost;
+        for (size_t i = 0; i < t.cost.size(); ++i)
+          cost[i] += t.count * t.cost[i];
+        continue;
+      }
+      IlpProblem::Edge &e = problem.edges[edgeOf.at({t.from, t.to})];
+      for (size_t i = 0; i < t.cost.size(); ++i)
+        e.cost[i] += t.count * t.cost[i];
+    }
+  };
+  fillEdges();
 
   // Constraints from a partial plan: the named values keep their sharding.
   std::map<std::string, Value> names = getValueNames(main);
@@ -574,7 +736,52 @@ MeshSearch MeshPlanner::run(const std::optional<Plan> &constraints,
   for (const IlpProblem::Node &n : problem.nodes)
     result.numStrategies += int64_t(n.cost.size());
   result.minimumMemory = minimumMemory;
-  result.solution = telar_planner::solveIlp(problem, timeLimitSeconds);
+  // Lazy pricing: solve with lower bounds for the pairs not yet priced;
+  // price the pairs the solution uses exactly; repeat until it uses only
+  // exact prices. Every price is at least its bound, so that solution is
+  // optimal for the exact prices too.
+  auto searchStart = std::chrono::steady_clock::now();
+  while (true) {
+    double elapsed = std::chrono::duration<double>(
+                         std::chrono::steady_clock::now() - searchStart)
+                         .count();
+    std::vector<unsigned> previous = result.solution.choice;
+    result.solution = telar_planner::solveIlp(
+        problem, std::max(0.05, timeLimitSeconds - elapsed),
+        previous.empty() ? nullptr : &previous, cutoff);
+    ++result.solves;
+    if (!result.solution.hasSolution())
+      break;
+    bool changed = false;
+    const std::vector<unsigned> &c = result.solution.choice;
+    for (EdgeTerm &t : edgeTerms) {
+      size_t i = t.to < 0 ? c[t.from] : c[t.from] * t.targets.size() + c[t.to];
+      if (t.exact[i])
+        continue;
+      t.cost[i] = reshardSeconds(t.value, t.sources[c[t.from]],
+                                 t.targets[t.to < 0 ? c[t.from] : c[t.to]]);
+      t.exact[i] = true;
+      changed = true;
+    }
+    if (!changed)
+      break;
+    // Every pair of the same shardings is now known exactly.
+    for (EdgeTerm &t : edgeTerms)
+      for (size_t s = 0; s < t.sources.size(); ++s)
+        for (size_t u = 0; u < t.targets.size(); ++u) {
+          if (t.to < 0 && u != s)
+            continue;
+          size_t i = t.to < 0 ? s : s * t.targets.size() + u;
+          if (t.exact[i])
+            continue;
+          if (std::optional<double> known =
+                  lookupReshard(t.value, t.sources[s], t.targets[u])) {
+            t.cost[i] = *known;
+            t.exact[i] = true;
+          }
+        }
+    fillEdges();
+  }
   if (!result.solution.hasSolution())
     return result;
 
@@ -759,9 +966,9 @@ mlir::telar::planner::enumerateMeshes(int64_t devices, const Profile &profile) {
 MeshSearch mlir::telar::planner::planOnMesh(
     func::FuncOp main, const Mesh &mesh, const Profile &profile,
     const std::optional<Plan> &constraints, double memoryLimit,
-    double timeLimitSeconds) {
+    double timeLimitSeconds, double cutoff) {
   return MeshPlanner(main, mesh, profile)
-      .run(constraints, memoryLimit, timeLimitSeconds);
+      .run(constraints, memoryLimit, timeLimitSeconds, cutoff);
 }
 
 /// Names the axes of an automatic mesh by what they split: "data" for an
@@ -825,6 +1032,17 @@ mlir::telar::planner::searchPlan(func::FuncOp main, const Profile &profile,
     meshes.push_back(Mesh());
   } else {
     meshes = enumerateMeshes(options.devices, profile);
+    // Two axes first, then one, then three: the cheapest plans so far
+    // bound the search on the larger problems of three axes.
+    std::stable_sort(meshes.begin(), meshes.end(),
+                     [](const Mesh &a, const Mesh &b) {
+                       auto rank = [](const Mesh &m) {
+                         return m.getNumAxes() == 2 ? 0
+                                                    : m.getNumAxes() == 1 ? 1
+                                                                          : 2;
+                       };
+                       return rank(a) < rank(b);
+                     });
   }
   for (const Mesh &m : meshes)
     if (m.getNumDevices() != options.devices)
@@ -853,9 +1071,10 @@ mlir::telar::planner::searchPlan(func::FuncOp main, const Profile &profile,
       constraints = *options.constraints;
       constraints->mesh = meshes[i];
     }
+    // Only plans cheaper than the best so far are of interest.
     MeshSearch s = planOnMesh(main, meshes[i], profile, constraints,
                               options.memoryLimit,
-                              remaining / double(meshes.size() - i));
+                              remaining / double(meshes.size() - i), best);
     if (s.solution.hasSolution() && s.solution.objective < best) {
       best = s.solution.objective;
       result.chosen = result.meshes.size();

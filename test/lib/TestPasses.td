@@ -69,6 +69,54 @@ def TestTelarCollectives : Pass<"test-telar-collectives", "func::FuncOp"> {
   }];
 }
 
+def TestTelarCostModel : Pass<"test-telar-cost-model", "ModuleOp"> {
+  let summary = "Print what the cost model prices a plan at, as remarks";
+  let description = [{
+    Completes a plan on `@main` as `telar-apply-plan` does (`plan=FILE`,
+    plan.json, with `mesh=`; without `plan=`, the JSON text of the module's
+    `test.plan` string attribute, one plan per `-split-input-file` case),
+    prices it with `telar::planner::evaluatePlan` on the hardware profile
+    `profile=` (a shipped name or a profile JSON file; default `cpu`) and
+    prints, on every op of `@main`, its compute on its local shapes and each
+    resharding step telar-partition will emit for it (kind, mesh axes by
+    name, local input and output shapes, bytes each rank sends, seconds), in
+    emission order (a return's are the outputs' resolutions):
+
+    ```
+    remark: compute 3.048e-06 s, 2048 flops, 1536 bytes
+    remark: compute 0 s, 0 flops, 0 bytes; all_reduce over [model]: [4x16] -> [4x16], 256 bytes, 1.256e-06 s
+    ```
+
+    then on `@main` the totals: latency, compute, communication, the memory
+    per device (weights and peak of live activations) and the bytes sent per
+    set of mesh axes. The module is left as it is (but see `annotate`); a
+    plan the partitioner would reject is an error at the op. With `drop-uses=all` (or `unary`:
+    those of ops with one operand) the completed plan's use shardings are
+    dropped before pricing (what a plan of value shardings alone asks of the
+    partitioner: its own gathers). With `annotate`, the plan as priced is
+    then written into the module as `telar-apply-plan` writes it, so that
+    `-test-telar-cost-model=annotate -telar-partition -test-telar-collectives`
+    shows what is priced next to what is emitted for the same plan; a plan
+    the cost model rejects is then still written (its error reported), so
+    that telar-partition shows whether it rejects it the same way.
+  }];
+  let options = [
+    Option<"planFile", "plan", "std::string", /*default=*/"\"\"",
+           "The plan.json to price">,
+    Option<"meshSpec", "mesh", "std::string", /*default=*/"\"\"",
+           "The mesh, e.g. data=2,model=2 (as telar-apply-plan's)">,
+    Option<"profileName", "profile", "std::string", /*default=*/"\"cpu\"",
+           "The hardware profile: a shipped name or a JSON file">,
+    Option<"dropUses", "drop-uses", "std::string", /*default=*/"\"\"",
+           "Price the completed plan without some of its use shardings, so "
+           "that telar-partition's own gathers do the resharding: `all`, or "
+           "`unary` (the uses of ops with one operand)">,
+    Option<"annotate", "annotate", "bool", /*default=*/"false",
+           "Then write the plan as priced into the module, as "
+           "telar-apply-plan does (the input of telar-partition)">
+  ];
+}
+
 def TestTelarSimulateRanks : Pass<"test-telar-simulate-ranks", "ModuleOp"> {
   let summary = "Run every rank of a partitioned program inside one function";
   let description = [{

@@ -14,6 +14,7 @@
 #define TELAR_PLANNER_ILP_H
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -50,6 +51,7 @@ struct IlpSolution {
     TimeLimit,  // the time limit was hit with a feasible solution
     Infeasible, // no choice satisfies the constraints
     NoSolution, // the time limit was hit before any solution was found
+    Beaten,     // no choice is cheaper than the cutoff
   };
   Status status = Status::NoSolution;
   std::vector<unsigned> choice; // per node
@@ -77,7 +79,14 @@ double evaluateChoice(const IlpProblem &problem,
 /// them; an edge is linearized as a transport between the distinct rows and
 /// the distinct columns of its matrix (exact for one-hot choices, so its
 /// variables stay continuous).
-IlpSolution solveIlp(const IlpProblem &problem, double timeLimitSeconds);
+///
+/// `start`, if given, is a choice to start from (used when it is feasible);
+/// `cutoff`, if finite, tells the solver that only solutions cheaper than
+/// it are of interest (another mesh's plan costs that much): when none is
+/// cheaper the result is Infeasible.
+IlpSolution solveIlp(const IlpProblem &problem, double timeLimitSeconds,
+                     const std::vector<unsigned> *start = nullptr,
+                     double cutoff = std::numeric_limits<double>::infinity());
 
 /// Tries every combination (tests only: small problems).
 IlpSolution solveBruteForce(const IlpProblem &problem);

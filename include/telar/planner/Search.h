@@ -24,6 +24,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
 #include <functional>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -72,6 +73,9 @@ struct MeshSearch {
   telar_planner::IlpSolution solution;
   /// Problem size after merging and tying.
   int64_t numNodes = 0, numEdges = 0, numStrategies = 0;
+  /// Integer programs solved (resharding is priced lazily: bounds first,
+  /// exact prices for the pairs a solution uses, solved again).
+  int64_t solves = 0;
   /// The plan found (when solution.hasSolution()).
   telar_sharding::Plan plan;
   /// The least memory per device any choice needs on this mesh (set when
@@ -99,11 +103,14 @@ struct SearchResult {
 std::vector<telar_sharding::Mesh>
 enumerateMeshes(int64_t devices, const telar_planner::Profile &profile);
 
-/// Plans `main` on one mesh. `memoryLimit` in bytes per device.
+/// Plans `main` on one mesh. `memoryLimit` in bytes per device; only plans
+/// cheaper than `cutoff` are searched for (none: solution Infeasible, with
+/// `beatenBy` set).
 MeshSearch planOnMesh(func::FuncOp main, const telar_sharding::Mesh &mesh,
                       const telar_planner::Profile &profile,
                       const std::optional<telar_sharding::Plan> &constraints,
-                      double memoryLimit, double timeLimitSeconds);
+                      double memoryLimit, double timeLimitSeconds,
+                      double cutoff = std::numeric_limits<double>::infinity());
 
 /// Plans `main`: every candidate mesh, the cheapest plan that fits. Emits
 /// an error and fails when no mesh fits ("does not fit", with the bytes

@@ -1,0 +1,43 @@
+// RUN: telar-opt %s -split-input-file -verify-diagnostics -test-telar-cost-model=profile=%S/Inputs/round-profile.json
+// RUN: not telar-opt %s -split-input-file -test-telar-cost-model=profile=%t.missing.json 2>&1 | FileCheck %s --check-prefix=PROFILE
+// RUN: not telar-opt %s -split-input-file -test-telar-cost-model="profile=%S/Inputs/round-profile.json drop-uses=all" 2>&1 | FileCheck %s --check-prefix=DROP
+
+// PROFILE: error: profile: {{.*}}missing.json
+
+// Plans telar-partition rejects are rejected with its message, at the op.
+// An integer mean stays whole in the partitioner (its means do not scale
+// exactly), so the partial sum that completion gives its result is not
+// what it produces.
+module attributes {test.plan = "{\"mesh\": {\"model\": 2}, \"shardings\": {\"x\": [[], [\"model\"]]}}"} {
+  func.func @main(%x: tensor<4x6xi64> {telar.name = "x"}) -> tensor<4x1xi64> {
+    // expected-error @below {{result 0 is annotated {"dims": [[], []], "partial": {"model": "sum"}}, but its operands give [[], []]: the target is partial on axis 'model' (sum) but the source is not: partial values are never created}}
+    %y = telar.reduce_mean %x {axes = array<i64: 1>, keepdims = true} : (tensor<4x6xi64>) -> tensor<4x1xi64>
+    return %y : tensor<4x1xi64>
+  }
+}
+
+// -----
+
+// A partial output: the completed plan resolves it at the return (an
+// all-reduce); without its use shardings (drop-uses) it is an error.
+// DROP: error: result 0 is partial ({"dims": {{\[\[}}]], "partial": {"model": "sum"}}): an output must be resolved
+module attributes {test.plan = "{\"mesh\": {\"model\": 2}, \"shardings\": {\"x\": [[], [\"model\"]]}}"} {
+  // expected-remark @below {{latency}}
+  func.func @main(%x: tensor<4x6xf32> {telar.name = "x"}) -> tensor<4xf32> {
+    // expected-remark @below {{compute 1.064e-06 s, 12 flops, 64 bytes}}
+    %y = telar.reduce_sum %x {axes = array<i64: 1>, keepdims = false} : (tensor<4x6xf32>) -> tensor<4xf32>
+    // expected-remark @below {{all_reduce over [model]: [4] -> [4], 16 bytes}}
+    return %y : tensor<4xf32>
+  }
+}
+
+// -----
+
+// Errors of the plan itself are completion's (telar-apply-plan's).
+module attributes {test.plan = "{\"mesh\": {\"model\": 2}, \"shardings\": {\"w\": [[\"model\"]]}}"} {
+  // expected-error @below {{the plan names an unknown value 'w'; the closest names are 'x'}}
+  // expected-note @below {{values folded away at import}}
+  func.func @main(%x: tensor<4xf32> {telar.name = "x"}) -> tensor<4xf32> {
+    return %x : tensor<4xf32>
+  }
+}
