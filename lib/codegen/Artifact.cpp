@@ -17,6 +17,7 @@
 #include "mlir/IR/BuiltinDialect.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/ToolOutputFile.h"
 
@@ -212,6 +213,7 @@ LogicalResult readWeights(func::FuncOp main, const TargetBackend &target,
   auto &blobs =
       DenseResourceElementsHandle::getManagerInterface(main.getContext())
           .getBlobManager();
+  llvm::StringMap<unsigned> shardedUses;
   for (unsigned i = interface.inputs.size(); i < main.getNumArguments(); ++i) {
     auto name = main.getArgAttrOfType<StringAttr>(
         i, telar::TelarDialect::WeightAttrHelper::getNameStr());
@@ -258,6 +260,14 @@ LogicalResult readWeights(func::FuncOp main, const TargetBackend &target,
               toString(type.getElementType()) + ", which the " +
               target.getName().upper() + " target does not support";
       return failure();
+    }
+    // One weight sliced two ways (a shared initializer used by ops the plan
+    // splits differently) is two tensors of the per-rank file: the later
+    // ones are stored under "NAME#K".
+    if (w.isSharded()) {
+      unsigned &uses = shardedUses[w.name];
+      if (uses++)
+        w.name += "#" + std::to_string(uses - 1);
     }
     interface.weights.push_back(w);
   }

@@ -844,7 +844,13 @@ MeshSearch MeshPlanner::run(const std::optional<Plan> &constraints,
     int64_t g = decidedBy(r, consumer);
     if (g < 0)
       continue;
-    result.plan.shardings[name] = shardingOfValue(r, choice[g]);
+    Sharding sharding = shardingOfValue(r, choice[g]);
+    // A graph output is never partial: its partial axes are resolved where
+    // it is produced, as the output's edge above priced.
+    if (llvm::any_of(value.getUses(),
+                     [&](OpOperand &use) { return use.getOwner() == ret; }))
+      sharding.partial.clear();
+    result.plan.shardings[name] = sharding;
   }
   return result;
 }
@@ -1055,7 +1061,7 @@ mlir::telar::planner::searchPlan(func::FuncOp main, const Profile &profile,
                                  const SearchOptions &options) {
   auto start = std::chrono::steady_clock::now();
   if (options.devices < 1)
-    return main.emitError() << "--devices must be at least 1";
+    return mlir::emitError(main.getLoc()) << "--devices must be at least 1";
   SearchResult result;
   for (Operation &op : main.getBody().front().without_terminator()) {
     (void)op;
@@ -1089,7 +1095,7 @@ mlir::telar::planner::searchPlan(func::FuncOp main, const Profile &profile,
   }
   for (const Mesh &m : meshes)
     if (m.getNumDevices() != options.devices)
-      return main.emitError()
+      return mlir::emitError(main.getLoc())
              << "the mesh " << m.str() << " has " << m.getNumDevices()
              << " devices, but --devices is " << options.devices;
 
@@ -1141,14 +1147,14 @@ mlir::telar::planner::searchPlan(func::FuncOp main, const Profile &profile,
       return s.solution.status == IlpSolution::Status::NoSolution;
     });
     if (timedOut)
-      return main.emitError()
+      return mlir::emitError(main.getLoc())
              << "the search found no plan within its time limit ("
              << options.timeLimitSeconds
              << " s, --search-time-limit); raise it";
     double needed = std::numeric_limits<double>::infinity();
     for (const MeshSearch &s : result.meshes)
       needed = std::min(needed, s.minimumMemory);
-    return main.emitError()
+    return mlir::emitError(main.getLoc())
            << "does not fit: the model needs at least " << int64_t(needed)
            << " bytes (" << formatBytes(needed) << ") per device on "
            << options.devices << " devices, but a device has "

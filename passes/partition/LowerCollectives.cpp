@@ -304,6 +304,12 @@ void Lowering::replace(Operation *op, const CollectiveCall &call) {
   auto inBuffer = bufferization::ToBufferOp::create(
       b, loc, MemRefType::get(inType.getShape(), inType.getElementType()),
       op->getOperand(0), /*read_only=*/true);
+  // The call reads the buffer through a pointer, which bufferization does
+  // not see: the to_buffer is the read it analyses. Each is distinct, so CSE
+  // cannot merge a later collective's read of the same tensor into an
+  // earlier one (whose buffer bufferization may then reuse in between).
+  inBuffer->setAttr("collective_read",
+                    DistinctAttr::create(b.getUnitAttr()));
   auto outBuffer = memref::AllocOp::create(
       b, loc, MemRefType::get(outType.getShape(), outType.getElementType()),
       b.getI64IntegerAttr(64));

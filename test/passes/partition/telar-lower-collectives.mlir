@@ -11,7 +11,7 @@
 // CHECK-DAG: %[[AXES:.+]] = arith.constant 2 : i64
 // CHECK-DAG: %[[OUTER:.+]] = arith.constant 4 : i64
 // CHECK-DAG: %[[INNER:.+]] = arith.constant 8 : i64
-// CHECK: %[[IN:.+]] = bufferization.to_buffer %[[X]] read_only : tensor<4x8xf32> to memref<4x8xf32>
+// CHECK: %[[IN:.+]] = bufferization.to_buffer %[[X]] read_only {collective_read = distinct[{{[0-9]+}}]<>} : tensor<4x8xf32> to memref<4x8xf32>
 // CHECK: %[[OUT:.+]] = memref.alloc() {alignment = 64 : i64} : memref<4x24xf32>
 // CHECK: %[[INI:.+]] = memref.extract_aligned_pointer_as_index %[[IN]]
 // CHECK: %[[INL:.+]] = arith.index_cast %[[INI]] : index to i64
