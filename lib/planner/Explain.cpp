@@ -277,7 +277,12 @@ void mlir::telar::planner::printExplain(llvm::raw_ostream &os,
     int64_t layer = i < int64_t(instance.size()) ? instance[i] : -1;
     if (layer >= 1)
       continue;
-    if (op.compute.seconds == 0 && op.comm.empty())
+    // Rows that cost nothing (weights sliced in place) say nothing.
+    bool free = op.compute.seconds == 0 && op.commSeconds == 0 &&
+                llvm::all_of(op.comm, [](const PricedStep &p) {
+                  return p.step.kind == telar_sharding::StepKind::LocalSlice;
+                });
+    if (free)
       continue;
     bool inLayer = layer == 0;
     std::string label = op.op->getName().stripDialect().str();

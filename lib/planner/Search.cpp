@@ -1129,13 +1129,22 @@ mlir::telar::planner::searchPlan(func::FuncOp main, const Profile &profile,
       constraints->mesh = meshes[i];
     }
     // Only plans cheaper than the best so far are of interest.
+    // (A plan as cheap as the best, within rounding, may still win by
+    // having fewer axes.)
     MeshSearch s = planOnMesh(main, meshes[i], profile, constraints,
                               options.memoryLimit,
-                              remaining / double(meshes.size() - i), best);
-    if (s.solution.hasSolution() && s.solution.objective < best) {
-      best = s.solution.objective;
-      result.chosen = result.meshes.size();
-      any = true;
+                              remaining / double(meshes.size() - i),
+                              best * (1 + 1e-6));
+    if (s.solution.hasSolution()) {
+      double objective = s.solution.objective;
+      bool tie = any && std::abs(objective - best) <= 1e-9 * best;
+      if (!any || (objective < best && !tie) ||
+          (tie && s.mesh.getNumAxes() <
+                      result.meshes[result.chosen].mesh.getNumAxes())) {
+        best = any ? std::min(best, objective) : objective;
+        result.chosen = result.meshes.size();
+        any = true;
+      }
     }
     result.meshes.push_back(std::move(s));
   }
