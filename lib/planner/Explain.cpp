@@ -205,9 +205,13 @@ static std::string labelOf(Operation *op) {
   return "";
 }
 
-static std::string truncate(std::string s, size_t width) {
+/// Op labels keep their end (the distinctive part of an ONNX name),
+/// shardings their start (the dims before the partial axes).
+static std::string truncate(std::string s, size_t width, bool keepEnd = true) {
   if (s.size() <= width)
     return s;
+  if (!keepEnd)
+    return s.substr(0, width - 3) + "...";
   return "..." + s.substr(s.size() - (width - 3));
 }
 
@@ -310,7 +314,7 @@ void mlir::telar::planner::printExplain(llvm::raw_ostream &os,
       collectives += (collectives.empty() ? "" : ", ") +
                      (count > 1 ? std::to_string(count) + "x " : "") + k;
     os << llvm::formatv("  {0,-40} {1,-34} {2,10} {3,10} {4,10}  {5}\n",
-                        truncate(label, 40), truncate(sharding, 34),
+                        truncate(label, 40), truncate(sharding, 34, false),
                         formatSeconds(op.compute.seconds),
                         formatSeconds(op.commSeconds), formatBytes(sent),
                         collectives);

@@ -383,6 +383,11 @@ int run(int argc, char **argv) {
     }
     std::optional<telar::planner::SearchOptions> search;
     if (planning) {
+      if (!(searchTimeLimit > 0)) {
+        llvm::errs() << "telarc: error: --search-time-limit must be a "
+                        "positive number of seconds\n";
+        return 1;
+      }
       search.emplace();
       search->devices = devices;
       search->timeLimitSeconds = searchTimeLimit;
