@@ -268,10 +268,10 @@ void mlir::telar::planner::printExplain(llvm::raw_ostream &os,
     }
   }
   os << "\n";
-  os << llvm::formatv("  {0,-40} {1,-34} {2,10} {3,10} {4,10}  {5}\n", "op",
+  os << llvm::formatv("  {0,-40} {1,-48} {2,10} {3,10} {4,10}  {5}\n", "op",
                       "result sharding", "compute", "comm", "sent/dev",
                       "collectives");
-  os << "  " << std::string(124, '-') << "\n";
+  os << "  " << std::string(138, '-') << "\n";
   llvm::DenseMap<Operation *, int64_t> index;
   int64_t n = 0;
   for (Operation &op : main.getBody().front())
@@ -313,13 +313,13 @@ void mlir::telar::planner::printExplain(llvm::raw_ostream &os,
     for (auto &[k, count] : kinds)
       collectives += (collectives.empty() ? "" : ", ") +
                      (count > 1 ? std::to_string(count) + "x " : "") + k;
-    os << llvm::formatv("  {0,-40} {1,-34} {2,10} {3,10} {4,10}  {5}\n",
-                        truncate(label, 40), truncate(sharding, 34, false),
+    os << llvm::formatv("  {0,-40} {1,-48} {2,10} {3,10} {4,10}  {5}\n",
+                        truncate(label, 40), truncate(sharding, 48, false),
                         formatSeconds(op.compute.seconds),
                         formatSeconds(op.commSeconds), formatBytes(sent),
                         collectives);
   }
-  os << "  " << std::string(124, '-') << "\n";
+  os << "  " << std::string(138, '-') << "\n";
   os << "  predicted latency " << formatSeconds(cost.latency) << " (compute "
      << formatSeconds(cost.computeSeconds) << ", communication "
      << formatSeconds(cost.commSeconds) << ")\n";
