@@ -242,43 +242,22 @@ double MeshPlanner::reshardLowerBound(Value v, const Sharding &from,
     return 0;
   if (std::optional<double> known = lookupReshard(v, from, to))
     return *known;
-  // A partial axis the source does not have: no resharding (priced by the
-  // search as infeasible).
-  for (auto [axis, kind] : to.partial)
-    if (from.getPartialKind(axis) != kind)
-      return reshardSeconds(v, from, to);
-  // The bound of Reshard.cpp's search: partial axes still to resolve (group
-  // size R) and split axes past the common prefix of their dimension with
-  // the target's (group size M) cost at least (1 - 1/R) and (1 - 1/M) of
-  // the smallest local block, at the fastest link; and at least one
-  // collective's latency when either is needed. Without either, local
-  // slices get there for free.
-  int64_t reduce = 1, leave = 1;
-  for (auto [axis, kind] : from.partial)
-    if (!to.getPartialKind(axis))
-      reduce *= mesh.axisSizes[axis];
-  for (int64_t d = 0; d < from.getRank(); ++d) {
-    const auto &cur = from.dims[d];
-    const auto &want = to.dims[d];
-    size_t common = 0;
-    while (common < cur.size() && common < want.size() &&
-           cur[common] == want[common])
-      ++common;
-    for (size_t i = common; i < cur.size(); ++i)
-      leave *= mesh.axisSizes[cur[i]];
-  }
-  if (reduce == 1 && leave == 1)
+  // The bound of THE resharding function's search (the bytes partial and
+  // misplaced axes must at least move), at the fastest link, plus one
+  // latency when any collective is needed.
+  std::optional<telar_sharding::ReshardBound> bound =
+      telar_sharding::getReshardLowerBound(shapeOf(v), elementBytesOf(v), from,
+                                           to, mesh);
+  // No resharding exists (a partial axis the source lacks): priced as the
+  // search does, exactly.
+  if (!bound || std::any_of(to.partial.begin(), to.partial.end(), [&](auto p) {
+        return from.getPartialKind(p.first) != p.second;
+      }))
+    return reshardSeconds(v, from, to);
+  if (!bound->communicates)
     return 0;
   exact = false;
-  double bytes = double(elementBytesOf(v));
-  for (int64_t d : shapeOf(v))
-    bytes *= double(d);
-  bytes /= double(std::max<int64_t>(1, mesh.getNumDevices()));
-  double sent = bytes * ((1.0 - 1.0 / double(reduce)) +
-                         (1.0 - 1.0 / double(leave)));
-  // Less a few bytes for the steps' integer rounding.
-  sent = std::max(0.0, sent * (1 - 1e-9) - 4);
-  return minLatency + sent / maxBandwidth;
+  return minLatency + double(bound->bytes) / maxBandwidth;
 }
 
 double MeshPlanner::reshardSeconds(Value v, const Sharding &from,

@@ -252,7 +252,17 @@ private:
     return target.dims[dim][sharding.dims[dim].size()];
   }
   std::vector<Move> getMoves(const Sharding &sharding) const;
+
+public:
+  /// The bytes still to send from `sharding` at least (the A*'s estimate).
   int64_t getLowerBound(const Sharding &sharding) const;
+  /// The group sizes of the partial axes still to resolve (`reduce`) and of
+  /// the split axes that must leave their dimension (`leave`) from
+  /// `sharding`: both 1 when local slices reach the target.
+  void getPending(const Sharding &sharding, int64_t &reduce,
+                  int64_t &leave) const;
+
+private:
 
   const std::vector<int64_t> &shape;
   int64_t elementBytes;
@@ -405,12 +415,13 @@ std::vector<Move> Resharder::getMoves(const Sharding &s) const {
 // smaller groups cost more: sum (1 - 1/Gi) >= 1 - 1/prod Gi). The bound is
 // consistent (no step lowers it by more than it costs), so the first time
 // the search reaches a sharding is the cheapest.
-int64_t Resharder::getLowerBound(const Sharding &s) const {
-  int64_t reduce = 1;
+void Resharder::getPending(const Sharding &s, int64_t &reduce,
+                           int64_t &leave) const {
+  reduce = 1;
   for (const auto &p : s.partial)
     if (isReducible(s, p.first))
       reduce *= mesh.axisSizes[p.first];
-  int64_t leave = 1;
+  leave = 1;
   for (int64_t d = 0; d < s.getRank(); ++d) {
     const auto &cur = s.dims[d];
     const auto &want = target.dims[d];
@@ -421,6 +432,11 @@ int64_t Resharder::getLowerBound(const Sharding &s) const {
     for (size_t i = common; i < cur.size(); ++i)
       leave *= mesh.axisSizes[cur[i]];
   }
+}
+
+int64_t Resharder::getLowerBound(const Sharding &s) const {
+  int64_t reduce, leave;
+  getPending(s, reduce, leave);
   double bound = minLocalBytes *
                  ((1.0 - 1.0 / double(reduce)) + (1.0 - 1.0 / double(leave)));
   // Less one byte for the rounding of the steps' integer bytes.
@@ -614,6 +630,22 @@ telar_sharding::reshard(const std::vector<int64_t> &shape, int64_t elementBytes,
   std::optional<std::vector<Move>> best =
       resharder.search(resharder.getCost(*recipe), kSearchBudget);
   return resharder.buildSteps(mergeMoves(best ? *best : *recipe));
+}
+
+std::optional<ReshardBound> telar_sharding::getReshardLowerBound(
+    const std::vector<int64_t> &shape, int64_t elementBytes,
+    const Sharding &source, const Sharding &target, const Mesh &mesh) {
+  if (!checkPair(shape, elementBytes, source, target, mesh).empty())
+    return std::nullopt;
+  ReshardBound bound;
+  if (source == target)
+    return bound;
+  Resharder resharder(shape, elementBytes, source, target, mesh);
+  int64_t reduce, leave;
+  resharder.getPending(source, reduce, leave);
+  bound.communicates = reduce > 1 || leave > 1;
+  bound.bytes = resharder.getLowerBound(source);
+  return bound;
 }
 
 std::optional<std::vector<ReshardStep>>

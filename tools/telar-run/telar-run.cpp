@@ -782,76 +782,16 @@ int run(const Options &o, const Job &job) {
   return 0;
 }
 
-/// The path of this executable, for mpirun to start.
-std::string selfPath(const char *argv0) {
-  std::error_code ec;
-  std::filesystem::path p = std::filesystem::read_symlink("/proc/self/exe", ec);
-  return ec ? std::string(argv0) : p.string();
-}
-
-/// `name` on PATH, or "".
-std::string findOnPath(const std::string &name) {
-  const char *path = std::getenv("PATH");
-  std::string dirs = path ? path : "";
-  for (size_t start = 0; start <= dirs.size();) {
-    size_t colon = std::min(dirs.find(':', start), dirs.size());
-    std::string dir = dirs.substr(start, colon - start);
-    start = colon + 1;
-    std::string candidate = (dir.empty() ? "." : dir) + "/" + name;
-    if (::access(candidate.c_str(), X_OK) == 0)
-      return candidate;
-  }
-  return "";
-}
-
-/// -n N outside a launcher: runs this command again under `mpirun -np N`
-/// (which returns non-zero when a rank does). Returns only on failure.
-int launch(const Options &o, int argc, char **argv) {
-  std::string mpirun;
-  if (const char *env = std::getenv("TELAR_MPIRUN"); env && *env)
-    mpirun = env;
-  else
-    mpirun = findOnPath("mpirun");
-  if (mpirun.empty()) {
-    std::fprintf(stderr,
-                 "telar-run: error: -n %d needs mpirun (OpenMPI's launcher, "
-                 "Debian package openmpi-bin) on PATH, or TELAR_MPIRUN; or "
-                 "start the ranks yourself: mpirun -np %d telar-run ..., "
-                 "srun -n %d telar-run ...\n",
-                 o.ranks, o.ranks, o.ranks);
-    return 1;
-  }
-  // OpenMPI refuses to run as root, and more ranks than cores, unless told.
-  if (::geteuid() == 0) {
-    setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", /*overwrite=*/0);
-    setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
-  }
-  setenv("OMPI_MCA_rmaps_base_oversubscribe", "1", 0);
-  std::string self = selfPath(argv[0]);
-  std::string count = std::to_string(o.ranks);
-  std::vector<char *> args = {const_cast<char *>(mpirun.c_str()),
-                              const_cast<char *>("-np"),
-                              const_cast<char *>(count.c_str()),
-                              const_cast<char *>(self.c_str())};
-  // The ranks get the same arguments, -n included (each checks it against
-  // the job's size).
-  for (int i = 1; i < argc; ++i)
-    args.push_back(argv[i]);
-  args.push_back(nullptr);
-  std::fflush(stdout);
-  ::execv(mpirun.c_str(), args.data());
-  std::fprintf(stderr, "telar-run: error: cannot run '%s': %s\n",
-               mpirun.c_str(), std::strerror(errno));
-  return 1;
-}
-
 } // namespace
 
 int main(int argc, char **argv) {
   Options options = parseArguments(argc, argv);
   bool underLauncher = comm::isLaunchedAsMpiJob();
   if (options.ranks > 1 && !underLauncher)
-    return launch(options, argc, argv);
+    return comm::relaunchUnderMpirun(
+        "telar-run", options.ranks, argc, argv,
+        "mpirun -np " + std::to_string(options.ranks) + " telar-run ..., srun -n " +
+            std::to_string(options.ranks) + " telar-run ...");
 
   Job job;
   if (underLauncher) {

@@ -14,6 +14,7 @@
 #include "telar/runtime/Comm.h"
 
 #include <memory>
+#include <string>
 
 namespace telar::runtime::comm {
 
@@ -22,6 +23,14 @@ namespace telar::runtime::comm {
 /// PMI launcher's PMI_SIZE) or by Slurm's srun (SLURM_STEP_ID with
 /// SLURM_NTASKS or SLURM_PROCID). MPI is not needed otherwise.
 bool isLaunchedAsMpiJob();
+
+/// For a tool's `-n N` outside a launcher: runs this command again under
+/// `mpirun -np N` (found on PATH, or $TELAR_MPIRUN; OpenMPI's root and
+/// oversubscription settings set when absent), with the same arguments.
+/// Returns (1, with an error naming `tool` and suggesting `selfStart`) only
+/// when mpirun cannot be started.
+int relaunchUnderMpirun(const char *tool, int ranks, int argc, char **argv,
+                        const std::string &selfStart);
 
 /// Initialises MPI (MPI_THREAD_SERIALIZED: collectives come from one
 /// thread at a time) unless it already is; throws CommError when it fails.

@@ -89,6 +89,20 @@ reshardByRecipe(const std::vector<int64_t> &shape, int64_t elementBytes,
                 const Sharding &source, const Sharding &target,
                 const Mesh &mesh, std::string &error);
 
+/// What reshard() costs at least, without its search: the lower bound of
+/// its A* (the bytes that the partial axes still to resolve and the split
+/// axes that must leave their dimension move at least), and whether any
+/// collective is needed (false: local slices get there, for free).
+struct ReshardBound {
+  int64_t bytes = 0;
+  bool communicates = false;
+};
+/// nullopt when the pair is invalid (as reshard() would fail on it).
+std::optional<ReshardBound>
+getReshardLowerBound(const std::vector<int64_t> &shape, int64_t elementBytes,
+                     const Sharding &source, const Sharding &target,
+                     const Mesh &mesh);
+
 /// The bytes each device sends in a step of `kind` over a group of
 /// `groupSize` devices with a local input of `inputBytes` (the formulas of
 /// ReshardStep::bytesSent). The runtime counts what it sends with it too.
