@@ -376,30 +376,10 @@ LogicalResult PlanEvaluator::evaluateOp(Operation *op, OpCost &cost,
     // Local slices only, else telar-partition rejects the plan (with this
     // message).
     Sharding annotated = shardingOf(r);
-    std::string reshardError;
-    auto steps =
-        partition::getReshardSteps(cast<RankedTensorType>(r.getType()),
-                                   a->results[j], annotated, mesh,
-                                   reshardError);
-    auto communicates = [](const ReshardStep &step) {
-      return step.kind != StepKind::LocalSlice;
-    };
-    if (!steps || llvm::any_of(*steps, communicates)) {
-      InFlightDiagnostic diag =
-          op->emitError("result ")
-          << j << " is annotated "
-          << telar_sharding::formatSharding(annotated, mesh)
-          << ", but its operands give "
-          << telar_sharding::formatSharding(a->results[j], mesh) << ": ";
-      if (!steps)
-        diag << reshardError;
-      else
-        diag << "that takes a "
-             << telar_sharding::getStepKindName(
-                    llvm::find_if(*steps, communicates)->kind)
-             << ", not only local slices";
+    FailureOr<std::vector<ReshardStep>> steps =
+        partition::getResultSliceSteps(op, j, a->results[j], annotated, mesh);
+    if (failed(steps))
       return failure();
-    }
     for (ReshardStep &step : *steps)
       cost.comm.push_back({std::move(step), 0.0});
     if (a->results[j] != annotated && !isa<ConstantOp>(op))

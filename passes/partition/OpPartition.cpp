@@ -253,3 +253,31 @@ partition::getReshardSteps(RankedTensorType globalType, const Sharding &from,
       shape, getElementBytes(globalType.getElementType()), from, to, mesh,
       error);
 }
+
+FailureOr<std::vector<telar_sharding::ReshardStep>>
+partition::getResultSliceSteps(Operation *op, unsigned j,
+                               const Sharding &produced,
+                               const Sharding &annotated, const Mesh &mesh) {
+  auto type = cast<RankedTensorType>(op->getResult(j).getType());
+  std::string error;
+  auto steps = getReshardSteps(type, produced, annotated, mesh, error);
+  auto communicates = [](const telar_sharding::ReshardStep &step) {
+    return step.kind != telar_sharding::StepKind::LocalSlice;
+  };
+  if (steps && llvm::none_of(*steps, communicates))
+    return std::move(*steps);
+  InFlightDiagnostic diag =
+      op->emitError("result ")
+      << j << " is annotated "
+      << telar_sharding::formatSharding(annotated, mesh)
+      << ", but its operands give "
+      << telar_sharding::formatSharding(produced, mesh) << ": ";
+  if (!steps)
+    diag << error;
+  else
+    diag << "that takes a "
+         << telar_sharding::getStepKindName(
+                llvm::find_if(*steps, communicates)->kind)
+         << ", not only local slices";
+  return failure();
+}

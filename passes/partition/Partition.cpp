@@ -404,27 +404,10 @@ LogicalResult FunctionPartitioner::partitionOp(Operation *op) {
   // would be a step that no annotation asked for.
   for (auto [j, r] : llvm::enumerate(op->getResults())) {
     auto type = cast<RankedTensorType>(r.getType());
-    std::string reshardError;
-    auto steps = getReshardSteps(type, p.results[j], annotated[j], mesh,
-                                 reshardError);
-    auto communicates = [](const telar_sharding::ReshardStep &step) {
-      return step.kind != telar_sharding::StepKind::LocalSlice;
-    };
-    if (!steps || llvm::any_of(*steps, communicates)) {
-      InFlightDiagnostic diag = op->emitError("result ")
-                                << j << " is annotated "
-                                << format(annotated[j], mesh)
-                                << ", but its operands give "
-                                << format(p.results[j], mesh) << ": ";
-      if (!steps)
-        diag << reshardError;
-      else
-        diag << "that takes a "
-             << telar_sharding::getStepKindName(
-                    llvm::find_if(*steps, communicates)->kind)
-             << ", not only local slices";
+    FailureOr<std::vector<telar_sharding::ReshardStep>> steps =
+        getResultSliceSteps(op, j, p.results[j], annotated[j], mesh);
+    if (failed(steps))
       return failure();
-    }
     locals[r] = {emitSteps(b, loc, results[j], type.getElementType(), *steps,
                            grid),
                  annotated[j]};

@@ -66,6 +66,15 @@ getReshardSteps(RankedTensorType globalType,
                 const telar_sharding::Sharding &to,
                 const telar_sharding::Mesh &mesh, std::string &error);
 
+/// The steps that take result `j` of `op` from the sharding its operands
+/// give it (`produced`) to the one it is annotated with: local slices only,
+/// else (with an error at `op`: telar-partition rejects the plan) failure.
+FailureOr<std::vector<telar_sharding::ReshardStep>>
+getResultSliceSteps(Operation *op, unsigned j,
+                    const telar_sharding::Sharding &produced,
+                    const telar_sharding::Sharding &annotated,
+                    const telar_sharding::Mesh &mesh);
+
 } // namespace mlir::telar::partition
 
 #endif // TELAR_PASSES_PARTITION_OPPARTITION_H
