@@ -52,7 +52,6 @@ import concurrent.futures as cf
 import fnmatch
 import json
 import os
-import re
 import shutil
 import sys
 import time
@@ -60,7 +59,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sharded_plans  # noqa: E402
 from run_models import first_error_line, print_markdown_table  # noqa: E402
-from run_sharded import (Runner, fmt, fmt_bytes, input_args,  # noqa: E402
+from run_sharded import (Runner, fmt, fmt_bytes,  # noqa: E402
                          kill_commands_on_exit, parse_collectives, report_axes, run_cmd)
 
 MODELS = tuple(sharded_plans.PLANNERS)
@@ -214,32 +213,8 @@ class PlannedRunner(Runner):
                                f"model priced {coll_text(res['priced'])}")
                     return res
 
-            inputs = self.inputs(case.model, case.batch)
-            in_args = input_args(manifest, inputs, os.path.join(case_dir, "in"))
-            refs = {"ort": self.ort_outputs(case.model, case.batch)}
-            single = self.single_device(case.model, case.batch)
-            if isinstance(single, str):
-                res.update(stage="single-device", message=single)
-                return res
-            refs["telar-1"] = single
-
-            report = os.path.join(case_dir, "report.json")
-            out_dir = os.path.join(case_dir, "out")
-            cmd = [a.telar_run, art, "-n", str(case.devices), "--output-dir", out_dir,
-                   "--threads", "1", "--report", report, "-q"] + in_args
-            with self.run_slots:
-                rc, err, _, secs = run_cmd(cmd, a.timeout, self.env)
-            res["run_s"] = secs
-            if rc != 0:
-                res.update(stage="telar-run", message=f"rc={rc}: {first_error_line(err)}")
-                return res
-            try:
-                res["report"] = json.load(open(report))
-            except (OSError, ValueError):
-                pass
-            problems = self.compare(manifest, out_dir, refs, res["outputs"])
-            if problems:
-                res.update(stage="compare", message="; ".join(problems))
+            if self.run_artifact(res, case_dir, art, manifest, case.model,
+                                 case.batch, case.devices) is None:
                 return res
             res["ok"] = True
             return res

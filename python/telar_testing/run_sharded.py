@@ -326,6 +326,41 @@ class Runner:
             return f"telar-opt -test-telar-collectives rc={rc}: {first_error_line(err)}"
         return parse_collectives(err + out)
 
+    def run_artifact(self, res, case_dir, art, manifest, model, batch, ranks):
+        """Runs artifact `art` on `ranks` ranks (telar-run -n, --report) and
+        compares its outputs with onnxruntime's and the single-device run's.
+        Returns (input arguments, references), or None with res's stage and
+        message set."""
+        a = self.a
+        inputs = self.inputs(model, batch)
+        in_args = input_args(manifest, inputs, os.path.join(case_dir, "in"))
+        refs = {"ort": self.ort_outputs(model, batch)}
+        single = self.single_device(model, batch)
+        if isinstance(single, str):
+            res.update(stage="single-device", message=single)
+            return None
+        refs["telar-1"] = single
+
+        report = os.path.join(case_dir, "report.json")
+        out_dir = os.path.join(case_dir, "out")
+        cmd = [a.telar_run, art, "-n", str(ranks), "--output-dir", out_dir,
+               "--threads", "1", "--report", report, "-q"] + in_args
+        with self.run_slots:
+            rc, err, _, secs = run_cmd(cmd, a.timeout, self.env)
+        res["run_s"] = secs
+        if rc != 0:
+            res.update(stage="telar-run", message=f"rc={rc}: {first_error_line(err)}")
+            return None
+        try:
+            res["report"] = json.load(open(report))
+        except (OSError, ValueError):
+            pass
+        problems = self.compare(manifest, out_dir, refs, res["outputs"])
+        if problems:
+            res.update(stage="compare", message="; ".join(problems))
+            return None
+        return in_args, refs
+
     def check(self, case):
         a = self.a
         res = {"case": case.name, "model": case.model, "form": case.form, "mesh": case.mesh,
@@ -384,33 +419,11 @@ class Runner:
                            f", expected {case.ranks}")
                 return res
 
-            inputs = self.inputs(case.model, case.batch)
-            in_args = input_args(manifest, inputs, case_dir + "/in")
-            refs = {"ort": self.ort_outputs(case.model, case.batch)}
-            single = self.single_device(case.model, case.batch)
-            if isinstance(single, str):
-                res.update(stage="single-device", message=single)
+            ran = self.run_artifact(res, case_dir, art, manifest, case.model,
+                                    case.batch, case.ranks)
+            if ran is None:
                 return res
-            refs["telar-1"] = single
-
-            report = case_dir + "/report.json"
-            out_dir = case_dir + "/out"
-            cmd = [a.telar_run, art, "-n", str(case.ranks), "--output-dir", out_dir,
-                   "--threads", "1", "--report", report, "-q"] + in_args
-            with self.run_slots:
-                rc, err, _, secs = run_cmd(cmd, a.timeout, self.env)
-            res["run_s"] = secs
-            if rc != 0:
-                res.update(stage="telar-run", message=f"rc={rc}: {first_error_line(err)}")
-                return res
-            try:
-                res["report"] = json.load(open(report))
-            except (OSError, ValueError):
-                pass
-            problems = self.compare(manifest, out_dir, refs, res["outputs"])
-            if problems:
-                res.update(stage="compare", message="; ".join(problems))
-                return res
+            in_args, refs = ran
 
             if case.mpirun and not a.no_mpirun:
                 out2 = case_dir + "/out-mpirun"
