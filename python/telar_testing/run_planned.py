@@ -58,6 +58,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sharded_plans  # noqa: E402
+from plan_bench import fmt_seconds  # noqa: E402
 from run_models import first_error_line, print_markdown_table  # noqa: E402
 from run_sharded import (Runner, fmt, fmt_bytes,  # noqa: E402
                          kill_commands_on_exit, parse_collectives, report_axes, run_cmd)
@@ -76,16 +77,6 @@ class Case:
     @property
     def slug(self):
         return f"{self.model}.d{self.devices}.b{self.batch}"
-
-
-def fmt_seconds(s):
-    if s is None:
-        return "-"
-    if s >= 1:
-        return f"{s:.2f} s"
-    if s >= 1e-3:
-        return f"{s * 1e3:.2f} ms"
-    return f"{s * 1e6:.1f} us"
 
 
 def mesh_text(mesh):
