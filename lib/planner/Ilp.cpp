@@ -332,8 +332,6 @@ IlpSolution solveIlp(const IlpProblem &problem, double timeLimitSeconds,
   }
 
   solution.numVariables = int64_t(p.objective.size());
-  solution.numIntegers =
-      std::count(p.integer.begin(), p.integer.end(), true);
   solution.numConstraints = int64_t(p.rows.size());
 
   std::vector<unsigned> choice(numNodes, 0);

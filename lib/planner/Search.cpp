@@ -711,7 +711,6 @@ MeshSearch MeshPlanner::run(const std::optional<Plan> &constraints,
   }
 
   result.numNodes = int64_t(problem.nodes.size());
-  result.numEdges = int64_t(problem.edges.size());
   for (const IlpProblem::Node &n : problem.nodes)
     result.numStrategies += int64_t(n.cost.size());
   result.minimumMemory = minimumMemory;
@@ -732,7 +731,6 @@ MeshSearch MeshPlanner::run(const std::optional<Plan> &constraints,
         }
     fillEdges();
     result.solution = telar_planner::solveBruteForce(problem);
-    result.solves = 1;
   }
   while (solver == Solver::Cbc) {
     double elapsed = std::chrono::duration<double>(
@@ -742,7 +740,6 @@ MeshSearch MeshPlanner::run(const std::optional<Plan> &constraints,
     result.solution = telar_planner::solveIlp(
         problem, std::max(0.05, timeLimitSeconds - elapsed),
         previous.choice.empty() ? nullptr : &previous.choice, cutoff);
-    ++result.solves;
     if (!result.solution.hasSolution()) {
       // Out of time after a solution: keep it (its pairs are all priced
       // exactly now), marked as the time limit's.

@@ -59,7 +59,7 @@ struct IlpSolution {
   /// The best bound CBC proved (== objective when optimal).
   double bound = 0;
   /// The size of the integer program as given to the solver.
-  int64_t numVariables = 0, numIntegers = 0, numConstraints = 0;
+  int64_t numVariables = 0, numConstraints = 0;
   double seconds = 0;
 
   bool hasSolution() const {

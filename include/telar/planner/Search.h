@@ -72,10 +72,7 @@ struct MeshSearch {
   telar_sharding::Mesh mesh;
   telar_planner::IlpSolution solution;
   /// Problem size after merging and tying.
-  int64_t numNodes = 0, numEdges = 0, numStrategies = 0;
-  /// Integer programs solved (resharding is priced lazily: bounds first,
-  /// exact prices for the pairs a solution uses, solved again).
-  int64_t solves = 0;
+  int64_t numNodes = 0, numStrategies = 0;
   /// The plan found (when solution.hasSolution()).
   telar_sharding::Plan plan;
   /// The least memory per device any choice needs on this mesh (set when
