@@ -12,7 +12,9 @@ log() { echo "setup: $*"; }
 # protobuf classes; clang-22 + compiler-rt for the fuzzer; python3-torch and
 # -torchvision to export test models; libonnx-testdata for node tests;
 # OpenMPI for the runtime's collectives and multi-rank telar-run; COIN-OR CBC
-# for the planner's integer program.
+# for the planner's integer program; Gloo for collectives without MPI (TCP
+# rendezvous); Slurm and munge for the real single-node Slurm of the launch
+# tests.
 APT_PACKAGES=(
   cmake ninja-build g++ ccache pkg-config
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
@@ -26,6 +28,8 @@ APT_PACKAGES=(
   nlohmann-json3-dev
   libopenmpi-dev openmpi-bin
   coinor-libcbc-dev
+  libgloo-dev
+  slurm-wlm munge
   python3 python3-venv python3-pip python3-torch python3-torchvision
 )
 

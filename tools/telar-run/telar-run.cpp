@@ -2,8 +2,8 @@
 //
 //   telar-run ARTIFACT_DIR --input NAME=FILE ... [-n N] [--program NAME]
 //             [--output-dir DIR] [--format npy|pb] [--threads N] [--bench N]
-//             [--warmup N] [--memory-limit BYTES] [--report FILE.json] [-q]
-//             [--help] [--version]
+//             [--warmup N] [--memory-limit BYTES] [--report FILE.json]
+//             [--timeout SECONDS] [-v|-q] [--help] [--version]
 //
 // Loads the artifact (docs/Artifact.md), reads the inputs (.npy or ONNX
 // TensorProto .pb), runs the program and writes or summarises the outputs.
@@ -87,6 +87,12 @@ Runs a compiled Telar artifact (the directory telarc -o writes).
   --report FILE       write a JSON report (latency, memory, sizes; several
                       ranks: per rank, and per mesh axis set the collectives'
                       calls, time and bytes sent, measured)
+  --timeout SECONDS   the longest any rank waits for the others (in a
+                      collective, a point-to-point transfer or the
+                      rendezvous) before every rank stops, naming the rank
+                      it waited for (default: 300)
+  -v, --verbose       say how the job was formed (launcher, rank source,
+                      backend) and print a progress line per rank and step
   -q, --quiet         print only errors and --bench's statistics
   -h, --help          print this help
   --version           print the version
@@ -115,6 +121,9 @@ struct Options {
   int bench = 0;
   int warmup = 3;
   std::string report;
+  /// --timeout: seconds any blocking wait may take.
+  double timeoutSeconds = 300;
+  bool verbose = false;
   bool quiet = false;
 };
 
@@ -158,6 +167,10 @@ Options parseArguments(int argc, char **argv) {
       o.quiet = true;
       continue;
     }
+    if (arg == "-v" || arg == "--verbose") {
+      o.verbose = true;
+      continue;
+    }
     // Options with a value: "--opt value" or "--opt=value".
     std::string name = arg, value;
     bool inlineValue = false;
@@ -169,7 +182,7 @@ Options parseArguments(int argc, char **argv) {
     static const std::set<std::string> kValued = {
         "--input",  "--output-dir", "--format",       "--threads",
         "--bench",  "--warmup",     "--report",       "--memory-limit",
-        "--program", "-n",          "--ranks"};
+        "--program", "-n",          "--ranks",        "--timeout"};
     if (!kValued.count(name))
       usageError("unknown option '" + name + "'");
     if (!inlineValue) {
@@ -210,6 +223,15 @@ Options parseArguments(int argc, char **argv) {
         usageError("option '--memory-limit' expects a number of bytes, got '" +
                    value + "'");
       o.memoryLimit = n;
+    } else if (name == "--timeout") {
+      double seconds = 0;
+      const char *end = value.data() + value.size();
+      auto [ptr, ec] = std::from_chars(value.data(), end, seconds);
+      if (value.empty() || ec != std::errc() || ptr != end ||
+          !(seconds > 0) || !std::isfinite(seconds))
+        usageError("option '--timeout' expects a number of seconds > 0, "
+                   "got '" + value + "'");
+      o.timeoutSeconds = seconds;
     } else if (name == "--report") {
       if (value.empty())
         usageError("--report expects a file name");
@@ -218,6 +240,8 @@ Options parseArguments(int argc, char **argv) {
   }
   if (o.artifact.empty())
     usageError("no artifact directory given");
+  if (o.verbose && o.quiet)
+    usageError("--verbose and --quiet exclude each other");
   return o;
 }
 
