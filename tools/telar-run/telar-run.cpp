@@ -900,6 +900,17 @@ int main(int argc, char **argv) {
       job.abort(1);
     status = 1;
   }
+  // Over Gloo, no rank closes its connections while rank 0 may still be
+  // reading what it sent (MPI_Finalize does this under MPI).
+  if (env.backend == comm::Backend::Gloo && job.world) {
+    try {
+      job.world->barrier();
+    } catch (const std::exception &e) {
+      std::fprintf(stderr, "telar-run: error: %s%s\n", job.prefix().c_str(),
+                   e.what());
+      status = status ? status : 1;
+    }
+  }
   job.world.reset();
   if (env.backend == comm::Backend::Mpi)
     comm::finalizeMpi();
