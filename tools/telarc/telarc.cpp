@@ -536,18 +536,26 @@ int run(int argc, char **argv) {
   // multi-rank artifact.
   if (std::string given = getGivenLaunchFlags(); !given.empty()) {
     int64_t world = plan ? plan->mesh.getNumDevices() : 1;
+    const char *apply = StringRef(given).contains(',') ? " apply" : " applies";
     if (target.empty()) {
-      llvm::errs() << "telarc: error: " << given
-                   << " apply to the launch files of an artifact (--target)\n";
+      llvm::errs() << "telarc: error: " << given << apply
+                   << " to the launch files of an artifact (--target)\n";
       return 1;
     }
     if (world <= 1) {
-      llvm::errs() << "telarc: error: " << given
-                   << " apply to the launch files of a multi-rank artifact "
+      llvm::errs() << "telarc: error: " << given << apply
+                   << " to the launch files of a multi-rank artifact "
                       "(--devices N, --plan or --mesh with more than one "
                       "device); this one runs on one device\n";
       return 1;
     }
+    // 0 means "not given" to resolveLaunchOptions.
+    for (cl::opt<int64_t> *count : {&launchNodes, &launchTasksPerNode})
+      if (count->getNumOccurrences() && *count < 1) {
+        llvm::errs() << "telarc: error: --" << count->ArgStr
+                     << " must be at least 1\n";
+        return 1;
+      }
     telar::LaunchOptions launch = getLaunchOptions();
     std::string error = telar::resolveLaunchOptions(launch, world, inputFile);
     if (!error.empty()) {
