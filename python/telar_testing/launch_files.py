@@ -28,7 +28,9 @@ telar-run), then prints one line per check, `PASS NAME (details)` or
     dockerfile    launch/Dockerfile parsed (instructions, line continuations):
                   a Debian 12 base; every COPY source exists in the artifact
                   once scripts/bundle-runtime.sh has filled
-                  launch/telar-runtime/
+                  launch/telar-runtime/; every apt-get package is one of
+                  Debian's archive (apt-cache policy, this machine's Debian 12
+                  sources)
     bundle        scripts/bundle-runtime.sh DIR/artifact/launch/telar-runtime;
                   the bundled telar-run runs the single-device artifact with
                   LD_LIBRARY_PATH=<bundle>/lib and gives the reference
@@ -326,8 +328,17 @@ class Checker:
                 copies += 1
                 if not os.path.exists(os.path.join(self.art, src)):
                     raise CheckError(f"COPY {src}: not in the build context (the artifact)")
+        # Every package is one of Debian 12's (this machine's apt sources).
+        pkgs = sorted(self.dockerfile_packages())
+        policy = subprocess.run(["apt-cache", "policy"] + pkgs, capture_output=True,
+                                text=True).stdout
+        sections = dict(re.findall(r"^(\S+):\n((?:[ \t].*\n?)*)", policy, re.M))
+        unknown = [p for p in pkgs if p not in sections or
+                   "debian.org/debian" not in sections[p]]
+        if unknown:
+            raise CheckError(f"not packages of Debian's archive: {unknown}")
         return (f"{len(ins)} instructions, base {ins[0][1]}, {copies} COPY sources present, "
-                f"packages {' '.join(sorted(self.dockerfile_packages()))}")
+                f"packages {' '.join(pkgs)}")
 
     def bundle(self):
         d = os.path.join(self.launch, "telar-runtime")
