@@ -48,6 +48,15 @@ telar-run), then prints one line per check, `PASS NAME (details)` or
                   inputs/NAME.npy, /artifact -> the artifact, telar-run ->
                   --telar-run): outputs (rank 0's /data/outputs) ==
                   single-device
+    sbatch-none   launch/slurm.sbatch of the artifact compiled again with
+                  --slurm-mpi none (its plan.json as --plan), run by bash as
+                  Slurm runs a batch script (a copy in a spool folder, another
+                  working directory, SLURM_* variables) with stand-ins for
+                  scontrol (the job's Command=, the node list) and srun (4
+                  tasks with SLURM_PROCID=i, refusing any --mpi but none):
+                  the script finds the artifact and its ranks meet through
+                  the TCP rendezvous; outputs == single-device. (The real
+                  Slurm, with --mpi=pmix, is scripts/slurm-local.sh's test.)
 Exit 1 when a check fails.
 """
 
@@ -70,7 +79,8 @@ from run_sharded import MPI_ENV, file_name, kill_commands_on_exit, run_cmd  # no
 from tensor_compare import compare  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-CHECKS = ("k8s-parse", "mpijob-parse", "dockerfile", "bundle", "mpirun", "k8s-local")
+CHECKS = ("k8s-parse", "mpijob-parse", "dockerfile", "bundle", "mpirun", "k8s-local",
+          "sbatch-none")
 WORLD = 4
 
 
@@ -433,6 +443,47 @@ class Checker:
                             "--threads", "1", "-q"] + self.in_args, "launch/mpirun.sh", env)
         return f"{self.compare_outputs(out)}, {secs:.1f} s"
 
+    def check_sbatch_none(self):
+        a = self.a
+        art = os.path.join(a.make, "artifact-none")
+        shutil.rmtree(art, ignore_errors=True)
+        self.telarc([self.onnx, "--target", "cpu", "--plan", os.path.join(self.art, "plan.json"),
+                     "--slurm-mpi", "none", "-o", art, "-q"])
+        script = os.path.join(art, "launch", "slurm.sbatch")
+        text = open(script).read()
+        for line in ("#SBATCH --nodes=1", f"#SBATCH --ntasks-per-node={WORLD}", "mpi=none"):
+            if line not in text.splitlines():
+                raise CheckError(f"slurm.sbatch lacks the line {line!r}")
+        shims = os.path.join(a.make, "slurm-shims")
+        spool = os.path.join(a.make, "slurm-spool")
+        submit = os.path.join(a.make, "slurm-submit")
+        for d in (shims, spool, submit):
+            shutil.rmtree(d, ignore_errors=True)
+            os.makedirs(d)
+        for name, body in (("scontrol", SCONTROL), ("srun", SRUN)):
+            with open(os.path.join(shims, name), "w") as f:
+                f.write(body)
+            os.chmod(os.path.join(shims, name), 0o755)
+        # Slurm runs a copy of the script, in the submission directory.
+        shutil.copy(script, os.path.join(spool, "slurm_script"))
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            port = str(sock.getsockname()[1])
+        env = dict(os.environ, PATH=shims + os.pathsep + os.environ["PATH"],
+                   SHIM_SBATCH_SCRIPT=script, SLURM_JOB_ID="7", SLURM_SUBMIT_DIR=submit,
+                   SLURM_NTASKS=str(WORLD), SLURM_JOB_NODELIST="localhost",
+                   SLURM_CPUS_PER_TASK="1", SLURM_NTASKS_PER_NODE=str(WORLD),
+                   TELAR_RUN=a.telar_run, TELAR_MASTER_PORT=port)
+        out = os.path.join(a.make, "sbatch.out")
+        shutil.rmtree(out, ignore_errors=True)
+        rc, text, _, secs = run_cmd(
+            ["bash", "-c", 'cd "$1" && shift && exec bash "$@"', "sbatch",
+             submit, os.path.join(spool, "slurm_script"), "--output-dir", out, "-q"]
+            + self.in_args, a.timeout, env)
+        if rc != 0:
+            raise CheckError(f"slurm.sbatch: rc={rc}: {text.strip()[-600:]}")
+        return f"{self.compare_outputs(out)}, {secs:.1f} s"
+
     def check_k8s_local(self):
         docs = load_yaml_docs(os.path.join(self.launch, "k8s.yaml"))
         svc, job = docs
@@ -481,6 +532,31 @@ class Checker:
         if failed:
             raise CheckError("; ".join(failed))
         return f"{self.compare_outputs(os.path.join(data, 'outputs'))}, {secs:.1f} s"
+
+
+# Stand-ins for Slurm's commands (check sbatch-none).
+SCONTROL = r"""#!/bin/sh
+# scontrol show job ID | scontrol show hostnames LIST
+case "$1 $2" in
+  "show job") echo "JobId=$3 JobName=telar"; echo "   Command=$SHIM_SBATCH_SCRIPT" ;;
+  "show hostnames") echo 127.0.0.1 ;;
+  *) echo "scontrol stand-in: $*" >&2; exit 1 ;;
+esac
+"""
+SRUN = r"""#!/usr/bin/env python3
+# srun [--mpi=none] [--cpus-per-task=C] COMMAND...: SLURM_NTASKS tasks.
+import os, subprocess, sys
+args = sys.argv[1:]
+while args and args[0].startswith("--"):
+    opt = args.pop(0)
+    if opt.startswith("--mpi=") and opt != "--mpi=none":
+        sys.exit(f"srun stand-in: {opt}: only --mpi=none (no PMI here)")
+n = int(os.environ["SLURM_NTASKS"])
+procs = [subprocess.Popen(args, env=dict(os.environ, SLURM_PROCID=str(i), SLURM_LOCALID=str(i),
+                                         SLURM_STEP_ID="0", SLURM_STEP_NUM_TASKS=str(n)))
+         for i in range(n)]
+sys.exit(max(p.wait() for p in procs))
+"""
 
 
 def main(argv=None):
