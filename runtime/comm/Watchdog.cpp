@@ -579,18 +579,20 @@ void Monitor::end(const std::string &cause, const std::string &tail) {
     p += n;
     left -= size_t(n);
   }
-  // Close the connections gracefully (what was sent arrives before the end
-  // of the stream), waiting briefly for the peers to close theirs.
+  // Close the connections gracefully: what was sent (rank 0's FAIL lines)
+  // arrives before the end of the stream. Rank 0 waits briefly for the
+  // others to close theirs (unread data at close would reset the
+  // connection); the launcher may kill this process at any moment now.
   for (Peer &peer : peers)
     if (peer.fd >= 0)
       ::shutdown(peer.fd, SHUT_WR);
   Clock::time_point start = Clock::now();
-  while (secondsSince(start) < 0.3) {
+  while (options.rank == 0 && secondsSince(start) < 0.05) {
     std::vector<struct pollfd> fds;
     for (const Peer &peer : peers)
       if (peer.fd >= 0)
         fds.push_back({peer.fd, POLLIN, 0});
-    if (fds.empty() || ::poll(fds.data(), fds.size(), 50) < 0)
+    if (fds.empty() || ::poll(fds.data(), fds.size(), 10) < 0)
       break;
     for (Peer &peer : peers) {
       if (peer.fd < 0)
