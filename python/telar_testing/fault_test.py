@@ -248,7 +248,7 @@ def run_case(a, mode, kind, target, input_args, ranks):
     text = f"{mode} {kind} rank {target}: " + ", ".join(times)
     if problems:
         return False, text + ": " + "; ".join(problems) + "\n  " + "\n  ".join(errors[-8:])
-    sample = next((e for e in errors if LINE.match(e)), "")
+    sample = next((e for e in errors if LINE.match(e) and int(LINE.match(e).group(1)) != target), "")
     return True, text + "\n  " + sample
 
 

@@ -617,6 +617,11 @@ int run(const Options &o, const Job &job) {
     try {
       artifact.run(in, out);
     } catch (const RunError &e) {
+      // A collective failed because a peer did (Gloo notices a closed
+      // connection): the liveness channel names that rank, and ends this
+      // one, within moments.
+      if (job.multi() && e.getStatus() == TELAR_STATUS_COMM_ERROR)
+        comm::Watchdog::awaitVerdict(2.0);
       std::fflush(stdout);
       std::fprintf(stderr, "telar-run: error: %s%s\n", job.prefix().c_str(),
                    e.what());
