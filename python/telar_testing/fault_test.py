@@ -12,7 +12,10 @@ and then checks, for every other rank:
 
 - it exits by itself, with telar-run's fault status (4), within `--limit`
   seconds of the signal;
-- its stderr has the line `telar-run: error: rank S: rank R failed (...)
+- its stderr has the line (with `--expect timeout`: `telar-run: error:
+  rank S: timed out after T s while this rank waited in ...`, or that
+  another rank failed because it timed out: `rank 3 failed (it timed out
+  after 3 s while ...)`) `telar-run: error: rank S: rank R failed (...)
   while this rank waited in OP on GROUP (collective #C of step K of N)`
   (or, between collectives, `... while this rank ran step K of N (after
   collective #C, OP on GROUP)`), naming the signalled rank and a
@@ -74,9 +77,15 @@ exec {mpirun} $np "{work}/recorder.sh" "$@"
 """
 
 LINE = re.compile(
-    r"telar-run: error: rank (\d+): rank (\d+) failed \(([^)]*)\) "
+    r"telar-run: error: rank (\d+): rank (\d+) failed \((.*)\) "
     r"while this rank (waited in (\S+(?: \S+)*?) (?:on \S+ )?\(collective #\d+ of step \d+ of \d+\)"
     r"|ran step \d+ of \d+ \((?:after collective #\d+, [^)]*|before its first collective)\))")
+
+
+# --expect timeout: a wait passed --timeout (before the liveness limit).
+TIMEOUT_LINE = re.compile(
+    r"telar-run: error: rank (\d+): timed out after \S+ s while this rank waited in "
+    r"\S+(?: \S+)*? \(collective #\d+ of step \d+ of \d+\); no rank was seen failing")
 
 
 def free_port():
@@ -240,6 +249,13 @@ def run_case(a, mode, kind, target, input_args, ranks):
             problems.append(f"rank {r} exited {status}, not {EXIT_FAULT}")
         if seconds > a.limit:
             problems.append(f"rank {r} took {seconds:.2f} s (limit {a.limit} s)")
+        if a.expect == "timeout":
+            if not any(m and int(m.group(1)) == r
+                       for m in map(TIMEOUT_LINE.match, errors)) and not any(
+                    m and int(m.group(1)) == r and m.group(3).startswith("it timed out")
+                    for m in map(LINE.match, errors)):
+                problems.append(f"rank {r} printed no line saying its wait timed out")
+            continue
         lines = [m for m in map(LINE.match, errors) if m and int(m.group(1)) == r]
         if not lines:
             problems.append(f"rank {r} printed no line naming rank {target} and a collective")
@@ -248,7 +264,9 @@ def run_case(a, mode, kind, target, input_args, ranks):
     text = f"{mode} {kind} rank {target}: " + ", ".join(times)
     if problems:
         return False, text + ": " + "; ".join(problems) + "\n  " + "\n  ".join(errors[-8:])
-    sample = next((e for e in errors if LINE.match(e) and int(LINE.match(e).group(1)) != target), "")
+    pattern = TIMEOUT_LINE if a.expect == "timeout" else LINE
+    sample = next((e for e in errors
+                   if pattern.match(e) and int(pattern.match(e).group(1)) != target), "")
     return True, text + "\n  " + sample
 
 
@@ -265,6 +283,9 @@ def main(argv=None):
     p.add_argument("--limit", type=float, default=30,
                    help="the seconds within which every other rank must have exited")
     p.add_argument("--timeout", type=float, default=300, help="telar-run's --timeout")
+    p.add_argument("--expect", choices=["failed", "timeout"], default="failed",
+                   help="what the other ranks must say: that the rank failed, or (a --timeout "
+                        "below the liveness limit, with stop) that their wait timed out")
     p.add_argument("--start-limit", type=float, default=60,
                    help="the seconds the ranks may take to start running")
     a = p.parse_args(argv)

@@ -184,7 +184,10 @@ private:
   /// On rank 0: tells every rank that `rank` failed, then ends.
   [[noreturn]] void rankFailed(int rank, const std::string &why);
   /// Prints "<tool>: error: rank R: <cause> <the wait><tail>" and exits.
-  [[noreturn]] void end(const std::string &cause, const std::string &tail);
+  /// With `tell`, the others learn why (through rank 0) before this
+  /// process's connection closes.
+  [[noreturn]] void end(const std::string &cause, const std::string &tail,
+                        bool tell = false);
 
   WatchdogOptions options;
   std::thread thread;
@@ -496,10 +499,11 @@ void Monitor::loop() {
     if (timedOut)
       end("timed out after " + formatSeconds(options.timeoutSeconds),
           "; no rank was seen failing (one may be stuck outside the "
-          "collectives, or the ranks called different collectives)");
+          "collectives, or the ranks called different collectives)",
+          /*tell=*/true);
     if (terminated && secondsSince(terminatedAt) > 0.5)
       end("terminated by SIGTERM (from the launcher or a user)",
-          "; no rank was seen failing");
+          "; no rank was seen failing", /*tell=*/true);
   }
 }
 
@@ -521,7 +525,10 @@ void Monitor::handleLine(Peer &peer, const std::string &line) {
     } else if (verb == "BYE") {
       peer.bye = true;
     } else if (verb == "FAIL") {
-      rankFailed(peer.rank, "it failed: " + rest);
+      rankFailed(peer.rank, rest.rfind("timed out", 0) == 0 ||
+                                    rest.rfind("terminated", 0) == 0
+                                ? "it " + rest
+                                : "it failed: " + rest);
     }
     return;
   }
@@ -563,11 +570,24 @@ void Monitor::rankFailed(int rank, const std::string &why) {
   end("rank " + std::to_string(rank) + " failed (" + why + ")", "");
 }
 
-void Monitor::end(const std::string &cause, const std::string &tail) {
+void Monitor::end(const std::string &cause, const std::string &tail,
+                  bool tell) {
   ending = true;
+  std::string wait = describeWait();
   std::string line = options.tool + ": error: rank " +
                      std::to_string(options.rank) + ": " + cause + " " +
-                     describeWait() + tail + "\n";
+                     wait + tail + "\n";
+  if (tell) {
+    // "timed out after 3 s while it waited in ...", as the others say it.
+    std::string theirs = wait;
+    if (theirs.rfind("while this rank", 0) == 0)
+      theirs = "while it" + theirs.substr(15);
+    std::string why = oneLine(cause + " " + theirs);
+    for (const Peer &peer : peers)
+      if (peer.fd >= 0)
+        sendLine(peer.fd, options.rank == 0 ? "FAIL 0 it " + why + "\n"
+                                            : "FAIL " + why + "\n");
+  }
   const char *p = line.data();
   size_t left = line.size();
   while (left > 0) {
