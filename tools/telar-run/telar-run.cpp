@@ -653,6 +653,7 @@ int run(const Options &o, const Job &job) {
                    formatMs(ms).c_str());
     return ms;
   };
+  Clock::time_point runsStart = Clock::now();
   for (int i = 0; i < warmup; ++i)
     step(i + 1, "warmup");
   context.resetPeakBytes();
@@ -677,6 +678,11 @@ int run(const Options &o, const Job &job) {
   }
   double totalSeconds =
       std::chrono::duration<double>(Clock::now() - benchStart).count();
+  // Every rank's time for all its runs, warmup included.
+  std::vector<double> perRankSeconds = allGather<double>(
+      job,
+      {std::chrono::duration<double>(Clock::now() - runsStart).count()},
+      comm::DataType::F64);
   comm::Watchdog::setPhase("collecting the statistics");
   size_t peak = context.getPeakBytes();
   Latency myLatency = summarizeTimes(times);
@@ -720,6 +726,16 @@ int run(const Options &o, const Job &job) {
   comm::Watchdog::setPhase("finishing");
   if (job.rank != 0)
     return 0;
+  // Several ranks: one line for the whole run (--verbose printed a line per
+  // rank and step already).
+  if (job.multi() && !o.quiet)
+    std::fprintf(stderr,
+                 "telar-run: %d ranks (%s): %" PRId64 " run%s in %.3f s "
+                 "(the slowest rank)\n",
+                 job.size, job.world->getBackendName(), steps,
+                 steps == 1 ? "" : "s",
+                 *std::max_element(perRankSeconds.begin(),
+                                   perRankSeconds.end()));
 
   for (size_t i = 0; i < global.size(); ++i) {
     const TensorSpec &s = m.outputs[i];
