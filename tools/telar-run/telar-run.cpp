@@ -13,7 +13,9 @@
 // -np N telar-run ...`, `srun -n N telar-run ...`); each rank slices its
 // blocks of the inputs, and rank 0 assembles and writes the outputs.
 // Exit codes: 0 success, 1 error (artifact, inputs, I/O), 2 usage error,
-// 3 the program failed while running (a status from the runtime ABI).
+// 3 the program failed while running (a status from the runtime ABI),
+// 4 another rank failed, a wait passed --timeout, or SIGTERM came
+// (runtime/comm/Watchdog.cpp).
 // The full documentation is in runtime/README.md.
 //
 // The runtime side does not depend on LLVM, so this tool parses its own
@@ -92,8 +94,9 @@ Runs a compiled Telar artifact (the directory telarc -o writes).
                       calls, time and bytes sent, measured)
   --timeout SECONDS   the longest any rank waits for the others (in a
                       collective, a point-to-point transfer or the
-                      rendezvous) before every rank stops, naming the rank
-                      it waited for (default: 300)
+                      rendezvous) before every rank stops, naming the
+                      collective it waited in (default: 300); a rank that
+                      dies or stops is named within seconds regardless
   -v, --verbose       say how the job was formed (launcher, rank source,
                       backend) and print a progress line per rank and step
   -q, --quiet         print only errors and --bench's statistics
@@ -101,7 +104,8 @@ Runs a compiled Telar artifact (the directory telarc -o writes).
   --version           print the version
 
 Exit status: 0 on success, 1 on errors (artifact, inputs, I/O), 2 on usage
-errors, 3 when the program fails while running (e.g. out of memory).
+errors, 3 when the program fails while running (e.g. out of memory), 4 when
+another rank failed or a wait passed --timeout.
 )";
 
 [[noreturn]] void usageError(const std::string &message) {
