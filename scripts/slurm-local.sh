@@ -58,15 +58,34 @@ fail() {
   exit 1
 }
 
-# alive PIDFILE: the daemon whose pid the file holds runs.
+# alive PIDFILE: the daemon whose pid the file holds runs (DAEMON.pid holds
+# the pid of a process named DAEMON: a stale file's pid may be reused).
 alive() {
-  [ -s "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null
+  local pid
+  [ -s "$1" ] || return 1
+  pid="$(cat "$1")"
+  kill -0 "$pid" 2>/dev/null &&
+    [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = "$(basename "$1" .pid)" ]
 }
 
 # wait_for SECONDS COMMAND...: retries COMMAND every 0.2 s until it succeeds.
 wait_for() {
   local deadline=$((SECONDS + $1)); shift
   until "$@" >/dev/null 2>&1; do
+    [ "$SECONDS" -lt "$deadline" ] || return 1
+    sleep 0.2
+  done
+}
+
+# wait_daemon NAME SECONDS COMMAND...: waits until COMMAND succeeds; fails at
+# once when the daemon NAME has exited (its pid file names a dead process).
+# COMMAND prints nothing, or what fails the start.
+wait_daemon() {
+  local name="$1" deadline=$((SECONDS + $2)) pidfile="$dir/run/$1.pid"; shift 2
+  until "$@"; do
+    if [ -s "$pidfile" ] && ! alive "$pidfile"; then
+      fail "$name" "$name exited"
+    fi
     [ "$SECONDS" -lt "$deadline" ] || return 1
     sleep 0.2
   done
@@ -149,7 +168,7 @@ start_munged() {
   rm -f "$m/munge.socket" "$m/munge.socket.lock"
   $sbin/munged --force --key-file="$m/munge.key" --socket="$m/munge.socket" \
     --pid-file="$m/munged.pid" --seed-file="$m/munged.seed" \
-    --log-file="$dir/log/munged.log" >>"$dir/log/munged.log" 2>&1 ||
+    --log-file="$dir/log/munged.log" </dev/null >>"$dir/log/munged.log" 2>&1 ||
     fail munged "munged did not start"
   wait_for 10 /usr/bin/munge --socket="$m/munge.socket" --no-input ||
     fail munged "munged does not answer on $m/munge.socket"
@@ -164,6 +183,10 @@ node_ready() {
   state="$(/usr/bin/sinfo -h -n "$node" -o %T 2>/dev/null)"
   case "$state" in
     idle*|mixed*|allocated*|completing*) return 0 ;;
+    # slurmd registered, and slurmctld refused what it found (fewer CPUs than
+    # slurm.conf says, say): no point in waiting.
+    inval*|drain*|fail*)
+      fail slurmd "node $node is $state: $(/usr/bin/sinfo -h -n "$node" -o %E)" ;;
     *) return 1 ;;
   esac
 }
@@ -177,16 +200,18 @@ start() {
   write_config
   start_munged
   if ! alive "$dir/run/slurmctld.pid"; then
-    $sbin/slurmctld -f "$conf" >>"$dir/log/slurmctld.log" 2>&1 ||
+    # -c: a fresh state (no jobs, no node drained by an earlier start), a
+    # test cluster has nothing worth recovering.
+    $sbin/slurmctld -c -f "$conf" </dev/null >>"$dir/log/slurmctld.log" 2>&1 ||
       fail slurmctld "slurmctld did not start"
   fi
-  wait_for 20 ctld_answers || fail slurmctld "slurmctld does not answer (scontrol ping)"
+  wait_daemon slurmctld 20 ctld_answers ||
+    fail slurmctld "slurmctld does not answer (scontrol ping) after 20 s"
   if ! alive "$dir/run/slurmd.pid"; then
-    $sbin/slurmd -f "$conf" -N "$node" >>"$dir/log/slurmd.log" 2>&1 ||
+    $sbin/slurmd -f "$conf" -N "$node" </dev/null >>"$dir/log/slurmd.log" 2>&1 ||
       fail slurmd "slurmd did not start"
   fi
-  if ! wait_for 30 node_ready; then
-    alive "$dir/run/slurmd.pid" || fail slurmd "slurmd exited"
+  if ! wait_daemon slurmd 30 node_ready; then
     fail slurmd "node $node is not idle after 30 s: $(/usr/bin/sinfo -h -N -o '%N %T %E' 2>&1)"
   fi
   say "running: node $node, $(/usr/bin/sinfo -h -n "$node" -o %c) CPUs, partition telar"
@@ -194,23 +219,32 @@ start() {
   say "client commands need: export SLURM_CONF=$conf"
 }
 
-# stop_daemon NAME PIDFILE: SIGTERM, then SIGKILL after 10 s.
-stop_daemon() {
-  local name="$1" pidfile="$2" pid
-  alive "$pidfile" || { rm -f "$pidfile"; return 0; }
-  pid="$(cat "$pidfile")"
-  kill "$pid" 2>/dev/null || true
-  if ! wait_for 10 eval "! kill -0 $pid"; then
-    echo "slurm-local: $name ($pid) ignores SIGTERM, killing it" >&2
-    kill -9 "$pid" 2>/dev/null || true
-  fi
-  rm -f "$pidfile"
+# stop_daemons NAME:PIDFILE...: SIGTERM to all of them, then SIGKILL to those
+# still there after 10 s.
+stop_daemons() {
+  local d pid pids=()
+  for d in "$@"; do
+    if alive "${d#*:}"; then
+      pid="$(cat "${d#*:}")"
+      kill "$pid" 2>/dev/null || true
+      pids+=("${d%%:*}:$pid")
+    fi
+  done
+  for d in "${pids[@]}"; do
+    pid="${d#*:}"
+    if ! wait_for 10 eval "! kill -0 $pid"; then
+      echo "slurm-local: ${d%%:*} ($pid) ignores SIGTERM, killing it" >&2
+      kill -9 "$pid" 2>/dev/null || true
+    fi
+  done
+  for d in "$@"; do rm -f "${d#*:}"; done
 }
 
 stop() {
-  stop_daemon slurmd "$dir/run/slurmd.pid"
-  stop_daemon slurmctld "$dir/run/slurmctld.pid"
-  stop_daemon munged "$dir/munge/munged.pid"
+  # The Slurm daemons first (each takes ~2 s to exit), munged (which they
+  # use) last.
+  stop_daemons slurmd:"$dir/run/slurmd.pid" slurmctld:"$dir/run/slurmctld.pid"
+  stop_daemons munged:"$dir/munge/munged.pid"
   say "stopped"
 }
 
