@@ -23,7 +23,8 @@ in DIR/out must match the single-device run's and onnxruntime's
 (tensor_compare.compare, rtol 1e-4, atol 1e-4). The job's output and error files
 are printed when something fails.
 
---sbatch FILE submits FILE instead of the artifact's launch/slurm.sbatch.
+--sbatch FILE submits FILE instead of the artifact's launch/slurm.sbatch, with
+TELAR_ARTIFACT naming the artifact.
 --start-cluster SCRIPT starts the local Slurm with `SCRIPT start` (a failure to
 start is this script's failure, with the daemon's log, never a skip) and stops
 it at the end unless it was already running or --keep-cluster; the run holds
@@ -214,6 +215,8 @@ def run(a, res):
             env["SLURM_CONF"] = cluster.start(a.timeout)
             res["cluster_s"] = time.time() - t0
         env["TELAR_RUN"] = wrapper
+        if a.sbatch:
+            env["TELAR_ARTIFACT"] = art
         env["SLURM_PROLOG"] = prolog
         out_dir = os.path.join(a.dir, "out")
         shutil.rmtree(out_dir, ignore_errors=True)
