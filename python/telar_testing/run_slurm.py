@@ -5,43 +5,51 @@ checked against the single-device run.
 Usage:
     .venv/bin/python python/telar_testing/run_slurm.py --dir DIR
         [--telarc build/bin/telarc] [--telar-run build/bin/telar-run]
-        [--slurm-mpi pmix|pmi2|none] [--sbatch FILE]
-        [--start-cluster scripts/slurm-local.sh] [--timeout 120] [--keep-cluster]
+        [--slurm-mpi pmix,none] [--sbatch FILE]
+        [--start-cluster scripts/slurm-local.sh] [--keep-cluster] [--timeout 120]
 
 Steps (every command under --timeout seconds: a hang is a failure):
 
     make_models.py gpt (batch 2) into DIR/b2/, with onnxruntime's outputs
     telarc gpt.onnx -o DIR/b2/gpt.single --target cpu -q; telar-run it (the reference)
-    telarc gpt.onnx --target cpu --devices 4 [--slurm-mpi M] -o DIR/gpt.artifact -q
+    for each M of --slurm-mpi (default: one case, telarc's default):
+      telarc gpt.onnx --target cpu --devices 4 [--slurm-mpi M] -o DIR/mpi-M/gpt.artifact -q
     scripts/slurm-local.sh start                  (with --start-cluster)
-    sbatch --parsable --chdir DIR DIR/gpt.artifact/launch/slurm.sbatch \\
-        --input input_ids=DIR/in/input_ids.npy --output-dir DIR/out
-    scontrol show job ID, every 0.2 s, until the job has ended (scancel on a timeout)
+    for each M:
+      sbatch --parsable --chdir DIR/mpi-M DIR/mpi-M/gpt.artifact/launch/slurm.sbatch \\
+          --input input_ids=DIR/mpi-M/in/input_ids.npy --output-dir DIR/mpi-M/out --verbose
+      scontrol show job ID, every 0.2 s, until the job has ended (scancel on a timeout)
+    scripts/slurm-local.sh stop                   (when this run started it)
 
-then the job must have COMPLETED with exit code 0:0 on 4 ranks, and every output
-in DIR/out must match the single-device run's and onnxruntime's
-(tensor_compare.compare, rtol 1e-4, atol 1e-4). The job's output and error files
-are printed when something fails.
+Each job must have COMPLETED with exit code 0:0; its output must hold one
+`telar-run: rank i of 4 (...), backend B` line per rank (telar-run --verbose:
+how each rank joined the job, e.g. `rank from SLURM_PROCID, srun`, backend mpi
+under PMIx); every output in DIR/mpi-M/out must match the single-device run's
+and onnxruntime's (tensor_compare.compare, rtol 1e-4, atol 1e-4). The job's
+output and error files are printed when something fails.
 
 --sbatch FILE submits FILE instead of the artifact's launch/slurm.sbatch, with
 TELAR_ARTIFACT naming the artifact.
 --start-cluster SCRIPT starts the local Slurm with `SCRIPT start` (a failure to
 start is this script's failure, with the daemon's log, never a skip) and stops
 it at the end unless it was already running or --keep-cluster; the run holds
-the lock file $TELAR_SLURM_DIR.lock (default /tmp/telar-slurm.lock) so that
-concurrent runs share the cluster one at a time. Without --start-cluster the
-Slurm that SLURM_CONF (or /etc/slurm) names is used.
+the lock file $TELAR_SLURM_DIR.lock (default /tmp/telar-slurm.lock) from the
+start to the stop, so that concurrent runs use the cluster one at a time.
+Without --start-cluster, the Slurm that SLURM_CONF (or /etc/slurm) names is
+used.
 
-Timing (printed): the cluster's start, sbatch to the job's end, and srun's
-start of the ranks: srun runs SLURM_PROLOG (a script here that records the
-time) just before it launches the step's tasks, and TELAR_RUN (which the
+Timing (printed): the cluster's start and stop, sbatch to the job's end, and
+srun's start of the ranks: srun runs SLURM_PROLOG (a script here that records
+the time) just before it launches the step's tasks, and TELAR_RUN (which the
 sbatch file runs in place of telar-run) is a wrapper recording each rank's
-start time before it execs telar-run: `srun: 4 ranks started in X ms` is the
-time from the prolog to the last rank's start, `step done in Y s` the time
-from the prolog to the job's end (the ranks' MPI start, the run, the exit).
+start before it execs telar-run: `srun: 4 ranks started in X ms` is the time
+from the prolog to the last rank's start, `step done in Y s` the time from the
+prolog to the job's end seen by scontrol (the ranks' MPI start, the run, the
+exit, the polling).
 
-Prints `PASS slurm gpt 4 ranks (...)` or `FAIL slurm gpt: STAGE: message` and
-exits 0 or 1 (2 on usage errors).
+Prints one `PASS slurm gpt --slurm-mpi M: ...` or `FAIL slurm gpt --slurm-mpi M:
+STAGE: message` line per case, last `run-slurm: N passed, N failed`; exits 1
+when a case fails (2 on usage errors).
 """
 
 from __future__ import annotations
@@ -161,7 +169,7 @@ class Cluster:
             self.lock = None
 
 
-def run(a, res):
+def run(a, results):
     a.telarc, a.telar_run = tool(a.telarc), tool(a.telar_run)
     for t in ("sbatch", "scontrol", "scancel"):
         tool(t)
@@ -170,7 +178,7 @@ def run(a, res):
     a.parallel_runs, a.rtol, a.atol = 1, 1e-4, 1e-4
     r = Runner(a)
 
-    # The model, the single-device reference and the 4-rank artifact.
+    # The model and the single-device reference.
     class Want:
         model, batch = MODEL, BATCH
     if r.make_models([Want]):
@@ -178,81 +186,105 @@ def run(a, res):
     single = r.single_device(MODEL, BATCH)
     if isinstance(single, str):
         raise Failure("single-device", single)
-    onnx_path = os.path.join(r.model_dir(BATCH), f"{MODEL}.onnx")
-    art = os.path.join(a.dir, f"{MODEL}.artifact")
-    shutil.rmtree(art, ignore_errors=True)
-    cmd = [a.telarc, onnx_path, "--target", "cpu", "--devices", str(RANKS), "-o", art, "-q"]
-    if a.slurm_mpi:
-        cmd += ["--slurm-mpi", a.slurm_mpi]
-    rc, err, _, secs = run_cmd(cmd, a.timeout)
-    if rc != 0:
-        raise Failure("telarc", f"rc={rc}: {first_error_line(err)}")
-    log(f"compiled the {RANKS}-rank artifact in {secs:.1f} s")
-    manifest = json.load(open(os.path.join(art, "manifest.json")))
-    sbatch_file = os.path.abspath(a.sbatch or os.path.join(art, "launch", "slurm.sbatch"))
-    if not os.path.exists(sbatch_file):
-        raise Failure("artifact", f"{sbatch_file} does not exist")
-    in_args = input_args(manifest, r.inputs(MODEL, BATCH), os.path.join(a.dir, "in"))
 
-    # The probes: srun's prolog and a telar-run wrapper record the times.
-    stamps = os.path.join(a.dir, "stamps")
-    for f in os.listdir(a.dir):
-        if f.startswith("stamps"):
-            os.remove(os.path.join(a.dir, f))
-    prolog = os.path.join(a.dir, "srun-prolog.sh")
-    write_script(prolog, f"#!/bin/sh\ndate +%s.%N > {stamps}.srun\n")
-    wrapper = os.path.join(a.dir, "telar-run-stamped.sh")
-    write_script(wrapper, "#!/bin/sh\n"
-                 f"echo \"$SLURM_PROCID $(date +%s.%N)\" > {stamps}.rank$SLURM_PROCID\n"
-                 f"exec {a.telar_run} \"$@\"\n")
+    # The artifacts (before the cluster starts: concurrent runs hold it one at a time).
+    for mpi in a.slurm_mpi.split(","):
+        res = {"mpi": mpi or "default"}
+        results.append(res)
+        try:
+            compile_case(a, r, mpi, res)
+        except Failure as e:
+            res["failure"] = str(e)
 
     cluster = Cluster(os.path.abspath(a.start_cluster), a.keep_cluster) \
         if a.start_cluster else None
     env = dict(os.environ)
     try:
         if cluster is not None:
-            t0 = time.time()
             env["SLURM_CONF"] = cluster.start(a.timeout)
-            res["cluster_s"] = time.time() - t0
-        env["TELAR_RUN"] = wrapper
-        if a.sbatch:
-            env["TELAR_ARTIFACT"] = art
-        env["SLURM_PROLOG"] = prolog
-        out_dir = os.path.join(a.dir, "out")
-        shutil.rmtree(out_dir, ignore_errors=True)
-        job_cmd = ["sbatch", "--parsable", "--chdir", a.dir, sbatch_file] + in_args + \
-            ["--output-dir", out_dir]
-        log("$ " + " ".join(job_cmd))
-        t_submit = time.time()
-        rc, err, out, _ = run_cmd(job_cmd, a.timeout, env)
-        if rc != 0:
-            raise Failure("sbatch", f"rc={rc}: {err.strip()}")
-        job_id = out.strip().split(";")[0]
-        fields = {}
-        while True:
-            fields = job_fields(job_id, env)
-            state = fields.get("JobState", "")
-            if state in ENDED or not fields:
-                break
-            if time.time() - t_submit > a.timeout:
-                subprocess.run(["scancel", job_id], env=env, timeout=30)
-                show_job_files(fields, a.dir, job_id)
-                raise Failure("wait", f"job {job_id} still {state} after {a.timeout} s "
-                              f"(cancelled); {fields.get('Reason', '')}")
-            time.sleep(0.2)
-        t_end = time.time()
-        res["job_s"] = t_end - t_submit
-        state, code = fields.get("JobState", "(gone)"), fields.get("ExitCode", "?")
-        log(f"job {job_id}: {state}, exit code {code}, {fields.get('NumTasks', '?')} tasks "
-            f"on {fields.get('NodeList', '?')}, {res['job_s']:.2f} s from sbatch to the end")
-        if state != "COMPLETED" or code != "0:0":
-            show_job_files(fields, a.dir, job_id)
-            raise Failure("job", f"job {job_id} {state}, exit code {code}")
+        for res in results:
+            if "failure" in res:
+                continue
+            try:
+                run_case(a, r, env, single, res)
+            except Failure as e:
+                res["failure"] = str(e)
     finally:
         if cluster is not None:
             cluster.stop()
 
-    # The launch: all ranks started through srun, the times.
+
+def compile_case(a, r, mpi, res):
+    """The 4-rank artifact, compiled with telarc --slurm-mpi MPI."""
+    case_dir = os.path.join(a.dir, f"mpi-{mpi or 'default'}")
+    shutil.rmtree(case_dir, ignore_errors=True)
+    os.makedirs(case_dir)
+    onnx_path = os.path.join(r.model_dir(BATCH), f"{MODEL}.onnx")
+    art = os.path.join(case_dir, f"{MODEL}.artifact")
+    cmd = [a.telarc, onnx_path, "--target", "cpu", "--devices", str(RANKS), "-o", art, "-q"]
+    if mpi:
+        cmd += ["--slurm-mpi", mpi]
+    rc, err, _, secs = run_cmd(cmd, a.timeout)
+    if rc != 0:
+        raise Failure("telarc", f"rc={rc}: {first_error_line(err)}")
+    log(f"[{res['mpi']}] compiled the {RANKS}-rank artifact in {secs:.1f} s")
+    res.update(case_dir=case_dir, art=art)
+
+
+def run_case(a, r, env, single, res):
+    """Submits the artifact's slurm.sbatch, waits, checks the job, the ranks
+    and the outputs."""
+    case_dir, art = res["case_dir"], res["art"]
+    manifest = json.load(open(os.path.join(art, "manifest.json")))
+    sbatch_file = os.path.abspath(a.sbatch or os.path.join(art, "launch", "slurm.sbatch"))
+    if not os.path.exists(sbatch_file):
+        raise Failure("artifact", f"{sbatch_file} does not exist")
+    in_args = input_args(manifest, r.inputs(MODEL, BATCH), os.path.join(case_dir, "in"))
+
+    # The probes: srun's prolog and a telar-run wrapper record the times.
+    stamps = os.path.join(case_dir, "stamps")
+    prolog = os.path.join(case_dir, "srun-prolog.sh")
+    write_script(prolog, f"#!/bin/sh\ndate +%s.%N > {stamps}.srun\n")
+    wrapper = os.path.join(case_dir, "telar-run-stamped.sh")
+    write_script(wrapper, "#!/bin/sh\n"
+                 f"echo \"$SLURM_PROCID $(date +%s.%N)\" > {stamps}.rank$SLURM_PROCID\n"
+                 f"exec {a.telar_run} \"$@\"\n")
+    env = dict(env, TELAR_RUN=wrapper, SLURM_PROLOG=prolog)
+    if a.sbatch:
+        env["TELAR_ARTIFACT"] = art
+
+    out_dir = os.path.join(case_dir, "out")
+    job_cmd = ["sbatch", "--parsable", "--chdir", case_dir, sbatch_file] + in_args + \
+        ["--output-dir", out_dir, "--verbose"]
+    log(f"[{res['mpi']}] $ " + " ".join(job_cmd))
+    t_submit = time.time()
+    rc, err, out, _ = run_cmd(job_cmd, a.timeout, env)
+    if rc != 0:
+        raise Failure("sbatch", f"rc={rc}: {err.strip()}")
+    job_id = out.strip().split(";")[0]
+    fields = {}
+    while True:
+        fields = job_fields(job_id, env)
+        state = fields.get("JobState", "")
+        if state in ENDED or not fields:
+            break
+        if time.time() - t_submit > a.timeout:
+            subprocess.run(["scancel", job_id], env=env, timeout=30)
+            show_job_files(fields, case_dir, job_id)
+            raise Failure("wait", f"job {job_id} still {state} after {a.timeout} s "
+                          f"(cancelled); {fields.get('Reason', '')}")
+        time.sleep(0.2)
+    t_end = time.time()
+    res["job_s"] = t_end - t_submit
+    state, code = fields.get("JobState", "(gone)"), fields.get("ExitCode", "?")
+    log(f"[{res['mpi']}] job {job_id}: {state}, exit code {code}, "
+        f"{fields.get('NumTasks', '?')} tasks on {fields.get('NodeList', '?')}, "
+        f"{res['job_s']:.2f} s from sbatch to the end")
+    if state != "COMPLETED" or code != "0:0":
+        show_job_files(fields, case_dir, job_id)
+        raise Failure("job", f"job {job_id} {state}, exit code {code}")
+
+    # The ranks: each started through srun, each says how it joined the job.
     starts = {}
     for i in range(RANKS):
         try:
@@ -263,14 +295,26 @@ def run(a, res):
     if sorted(starts) != list(range(RANKS)):
         raise Failure("ranks", f"ranks {sorted(starts)} started, expected 0..{RANKS - 1} "
                       f"(the sbatch file runs ${{TELAR_RUN:-telar-run}}?)")
+    text = "".join(open(p, errors="replace").read()
+                   for p in job_files(fields, case_dir) if os.path.exists(p))
+    joined = sorted(re.findall(r"^telar-run: rank (\d+) of (\d+) \(([^)]*)\), backend (\w+)",
+                               text, re.M))
+    for rank, size, how, backend in joined:
+        log(f"[{res['mpi']}] rank {rank} of {size} ({how}), backend {backend}")
+    if sorted(int(j[0]) for j in joined) != list(range(RANKS)) or \
+            any(int(j[1]) != RANKS for j in joined):
+        show_job_files(fields, case_dir, job_id)
+        raise Failure("ranks", f"the job's output has {len(joined)} `telar-run: rank i of "
+                      f"{RANKS}` lines (--verbose), expected one per rank")
+    res["backend"] = ",".join(sorted({j[3] for j in joined}))
     try:
         t_srun = float(open(f"{stamps}.srun").read())
         res["srun_start_ms"] = (max(starts.values()) - t_srun) * 1e3
         res["step_s"] = t_end - t_srun
-        log(f"srun: {RANKS} ranks started in {res['srun_start_ms']:.0f} ms "
+        log(f"[{res['mpi']}] srun: {RANKS} ranks started in {res['srun_start_ms']:.0f} ms "
             f"(srun prolog to the last rank's exec), step done in {res['step_s']:.2f} s")
     except (OSError, ValueError):
-        log("srun ran no SLURM_PROLOG: no launch time")
+        log(f"[{res['mpi']}] srun ran no SLURM_PROLOG: no launch time")
 
     # The outputs.
     refs = {"ort": r.ort_outputs(MODEL, BATCH), "telar-1": single}
@@ -281,12 +325,14 @@ def run(a, res):
     res["outputs"] = rows
 
 
+def job_files(fields, work_dir):
+    return [p if os.path.isabs(p) else os.path.join(work_dir, p)
+            for p in (fields.get("StdOut"), fields.get("StdErr")) if p]
+
+
 def show_job_files(fields, work_dir, job_id):
-    for key in ("StdOut", "StdErr"):
-        path = fields.get(key)
-        if path:
-            show_file(f"job {job_id} {key}", path if os.path.isabs(path)
-                      else os.path.join(work_dir, path))
+    for path in job_files(fields, work_dir):
+        show_file(f"job {job_id}", path)
 
 
 def main(argv=None):
@@ -295,7 +341,9 @@ def main(argv=None):
     p.add_argument("--dir", required=True, help="work directory (created)")
     p.add_argument("--telarc", default="telarc")
     p.add_argument("--telar-run", default="telar-run")
-    p.add_argument("--slurm-mpi", default="", help="telarc --slurm-mpi (default: telarc's)")
+    p.add_argument("--slurm-mpi", default="",
+                   help="telarc --slurm-mpi values, comma-separated, one job each "
+                   "(default: one job, telarc's default)")
     p.add_argument("--sbatch", default="", help="submit this file instead of the "
                    "artifact's launch/slurm.sbatch")
     p.add_argument("--start-cluster", default="", metavar="SCRIPT",
@@ -305,20 +353,29 @@ def main(argv=None):
     p.add_argument("--timeout", type=float, default=120)
     a = p.parse_args(argv)
     kill_commands_on_exit()
-    res = {}
+    results = []
     t0 = time.time()
     try:
-        run(a, res)
+        run(a, results)
     except Failure as e:
         print(f"FAIL slurm {MODEL}: {e}", flush=True)
         return 1
-    worst = max((o[k]["max_abs"] for o in res["outputs"] for k in ("ort", "telar-1")),
-                default=0.0)
-    print(f"PASS slurm {MODEL} {RANKS} ranks (max abs err {worst:.2g} vs single-device and "
-          f"onnxruntime; job {res['job_s']:.2f} s, srun start "
-          f"{res.get('srun_start_ms', float('nan')):.0f} ms; {time.time() - t0:.1f} s in all)",
-          flush=True)
-    return 0
+    failed = 0
+    for res in results:
+        if "failure" in res:
+            failed += 1
+            print(f"FAIL slurm {MODEL} --slurm-mpi {res['mpi']}: {res['failure']}", flush=True)
+            continue
+        worst = max((o[k]["max_abs"] for o in res["outputs"] for k in ("ort", "telar-1")),
+                    default=0.0)
+        print(f"PASS slurm {MODEL} --slurm-mpi {res['mpi']}: {RANKS} ranks, backend "
+              f"{res['backend']} (max abs err {worst:.2g} vs single-device and onnxruntime; "
+              f"sbatch to the job's end {res['job_s']:.2f} s, srun start "
+              f"{res.get('srun_start_ms', float('nan')):.0f} ms, step "
+              f"{res.get('step_s', float('nan')):.2f} s)", flush=True)
+    print(f"run-slurm: {len(results) - failed} passed, {failed} failed "
+          f"({time.time() - t0:.1f} s)", flush=True)
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":
