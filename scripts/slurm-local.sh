@@ -139,6 +139,9 @@ AccountingStorageType=accounting_storage/none
 JobCompType=jobcomp/none
 MpiDefault=none
 SchedulerType=sched/builtin
+# Batch jobs scheduled at the next tick of the scheduler (each second), not
+# up to 3 s later.
+SchedulerParameters=batch_sched_delay=0
 SelectType=select/cons_tres
 SelectTypeParameters=CR_CPU
 # This node may declare more CPUs than it has (see CPUs= below).
