@@ -60,6 +60,7 @@ import json
 import os
 import re
 import shutil
+import socket
 import stat
 import subprocess
 import sys
@@ -94,6 +95,12 @@ def write_script(path, text):
     with open(path, "w") as f:
         f.write(text)
     os.chmod(path, os.stat(path).st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("", 0))
+        return s.getsockname()[1]
 
 
 def job_fields(job_id, env):
@@ -249,7 +256,9 @@ def run_case(a, r, env, single, res):
     write_script(wrapper, "#!/bin/sh\n"
                  f"echo \"$SLURM_PROCID $(date +%s.%N)\" > {stamps}.rank$SLURM_PROCID\n"
                  f"exec {a.telar_run} \"$@\"\n")
-    env = dict(env, TELAR_RUN=wrapper, SLURM_PROLOG=prolog)
+    # TELAR_MASTER_PORT: the rendezvous port of --slurm-mpi none, a free one
+    # (other tests may run rendezvous at the default port meanwhile).
+    env = dict(env, TELAR_RUN=wrapper, SLURM_PROLOG=prolog, TELAR_MASTER_PORT=str(free_port()))
     if a.sbatch:
         env["TELAR_ARTIFACT"] = art
 
