@@ -152,6 +152,8 @@ class Cluster:
         t0 = time.time()
         rc, text, _, _ = run_cmd([self.script, "start"], timeout)
         if rc != 0:
+            if not was_running:  # the daemons that did start
+                run_cmd([self.script, "stop"], 120)
             raise Failure("cluster", f"`{self.script} start` failed (rc={rc}):\n{text.rstrip()}")
         self.started = not was_running
         log(f"cluster {'started' if self.started else 'already running'} in "
