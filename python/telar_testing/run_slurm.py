@@ -14,6 +14,8 @@ Steps (every command under --timeout seconds: a hang is a failure):
     telarc gpt.onnx -o DIR/b2/gpt.single --target cpu -q; telar-run it (the reference)
     for each M of --slurm-mpi (default: one case, telarc's default):
       telarc gpt.onnx --target cpu --devices 4 [--slurm-mpi M] -o DIR/mpi-M/gpt.artifact -q
+      (after the first: --plan FIRST/gpt.artifact/plan.json instead of --devices 4,
+      the same program without a second search)
     scripts/slurm-local.sh start                  (with --start-cluster)
     for each M:
       sbatch --parsable --chdir DIR/mpi-M DIR/mpi-M/gpt.artifact/launch/slurm.sbatch \\
@@ -197,11 +199,13 @@ def run(a, results):
         raise Failure("single-device", single)
 
     # The artifacts (before the cluster starts: concurrent runs hold it one at a time).
+    plan = None
     for mpi in a.slurm_mpi.split(","):
         res = {"mpi": mpi or "default"}
         results.append(res)
         try:
-            compile_case(a, r, mpi, res)
+            compile_case(a, r, mpi, res, plan)
+            plan = plan or res["plan"]
         except Failure as e:
             res["failure"] = str(e)
 
@@ -223,21 +227,26 @@ def run(a, results):
             cluster.stop()
 
 
-def compile_case(a, r, mpi, res):
-    """The 4-rank artifact, compiled with telarc --slurm-mpi MPI."""
+def compile_case(a, r, mpi, res, plan):
+    """The 4-rank artifact, compiled with telarc --slurm-mpi MPI (and --plan
+    PLAN when given)."""
     case_dir = os.path.join(a.dir, f"mpi-{mpi or 'default'}")
     shutil.rmtree(case_dir, ignore_errors=True)
     os.makedirs(case_dir)
     onnx_path = os.path.join(r.model_dir(BATCH), f"{MODEL}.onnx")
     art = os.path.join(case_dir, f"{MODEL}.artifact")
-    cmd = [a.telarc, onnx_path, "--target", "cpu", "--devices", str(RANKS), "-o", art, "-q"]
+    cmd = [a.telarc, onnx_path, "--target", "cpu", "-o", art, "-q"]
+    # The first case plans (--devices 4), later ones reuse its plan: the same
+    # program, only the launch files differ (and the planner's search is most
+    # of the compile time).
+    cmd += ["--plan", plan] if plan else ["--devices", str(RANKS)]
     if mpi:
         cmd += ["--slurm-mpi", mpi]
     rc, err, _, secs = run_cmd(cmd, a.timeout)
     if rc != 0:
         raise Failure("telarc", f"rc={rc}: {first_error_line(err)}")
     log(f"[{res['mpi']}] compiled the {RANKS}-rank artifact in {secs:.1f} s")
-    res.update(case_dir=case_dir, art=art)
+    res.update(case_dir=case_dir, art=art, plan=os.path.join(art, "plan.json"))
 
 
 def run_case(a, r, env, single, res):
