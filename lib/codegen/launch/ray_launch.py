@@ -366,9 +366,11 @@ class Job:
             os.environ["RAY_ADDRESS"] = a.address  # Ray lets it override the argument
             probe_address(a.address, min(a.timeout, 10.0), hint)
         # Ray retries an unanswered connection for minutes, in code a signal
-        # cannot interrupt: give up after --timeout.
-        watchdog = threading.Timer(a.timeout, _give_up, [
-            f"cannot connect to a Ray cluster at '{a.address}' within {a.timeout:g} s {hint}"])
+        # cannot interrupt: give up after --timeout (at least 30 s: a cluster
+        # just started, or busy, may take seconds to take a driver).
+        limit = max(a.timeout, 30.0)
+        watchdog = threading.Timer(limit, _give_up, [
+            f"cannot connect to a Ray cluster at '{a.address}' within {limit:g} s {hint}"])
         watchdog.daemon = True
         watchdog.start()
         try:
@@ -428,10 +430,10 @@ class Job:
         self.times["telar-run"] = time.monotonic() - t
 
         failed = sorted(r for r, (rc, _) in codes.items() if rc != 0)
+        written = "" if failed else self.fetch_outputs(ray)
+        self.times["total"] = time.monotonic() - t0
+        log("timings: " + ", ".join(f"{k} {v:.2f} s" for k, v in self.times.items()))
         if not failed:
-            written = self.fetch_outputs(ray)
-            self.times["total"] = time.monotonic() - t0
-            log("timings: " + ", ".join(f"{k} {v:.2f} s" for k, v in self.times.items()))
             if written:
                 log(f"wrote {written}")
             return 0
@@ -556,7 +558,7 @@ def main(argv=None):
                          "nodes' PATH)")
     ap.add_argument("--timeout", type=float, default=60.0, metavar="S",
                     help="seconds to wait for the cluster to place and start the ranks "
-                         "(default 60)")
+                         "(default 60; connecting waits at least 30)")
     a = ap.parse_args(own)
     if a.cpus_per_rank < 1:
         ap.error("--cpus-per-rank must be at least 1")
