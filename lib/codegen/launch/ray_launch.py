@@ -379,6 +379,9 @@ class Job:
             raise ClusterError(f"cannot connect to a Ray cluster at '{a.address}': {e} {hint}")
         finally:
             watchdog.cancel()
+        # ray.init installs a SIGTERM handler that exits at once: stop the
+        # ranks first (a scheduler's time limit, `timeout`), as on Ctrl-C.
+        signal.signal(signal.SIGTERM, _interrupt)
         self.times["connected"] = time.monotonic() - t0
 
         t = time.monotonic()
@@ -534,7 +537,12 @@ class Job:
             pass
 
 
+_signal_received = [signal.SIGINT]
+
+
 def _interrupt(signum, frame):
+    # KeyboardInterrupt: the one exception Ray's blocking calls pass on.
+    _signal_received[0] = signum
     raise KeyboardInterrupt()
 
 
@@ -580,8 +588,6 @@ def main(argv=None):
             "runs: pip install 'ray==<version>')")
         return EXIT_USAGE
 
-    # A SIGTERM (a scheduler's time limit, `timeout`) stops the ranks as
-    # Ctrl-C does.
     signal.signal(signal.SIGTERM, _interrupt)
     job = Job(a, args, output_dir, report, world_size)
     try:
@@ -591,7 +597,7 @@ def main(argv=None):
         return EXIT_CLUSTER
     except KeyboardInterrupt:
         log("interrupted: stopping the ranks")
-        return 130
+        return 128 + _signal_received[0]
     finally:
         job.cleanup()
 
