@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "telar/runtime/MpiComm.h"
+#include "telar/runtime/Launch.h"
 
 #include "HalfFloat.h"
 
@@ -223,18 +224,10 @@ private:
   int rank = 0, size = 1;
 };
 
-bool hasEnv(const char *name) {
-  const char *v = std::getenv(name);
-  return v && *v;
-}
-
 } // namespace
 
 bool telar::runtime::comm::isLaunchedAsMpiJob() {
-  return hasEnv("OMPI_COMM_WORLD_SIZE") || hasEnv("PMIX_RANK") ||
-         hasEnv("PMI_SIZE") || hasEnv("PMI_RANK") ||
-         (hasEnv("SLURM_STEP_ID") &&
-          (hasEnv("SLURM_NTASKS") || hasEnv("SLURM_PROCID")));
+  return hasMpiLauncherEnvironment();
 }
 
 bool telar::runtime::comm::isMpiInitialized() {

@@ -23,6 +23,8 @@
 
 #include "telar/runtime/Abi.h"
 #include "telar/runtime/Comm.h"
+#include "telar/runtime/GlooComm.h"
+#include "telar/runtime/Launch.h"
 #include "telar/runtime/MpiComm.h"
 #include "telar/runtime/Npy.h"
 #include "telar/runtime/Runtime.h"
@@ -426,12 +428,23 @@ Latency summarizeTimes(std::vector<double> ms) {
 }
 
 /// This process's place in the job: the world communicator (null when no
-/// launcher started it: one process) and its rank.
+/// launcher started it: one process), its backend and its rank.
 struct Job {
   std::shared_ptr<comm::Communicator> world;
+  comm::Backend backend = comm::Backend::Local;
   int rank = 0;
   int size = 1;
   bool multi() const { return size > 1; }
+  /// Ends this rank when others may wait for it in a collective: MPI ends
+  /// the whole job; a Gloo rank exits, and its peers' collectives fail on
+  /// the closed connections.
+  [[noreturn]] void abort(int code) const {
+    std::fflush(stdout);
+    std::fflush(stderr);
+    if (backend == comm::Backend::Mpi)
+      comm::abortMpi(code);
+    std::_Exit(code);
+  }
   /// "rank 2: " when there are several ranks.
   std::string prefix() const {
     return multi() ? "rank " + std::to_string(rank) + ": " : "";
@@ -583,10 +596,8 @@ int run(const Options &o, const Job &job) {
       std::fflush(stdout);
       std::fprintf(stderr, "telar-run: error: %s%s\n", job.prefix().c_str(),
                    e.what());
-      if (job.multi()) {
-        std::fflush(stderr);
-        comm::abortMpi(3);
-      }
+      if (job.multi())
+        job.abort(3);
       throw;
     }
   };
@@ -810,24 +821,59 @@ int run(const Options &o, const Job &job) {
 
 int main(int argc, char **argv) {
   Options options = parseArguments(argc, argv);
-  bool underLauncher = comm::isLaunchedAsMpiJob();
-  if (options.ranks > 1 && !underLauncher)
+  comm::JobEnvironment env;
+  try {
+    env = comm::detectJobEnvironment();
+  } catch (const std::exception &e) {
+    std::fprintf(stderr, "telar-run: error: %s\n", e.what());
+    return 2;
+  }
+  if (options.ranks > 1 && env.backend == comm::Backend::Local)
     return comm::relaunchUnderMpirun(
         "telar-run", options.ranks, argc, argv,
-        "mpirun -np " + std::to_string(options.ranks) + " telar-run ..., srun -n " +
-            std::to_string(options.ranks) + " telar-run ...");
+        "mpirun -np " + std::to_string(options.ranks) +
+            " telar-run ..., srun -n " + std::to_string(options.ranks) +
+            " telar-run ..., or " + std::to_string(options.ranks) +
+            " processes with TELAR_RANK, TELAR_WORLD_SIZE, "
+            "TELAR_MASTER_ADDR and TELAR_MASTER_PORT");
 
+  // The job: MPI's world under an MPI launcher, Gloo's through the TCP
+  // rendezvous otherwise (with the --timeout).
   Job job;
-  if (underLauncher) {
-    try {
+  job.backend = env.backend;
+  auto sayHow = [&] {
+    if (options.verbose)
+      std::fprintf(stderr, "telar-run: %s\n",
+                   comm::describeJobEnvironment(env).c_str());
+  };
+  try {
+    if (env.backend == comm::Backend::Mpi) {
       comm::initializeMpi(&argc, &argv);
       job.world = comm::createMpiWorldCommunicator();
+      // MPI's word over the launcher's variables.
+      env.rank = job.world->getRank();
+      env.size = job.world->getSize();
+      sayHow();
+    } else if (env.backend == comm::Backend::Gloo) {
+      sayHow();
+      auto timeout = std::chrono::milliseconds(
+          std::max<int64_t>(1, int64_t(std::llround(options.timeoutSeconds * 1000))));
+      job.world = comm::createGlooWorldCommunicator(
+          env.masterAddr, env.masterPort, env.rank, env.size, timeout);
+    } else {
+      sayHow();
+    }
+    if (job.world) {
       job.rank = job.world->getRank();
       job.size = job.world->getSize();
-    } catch (const std::exception &e) {
-      std::fprintf(stderr, "telar-run: error: %s\n", e.what());
-      return 1;
     }
+  } catch (const std::exception &e) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "telar-run: error: %s%s\n",
+                 env.size > 1 ? ("rank " + std::to_string(env.rank) + ": ").c_str()
+                              : "",
+                 e.what());
+    return 1;
   }
   int status;
   try {
@@ -839,15 +885,13 @@ int main(int argc, char **argv) {
     std::fflush(stdout);
     std::fprintf(stderr, "telar-run: error: %s%s\n", job.prefix().c_str(),
                  e.what());
-    if (job.multi()) {
-      // Others may wait for this rank in a collective.
-      std::fflush(stderr);
-      comm::abortMpi(1);
-    }
+    // Others may wait for this rank in a collective.
+    if (job.multi())
+      job.abort(1);
     status = 1;
   }
   job.world.reset();
-  if (underLauncher)
+  if (env.backend == comm::Backend::Mpi)
     comm::finalizeMpi();
   return status;
 }
