@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "telar/runtime/Comm.h"
+#include "telar/runtime/Watchdog.h"
 #include "telar/sharding/Reshard.h"
 
 #include <chrono>
@@ -121,12 +122,20 @@ std::string MeshCommunicator::formatAxisSet(AxisSet axes) const {
   return s;
 }
 
+const char *MeshCommunicator::getGroupLabel(AxisSet axes) {
+  auto it = groupLabels.find(axes);
+  if (it == groupLabels.end())
+    it = groupLabels.emplace(axes, "{" + formatAxisSet(axes) + "}").first;
+  return it->second.c_str();
+}
+
 Communicator &MeshCommunicator::getGroup(AxisSet axes) {
   checkAxes(axes, "group");
   auto it = groups.find(axes);
   if (it != groups.end())
     return *it->second;
   std::unique_ptr<Communicator> group;
+  WaitScope wait("split (forming the group)", getGroupLabel(axes));
   if (getGroupSize(axes) == 1) {
     group = createLocalCommunicator();
   } else if (getGroupSize(axes) == world->getSize()) {
@@ -192,6 +201,7 @@ void MeshCommunicator::allReduce(AxisSet axes, DataType type, ReduceOp op,
   checkAxes(axes, "all_reduce");
   checkedProduct({count}, "all_reduce");
   checkBuffers(in, out, count, "all_reduce");
+  WaitScope wait("all_reduce", getGroupLabel(axes));
   int64_t g = getGroupSize(axes);
   getGroup(axes).allReduce(in, out, count, type, op);
   int64_t bytes = count * int64_t(getDataTypeSize(type));
@@ -208,6 +218,7 @@ void MeshCommunicator::allGather(AxisSet axes, DataType type, const void *in,
   int64_t block = checkedProduct({outer, inner}, "all_gather");
   checkedProduct({outer, g, inner}, "all_gather");
   checkBuffers(in, out, block, "all_gather");
+  WaitScope wait("all_gather", getGroupLabel(axes));
   size_t es = getDataTypeSize(type);
   Communicator &group = getGroup(axes);
   if (outer <= 1 || g == 1) {
@@ -232,6 +243,7 @@ void MeshCommunicator::reduceScatter(AxisSet axes, DataType type, ReduceOp op,
   int64_t block = checkedProduct({outer, inner}, "reduce_scatter");
   checkedProduct({outer, g, inner}, "reduce_scatter");
   checkBuffers(in, out, block, "reduce_scatter");
+  WaitScope wait("reduce_scatter", getGroupLabel(axes));
   size_t es = getDataTypeSize(type);
   Communicator &group = getGroup(axes);
   if (outer <= 1 || g == 1) {
@@ -265,6 +277,7 @@ void MeshCommunicator::allToAll(AxisSet axes, DataType type, const void *in,
         std::to_string(concatOuter) + "x" + std::to_string(concatInner) +
         " received");
   checkBuffers(in, out, piece, "all_to_all");
+  WaitScope wait("all_to_all", getGroupLabel(axes));
   size_t es = getDataTypeSize(type);
   Communicator &group = getGroup(axes);
   const void *send = in;
@@ -312,6 +325,7 @@ void MeshCommunicator::broadcast(AxisSet axes, DataType type, void *buffer,
   if (root < 0 || root >= g)
     throw std::invalid_argument("broadcast: root " + std::to_string(root) +
                                 " is not in a group of " + std::to_string(g));
+  WaitScope wait("broadcast", getGroupLabel(axes));
   getGroup(axes).broadcast(buffer, count, type, int(root));
   int64_t bytes = getGroupIndex(axes) == root
                       ? (g - 1) * count * int64_t(getDataTypeSize(type))
@@ -326,6 +340,7 @@ void MeshCommunicator::send(DataType type, const void *buffer, int64_t count,
   checkBuffers(buffer, buffer, count, "send");
   if (peer < 0 || peer >= getWorldSize())
     throw std::invalid_argument("send: no rank " + std::to_string(peer));
+  WaitScope wait("send to", "", int(peer));
   world->send(buffer, count, type, int(peer), tag);
   record(0, since(start), count * int64_t(getDataTypeSize(type)));
 }
@@ -337,6 +352,7 @@ void MeshCommunicator::recv(DataType type, void *buffer, int64_t count,
   checkBuffers(buffer, buffer, count, "recv");
   if (peer < 0 || peer >= getWorldSize())
     throw std::invalid_argument("recv: no rank " + std::to_string(peer));
+  WaitScope wait("recv from", "", int(peer));
   world->recv(buffer, count, type, int(peer), tag);
   record(0, since(start), 0);
 }
@@ -344,6 +360,7 @@ void MeshCommunicator::recv(DataType type, void *buffer, int64_t count,
 void MeshCommunicator::barrier(AxisSet axes) {
   Clock::time_point start = Clock::now();
   checkAxes(axes, "barrier");
+  WaitScope wait("barrier", getGroupLabel(axes));
   getGroup(axes).barrier();
   record(axes, since(start), 0);
 }

@@ -29,6 +29,7 @@
 #include "telar/runtime/Npy.h"
 #include "telar/runtime/Runtime.h"
 #include "telar/runtime/TensorProto.h"
+#include "telar/runtime/Watchdog.h"
 
 #include <nlohmann/json.hpp>
 
@@ -458,6 +459,7 @@ std::vector<T> allGather(const Job &job, const std::vector<T> &value,
   if (!job.world)
     return value;
   std::vector<T> all(value.size() * job.size);
+  comm::WaitScope wait("all_gather", "the world");
   job.world->allGather(value.data(), all.data(), int64_t(value.size()), type);
   return all;
 }
@@ -547,12 +549,31 @@ int run(const Options &o, const Job &job) {
     if (problem.empty())
       problem = "unknown error";
   }
+  comm::Watchdog::setPhase("agreeing that every rank passed its checks");
   std::vector<int32_t> failed =
       allGather<int32_t>(job, {problem.empty() ? 0 : 1}, comm::DataType::I32);
   std::string failedRanks;
   for (int r = 0; r < job.size; ++r)
     if (failed[r])
       failedRanks += (failedRanks.empty() ? "" : ", ") + std::to_string(r);
+  // The first failed rank's problem, for the others to name (a corrupt
+  // weight file of one rank: every rank says which).
+  std::string firstProblem;
+  int firstFailed = -1;
+  for (int r = 0; r < job.size && firstFailed < 0; ++r)
+    if (failed[r])
+      firstFailed = r;
+  if (job.world && firstFailed >= 0) {
+    constexpr size_t kProblemBytes = 1024;
+    std::vector<char> text(kProblemBytes, 0);
+    if (job.rank == firstFailed)
+      std::memcpy(text.data(), problem.data(),
+                  std::min(problem.size(), kProblemBytes - 1));
+    comm::WaitScope wait("broadcast", "the world");
+    job.world->broadcast(text.data(), int64_t(kProblemBytes),
+                         comm::DataType::I8, firstFailed);
+    firstProblem = text.data();
+  }
   if (!failedRanks.empty()) {
     std::fflush(stdout);
     if (!problem.empty())
@@ -561,17 +582,20 @@ int run(const Options &o, const Job &job) {
     else
       std::fprintf(stderr,
                    "telar-run: error: %snot running: rank%s %s failed "
-                   "%s checks\n",
+                   "%s checks (rank %d: %s)\n",
                    job.prefix().c_str(),
                    failedRanks.find(',') == std::string::npos ? "" : "s",
                    failedRanks.c_str(),
                    failedRanks.find(',') == std::string::npos ? "its"
-                                                              : "their");
+                                                              : "their",
+                   firstFailed, firstProblem.c_str());
     // mpirun ends the job when a rank exits non-zero: none exits before
     // every rank has said what went wrong.
     std::fflush(stderr);
-    if (job.world)
+    if (job.world) {
+      comm::WaitScope wait("barrier", "the world");
       job.world->barrier();
+    }
     return 1;
   }
 
@@ -593,39 +617,67 @@ int run(const Options &o, const Job &job) {
     try {
       artifact.run(in, out);
     } catch (const RunError &e) {
+      // A collective failed because a peer did (Gloo notices a closed
+      // connection): the liveness channel names that rank, and ends this
+      // one, within moments.
+      if (job.multi() && e.getStatus() == TELAR_STATUS_COMM_ERROR)
+        comm::Watchdog::awaitVerdict(2.0);
       std::fflush(stdout);
       std::fprintf(stderr, "telar-run: error: %s%s\n", job.prefix().c_str(),
                    e.what());
-      if (job.multi())
+      if (job.multi()) {
+        comm::Watchdog::reportFailure(e.what());
         job.abort(3);
+      }
       throw;
     }
   };
 
   using Clock = std::chrono::steady_clock;
   int iterations = o.bench ? o.bench : 1;
-  if (o.bench)
-    for (int i = 0; i < o.warmup; ++i)
-      runOnce();
+  int warmup = o.bench ? o.warmup : 0;
+  int64_t steps = int64_t(warmup) + iterations;
+  // Each run is a step: the watchdog names it, --verbose prints it.
+  auto step = [&](int64_t number, const char *kind, bool begun = false) {
+    if (!begun)
+      comm::Watchdog::beginStep(number, steps);
+    Clock::time_point start = Clock::now();
+    runOnce();
+    double ms =
+        std::chrono::duration<double, std::milli>(Clock::now() - start)
+            .count();
+    if (o.verbose)
+      std::fprintf(stderr, "telar-run: %sstep %" PRId64 "/%" PRId64
+                           " (%s) done in %s ms\n",
+                   job.prefix().c_str(), number, steps, kind,
+                   formatMs(ms).c_str());
+    return ms;
+  };
+  for (int i = 0; i < warmup; ++i)
+    step(i + 1, "warmup");
   context.resetPeakBytes();
   if (mesh)
     mesh->resetStats();
   std::vector<double> times;
-  if (job.world)
+  comm::Watchdog::setPhase("starting the timed runs");
+  if (job.world) {
+    comm::WaitScope wait("barrier", "the world");
     job.world->barrier();
+  }
   Clock::time_point benchStart = Clock::now();
   for (int i = 0; i < iterations; ++i) {
     // The ranks start each timed run together.
-    if (job.world && o.bench)
+    if (job.world && o.bench) {
+      comm::Watchdog::beginStep(warmup + i + 1, steps);
+      comm::WaitScope wait("barrier", "the world");
       job.world->barrier();
-    Clock::time_point start = Clock::now();
-    runOnce();
-    times.push_back(
-        std::chrono::duration<double, std::milli>(Clock::now() - start)
-            .count());
+    }
+    times.push_back(step(warmup + i + 1, o.bench ? "timed" : "run",
+                         /*begun=*/job.world && o.bench));
   }
   double totalSeconds =
       std::chrono::duration<double>(Clock::now() - benchStart).count();
+  comm::Watchdog::setPhase("collecting the statistics");
   size_t peak = context.getPeakBytes();
   Latency myLatency = summarizeTimes(times);
 
@@ -633,13 +685,14 @@ int run(const Options &o, const Job &job) {
   // calls inside collectives and its peak memory; per axis set the
   // collectives' calls, bytes and time (per run).
   std::vector<double> slowest = times;
-  if (job.world)
+  if (job.world) {
+    comm::WaitScope wait("all_reduce", "the world");
     job.world->allReduce(times.data(), slowest.data(), int64_t(times.size()),
                          comm::DataType::F64, comm::ReduceOp::Max);
-  Latency latency = summarizeTimes(slowest);
-  if (job.world)
     job.world->allReduce(&totalSeconds, &totalSeconds, 1, comm::DataType::F64,
                          comm::ReduceOp::Max);
+  }
+  Latency latency = summarizeTimes(slowest);
   comm::AxisSetStats total = mesh ? mesh->getTotalStats() : comm::AxisSetStats{};
   std::vector<double> mine = {myLatency.mean, total.seconds * 1e3 / iterations,
                               double(total.calls) / iterations,
@@ -658,7 +711,13 @@ int run(const Options &o, const Job &job) {
   const size_t kRankFields = mine.size();
 
   // The whole outputs, on rank 0.
-  std::vector<Tensor> global = artifact.gatherOutputs(outputs);
+  comm::Watchdog::setPhase("gathering the outputs");
+  std::vector<Tensor> global;
+  {
+    comm::WaitScope wait("gather", "the world");
+    global = artifact.gatherOutputs(outputs);
+  }
+  comm::Watchdog::setPhase("finishing");
   if (job.rank != 0)
     return 0;
 
@@ -875,6 +934,24 @@ int main(int argc, char **argv) {
                  e.what());
     return 1;
   }
+  if (job.multi()) {
+    // From here no rank waits for another longer than --timeout, and a
+    // rank that dies or stops ends the others (Watchdog.h).
+    try {
+      comm::WatchdogOptions watch;
+      watch.rank = job.rank;
+      watch.size = job.size;
+      watch.timeoutSeconds = options.timeoutSeconds;
+      watch.rank0Host = env.masterAddr;
+      comm::Watchdog::start(watch);
+      comm::Watchdog::connect(*job.world);
+      comm::Watchdog::setPhase("checking the artifact and the inputs");
+    } catch (const std::exception &e) {
+      std::fprintf(stderr, "telar-run: error: %s%s\n", job.prefix().c_str(),
+                   e.what());
+      job.abort(1);
+    }
+  }
   int status;
   try {
     status = run(options, job);
@@ -882,14 +959,21 @@ int main(int argc, char **argv) {
     // Printed where it happened (a single rank: nothing else runs).
     status = 3;
   } catch (const std::exception &e) {
+    // A collective that failed because a peer did: the liveness channel
+    // names it (and ends this process) within moments.
+    if (job.multi() && dynamic_cast<const comm::CommError *>(&e))
+      comm::Watchdog::awaitVerdict(2.0);
     std::fflush(stdout);
     std::fprintf(stderr, "telar-run: error: %s%s\n", job.prefix().c_str(),
                  e.what());
     // Others may wait for this rank in a collective.
-    if (job.multi())
+    if (job.multi()) {
+      comm::Watchdog::reportFailure(e.what());
       job.abort(1);
+    }
     status = 1;
   }
+  comm::Watchdog::finish();
   job.world.reset();
   if (env.backend == comm::Backend::Mpi)
     comm::finalizeMpi();

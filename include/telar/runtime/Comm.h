@@ -162,6 +162,9 @@ public:
   int64_t getGroupIndex(AxisSet axes) const;
   /// "data,model" ("" for the empty set).
   std::string formatAxisSet(AxisSet axes) const;
+  /// "{data,model}", kept for the life of this object (what the watchdog
+  /// names as the group a collective waits in).
+  const char *getGroupLabel(AxisSet axes);
   /// The group's communicator (created on first use; collective then).
   Communicator &getGroup(AxisSet axes);
 
@@ -204,6 +207,7 @@ private:
   std::vector<int64_t> axisSizes;
   std::vector<int64_t> coordinates;
   std::map<AxisSet, std::unique_ptr<Communicator>> groups;
+  std::map<AxisSet, std::string> groupLabels;
   std::map<AxisSet, AxisSetStats> stats;
   struct Scratch {
     std::unique_ptr<unsigned char[]> data;
