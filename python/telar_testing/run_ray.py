@@ -194,7 +194,7 @@ def parse_timings(text):
 
 def check_shortfall(checks, name, launch, address, telar_run, in_args, out_dir, ranks, needs,
                     has, timeout):
-    """ray_launch on a cluster too small for the job: exit 4 within its
+    """ray_launch on a cluster too small for the job: exit 5 within its
     --timeout (3 s) + 20 s (Python, Ray's import, connecting), naming what it needs and what the cluster has."""
     cmd = [sys.executable, launch, "--address", address, "--telar-run", telar_run,
            "--timeout", "3"] + (["--spread"] if "spread" in name else []) + \
@@ -202,8 +202,8 @@ def check_shortfall(checks, name, launch, address, telar_run, in_args, out_dir, 
     rc, text, _, secs = run_cmd(cmd, timeout)
     err = [l for l in text.splitlines() if l.startswith("ray_launch: error:")]
     problems = []
-    if rc != 4:
-        problems.append(f"exit {rc}, expected 4")
+    if rc != 5:
+        problems.append(f"exit {rc}, expected 5")
     if secs > 3 + 20:
         problems.append(f"took {secs:.1f} s, over its --timeout 3 s + 20 s")
     if not err:
@@ -217,6 +217,90 @@ def check_shortfall(checks, name, launch, address, telar_run, in_args, out_dir, 
     msg = f"exit {rc} after {secs:.1f} s: {err[0] if err else first_error_line(text)}"
     return checks.report(not problems, name, "; ".join(problems) + " -- " + msg
                          if problems else msg)
+
+
+def rank_pids(art, rank):
+    """The telar-run processes of artifact `art` running as `rank` (started
+    by this test's Ray cluster: ray_launch sets TELAR_RANK)."""
+    pids = []
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open(f"/proc/{d}/cmdline", "rb") as f:
+                argv = f.read().split(b"\0")
+            if len(argv) < 2 or os.path.basename(argv[0]) != b"telar-run" or \
+                    argv[1] != art.encode():
+                continue
+            with open(f"/proc/{d}/environ", "rb") as f:
+                if f"TELAR_RANK={rank}".encode() in f.read().split(b"\0"):
+                    pids.append(int(d))
+        except OSError:
+            pass
+    return pids
+
+
+def check_killed_rank(checks, a, launch, head, in_args, case_dir, victim=2):
+    """A long --bench under ray_launch; once the ranks run, SIGKILL rank 2's
+    telar-run. ray_launch must exit 1 within 30 s of the kill, saying that
+    rank 2 was killed and the others stopped after it; each other rank's
+    relayed error names rank 2; no telar-run of the artifact is left."""
+    art = os.path.dirname(os.path.dirname(launch))
+    name = f"rank {victim} of {a.ranks} killed"
+    cmd = [sys.executable, launch, "--address", head.address, "--telar-run", a.telar_run,
+           "--timeout", "60", "--"] + in_args + ["--bench", "1000000", "--warmup", "0",
+                                                 "--timeout", "20", "-q"]
+    log_path = os.path.join(case_dir, "killed.log")
+    with open(log_path, "wb") as log:
+        p = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT,
+                             start_new_session=True)
+    run_sharded._live[p.pid] = p
+    problems, killed_at = [], None
+    try:
+        t0 = time.time()
+        while time.time() - t0 < 60 and p.poll() is None:
+            pids = rank_pids(art, victim)
+            if pids and len([r for r in range(a.ranks) if rank_pids(art, r)]) == a.ranks:
+                time.sleep(2)  # into the --bench loop
+                os.kill(pids[0], signal.SIGKILL)
+                killed_at = time.time()
+                break
+            time.sleep(0.2)
+        if killed_at is None:
+            problems.append("the 4 ranks' telar-run processes never all ran")
+        try:
+            rc = p.wait(60 if killed_at else 5)
+        except subprocess.TimeoutExpired:
+            run_sharded._stop(p)
+            rc = None
+            problems.append("ray_launch still ran 60 s after the kill")
+    finally:
+        run_sharded._live.pop(p.pid, None)
+    secs = time.time() - killed_at if killed_at else float("nan")
+    with open(log_path, errors="replace") as f:
+        text = f.read()
+    if rc != 1:
+        problems.append(f"exit {rc}, expected 1")
+    if killed_at and secs > 30:
+        problems.append(f"exited {secs:.1f} s after the kill, over 30 s")
+    want = [rf"^ray_launch: rank {victim} failed: killed by signal 9 \(SIGKILL\)$",
+            rf"^ray_launch: ranks? [0-9, ]+ stopped after it",
+            rf"^ray_launch: failed: rank {victim} of {a.ranks}$"]
+    want += [rf"^\[rank {r}\] telar-run: error: .*\brank {victim} failed\b"
+             for r in range(a.ranks) if r != victim]
+    for w in want:
+        if not re.search(w, text, re.M):
+            problems.append(f"no line matching '{w}'")
+    left = [pid for r in range(a.ranks) for pid in rank_pids(art, r)]
+    if left:
+        problems.append(f"telar-run processes left: {left}")
+    lines = [l for l in text.splitlines() if l.startswith("ray_launch: rank") or
+             "stopped after" in l]
+    msg = f"exit {rc} {secs:.1f} s after the kill: {' | '.join(lines)}"
+    if problems:
+        tail = "\n".join(text.strip().splitlines()[-12:])
+        msg = "; ".join(problems) + f" -- {msg}\nray_launch's output ends:\n{tail}"
+    return checks.report(not problems, name, msg)
 
 
 def main(argv=None):
@@ -276,11 +360,8 @@ def run(a, checks):
     manifest = json.load(open(os.path.join(art, "manifest.json")))
     launch = os.path.join(art, "launch", "ray_launch.py")
     if not os.path.isfile(launch):
-        # TEMPORARY until the launch files' generator lands: put the script
-        # where telarc will write it.
-        print(f"note: telarc wrote no {launch}: copying {LAUNCH_SOURCE}", flush=True)
-        os.makedirs(os.path.dirname(launch), exist_ok=True)
-        shutil.copy(LAUNCH_SOURCE, launch)
+        checks.report(False, "artifact", f"telarc wrote no {launch}")
+        return
     with open(launch, "rb") as f, open(LAUNCH_SOURCE, "rb") as g:
         if f.read() != g.read():
             checks.report(False, "artifact", f"{launch} differs from {LAUNCH_SOURCE}")
@@ -343,7 +424,10 @@ def run(a, checks):
               "time %.1f s)" % (start_s, ", ".join(f"{k} {v:.2f} s" for k, v in
                                                    timings.items()), wall), flush=True)
 
-    # 3: STRICT_SPREAD on one node.
+    # 3: rank 2 killed mid-run.
+    check_killed_rank(checks, a, launch, head, in_args, case_dir)
+
+    # 4: STRICT_SPREAD on one node.
     check_shortfall(checks, "--spread on 1 node", launch, head.address, a.telar_run, in_args,
                     os.path.join(case_dir, "out.spread"), a.ranks,
                     f"needs {a.ranks} nodes with 1 free CPU each", "the cluster has 1 node",
@@ -353,7 +437,7 @@ def run(a, checks):
     head.stop()
     print(f"ray cluster stopped in {time.time() - t:.1f} s", flush=True)
 
-    # 4: 2 CPUs for 4 ranks.
+    # 5: 2 CPUs for 4 ranks.
     small = RayHead(2, a.timeout)
     _heads.append(small)
     try:

@@ -37,11 +37,12 @@ taken from this script's working directory.
 
 When a rank fails, the others normally stop on their own within seconds
 (telar-run names the failed rank); any still running 45 s later are stopped.
-Exit status: 0 when every rank succeeded; else the exit status of the lowest
-failed rank (telar-run's: 1 error, 2 usage, 3 the program failed), or 1 when
-it was killed or its actor died; 2 on usage errors of this script; 4 when the
-cluster cannot host the job (no cluster at the address, too few resources,
-actors not started within --timeout).
+Exit status: 0 when every rank succeeded. When ranks failed, the status of
+the lowest rank that failed on its own, not because another did (telar-run's:
+1 error, 2 usage, 3 the program failed, 4 a wait passed telar-run's
+--timeout), or 1 when it was killed or its actor died. 2 on usage errors of
+this script; 5 when the cluster cannot host the job (no cluster at the
+address, too few resources, actors not started within --timeout).
 
 This file is written by telarc into every multi-rank artifact's launch/
 directory, unchanged; see docs/Launch.md.
@@ -75,7 +76,10 @@ LAUNCHER_VARIABLES = ("JOB_COMPLETION_INDEX", "TELAR_BACKEND", "TELAR_RANK",
 FAILURE_GRACE_S = 45.0
 
 EXIT_USAGE = 2
-EXIT_CLUSTER = 4
+# telar-run's exit status when it stopped because another rank failed (or a
+# wait passed its --timeout, or it was terminated).
+EXIT_FAULT = 4
+EXIT_CLUSTER = 5
 
 
 class UsageError(Exception):
@@ -84,6 +88,18 @@ class UsageError(Exception):
 
 class ClusterError(Exception):
     pass
+
+
+def plural(ranks, word):
+    """'rank 2', 'ranks 0, 1, 3'."""
+    return f"{word}{'s' if len(ranks) != 1 else ''} {', '.join(map(str, ranks))}"
+
+
+def signal_name(number):
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return "unknown signal"
 
 
 def log(message):
@@ -440,13 +456,21 @@ class Job:
             if written:
                 log(f"wrote {written}")
             return 0
-        for r in failed:
-            rc, why = codes[r]
-            log(f"rank {r} failed: {why}")
-        log(f"{len(failed)} of {n} ranks failed (rank{'s' if len(failed) != 1 else ''} "
-            f"{', '.join(map(str, failed))})")
-        rc = codes[failed[0]][0]
-        return rc if 0 < rc < 128 and rc != 127 else 1
+        # The ranks that failed on their own, not those that stopped because
+        # another had (telar-run's exit status 4).
+        culprits = [r for r in failed if codes[r][0] != EXIT_FAULT] or failed
+        followers = [r for r in failed if r not in culprits]
+        for r in culprits:
+            log(f"rank {r} failed: {codes[r][1]}")
+        if followers:
+            log(f"{plural(followers, 'rank')} stopped after "
+                f"{'it' if len(culprits) == 1 else 'them'} ("
+                f"{'; '.join(sorted({codes[r][1] for r in followers}))})")
+        ok = [r for r in range(n) if r not in failed]
+        log(f"failed: {plural(culprits, 'rank')} of {n}"
+            + (f"; {plural(ok, 'rank')} succeeded" if ok else ""))
+        rc = codes[culprits[0]][0]
+        return rc if 0 < rc <= EXIT_FAULT else 1
 
     def relay(self, ray, status):
         """Prints the ranks' lines as they come until every rank has exited;
@@ -473,15 +497,16 @@ class Job:
                 if rc is None:
                     polls[self.actors[r].poll.remote(1.0)] = r
                     continue
-                status[r] = (rc, f"exit status {rc}" if rc >= 0 else f"killed by signal {-rc}")
+                status[r] = (rc, f"exit status {rc}" if rc >= 0 else
+                             f"killed by signal {-rc} ({signal_name(-rc)})")
                 if rc != 0 and first_failure is None:
                     first_failure = (r, time.monotonic())
             if first_failure and polls and time.monotonic() - first_failure[1] > FAILURE_GRACE_S:
                 for r in sorted(polls.values()):
                     log(f"rank {r} still runs {FAILURE_GRACE_S:g} s after rank "
                         f"{first_failure[0]} failed: stopping it")
-                    status[r] = (1, f"stopped {FAILURE_GRACE_S:g} s after rank "
-                                 f"{first_failure[0]} failed")
+                    status[r] = (EXIT_FAULT, f"stopped by ray_launch {FAILURE_GRACE_S:g} s "
+                                 f"after rank {first_failure[0]} failed")
                 ray.get([self.actors[r].stop.remote() for r in polls.values()], timeout=30)
                 polls = {}
         return status
