@@ -412,7 +412,7 @@ def run(a, checks):
         problems.append("no 'ray_launch: timings:' line")
     if problems:
         checks.report(False, name, "; ".join(problems))
-        tail = "\n".join(text.strip().splitlines()[-15:])
+        tail = "\n".join(text.strip().splitlines()[-40:])
         print(f"ray_launch's output ends:\n{tail}", flush=True)
     else:
         worst = max((row.get("telar-1", {}).get("max_abs", 0) for row in rows), default=0)
