@@ -201,6 +201,9 @@ private:
   std::vector<bool> helloSeen;
   /// Rank 0 said goodbye (on the other ranks).
   bool rank0Done = false;
+  /// This rank said goodbye (finish): on rank 0, the others may now close
+  /// their connections without theirs (they close on rank 0's BYE).
+  bool saidBye = false;
   std::atomic<bool> stopping{false};
   /// This rank failed on its own: it prints nothing more.
   std::atomic<bool> failedHere{false};
@@ -553,7 +556,7 @@ void Monitor::peerClosed(Peer &peer) {
   const std::string why =
       "its connection closed: the process exited or was killed";
   if (options.rank == 0) {
-    if (peer.rank >= 0 && !peer.bye)
+    if (peer.rank >= 0 && !peer.bye && !saidBye)
       rankFailed(peer.rank, why);
     return;
   }
@@ -632,6 +635,7 @@ void Monitor::end(const std::string &cause, const std::string &tail,
 void Monitor::finish() {
   {
     std::lock_guard<std::mutex> lock(netMutex);
+    saidBye = true;
     for (Peer &p : peers) {
       sendLine(p.fd, "BYE\n");
       ::shutdown(p.fd, SHUT_WR);
