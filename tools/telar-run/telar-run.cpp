@@ -15,7 +15,9 @@
 // slices its blocks of the inputs, and rank 0 assembles and writes the
 // outputs.
 // Exit codes: 0 success, 1 error (artifact, inputs, I/O), 2 usage error,
-// 3 the program failed while running (a status from the runtime ABI).
+// 3 the program failed while running (a status from the runtime ABI),
+// 4 another rank failed, a wait passed --timeout, or SIGTERM came
+// (runtime/comm/Watchdog.cpp).
 // The full documentation is in runtime/README.md.
 //
 // The runtime side does not depend on LLVM, so this tool parses its own
@@ -94,8 +96,9 @@ Runs a compiled Telar artifact (the directory telarc -o writes).
                       calls, time and bytes sent, measured)
   --timeout SECONDS   the longest any rank waits for the others (in a
                       collective, a point-to-point transfer or the
-                      rendezvous) before every rank stops, naming the rank
-                      it waited for (default: 300)
+                      rendezvous) before every rank stops, naming the
+                      collective it waited in (default: 300); a rank that
+                      dies or stops is named within seconds regardless
   -v, --verbose       say how the job was formed (launcher, rank source,
                       backend) and print a progress line per rank and step
   -q, --quiet         print only errors and --bench's statistics
@@ -111,7 +114,8 @@ processes) meet at a TCP rendezvous served by rank 0 (the Gloo backend):
   TELAR_BACKEND=mpi|gloo  force a backend
 
 Exit status: 0 on success, 1 on errors (artifact, inputs, I/O), 2 on usage
-errors, 3 when the program fails while running (e.g. out of memory).
+errors, 3 when the program fails while running (e.g. out of memory), 4 when
+another rank failed or a wait passed --timeout.
 )";
 
 [[noreturn]] void usageError(const std::string &message) {
@@ -663,6 +667,7 @@ int run(const Options &o, const Job &job) {
                    formatMs(ms).c_str());
     return ms;
   };
+  Clock::time_point runsStart = Clock::now();
   for (int i = 0; i < warmup; ++i)
     step(i + 1, "warmup");
   context.resetPeakBytes();
@@ -687,6 +692,11 @@ int run(const Options &o, const Job &job) {
   }
   double totalSeconds =
       std::chrono::duration<double>(Clock::now() - benchStart).count();
+  // Every rank's time for all its runs, warmup included.
+  std::vector<double> perRankSeconds = allGather<double>(
+      job,
+      {std::chrono::duration<double>(Clock::now() - runsStart).count()},
+      comm::DataType::F64);
   comm::Watchdog::setPhase("collecting the statistics");
   size_t peak = context.getPeakBytes();
   Latency myLatency = summarizeTimes(times);
@@ -727,9 +737,19 @@ int run(const Options &o, const Job &job) {
     comm::WaitScope wait("gather", "the world");
     global = artifact.gatherOutputs(outputs);
   }
-  comm::Watchdog::setPhase("finishing");
+  comm::Watchdog::setWorkDone();
   if (job.rank != 0)
     return 0;
+  // Several ranks: one line for the whole run (--verbose printed a line per
+  // rank and step already).
+  if (job.multi() && !o.quiet)
+    std::fprintf(stderr,
+                 "telar-run: %d ranks (%s): %" PRId64 " run%s in %.3f s "
+                 "(the slowest rank)\n",
+                 job.size, job.world->getBackendName(), steps,
+                 steps == 1 ? "" : "s",
+                 *std::max_element(perRankSeconds.begin(),
+                                   perRankSeconds.end()));
 
   for (size_t i = 0; i < global.size(); ++i) {
     const TensorSpec &s = m.outputs[i];
