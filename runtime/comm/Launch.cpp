@@ -134,7 +134,7 @@ void finishGloo(JobEnvironment &env) {
         " ranks meet at TELAR_MASTER_ADDR:TELAR_MASTER_PORT (rank 0's host "
         "name or address; port default " +
         std::to_string(kDefaultMasterPort) + ")");
-  env.masterAddr = addr.value_or("127.0.0.1");
+  env.masterAddr = addr.value_or("");
   env.masterPort = readInteger("TELAR_MASTER_PORT", 1, 65535,
                                "a TCP port (an integer from 1 to 65535)")
                        .value_or(kDefaultMasterPort);
@@ -232,7 +232,9 @@ telar::runtime::comm::describeJobEnvironment(const JobEnvironment &env) {
     s += ", " + env.launcher;
   s += "), backend ";
   s += getBackendName(env.backend);
-  if (env.backend == Backend::Gloo)
+  if (env.backend == Backend::Gloo && env.size == 1)
+    s += ", no rendezvous (one rank)";
+  else if (env.backend == Backend::Gloo)
     s += ", rendezvous " + env.masterAddr + ":" + std::to_string(env.masterPort);
   return s;
 }

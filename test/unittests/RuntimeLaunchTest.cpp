@@ -120,6 +120,10 @@ TEST(JobEnvironment, OneRankNeedsNoRendezvousAddress) {
   JobEnvironment job = detectJobEnvironment();
   EXPECT_EQ(job.backend, Backend::Gloo);
   EXPECT_EQ(job.size, 1);
+  EXPECT_EQ(job.masterAddr, "");
+  EXPECT_EQ(describeJobEnvironment(job),
+            "rank 0 of 1 (rank from TELAR_RANK, TELAR_* variables), backend "
+            "gloo, no rendezvous (one rank)");
 }
 
 TEST(JobEnvironment, MpiLaunchers) {

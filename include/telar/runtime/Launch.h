@@ -36,7 +36,8 @@ struct JobEnvironment {
   /// The variable the rank came from, e.g. "OMPI_COMM_WORLD_RANK" ("" when
   /// none said it).
   std::string rankSource;
-  /// Gloo only: where rank 0 serves the rendezvous.
+  /// Gloo only: where rank 0 serves the rendezvous (the address "" when
+  /// not set: one rank needs none).
   std::string masterAddr;
   int masterPort = 0;
 };
