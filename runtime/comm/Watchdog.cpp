@@ -75,6 +75,8 @@ struct WaitState {
 
 WaitState state;
 std::atomic<bool> started{false};
+/// This rank's collectives are over (Watchdog::endCollectives).
+std::atomic<bool> collectivesDone{false};
 
 /// "all_reduce on {model}", "recv from rank 3".
 std::string describeOperation(const WaitState &s) {
@@ -182,7 +184,7 @@ private:
   void handleLine(Peer &peer, const std::string &line);
   void peerClosed(Peer &peer);
   /// On rank 0: tells every rank that `rank` failed, then ends.
-  [[noreturn]] void rankFailed(int rank, const std::string &why);
+  void rankFailed(int rank, const std::string &why);
   /// Prints "<tool>: error: rank R: <cause> <the wait><tail>" and exits.
   /// With `tell`, the others learn why (through rank 0) before this
   /// process's connection closes.
@@ -206,6 +208,14 @@ private:
   std::atomic<bool> failedHere{false};
   /// The process is ending with its line (one line only).
   std::atomic<bool> ending{false};
+  /// A rank failed on its own and the launcher ends the job
+  /// (launcherEndsJob): this rank ends with `deferredCause` at SIGTERM or
+  /// by `deferredUntil`.
+  bool deferred = false;
+  std::string deferredCause;
+  Clock::time_point deferredUntil;
+  /// Ends now, or defers when the failure is one the launcher acts on.
+  void failed(const std::string &cause, const std::string &why);
 };
 
 Monitor monitor;
@@ -316,7 +326,7 @@ void Monitor::connect(Communicator &world) {
     std::memset(&address, 0, sizeof(address));
     address.sin_family = AF_INET;
     address.sin_addr.s_addr = htonl(INADDR_ANY);
-    address.sin_port = 0;
+    address.sin_port = htons(uint16_t(options.port));
     socklen_t length = sizeof(address);
     if (::bind(fd, reinterpret_cast<struct sockaddr *>(&address),
                sizeof(address)) != 0 ||
@@ -325,7 +335,9 @@ void Monitor::connect(Communicator &world) {
                       &length) != 0) {
       int err = errno;
       ::close(fd);
-      throw CommError(std::string("liveness endpoint: ") + std::strerror(err));
+      throw CommError("liveness endpoint: cannot listen on port " +
+                      std::to_string(options.port) + ": " +
+                      std::strerror(err));
     }
     setNonBlocking(fd);
     // "port host hint address...": where the others may reach it.
@@ -471,16 +483,18 @@ void Monitor::loop() {
     }
     for (const Peer &p : peers)
       if (p.rank >= 0 && !p.bye && !(p.rank == 0 && rank0Done) &&
+          !collectivesDone &&
           secondsSince(p.heard) > options.livenessSeconds) {
         std::string why = "no heartbeat for " +
                           formatSeconds(options.livenessSeconds) +
                           ": the process stopped answering";
         if (options.rank == 0)
           rankFailed(p.rank, why);
-        end("rank 0 failed (" + why + ")", "");
+        else
+          end("rank 0 failed (" + why + ")", "");
       }
     // Ranks that never reached rank 0's endpoint.
-    if (options.rank == 0 && connected &&
+    if (options.rank == 0 && connected && !collectivesDone &&
         secondsSince(connectedAt) > options.timeoutSeconds) {
       for (int r = 1; r < options.size; ++r)
         if (!helloSeen[size_t(r)])
@@ -501,6 +515,8 @@ void Monitor::loop() {
           "; no rank was seen failing (one may be stuck outside the "
           "collectives, or the ranks called different collectives)",
           /*tell=*/true);
+    if (deferred && (terminated || Clock::now() > deferredUntil))
+      end(deferredCause, "");
     if (terminated && secondsSince(terminatedAt) > 0.5)
       end("terminated by SIGTERM (from the launcher or a user)",
           "; no rank was seen failing", /*tell=*/true);
@@ -534,7 +550,7 @@ void Monitor::handleLine(Peer &peer, const std::string &line) {
   }
   if (verb == "BYE") {
     rank0Done = true;
-  } else if (verb == "FAIL") {
+  } else if (verb == "FAIL" && !collectivesDone) {
     std::istringstream r(rest);
     int rank = -1;
     r >> rank;
@@ -545,7 +561,7 @@ void Monitor::handleLine(Peer &peer, const std::string &line) {
     if (rank == options.rank)
       end("the ranks stopped: rank 0 found this rank failed (" + why + ")",
           "");
-    end("rank " + std::to_string(rank) + " failed (" + why + ")", "");
+    failed("rank " + std::to_string(rank) + " failed (" + why + ")", why);
   }
 }
 
@@ -553,25 +569,41 @@ void Monitor::peerClosed(Peer &peer) {
   const std::string why =
       "its connection closed: the process exited or was killed";
   if (options.rank == 0) {
-    if (peer.rank >= 0 && !peer.bye)
+    if (peer.rank >= 0 && !peer.bye && !collectivesDone)
       rankFailed(peer.rank, why);
     return;
   }
-  if (!rank0Done)
+  if (!rank0Done && !collectivesDone)
     end("rank 0 failed (" + why + ")", "");
 }
 
 void Monitor::rankFailed(int rank, const std::string &why) {
+  if (deferred)
+    return; // told the others already
   std::string line =
       "FAIL " + std::to_string(rank) + " " + oneLine(why) + "\n";
   for (const Peer &p : peers)
     if (p.fd >= 0)
       sendLine(p.fd, line);
-  end("rank " + std::to_string(rank) + " failed (" + why + ")", "");
+  failed("rank " + std::to_string(rank) + " failed (" + why + ")", why);
+}
+
+void Monitor::failed(const std::string &cause, const std::string &why) {
+  if (deferred)
+    return; // the first failure is the one named
+  if (options.launcherEndsJob && why.rfind("it failed: ", 0) == 0) {
+    deferred = true;
+    deferredCause = cause;
+    deferredUntil = Clock::now() + std::chrono::seconds(1);
+    return;
+  }
+  end(cause, "");
 }
 
 void Monitor::end(const std::string &cause, const std::string &tail,
                   bool tell) {
+  if (deferred && cause != deferredCause)
+    end(deferredCause, ""); // the first failure is the one named
   ending = true;
   std::string wait = describeWait();
   std::string line = options.tool + ": error: rank " +
@@ -644,8 +676,14 @@ void Monitor::finish() {
   if (thread.joinable())
     thread.join();
   std::lock_guard<std::mutex> lock(netMutex);
-  for (Peer &p : peers)
+  for (Peer &p : peers) {
+    // Unread heartbeats at close would reset the connection (and could
+    // lose the goodbye): read them first.
+    char buffer[4096];
+    while (::recv(p.fd, buffer, sizeof(buffer), MSG_DONTWAIT) > 0) {
+    }
     ::close(p.fd);
+  }
   peers.clear();
   if (listenFd >= 0)
     ::close(listenFd);
@@ -657,7 +695,7 @@ void Monitor::reportFailure(const std::string &why) {
   failedHere = true;
   std::lock_guard<std::mutex> lock(netMutex);
   for (const Peer &p : peers)
-    sendLine(p.fd, options.rank == 0 ? "FAIL 0 " + oneLine(why) + "\n"
+    sendLine(p.fd, options.rank == 0 ? "FAIL 0 it failed: " + oneLine(why) + "\n"
                                      : "FAIL " + oneLine(why) + "\n");
   // The launcher's SIGTERM (MPI_Abort) ends this process.
   ::signal(SIGTERM, SIG_DFL);
@@ -736,6 +774,8 @@ void Watchdog::beginStep(int64_t step, int64_t steps) {
   state.group = nullptr;
   state.peer = -1;
 }
+
+void Watchdog::endCollectives() { collectivesDone = true; }
 
 void Watchdog::finish() {
   if (started) {
