@@ -636,8 +636,12 @@ void Monitor::end(const std::string &cause, const std::string &tail,
   // others to close theirs (unread data at close would reset the
   // connection); the launcher may kill this process at any moment now.
   for (Peer &peer : peers)
-    if (peer.fd >= 0)
+    if (peer.fd >= 0) {
       ::shutdown(peer.fd, SHUT_WR);
+      char buffer[4096];
+      while (::recv(peer.fd, buffer, sizeof(buffer), MSG_DONTWAIT) > 0) {
+      }
+    }
   Clock::time_point start = Clock::now();
   while (options.rank == 0 && secondsSince(start) < 0.05) {
     std::vector<struct pollfd> fds;
