@@ -71,12 +71,12 @@ struct WaitState {
   int64_t calls = 0;
   int64_t step = 0, steps = 0;
   const char *phase = "starting";
-  /// Watchdog::setWorkDone was called.
-  bool workDone = false;
 };
 
 WaitState state;
 std::atomic<bool> started{false};
+/// This rank's collectives are over (Watchdog::endCollectives).
+std::atomic<bool> collectivesDone{false};
 
 /// "all_reduce on {model}", "recv from rank 3".
 std::string describeOperation(const WaitState &s) {
@@ -184,12 +184,7 @@ private:
   void handleLine(Peer &peer, const std::string &line);
   void peerClosed(Peer &peer);
   /// On rank 0: tells every rank that `rank` failed, then ends.
-  [[noreturn]] void rankFailed(int rank, const std::string &why);
-  /// Reads and drops what the peers send until each closes its side (or
-  /// `seconds` pass), closing those connections: a socket closed with
-  /// unread data resets the connection, and the reset can discard what
-  /// this side sent last (a BYE, a FAIL line) before the peer reads it.
-  void drainPeers(double seconds);
+  void rankFailed(int rank, const std::string &why);
   /// Prints "<tool>: error: rank R: <cause> <the wait><tail>" and exits.
   /// With `tell`, the others learn why (through rank 0) before this
   /// process's connection closes.
@@ -208,14 +203,19 @@ private:
   std::vector<bool> helloSeen;
   /// Rank 0 said goodbye (on the other ranks).
   bool rank0Done = false;
-  /// This rank said goodbye (finish): on rank 0, the others may now close
-  /// their connections without theirs (they close on rank 0's BYE).
-  bool saidBye = false;
   std::atomic<bool> stopping{false};
   /// This rank failed on its own: it prints nothing more.
   std::atomic<bool> failedHere{false};
   /// The process is ending with its line (one line only).
   std::atomic<bool> ending{false};
+  /// A rank failed on its own and the launcher ends the job
+  /// (launcherEndsJob): this rank ends with `deferredCause` at SIGTERM or
+  /// by `deferredUntil`.
+  bool deferred = false;
+  std::string deferredCause;
+  Clock::time_point deferredUntil;
+  /// Ends now, or defers when the failure is one the launcher acts on.
+  void failed(const std::string &cause, const std::string &why);
 };
 
 Monitor monitor;
@@ -326,7 +326,7 @@ void Monitor::connect(Communicator &world) {
     std::memset(&address, 0, sizeof(address));
     address.sin_family = AF_INET;
     address.sin_addr.s_addr = htonl(INADDR_ANY);
-    address.sin_port = 0;
+    address.sin_port = htons(uint16_t(options.port));
     socklen_t length = sizeof(address);
     if (::bind(fd, reinterpret_cast<struct sockaddr *>(&address),
                sizeof(address)) != 0 ||
@@ -335,7 +335,9 @@ void Monitor::connect(Communicator &world) {
                       &length) != 0) {
       int err = errno;
       ::close(fd);
-      throw CommError(std::string("liveness endpoint: ") + std::strerror(err));
+      throw CommError("liveness endpoint: cannot listen on port " +
+                      std::to_string(options.port) + ": " +
+                      std::strerror(err));
     }
     setNonBlocking(fd);
     // "port host hint address...": where the others may reach it.
@@ -481,16 +483,18 @@ void Monitor::loop() {
     }
     for (const Peer &p : peers)
       if (p.rank >= 0 && !p.bye && !(p.rank == 0 && rank0Done) &&
+          !collectivesDone &&
           secondsSince(p.heard) > options.livenessSeconds) {
         std::string why = "no heartbeat for " +
                           formatSeconds(options.livenessSeconds) +
                           ": the process stopped answering";
         if (options.rank == 0)
           rankFailed(p.rank, why);
-        end("rank 0 failed (" + why + ")", "");
+        else
+          end("rank 0 failed (" + why + ")", "");
       }
     // Ranks that never reached rank 0's endpoint.
-    if (options.rank == 0 && connected &&
+    if (options.rank == 0 && connected && !collectivesDone &&
         secondsSince(connectedAt) > options.timeoutSeconds) {
       for (int r = 1; r < options.size; ++r)
         if (!helloSeen[size_t(r)])
@@ -511,6 +515,8 @@ void Monitor::loop() {
           "; no rank was seen failing (one may be stuck outside the "
           "collectives, or the ranks called different collectives)",
           /*tell=*/true);
+    if (deferred && (terminated || Clock::now() > deferredUntil))
+      end(deferredCause, "");
     if (terminated && secondsSince(terminatedAt) > 0.5)
       end("terminated by SIGTERM (from the launcher or a user)",
           "; no rank was seen failing", /*tell=*/true);
@@ -544,7 +550,7 @@ void Monitor::handleLine(Peer &peer, const std::string &line) {
   }
   if (verb == "BYE") {
     rank0Done = true;
-  } else if (verb == "FAIL") {
+  } else if (verb == "FAIL" && !collectivesDone) {
     std::istringstream r(rest);
     int rank = -1;
     r >> rank;
@@ -555,7 +561,7 @@ void Monitor::handleLine(Peer &peer, const std::string &line) {
     if (rank == options.rank)
       end("the ranks stopped: rank 0 found this rank failed (" + why + ")",
           "");
-    end("rank " + std::to_string(rank) + " failed (" + why + ")", "");
+    failed("rank " + std::to_string(rank) + " failed (" + why + ")", why);
   }
 }
 
@@ -563,53 +569,41 @@ void Monitor::peerClosed(Peer &peer) {
   const std::string why =
       "its connection closed: the process exited or was killed";
   if (options.rank == 0) {
-    if (peer.rank >= 0 && !peer.bye && !saidBye)
+    if (peer.rank >= 0 && !peer.bye && !collectivesDone)
       rankFailed(peer.rank, why);
     return;
   }
-  bool done;
-  {
-    std::lock_guard<std::mutex> lock(state.mutex);
-    done = state.workDone && !state.waiting;
-  }
-  if (!rank0Done && !done)
+  if (!rank0Done && !collectivesDone)
     end("rank 0 failed (" + why + ")", "");
 }
 
 void Monitor::rankFailed(int rank, const std::string &why) {
+  if (deferred)
+    return; // told the others already
   std::string line =
       "FAIL " + std::to_string(rank) + " " + oneLine(why) + "\n";
   for (const Peer &p : peers)
     if (p.fd >= 0)
       sendLine(p.fd, line);
-  end("rank " + std::to_string(rank) + " failed (" + why + ")", "");
+  failed("rank " + std::to_string(rank) + " failed (" + why + ")", why);
 }
 
-void Monitor::drainPeers(double seconds) {
-  Clock::time_point start = Clock::now();
-  while (secondsSince(start) < seconds) {
-    std::vector<struct pollfd> fds;
-    for (const Peer &peer : peers)
-      if (peer.fd >= 0)
-        fds.push_back({peer.fd, POLLIN, 0});
-    if (fds.empty() || ::poll(fds.data(), fds.size(), 10) < 0)
-      break;
-    for (Peer &peer : peers) {
-      if (peer.fd < 0)
-        continue;
-      char buffer[4096];
-      ssize_t got = ::recv(peer.fd, buffer, sizeof(buffer), MSG_DONTWAIT);
-      if (got == 0 || (got < 0 && errno != EAGAIN && errno != EWOULDBLOCK &&
-                       errno != EINTR)) {
-        ::close(peer.fd);
-        peer.fd = -1;
-      }
-    }
+void Monitor::failed(const std::string &cause, const std::string &why) {
+  if (deferred)
+    return; // the first failure is the one named
+  if (options.launcherEndsJob && why.rfind("it failed: ", 0) == 0) {
+    deferred = true;
+    deferredCause = cause;
+    deferredUntil = Clock::now() + std::chrono::seconds(1);
+    return;
   }
+  end(cause, "");
 }
 
 void Monitor::end(const std::string &cause, const std::string &tail,
                   bool tell) {
+  if (deferred && cause != deferredCause)
+    end(deferredCause, ""); // the first failure is the one named
   ending = true;
   std::string wait = describeWait();
   std::string line = options.tool + ": error: rank " +
@@ -642,17 +636,38 @@ void Monitor::end(const std::string &cause, const std::string &tail,
   // others to close theirs (unread data at close would reset the
   // connection); the launcher may kill this process at any moment now.
   for (Peer &peer : peers)
-    if (peer.fd >= 0)
+    if (peer.fd >= 0) {
       ::shutdown(peer.fd, SHUT_WR);
-  if (options.rank == 0)
-    drainPeers(0.05);
+      char buffer[4096];
+      while (::recv(peer.fd, buffer, sizeof(buffer), MSG_DONTWAIT) > 0) {
+      }
+    }
+  Clock::time_point start = Clock::now();
+  while (options.rank == 0 && secondsSince(start) < 0.05) {
+    std::vector<struct pollfd> fds;
+    for (const Peer &peer : peers)
+      if (peer.fd >= 0)
+        fds.push_back({peer.fd, POLLIN, 0});
+    if (fds.empty() || ::poll(fds.data(), fds.size(), 10) < 0)
+      break;
+    for (Peer &peer : peers) {
+      if (peer.fd < 0)
+        continue;
+      char buffer[4096];
+      ssize_t got = ::recv(peer.fd, buffer, sizeof(buffer), MSG_DONTWAIT);
+      if (got == 0 || (got < 0 && errno != EAGAIN && errno != EWOULDBLOCK &&
+                       errno != EINTR)) {
+        ::close(peer.fd);
+        peer.fd = -1;
+      }
+    }
+  }
   std::_Exit(kExitFault);
 }
 
 void Monitor::finish() {
   {
     std::lock_guard<std::mutex> lock(netMutex);
-    saidBye = true;
     for (Peer &p : peers) {
       sendLine(p.fd, "BYE\n");
       ::shutdown(p.fd, SHUT_WR);
@@ -665,12 +680,14 @@ void Monitor::finish() {
   if (thread.joinable())
     thread.join();
   std::lock_guard<std::mutex> lock(netMutex);
-  // Every side has sent its BYE and shut its writing half: wait (briefly)
-  // for the peers' ends, so that no BYE is lost to a reset.
-  drainPeers(2.0);
-  for (Peer &p : peers)
-    if (p.fd >= 0)
-      ::close(p.fd);
+  for (Peer &p : peers) {
+    // Unread heartbeats at close would reset the connection (and could
+    // lose the goodbye): read them first.
+    char buffer[4096];
+    while (::recv(p.fd, buffer, sizeof(buffer), MSG_DONTWAIT) > 0) {
+    }
+    ::close(p.fd);
+  }
   peers.clear();
   if (listenFd >= 0)
     ::close(listenFd);
@@ -682,7 +699,7 @@ void Monitor::reportFailure(const std::string &why) {
   failedHere = true;
   std::lock_guard<std::mutex> lock(netMutex);
   for (const Peer &p : peers)
-    sendLine(p.fd, options.rank == 0 ? "FAIL 0 " + oneLine(why) + "\n"
+    sendLine(p.fd, options.rank == 0 ? "FAIL 0 it failed: " + oneLine(why) + "\n"
                                      : "FAIL " + oneLine(why) + "\n");
   // The launcher's SIGTERM (MPI_Abort) ends this process.
   ::signal(SIGTERM, SIG_DFL);
@@ -742,12 +759,6 @@ void Watchdog::connect(Communicator &world) {
 
 bool Watchdog::isStarted() { return started; }
 
-void Watchdog::setWorkDone() {
-  setPhase("finishing");
-  std::lock_guard<std::mutex> lock(state.mutex);
-  state.workDone = true;
-}
-
 void Watchdog::setPhase(const char *what) {
   std::lock_guard<std::mutex> lock(state.mutex);
   state.phase = what;
@@ -767,6 +778,8 @@ void Watchdog::beginStep(int64_t step, int64_t steps) {
   state.group = nullptr;
   state.peer = -1;
 }
+
+void Watchdog::endCollectives() { collectivesDone = true; }
 
 void Watchdog::finish() {
   if (started) {

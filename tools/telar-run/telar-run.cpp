@@ -610,6 +610,7 @@ int run(const Options &o, const Job &job) {
       comm::WaitScope wait("barrier", "the world");
       job.world->barrier();
     }
+    comm::Watchdog::endCollectives();
     return 1;
   }
 
@@ -737,7 +738,8 @@ int run(const Options &o, const Job &job) {
     comm::WaitScope wait("gather", "the world");
     global = artifact.gatherOutputs(outputs);
   }
-  comm::Watchdog::setWorkDone();
+  comm::Watchdog::setPhase("finishing");
+  comm::Watchdog::endCollectives();
   if (job.rank != 0)
     return 0;
   // Several ranks: one line for the whole run (--verbose printed a line per
@@ -973,6 +975,14 @@ int main(int argc, char **argv) {
       watch.size = job.size;
       watch.timeoutSeconds = options.timeoutSeconds;
       watch.rank0Host = env.masterAddr;
+      watch.launcherEndsJob = env.backend == comm::Backend::Mpi;
+      // Where the network allows only known ports, and for hosts so loaded
+      // that 10 s of silence is no sign of a stopped rank.
+      if (const char *v = std::getenv("TELAR_LIVENESS_PORT"); v && *v)
+        watch.port = std::atoi(v);
+      if (const char *v = std::getenv("TELAR_LIVENESS_SECONDS"); v && *v)
+        if (double seconds = std::atof(v); seconds > 0)
+          watch.livenessSeconds = seconds;
       comm::Watchdog::start(watch);
       comm::Watchdog::connect(*job.world);
       comm::Watchdog::setPhase("checking the artifact and the inputs");

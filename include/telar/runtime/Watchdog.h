@@ -66,6 +66,14 @@ struct WatchdogOptions {
   /// counts as stopped (far below the timeout: a stopped rank is named
   /// within seconds).
   double heartbeatSeconds = 1, livenessSeconds = 10;
+  /// The launcher ends every rank when one aborts (mpirun, srun): a rank
+  /// that failed on its own ends the job with its status (MPI_Abort), so
+  /// the others wait up to a second for the launcher's SIGTERM before they
+  /// exit themselves (the job's status stays the failed rank's).
+  bool launcherEndsJob = false;
+  /// The port rank 0 listens on (0: one the system picks), for networks
+  /// that allow only known ports.
+  int port = 0;
   /// Also tried first by the other ranks to reach rank 0's endpoint (e.g.
   /// TELAR_MASTER_ADDR); rank 0's host name and addresses follow.
   std::string rank0Host;
@@ -89,13 +97,11 @@ public:
   /// resets the collective count.
   static void setPhase(const char *what);
   static void beginStep(int64_t step, int64_t steps);
-  /// This rank's share of the work is done (its last collective of the
-  /// job returned): from now on rank 0 closing its connection is no
-  /// failure of this rank's job, whatever came first, rank 0's goodbye or
-  /// its end (on a loaded machine the goodbye can be lost to a reset).
-  /// A later wait (a last barrier) still fails on its own if rank 0 dies.
-  static void setWorkDone();
 
+  /// After this rank's last collective: it waits for nobody any more, so
+  /// what happens to the others (rank 0 exiting first, say) no longer ends
+  /// it. Rank 0 still relays failures it sees.
+  static void endCollectives();
   /// Before a deliberate exit (success, or an error every rank agreed on):
   /// says goodbye on the liveness channel, so that no rank reports this
   /// one as failed, and stops the monitor thread.
