@@ -27,8 +27,9 @@
 # calling user (root here and in CI). Ports: $TELAR_SLURM_PORT (slurmctld,
 # default 6817) and the next one (slurmd).
 #
-# When a daemon does not start, the script says which, prints the end of its
-# log and where the logs are, and exits 1.
+# slurmctld starts with a fresh state each time (no jobs, no node state from
+# an earlier start). When a daemon does not start, the script says which,
+# prints the end of its log and where the logs are, and exits 1.
 set -euo pipefail
 
 dir="${TELAR_SLURM_DIR:-/tmp/telar-slurm}"
