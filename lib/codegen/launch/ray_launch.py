@@ -574,7 +574,8 @@ def _interrupt(signum, frame):
 def main(argv=None):
     own, telar_args = split_argv(sys.argv[1:] if argv is None else argv)
     ap = argparse.ArgumentParser(
-        prog="ray_launch.py", description=__doc__.split("\n\n")[0],
+        usage="python launch/ray_launch.py [options] -- <telar-run options>",
+        description=__doc__.split("\n\n")[0],
         epilog="Everything after '--' goes to telar-run (e.g. --input NAME=FILE "
                "--output-dir DIR); see the top of this file for details.")
     ap.add_argument("--address", default=os.environ.get("RAY_ADDRESS") or "auto",
