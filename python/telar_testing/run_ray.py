@@ -16,7 +16,8 @@ The artifact's launch/ray_launch.py must be the one in the sources
 
  1. a Ray head on this machine, as `ray start` starts one (its own
     --temp-dir under /tmp, 4 CPUs, no usage stats or dashboard, a free GCS
-    port, a small object store), waited for until it says its address;
+    port and ports of its own for the rest, a small object store), waited
+    for until it says its address;
  2. `python DIR/gpt.ray/artifact/launch/ray_launch.py --address ADDR
     --telar-run TELAR_RUN --timeout 60 -- --input input_ids=... --output-dir
     DIR/gpt.ray/out --report DIR/gpt.ray/report.json -v`: every rank's lines
@@ -45,6 +46,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import re
 import shutil
 import signal
@@ -89,6 +91,12 @@ class RayHead:
         cmd = [ray_cli, "start", "--head", "--block", "--num-cpus", str(self.cpus),
                "--temp-dir", self.temp, "--port", str(free_port()), "--disable-usage-stats",
                "--include-dashboard=false", "--object-store-memory", str(100 * 1024 * 1024)]
+        # Ports of its own, not Ray's fixed defaults (52365, workers from
+        # 10002): another Ray on this machine (a second worktree's test)
+        # must not take the same ones.
+        low = random.randrange(10002, 19999 - 400)
+        cmd += ["--dashboard-agent-listen-port", str(free_port()), "--min-worker-port",
+                str(low), "--max-worker-port", str(low + 399)]
         t0 = time.time()
         log = open(self.log_path, "wb")
         self.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT,
