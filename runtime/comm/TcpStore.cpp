@@ -534,18 +534,31 @@ int64_t TcpStoreClient::add(const std::string &key, int64_t delta) {
   return int64_t(decode(b, 8));
 }
 
-std::string TcpStoreClient::getLocalAddress() const {
-  sockaddr_storage local{};
-  socklen_t length = sizeof(local);
-  if (::getsockname(fd, reinterpret_cast<sockaddr *>(&local), &length) != 0)
+namespace {
+/// The numeric host of a socket's local (or peer) address, "" on errors.
+std::string socketAddress(int fd, bool peer) {
+  sockaddr_storage addr{};
+  socklen_t length = sizeof(addr);
+  auto *sa = reinterpret_cast<sockaddr *>(&addr);
+  if ((peer ? ::getpeername(fd, sa, &length) : ::getsockname(fd, sa, &length)) !=
+      0)
     return "";
   char host[NI_MAXHOST];
-  if (::getnameinfo(reinterpret_cast<sockaddr *>(&local), length, host,
-                    sizeof(host), nullptr, 0, NI_NUMERICHOST) != 0)
+  if (::getnameinfo(sa, length, host, sizeof(host), nullptr, 0,
+                    NI_NUMERICHOST) != 0)
     return "";
   std::string s = host;
-  // An IPv4 peer reached through a dual-stack socket: the plain form.
+  // An IPv4 address through a dual-stack socket: the plain form.
   if (s.rfind("::ffff:", 0) == 0 && s.find('.') != std::string::npos)
     s = s.substr(7);
   return s;
+}
+} // namespace
+
+std::string TcpStoreClient::getLocalAddress() const {
+  return socketAddress(fd, /*peer=*/false);
+}
+
+std::string TcpStoreClient::getPeerAddress() const {
+  return socketAddress(fd, /*peer=*/true);
 }

@@ -78,6 +78,8 @@ public:
   /// The local address of the connection (numeric, no port): the address
   /// of this host that reaches the server.
   std::string getLocalAddress() const;
+  /// The server's address as this connection reached it (numeric).
+  std::string getPeerAddress() const;
 
 private:
   void sendAll(const std::string &bytes);
