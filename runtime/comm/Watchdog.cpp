@@ -201,8 +201,9 @@ private:
   std::vector<bool> helloSeen;
   /// Rank 0 said goodbye (on the other ranks).
   bool rank0Done = false;
-  /// This rank said goodbye (finish): on rank 0, the others may now close
-  /// their connections without theirs (they close on rank 0's BYE).
+  /// This rank said goodbye (finish): a peer may now close its connection
+  /// without saying its own (on rank 0: the others close on rank 0's BYE;
+  /// on the others: rank 0 closes on theirs).
   bool saidBye = false;
   std::atomic<bool> stopping{false};
   /// This rank failed on its own: it prints nothing more.
@@ -560,7 +561,8 @@ void Monitor::peerClosed(Peer &peer) {
       rankFailed(peer.rank, why);
     return;
   }
-  if (!rank0Done)
+  // Once this rank said BYE, rank 0 closes on it: no failure either.
+  if (!rank0Done && !saidBye)
     end("rank 0 failed (" + why + ")", "");
 }
 
