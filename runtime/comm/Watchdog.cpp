@@ -71,6 +71,8 @@ struct WaitState {
   int64_t calls = 0;
   int64_t step = 0, steps = 0;
   const char *phase = "starting";
+  /// Watchdog::setWorkDone was called.
+  bool workDone = false;
 };
 
 WaitState state;
@@ -183,6 +185,11 @@ private:
   void peerClosed(Peer &peer);
   /// On rank 0: tells every rank that `rank` failed, then ends.
   [[noreturn]] void rankFailed(int rank, const std::string &why);
+  /// Reads and drops what the peers send until each closes its side (or
+  /// `seconds` pass), closing those connections: a socket closed with
+  /// unread data resets the connection, and the reset can discard what
+  /// this side sent last (a BYE, a FAIL line) before the peer reads it.
+  void drainPeers(double seconds);
   /// Prints "<tool>: error: rank R: <cause> <the wait><tail>" and exits.
   /// With `tell`, the others learn why (through rank 0) before this
   /// process's connection closes.
@@ -561,8 +568,13 @@ void Monitor::peerClosed(Peer &peer) {
       rankFailed(peer.rank, why);
     return;
   }
+  bool done;
+  {
+    std::lock_guard<std::mutex> lock(state.mutex);
+    done = state.workDone && !state.waiting;
+  }
   // Once this rank said BYE, rank 0 closes on it: no failure either.
-  if (!rank0Done && !saidBye)
+  if (!rank0Done && !done && !saidBye)
     end("rank 0 failed (" + why + ")", "");
 }
 
@@ -573,6 +585,29 @@ void Monitor::rankFailed(int rank, const std::string &why) {
     if (p.fd >= 0)
       sendLine(p.fd, line);
   end("rank " + std::to_string(rank) + " failed (" + why + ")", "");
+}
+
+void Monitor::drainPeers(double seconds) {
+  Clock::time_point start = Clock::now();
+  while (secondsSince(start) < seconds) {
+    std::vector<struct pollfd> fds;
+    for (const Peer &peer : peers)
+      if (peer.fd >= 0)
+        fds.push_back({peer.fd, POLLIN, 0});
+    if (fds.empty() || ::poll(fds.data(), fds.size(), 10) < 0)
+      break;
+    for (Peer &peer : peers) {
+      if (peer.fd < 0)
+        continue;
+      char buffer[4096];
+      ssize_t got = ::recv(peer.fd, buffer, sizeof(buffer), MSG_DONTWAIT);
+      if (got == 0 || (got < 0 && errno != EAGAIN && errno != EWOULDBLOCK &&
+                       errno != EINTR)) {
+        ::close(peer.fd);
+        peer.fd = -1;
+      }
+    }
+  }
 }
 
 void Monitor::end(const std::string &cause, const std::string &tail,
@@ -611,26 +646,8 @@ void Monitor::end(const std::string &cause, const std::string &tail,
   for (Peer &peer : peers)
     if (peer.fd >= 0)
       ::shutdown(peer.fd, SHUT_WR);
-  Clock::time_point start = Clock::now();
-  while (options.rank == 0 && secondsSince(start) < 0.05) {
-    std::vector<struct pollfd> fds;
-    for (const Peer &peer : peers)
-      if (peer.fd >= 0)
-        fds.push_back({peer.fd, POLLIN, 0});
-    if (fds.empty() || ::poll(fds.data(), fds.size(), 10) < 0)
-      break;
-    for (Peer &peer : peers) {
-      if (peer.fd < 0)
-        continue;
-      char buffer[4096];
-      ssize_t got = ::recv(peer.fd, buffer, sizeof(buffer), MSG_DONTWAIT);
-      if (got == 0 || (got < 0 && errno != EAGAIN && errno != EWOULDBLOCK &&
-                       errno != EINTR)) {
-        ::close(peer.fd);
-        peer.fd = -1;
-      }
-    }
-  }
+  if (options.rank == 0)
+    drainPeers(0.05);
   std::_Exit(kExitFault);
 }
 
@@ -650,8 +667,12 @@ void Monitor::finish() {
   if (thread.joinable())
     thread.join();
   std::lock_guard<std::mutex> lock(netMutex);
+  // Every side has sent its BYE and shut its writing half: wait (briefly)
+  // for the peers' ends, so that no BYE is lost to a reset.
+  drainPeers(2.0);
   for (Peer &p : peers)
-    ::close(p.fd);
+    if (p.fd >= 0)
+      ::close(p.fd);
   peers.clear();
   if (listenFd >= 0)
     ::close(listenFd);
@@ -722,6 +743,12 @@ void Watchdog::connect(Communicator &world) {
 }
 
 bool Watchdog::isStarted() { return started; }
+
+void Watchdog::setWorkDone() {
+  setPhase("finishing");
+  std::lock_guard<std::mutex> lock(state.mutex);
+  state.workDone = true;
+}
 
 void Watchdog::setPhase(const char *what) {
   std::lock_guard<std::mutex> lock(state.mutex);

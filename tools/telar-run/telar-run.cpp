@@ -737,7 +737,7 @@ int run(const Options &o, const Job &job) {
     comm::WaitScope wait("gather", "the world");
     global = artifact.gatherOutputs(outputs);
   }
-  comm::Watchdog::setPhase("finishing");
+  comm::Watchdog::setWorkDone();
   if (job.rank != 0)
     return 0;
   // Several ranks: one line for the whole run (--verbose printed a line per

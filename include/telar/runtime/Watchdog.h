@@ -89,6 +89,12 @@ public:
   /// resets the collective count.
   static void setPhase(const char *what);
   static void beginStep(int64_t step, int64_t steps);
+  /// This rank's share of the work is done (its last collective of the
+  /// job returned): from now on rank 0 closing its connection is no
+  /// failure of this rank's job, whatever came first, rank 0's goodbye or
+  /// its end (on a loaded machine the goodbye can be lost to a reset).
+  /// A later wait (a last barrier) still fails on its own if rank 0 dies.
+  static void setWorkDone();
 
   /// Before a deliberate exit (success, or an error every rank agreed on):
   /// says goodbye on the liveness channel, so that no rank reports this
