@@ -16,7 +16,8 @@ The artifact's launch/ray_launch.py must be the one in the sources
 
  1. a Ray head on this machine, as `ray start` starts one (its own
     --temp-dir under /tmp, 4 CPUs, no usage stats or dashboard, a free GCS
-    port, a small object store), waited for until it says its address;
+    port and ports of its own for the rest, a small object store), waited
+    for until it says its address;
  2. `python DIR/gpt.ray/artifact/launch/ray_launch.py --address ADDR
     --telar-run TELAR_RUN --timeout 60 -- --input input_ids=... --output-dir
     DIR/gpt.ray/out --report DIR/gpt.ray/report.json -v`: every rank's lines
@@ -24,10 +25,16 @@ The artifact's launch/ray_launch.py must be the one in the sources
     the gloo backend (telar-run -v), and the outputs written on the driver
     must match the single-device run's and onnxruntime's (rtol 1e-4, atol
     1e-4);
- 3. the same with --spread on this one-node cluster: STRICT_SPREAD cannot
-    place 4 ranks on 1 node, so it must fail (exit 4) within its --timeout
-    (3 s) plus a few seconds, naming what it needs and what the cluster has;
- 4. the cluster stopped, and a head with 2 CPUs started: the 4 ranks of 1
+ 3. a long --bench under ray_launch, and rank 2's telar-run SIGKILLed once
+    the 4 run: ray_launch must exit 1 within 30 s of the kill, say rank 2
+    was killed and the others stopped after it (telar-run's exit 4), relay
+    each other rank's error naming rank 2, and leave no telar-run behind;
+ 4. --telar-run naming no file: every rank says so, none starts, exit 1
+    within 30 s;
+ 5. --spread on this one-node cluster: STRICT_SPREAD cannot place 4 ranks
+    on 1 node, so it must fail (exit 5) within its --timeout (3 s) plus
+    20 s, naming what it needs and what the cluster has;
+ 6. the cluster stopped, and a head with 2 CPUs started: the 4 ranks of 1
     CPU must get the same kind of error ("needs 4 bundles ... 4 CPUs; the
     cluster has ... 2 CPUs").
 
@@ -45,6 +52,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import re
 import shutil
 import signal
@@ -89,6 +97,12 @@ class RayHead:
         cmd = [ray_cli, "start", "--head", "--block", "--num-cpus", str(self.cpus),
                "--temp-dir", self.temp, "--port", str(free_port()), "--disable-usage-stats",
                "--include-dashboard=false", "--object-store-memory", str(100 * 1024 * 1024)]
+        # Ports of its own, not Ray's fixed defaults (52365, workers from
+        # 10002): another Ray on this machine (a second worktree's test)
+        # must not take the same ones.
+        low = random.randrange(10002, 19999 - 400)
+        cmd += ["--dashboard-agent-listen-port", str(free_port()), "--min-worker-port",
+                str(low), "--max-worker-port", str(low + 399)]
         t0 = time.time()
         log = open(self.log_path, "wb")
         self.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT,
@@ -303,6 +317,31 @@ def check_killed_rank(checks, a, launch, head, in_args, case_dir, victim=2):
     return checks.report(not problems, name, msg)
 
 
+def check_missing_telar_run(checks, a, launch, head, in_args, case_dir):
+    """--telar-run naming nothing: every rank says so and none starts (the
+    others would wait in the rendezvous); exit 1 within 30 s."""
+    missing = os.path.join(case_dir, "no-such-dir", "telar-run")
+    out_dir = os.path.join(case_dir, "out.missing")
+    cmd = [sys.executable, launch, "--address", head.address, "--telar-run", missing,
+           "--timeout", "60", "--"] + in_args + ["--output-dir", out_dir]
+    rc, text, _, secs = run_cmd(cmd, a.timeout)
+    problems = []
+    if rc != 1:
+        problems.append(f"exit {rc}, expected 1")
+    if secs > 30:
+        problems.append(f"took {secs:.1f} s, over 30 s")
+    for r in range(a.ranks):
+        if not re.search(rf"^ray_launch: rank {r}: telar-run '{re.escape(missing)}' is not "
+                         rf"an executable on node ", text, re.M):
+            problems.append(f"rank {r} does not say its telar-run is missing")
+    if os.path.exists(out_dir):
+        problems.append(f"{out_dir} was written")
+    last = [l for l in text.splitlines() if l.startswith("ray_launch: failed:")]
+    msg = f"exit {rc} after {secs:.1f} s: {last[0] if last else first_error_line(text)}"
+    return checks.report(not problems, "telar-run missing on the node",
+                         "; ".join(problems) + " -- " + msg if problems else msg)
+
+
 def main(argv=None):
     run_sharded.kill_commands_on_exit()
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
@@ -427,7 +466,10 @@ def run(a, checks):
     # 3: rank 2 killed mid-run.
     check_killed_rank(checks, a, launch, head, in_args, case_dir)
 
-    # 4: STRICT_SPREAD on one node.
+    # 4: no telar-run on the node: refused before any rank starts.
+    check_missing_telar_run(checks, a, launch, head, in_args, case_dir)
+
+    # 5: STRICT_SPREAD on one node.
     check_shortfall(checks, "--spread on 1 node", launch, head.address, a.telar_run, in_args,
                     os.path.join(case_dir, "out.spread"), a.ranks,
                     f"needs {a.ranks} nodes with 1 free CPU each", "the cluster has 1 node",
@@ -437,7 +479,7 @@ def run(a, checks):
     head.stop()
     print(f"ray cluster stopped in {time.time() - t:.1f} s", flush=True)
 
-    # 5: 2 CPUs for 4 ranks.
+    # 6: 2 CPUs for 4 ranks.
     small = RayHead(2, a.timeout)
     _heads.append(small)
     try:

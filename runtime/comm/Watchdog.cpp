@@ -203,6 +203,10 @@ private:
   std::vector<bool> helloSeen;
   /// Rank 0 said goodbye (on the other ranks).
   bool rank0Done = false;
+  /// This rank said goodbye (finish): a peer may now close its connection
+  /// without saying its own (on rank 0: the others close on rank 0's BYE;
+  /// on the others: rank 0 closes on theirs).
+  bool saidBye = false;
   std::atomic<bool> stopping{false};
   /// This rank failed on its own: it prints nothing more.
   std::atomic<bool> failedHere{false};
@@ -573,7 +577,8 @@ void Monitor::peerClosed(Peer &peer) {
       rankFailed(peer.rank, why);
     return;
   }
-  if (!rank0Done && !collectivesDone)
+  // Once this rank said BYE, rank 0 closes on it: no failure either.
+  if (!rank0Done && !collectivesDone && !saidBye)
     end("rank 0 failed (" + why + ")", "");
 }
 
@@ -668,6 +673,7 @@ void Monitor::end(const std::string &cause, const std::string &tail,
 void Monitor::finish() {
   {
     std::lock_guard<std::mutex> lock(netMutex);
+    saidBye = true;
     for (Peer &p : peers) {
       sendLine(p.fd, "BYE\n");
       ::shutdown(p.fd, SHUT_WR);

@@ -189,6 +189,7 @@ class Rank:
         self.rank, self.world_size = rank, world_size
         self.tmp = tempfile.mkdtemp(prefix=f"telar-ray-rank{rank}-")
         self.proc = None
+        self.exe = None
         self.returncode = None
         self.pending = []         # (stream, text) lines not yet polled
         self.open_streams = 0
@@ -208,13 +209,10 @@ class Rank:
             s.bind(("", 0))
             return s.getsockname()[1]
 
-    def start(self, telar_run, artifact, args, env, shown):
-        """Starts telar-run; returns None, or a message when it cannot start.
-        `shown` maps the ("@local", NAME) markers to the paths its lines
-        should name instead of this rank's directory (the driver's)."""
+    def prepare(self, telar_run, artifact):
+        """Finds telar-run and the artifact on this node; returns None, or
+        what is missing."""
         import shutil
-        import subprocess
-        import threading
         where = f"on node {self.node()['ip']}"
         exe = telar_run if os.sep in telar_run else shutil.which(telar_run)
         if not exe or not os.access(exe, os.X_OK):
@@ -224,6 +222,17 @@ class Rank:
         if not os.path.isfile(os.path.join(artifact, "manifest.json")):
             return (f"the artifact {artifact} is not {where} (it must be at the same path "
                     f"on every node)")
+        self.exe = exe
+        return None
+
+    def start(self, artifact, args, env, shown):
+        """Starts telar-run (found by prepare); returns None, or a message
+        when it cannot start. `shown` maps the ("@local", NAME) markers to
+        the paths its lines should name instead of this rank's directory
+        (the driver's)."""
+        import subprocess
+        import threading
+        exe = self.exe
         argv = [exe, artifact] + [os.path.join(self.tmp, a[1]) if isinstance(a, tuple) else a
                                   for a in args]
         child_env = {k: v for k, v in os.environ.items()
@@ -235,7 +244,7 @@ class Rank:
                                          env=child_env, cwd=self.tmp,
                                          preexec_fn=_die_with_parent)
         except OSError as e:
-            return f"cannot start {exe} {where}: {e}"
+            return f"cannot start {exe} on node {self.node()['ip']}: {e}"
         self.shown = [(os.path.join(self.tmp, k), v) for k, v in shown.items()]
         self.open_streams = 2
         for stream, pipe in (("stdout", self.proc.stdout), ("stderr", self.proc.stderr)):
@@ -374,8 +383,9 @@ class Job:
         self.remove_pg = remove_placement_group
         strategy = "STRICT_SPREAD" if a.spread else "PACK"
         t0 = time.monotonic()
-        log(f"{n} rank{'s' if n != 1 else ''} of {ARTIFACT}, {a.cpus_per_rank} CPU{'s' if a.cpus_per_rank != 1 else ''} each, "
-            f"{strategy}, on the Ray cluster at {a.address}")
+        cpus = f"{a.cpus_per_rank} CPU{'s' if a.cpus_per_rank != 1 else ''}"
+        log(f"{n} rank{'s' if n != 1 else ''} of {ARTIFACT}, {cpus} each, {strategy}, on the "
+            f"Ray cluster at {a.address}")
         hint = ("(start one with `ray start --head`, or give its head's address with "
                 "--address HOST:PORT or RAY_ADDRESS)")
         if a.address != "auto":
@@ -436,15 +446,23 @@ class Job:
             shown["out"] = self.output_dir
         if self.report:
             shown["report.json"] = self.report
-        problems = ray.get([x.start.remote(a.telar_run, ARTIFACT, self.args,
-                                           dict(base, TELAR_RANK=str(r)),
-                                           shown if r == 0 else {})
-                            for r, x in enumerate(self.actors)])
+        # Every rank must be able to start before any does: the others would
+        # wait for it in the rendezvous until telar-run's --timeout.
+        problems = ray.get([x.prepare.remote(a.telar_run, ARTIFACT) for x in self.actors])
+        if not any(problems):
+            problems = ray.get([x.start.remote(ARTIFACT, self.args,
+                                               dict(base, TELAR_RANK=str(r)),
+                                               shown if r == 0 else {})
+                                for r, x in enumerate(self.actors)])
         status = {}
         for r, p in enumerate(problems):
             if p:
                 log(f"rank {r}: {p}")
                 status[r] = (127, "could not start telar-run")
+        if status:
+            ray.get([x.stop.remote() for x in self.actors], timeout=30)
+            status.update({r: (EXIT_FAULT, "not started: another rank could not start")
+                           for r in range(n) if r not in status})
         codes = self.relay(ray, status)
         self.times["telar-run"] = time.monotonic() - t
 
@@ -574,7 +592,8 @@ def _interrupt(signum, frame):
 def main(argv=None):
     own, telar_args = split_argv(sys.argv[1:] if argv is None else argv)
     ap = argparse.ArgumentParser(
-        prog="ray_launch.py", description=__doc__.split("\n\n")[0],
+        usage="python launch/ray_launch.py [options] -- <telar-run options>",
+        description=__doc__.split("\n\n")[0],
         epilog="Everything after '--' goes to telar-run (e.g. --input NAME=FILE "
                "--output-dir DIR); see the top of this file for details.")
     ap.add_argument("--address", default=os.environ.get("RAY_ADDRESS") or "auto",
