@@ -59,8 +59,13 @@ exec setsid -w "{work}/record-rank.sh" "$@"
 
 RECORD_RANK = """#!/bin/sh
 # The rank's pid, then its exit status and time.
+# Its stderr also goes to a file: once mpirun is gone, what the rank writes
+# to mpirun's pipe is lost (tee -p goes on writing the file).
 r=$OMPI_COMM_WORLD_RANK
-"$@" </dev/null &
+rm -f "{work}/fifo.$r"
+mkfifo "{work}/fifo.$r"
+tee -p "{work}/stderr.$r" <"{work}/fifo.$r" >&2 &
+"$@" </dev/null 2>"{work}/fifo.$r" &
 pid=$!
 echo $pid > "{work}/pid.$r"
 wait $pid
@@ -236,6 +241,13 @@ def run_case(a, mode, kind, target, input_args, ranks):
         cleanup()
 
     errors = [e for rd in readers for e in rd.errors]
+    # Under mpirun, the lines the ranks wrote after mpirun ended.
+    for r in range(ranks):
+        path = os.path.join(work, f"stderr.{r}")
+        if mode == "mpi" and os.path.exists(path):
+            with open(path, errors="replace") as f:
+                errors += [line.rstrip("\n") for line in f
+                           if line.startswith("telar-run: error:")]
     problems, times = [], []
     if job and job.returncode in (0, None):
         problems.append(f"telar-run -n {ranks} (mpirun) exited {job.returncode}, not non-zero")

@@ -71,10 +71,16 @@ struct WaitState {
   int64_t calls = 0;
   int64_t step = 0, steps = 0;
   const char *phase = "starting";
+  /// In the job's last collective (Watchdog::beginLastCollective).
+  bool lastCollective = false;
 };
 
 WaitState state;
 std::atomic<bool> started{false};
+/// How long a rank other than 0 waits, after rank 0's connection closed
+/// without a goodbye, for its own collectives to end before it takes the
+/// close for rank 0's failure.
+constexpr double kRank0CloseGraceSeconds = 3;
 /// This rank's collectives are over (Watchdog::endCollectives).
 std::atomic<bool> collectivesDone{false};
 
@@ -203,6 +209,11 @@ private:
   std::vector<bool> helloSeen;
   /// Rank 0 said goodbye (on the other ranks).
   bool rank0Done = false;
+  /// On the other ranks: rank 0's connection closed without its BYE, at.
+  bool rank0Closed = false;
+  Clock::time_point rank0ClosedAt;
+  /// A collective of this rank failed (awaitVerdict): no grace for rank 0.
+  std::atomic<bool> verdictWanted{false};
   /// This rank said goodbye (finish): a peer may now close its connection
   /// without saying its own (on rank 0: the others close on rank 0's BYE;
   /// on the others: rank 0 closes on theirs).
@@ -521,6 +532,12 @@ void Monitor::loop() {
           /*tell=*/true);
     if (deferred && (terminated || Clock::now() > deferredUntil))
       end(deferredCause, "");
+    if (rank0Closed && !rank0Done && !collectivesDone && !saidBye &&
+        (terminated || verdictWanted ||
+         secondsSince(rank0ClosedAt) > kRank0CloseGraceSeconds))
+      end("rank 0 failed (its connection closed: the process exited or was "
+          "killed)",
+          "");
     if (terminated && secondsSince(terminatedAt) > 0.5)
       end("terminated by SIGTERM (from the launcher or a user)",
           "; no rank was seen failing", /*tell=*/true);
@@ -578,8 +595,22 @@ void Monitor::peerClosed(Peer &peer) {
     return;
   }
   // Once this rank said BYE, rank 0 closes on it: no failure either.
-  if (!rank0Done && !collectivesDone && !saidBye)
+  // In the job's last collective (the outputs gathered on rank 0), the end
+  // is rank 0's failure only if this rank's collective does not end soon
+  // after (the loop decides): on a loaded machine rank 0 can finish, say
+  // BYE and close while this rank's part of the gather has not returned
+  // yet, and the BYE be lost to the reset of the connection.
+  if (rank0Done || collectivesDone || saidBye || rank0Closed)
+    return;
+  bool last;
+  {
+    std::lock_guard<std::mutex> lock(state.mutex);
+    last = state.lastCollective;
+  }
+  if (!last)
     end("rank 0 failed (" + why + ")", "");
+  rank0Closed = true;
+  rank0ClosedAt = Clock::now();
 }
 
 void Monitor::rankFailed(int rank, const std::string &why) {
@@ -712,6 +743,11 @@ void Monitor::reportFailure(const std::string &why) {
 }
 
 void Monitor::awaitVerdict(double seconds) {
+  // A closed connection to rank 0 is its failure now.
+  verdictWanted = true;
+  char c = 'V';
+  ssize_t ignored = ::write(wakeFds[1], &c, 1);
+  (void)ignored;
   Clock::time_point start = Clock::now();
   while (secondsSince(start) < seconds && !failedHere)
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -783,6 +819,12 @@ void Watchdog::beginStep(int64_t step, int64_t steps) {
   state.operation = nullptr;
   state.group = nullptr;
   state.peer = -1;
+}
+
+void Watchdog::beginLastCollective(const char *what) {
+  setPhase(what);
+  std::lock_guard<std::mutex> lock(state.mutex);
+  state.lastCollective = true;
 }
 
 void Watchdog::endCollectives() { collectivesDone = true; }

@@ -43,6 +43,7 @@
 #include <charconv>
 #include <chrono>
 #include <cinttypes>
+#include <csignal>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -732,7 +733,7 @@ int run(const Options &o, const Job &job) {
   const size_t kRankFields = mine.size();
 
   // The whole outputs, on rank 0.
-  comm::Watchdog::setPhase("gathering the outputs");
+  comm::Watchdog::beginLastCollective("gathering the outputs");
   std::vector<Tensor> global;
   {
     comm::WaitScope wait("gather", "the world");
@@ -912,6 +913,10 @@ int run(const Options &o, const Job &job) {
 
 int main(int argc, char **argv) {
   Options options = parseArguments(argc, argv);
+  // A launcher that ended first (mpirun, after another rank died) closes
+  // the pipe of this rank's output: writing there must not kill the rank
+  // with SIGPIPE, which would hide its own exit status.
+  std::signal(SIGPIPE, SIG_IGN);
   comm::JobEnvironment env;
   try {
     env = comm::detectJobEnvironment();
