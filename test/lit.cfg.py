@@ -78,6 +78,13 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 config.substitutions.append((
     "%expect_exit",
     "sh " + os.path.join(config.telar_src_root, "test", "Inputs", "expect-exit.sh")))
+# `%run_ranks -n N -- CMD...` runs CMD as N plain processes that meet at a
+# TCP rendezvous (TELAR_RANK, TELAR_WORLD_SIZE, TELAR_MASTER_ADDR/PORT; a
+# free port), with a timeout (python/telar_testing/run_ranks.py).
+config.substitutions.append((
+    "%run_ranks",
+    test_python + " " + os.path.join(config.telar_src_root, "python",
+                                     "telar_testing", "run_ranks.py")))
 
 # The project's Python is there (checked above); tests still say REQUIRES:
 # telar-python so that what they need stays visible.

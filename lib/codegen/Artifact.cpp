@@ -415,6 +415,16 @@ LogicalResult compileArtifact(ModuleOp module, TargetBackend &target,
     if (interface.mesh)
       writer.setMesh(*interface.mesh);
     writer.setLargestLiveSetBytes(liveSetBytes);
+    // The launchers' files, for every artifact that runs on several ranks.
+    artifact::Manifest manifest = writer.getManifest();
+    if (manifest.worldSize.value_or(1) > 1) {
+      LaunchOptions launch = options.launch;
+      error = resolveLaunchOptions(launch, *manifest.worldSize,
+                                   options.modelPath);
+      if (!error.empty() ||
+          !writeLaunchFiles(options.outputDir, manifest, launch, error))
+        return failure();
+    }
     return writer.writeManifest(error);
   });
 }

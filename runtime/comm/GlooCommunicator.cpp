@@ -33,6 +33,9 @@
 
 #include <algorithm>
 #include <csignal>
+#include <netdb.h>
+#include <sys/socket.h>
+#include <unistd.h>
 #include <cstring>
 #include <mutex>
 #include <new>
@@ -520,6 +523,28 @@ void ignoreSigpipe() {
     std::signal(SIGPIPE, SIG_IGN);
 }
 
+/// Whether this host can listen on the numeric `address` (not one a
+/// proxy or NAT answers for).
+bool isLocalAddress(const std::string &address) {
+  if (address.empty())
+    return false;
+  addrinfo hints{};
+  hints.ai_flags = AI_NUMERICHOST | AI_PASSIVE;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo *found = nullptr;
+  if (::getaddrinfo(address.c_str(), "0", &hints, &found) != 0)
+    return false;
+  bool ok = false;
+  int fd = ::socket(found->ai_family, found->ai_socktype | SOCK_CLOEXEC,
+                    found->ai_protocol);
+  if (fd >= 0) {
+    ok = ::bind(fd, found->ai_addr, found->ai_addrlen) == 0;
+    ::close(fd);
+  }
+  ::freeaddrinfo(found);
+  return ok;
+}
+
 std::string listRanks(const std::vector<int> &ranks) {
   std::string s;
   for (int r : ranks)
@@ -556,11 +581,12 @@ std::shared_ptr<Communicator> telar::runtime::comm::createGlooWorldCommunicator(
   rv->store = std::make_unique<StoreAdapter>(*rv->client);
   std::string address = rv->client->getAddress();
 
-  // Every rank says it is there, with its world size; all wait for all, so
-  // that a missing rank is named.
+  // Every rank says it is there, with its world size and the address it
+  // reached rank 0 at; all wait for all, so that a missing rank is named.
   std::string sizeText = std::to_string(size);
+  std::string joinText = sizeText + " " + rv->client->getPeerAddress();
   rv->client->set("telar/join/" + std::to_string(rank),
-                  std::vector<char>(sizeText.begin(), sizeText.end()));
+                  std::vector<char>(joinText.begin(), joinText.end()));
   std::vector<std::string> keys;
   for (int r = 0; r < size; ++r)
     keys.push_back("telar/join/" + std::to_string(r));
@@ -576,9 +602,17 @@ std::shared_ptr<Communicator> telar::runtime::comm::createGlooWorldCommunicator(
                     " (each rank needs the same TELAR_MASTER_ADDR and "
                     "TELAR_MASTER_PORT)");
   }
+  // The address of rank 0 as rank 1 reached it: the interface the others
+  // reach (rank 0's own way to itself may be a loopback address, e.g. a
+  // host name that /etc/hosts maps to 127.0.1.1).
+  std::string rank0Address;
   for (int r = 0; r < size; ++r) {
     std::vector<char> v = rv->client->get(keys[r]);
-    std::string theirs(v.begin(), v.end());
+    std::string joined(v.begin(), v.end());
+    size_t space = joined.find(' ');
+    std::string theirs = joined.substr(0, space);
+    if (r == 1 && space != std::string::npos)
+      rank0Address = joined.substr(space + 1);
     if (theirs != sizeText)
       throw CommError("the rendezvous at " + address + ": rank " +
                       std::to_string(r) + " joined with a world size of " +
@@ -595,6 +629,8 @@ std::shared_ptr<Communicator> telar::runtime::comm::createGlooWorldCommunicator(
             // the other ranks can reach too.
             gloo::transport::tcp::attr attr;
             attr.hostname = rv->client->getLocalAddress();
+            if (rank == 0 && isLocalAddress(rank0Address))
+              attr.hostname = rank0Address;
             if (attr.hostname.empty())
               attr.hostname = masterAddr;
             rv->device = gloo::transport::tcp::CreateDevice(attr);

@@ -37,6 +37,8 @@ using std::chrono::milliseconds;
 namespace {
 
 enum Op : uint8_t { kSet = 1, kGet = 2, kWait = 3, kAdd = 4 };
+/// The first byte of a GET's answer.
+enum GetAnswer : uint8_t { kNotFound = 0, kFound = 1, kStopping = 2 };
 
 void appendU32(std::string &s, uint32_t v) {
   for (int i = 0; i < 4; ++i)
@@ -202,12 +204,15 @@ bool TcpStoreServer::Impl::handle(int fd, uint8_t op) {
     if (!readString(fd, key) || !readU64(fd, ms))
       return false;
     std::unique_lock<std::mutex> lock(mutex);
-    bool found = changed.wait_for(lock, milliseconds(ms), [&] {
-      return stopping || data.count(key);
-    }) && !stopping;
-    reply.push_back(found ? 1 : 0);
-    if (found)
-      appendString(reply, data[key]);
+    changed.wait_for(lock, milliseconds(ms),
+                     [&] { return stopping || data.count(key); });
+    auto it = data.find(key);
+    if (it != data.end()) {
+      reply.push_back(kFound);
+      appendString(reply, it->second);
+    } else {
+      reply.push_back(stopping ? kStopping : kNotFound);
+    }
     break;
   }
   case kWait: {
@@ -324,9 +329,10 @@ TcpStoreServer::~TcpStoreServer() {
   {
     std::lock_guard<std::mutex> lock(impl->mutex);
     impl->stopping = true;
-    // Wakes the threads blocked reading a request.
+    // Wakes the threads blocked reading a request; those waiting for keys
+    // still answer (what is missing, or that the store stops).
     for (int fd : impl->connections)
-      ::shutdown(fd, SHUT_RDWR);
+      ::shutdown(fd, SHUT_RD);
   }
   impl->changed.notify_all();
   for (std::thread &t : impl->threads)
@@ -484,7 +490,11 @@ std::vector<char> TcpStoreClient::get(const std::string &key) {
   std::string what = "a get of '" + key + "'";
   char found;
   recvAll(&found, 1, timeout + kAnswerMargin, what.c_str());
-  if (!found)
+  if (found == kStopping)
+    throw CommError("the rendezvous at " + address + " stopped while this "
+                    "rank waited for '" + key +
+                    "' (rank 0, which serves it, gave up or is exiting)");
+  if (found != kFound)
     throw CommError("the rendezvous at " + address + ": '" + key +
                     "' was not set within " + formatDuration(timeout));
   unsigned char b[4];
@@ -524,18 +534,31 @@ int64_t TcpStoreClient::add(const std::string &key, int64_t delta) {
   return int64_t(decode(b, 8));
 }
 
-std::string TcpStoreClient::getLocalAddress() const {
-  sockaddr_storage local{};
-  socklen_t length = sizeof(local);
-  if (::getsockname(fd, reinterpret_cast<sockaddr *>(&local), &length) != 0)
+namespace {
+/// The numeric host of a socket's local (or peer) address, "" on errors.
+std::string socketAddress(int fd, bool peer) {
+  sockaddr_storage addr{};
+  socklen_t length = sizeof(addr);
+  auto *sa = reinterpret_cast<sockaddr *>(&addr);
+  if ((peer ? ::getpeername(fd, sa, &length) : ::getsockname(fd, sa, &length)) !=
+      0)
     return "";
   char host[NI_MAXHOST];
-  if (::getnameinfo(reinterpret_cast<sockaddr *>(&local), length, host,
-                    sizeof(host), nullptr, 0, NI_NUMERICHOST) != 0)
+  if (::getnameinfo(sa, length, host, sizeof(host), nullptr, 0,
+                    NI_NUMERICHOST) != 0)
     return "";
   std::string s = host;
-  // An IPv4 peer reached through a dual-stack socket: the plain form.
+  // An IPv4 address through a dual-stack socket: the plain form.
   if (s.rfind("::ffff:", 0) == 0 && s.find('.') != std::string::npos)
     s = s.substr(7);
   return s;
+}
+} // namespace
+
+std::string TcpStoreClient::getLocalAddress() const {
+  return socketAddress(fd, /*peer=*/false);
+}
+
+std::string TcpStoreClient::getPeerAddress() const {
+  return socketAddress(fd, /*peer=*/true);
 }

@@ -10,7 +10,8 @@
 // Wire format (all integers little-endian): a request is an op byte then
 // its fields; a string is a u32 length then its bytes.
 //   SET  key value        -> u8 1
-//   GET  key u64 ms       -> u8 found, value when found
+//   GET  key u64 ms       -> u8 0 (not set), 1 then the value, or 2 (the
+//                            server stops)
 //   WAIT u32 n keys u64 ms-> u32 m, the m keys still missing after ms
 //   ADD  key i64 delta    -> i64 the counter's new value
 //
@@ -28,7 +29,8 @@
 namespace telar::runtime::comm {
 
 /// Serves a store on `port` of every interface (IPv6 and IPv4; port 0: one
-/// the system picks) from a thread, until destroyed. Throws CommError when
+/// the system picks) from a thread, until destroyed; requests waiting then
+/// are answered (a wait with the keys still missing). Throws CommError when
 /// the port cannot be bound.
 class TcpStoreServer {
 public:
@@ -76,6 +78,8 @@ public:
   /// The local address of the connection (numeric, no port): the address
   /// of this host that reaches the server.
   std::string getLocalAddress() const;
+  /// The server's address as this connection reached it (numeric).
+  std::string getPeerAddress() const;
 
 private:
   void sendAll(const std::string &bytes);

@@ -71,6 +71,8 @@ struct WaitState {
   int64_t calls = 0;
   int64_t step = 0, steps = 0;
   const char *phase = "starting";
+  /// Watchdog::setWorkDone was called.
+  bool workDone = false;
 };
 
 WaitState state;
@@ -185,6 +187,11 @@ private:
   void peerClosed(Peer &peer);
   /// On rank 0: tells every rank that `rank` failed, then ends.
   void rankFailed(int rank, const std::string &why);
+  /// Reads and drops what the peers send until each closes its side (or
+  /// `seconds` pass), closing those connections: a socket closed with
+  /// unread data resets the connection, and the reset can discard what
+  /// this side sent last (a BYE, a FAIL line) before the peer reads it.
+  void drainPeers(double seconds);
   /// Prints "<tool>: error: rank R: <cause> <the wait><tail>" and exits.
   /// With `tell`, the others learn why (through rank 0) before this
   /// process's connection closes.
@@ -203,6 +210,9 @@ private:
   std::vector<bool> helloSeen;
   /// Rank 0 said goodbye (on the other ranks).
   bool rank0Done = false;
+  /// This rank said goodbye (finish): on rank 0, the others may now close
+  /// their connections without theirs (they close on rank 0's BYE).
+  bool saidBye = false;
   std::atomic<bool> stopping{false};
   /// This rank failed on its own: it prints nothing more.
   std::atomic<bool> failedHere{false};
@@ -569,11 +579,16 @@ void Monitor::peerClosed(Peer &peer) {
   const std::string why =
       "its connection closed: the process exited or was killed";
   if (options.rank == 0) {
-    if (peer.rank >= 0 && !peer.bye && !collectivesDone)
+    if (peer.rank >= 0 && !peer.bye && !saidBye && !collectivesDone)
       rankFailed(peer.rank, why);
     return;
   }
-  if (!rank0Done && !collectivesDone)
+  bool done;
+  {
+    std::lock_guard<std::mutex> lock(state.mutex);
+    done = state.workDone && !state.waiting;
+  }
+  if (!rank0Done && !done && !collectivesDone)
     end("rank 0 failed (" + why + ")", "");
 }
 
@@ -598,6 +613,29 @@ void Monitor::failed(const std::string &cause, const std::string &why) {
     return;
   }
   end(cause, "");
+}
+
+void Monitor::drainPeers(double seconds) {
+  Clock::time_point start = Clock::now();
+  while (secondsSince(start) < seconds) {
+    std::vector<struct pollfd> fds;
+    for (const Peer &peer : peers)
+      if (peer.fd >= 0)
+        fds.push_back({peer.fd, POLLIN, 0});
+    if (fds.empty() || ::poll(fds.data(), fds.size(), 10) < 0)
+      break;
+    for (Peer &peer : peers) {
+      if (peer.fd < 0)
+        continue;
+      char buffer[4096];
+      ssize_t got = ::recv(peer.fd, buffer, sizeof(buffer), MSG_DONTWAIT);
+      if (got == 0 || (got < 0 && errno != EAGAIN && errno != EWOULDBLOCK &&
+                       errno != EINTR)) {
+        ::close(peer.fd);
+        peer.fd = -1;
+      }
+    }
+  }
 }
 
 void Monitor::end(const std::string &cause, const std::string &tail,
@@ -642,32 +680,15 @@ void Monitor::end(const std::string &cause, const std::string &tail,
       while (::recv(peer.fd, buffer, sizeof(buffer), MSG_DONTWAIT) > 0) {
       }
     }
-  Clock::time_point start = Clock::now();
-  while (options.rank == 0 && secondsSince(start) < 0.05) {
-    std::vector<struct pollfd> fds;
-    for (const Peer &peer : peers)
-      if (peer.fd >= 0)
-        fds.push_back({peer.fd, POLLIN, 0});
-    if (fds.empty() || ::poll(fds.data(), fds.size(), 10) < 0)
-      break;
-    for (Peer &peer : peers) {
-      if (peer.fd < 0)
-        continue;
-      char buffer[4096];
-      ssize_t got = ::recv(peer.fd, buffer, sizeof(buffer), MSG_DONTWAIT);
-      if (got == 0 || (got < 0 && errno != EAGAIN && errno != EWOULDBLOCK &&
-                       errno != EINTR)) {
-        ::close(peer.fd);
-        peer.fd = -1;
-      }
-    }
-  }
+  if (options.rank == 0)
+    drainPeers(0.05);
   std::_Exit(kExitFault);
 }
 
 void Monitor::finish() {
   {
     std::lock_guard<std::mutex> lock(netMutex);
+    saidBye = true;
     for (Peer &p : peers) {
       sendLine(p.fd, "BYE\n");
       ::shutdown(p.fd, SHUT_WR);
@@ -680,14 +701,12 @@ void Monitor::finish() {
   if (thread.joinable())
     thread.join();
   std::lock_guard<std::mutex> lock(netMutex);
-  for (Peer &p : peers) {
-    // Unread heartbeats at close would reset the connection (and could
-    // lose the goodbye): read them first.
-    char buffer[4096];
-    while (::recv(p.fd, buffer, sizeof(buffer), MSG_DONTWAIT) > 0) {
-    }
-    ::close(p.fd);
-  }
+  // Every side has sent its BYE and shut its writing half: wait (briefly)
+  // for the peers' ends, so that no BYE is lost to a reset.
+  drainPeers(2.0);
+  for (Peer &p : peers)
+    if (p.fd >= 0)
+      ::close(p.fd);
   peers.clear();
   if (listenFd >= 0)
     ::close(listenFd);
@@ -758,6 +777,12 @@ void Watchdog::connect(Communicator &world) {
 }
 
 bool Watchdog::isStarted() { return started; }
+
+void Watchdog::setWorkDone() {
+  setPhase("finishing");
+  std::lock_guard<std::mutex> lock(state.mutex);
+  state.workDone = true;
+}
 
 void Watchdog::setPhase(const char *what) {
   std::lock_guard<std::mutex> lock(state.mutex);

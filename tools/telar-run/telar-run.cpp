@@ -10,8 +10,10 @@
 // Every check (arguments, artifact, inputs) happens before the program runs.
 // A multi-rank artifact runs as one process per rank: `-n N` starts them
 // through mpirun (re-executing this program), or a launcher does (`mpirun
-// -np N telar-run ...`, `srun -n N telar-run ...`); each rank slices its
-// blocks of the inputs, and rank 0 assembles and writes the outputs.
+// -np N telar-run ...`, `srun -n N telar-run ...`), or plain processes
+// with the TELAR_* variables meet at a TCP rendezvous (Gloo); each rank
+// slices its blocks of the inputs, and rank 0 assembles and writes the
+// outputs.
 // Exit codes: 0 success, 1 error (artifact, inputs, I/O), 2 usage error,
 // 3 the program failed while running (a status from the runtime ABI),
 // 4 another rank failed, a wait passed --timeout, or SIGTERM came
@@ -71,8 +73,8 @@ Runs a compiled Telar artifact (the directory telarc -o writes).
                       ONNX TensorProto .pb file (by extension); one per input
                       (the whole tensor: each rank takes its block)
   -n, --ranks N       run on N ranks, started through mpirun (found on PATH,
-                      or $TELAR_MPIRUN); under a launcher (mpirun, srun),
-                      N must be its number of ranks
+                      or $TELAR_MPIRUN); under a launcher (mpirun, srun) or
+                      the TELAR_* variables, N must be its number of ranks
   --program NAME      the artifact's program to run (default: 'main', or
                       the only one)
   --output-dir DIR    write each output to DIR/<name>.<format> (characters
@@ -102,6 +104,14 @@ Runs a compiled Telar artifact (the directory telarc -o writes).
   -q, --quiet         print only errors and --bench's statistics
   -h, --help          print this help
   --version           print the version
+
+Ranks that no MPI launcher starts (Kubernetes pods, Ray actors, plain
+processes) meet at a TCP rendezvous served by rank 0 (the Gloo backend):
+  TELAR_RANK, TELAR_WORLD_SIZE  this process's rank and the number of ranks
+                      (or JOB_COMPLETION_INDEX, a Kubernetes Indexed Job's)
+  TELAR_MASTER_ADDR, TELAR_MASTER_PORT  rank 0's host and the port it
+                      serves (default 29500)
+  TELAR_BACKEND=mpi|gloo  force a backend
 
 Exit status: 0 on success, 1 on errors (artifact, inputs, I/O), 2 on usage
 errors, 3 when the program fails while running (e.g. out of memory), 4 when
@@ -729,6 +739,7 @@ int run(const Options &o, const Job &job) {
     global = artifact.gatherOutputs(outputs);
   }
   comm::Watchdog::setPhase("finishing");
+  comm::Watchdog::setWorkDone();
   comm::Watchdog::endCollectives();
   if (job.rank != 0)
     return 0;
@@ -1002,6 +1013,18 @@ int main(int argc, char **argv) {
       job.abort(1);
     }
     status = 1;
+  }
+  // Over Gloo, no rank closes its connections while rank 0 may still be
+  // reading what it sent (MPI_Finalize does this under MPI).
+  if (env.backend == comm::Backend::Gloo && job.world) {
+    try {
+      comm::WaitScope wait("barrier", "the world");
+      job.world->barrier();
+    } catch (const std::exception &e) {
+      std::fprintf(stderr, "telar-run: error: %s%s\n", job.prefix().c_str(),
+                   e.what());
+      status = status ? status : 1;
+    }
   }
   comm::Watchdog::finish();
   job.world.reset();

@@ -6,6 +6,10 @@
 //           [--plan plan.json] [--mesh data=2,model=2]
 //           [--devices N] [--profile NAME|FILE] [--memory-limit BYTES]
 //           [--search-time-limit S] [--explain]
+//   launch files (multi-rank artifacts): [--nodes N] [--tasks-per-node N]
+//           [--cpus-per-task N] [--time T] [--partition P] [--slurm-mpi M]
+//           [--job-name NAME] [--image IMAGE] [--namespace NS]
+//           [--master-port PORT]
 //
 // Imports the model (ONNX protobuf or .onnxtext) and canonicalises it (shape
 // subgraphs fold away). With --target it compiles the model into an
@@ -25,6 +29,7 @@
 
 #include "telar/InitAllTelar.h"
 #include "telar/codegen/Artifact.h"
+#include "telar/codegen/LaunchFiles.h"
 #include "telar/codegen/Pipeline.h"
 #include "telar/codegen/TargetBackend.h"
 #include "telar/onnx/Importer.h"
@@ -170,7 +175,105 @@ cl::opt<bool> elideWeights(
     cl::desc("Elide weight blobs (dense_resource data) in the printed IR"),
     cl::cat(telarcCategory));
 
+// The launch files of a multi-rank artifact (out/launch/, docs/Launch.md).
+cl::OptionCategory launchCategory(
+    "telarc launch options (the files of out/launch/ in a multi-rank "
+    "artifact: mpirun.sh, slurm.sbatch, k8s.yaml, k8s-mpijob.yaml, "
+    "Dockerfile, ray_launch.py)");
+
+cl::opt<int64_t> launchNodes(
+    "nodes",
+    cl::desc("Machines the ranks run on (Slurm nodes, MPIJob workers); "
+             "nodes x tasks per node must be the world size (default: 1, or "
+             "the world size / --tasks-per-node)"),
+    cl::value_desc("N"), cl::init(0), cl::cat(launchCategory));
+
+cl::opt<int64_t> launchTasksPerNode(
+    "tasks-per-node",
+    cl::desc("Ranks per machine (Slurm --ntasks-per-node, MPIJob slots per "
+             "worker; default: the world size / --nodes)"),
+    cl::value_desc("N"), cl::init(0), cl::cat(launchCategory));
+
+cl::opt<int64_t> launchCpusPerTask(
+    "cpus-per-task",
+    cl::desc("CPUs per rank: Slurm --cpus-per-task, the pods' CPU request "
+             "and telar-run --threads (default: 1)"),
+    cl::value_desc("N"), cl::init(1), cl::cat(launchCategory));
+
+cl::opt<std::string> launchTime(
+    "time",
+    cl::desc("Slurm time limit of the job (HH:MM:SS, MM, D-HH:MM:SS, ...; "
+             "default: 01:00:00)"),
+    cl::value_desc("HH:MM:SS"), cl::init("01:00:00"),
+    cl::cat(launchCategory));
+
+cl::opt<std::string> launchPartition(
+    "partition",
+    cl::desc("Slurm partition to run in (default: the cluster's default)"),
+    cl::value_desc("NAME"), cl::cat(launchCategory));
+
+cl::opt<std::string> launchSlurmMpi(
+    "slurm-mpi",
+    cl::desc("srun's MPI plugin, the one the site's OpenMPI was built with: "
+             "pmix (default), pmi2, or none (the ranks meet through telar's "
+             "TCP rendezvous on the first node instead)"),
+    cl::value_desc("pmix|pmi2|none"), cl::init("pmix"),
+    cl::cat(launchCategory));
+
+cl::opt<std::string> launchJobName(
+    "job-name",
+    cl::desc("Name of the Slurm job and the Kubernetes objects (a DNS label; "
+             "default: telar-<model file name>)"),
+    cl::value_desc("NAME"), cl::cat(launchCategory));
+
+cl::opt<std::string> launchImage(
+    "image",
+    cl::desc("Container image the Kubernetes pods run, built from "
+             "launch/Dockerfile (default: <job name>:latest)"),
+    cl::value_desc("[REGISTRY/]NAME[:TAG]"), cl::cat(launchCategory));
+
+cl::opt<std::string> launchNamespace(
+    "namespace",
+    cl::desc("Kubernetes namespace of the Job, Service and MPIJob (default: "
+             "default)"),
+    cl::value_desc("NS"), cl::init("default"), cl::cat(launchCategory));
+
+cl::opt<int64_t> launchMasterPort(
+    "master-port",
+    cl::desc("TCP port of rank 0's rendezvous in the pods "
+             "(TELAR_MASTER_PORT; default: 29500)"),
+    cl::value_desc("PORT"), cl::init(29500), cl::cat(launchCategory));
+
 std::string sourceName;
+
+/// The launch flags' values.
+telar::LaunchOptions getLaunchOptions() {
+  telar::LaunchOptions o;
+  o.nodes = launchNodes;
+  o.tasksPerNode = launchTasksPerNode;
+  o.cpusPerTask = launchCpusPerTask;
+  o.time = launchTime;
+  o.partition = launchPartition;
+  o.slurmMpi = launchSlurmMpi;
+  o.jobName = launchJobName;
+  o.image = launchImage;
+  o.k8sNamespace = launchNamespace;
+  o.masterPort = launchMasterPort;
+  return o;
+}
+
+/// The launch flags given on the command line, e.g. "--nodes, --time".
+std::string getGivenLaunchFlags() {
+  std::vector<std::string> given;
+  for (cl::Option *opt :
+       std::initializer_list<cl::Option *>{
+           &launchNodes, &launchTasksPerNode, &launchCpusPerTask, &launchTime,
+           &launchPartition, &launchSlurmMpi, &launchJobName, &launchImage,
+           &launchNamespace, &launchMasterPort})
+    if (opt->getNumOccurrences())
+      given.push_back("--" + opt->ArgStr.str());
+  return llvm::join(given, ", ");
+}
 
 /// "80G", "512M", "1.5T", "1000": bytes, with binary suffixes; nullopt when
 /// malformed.
@@ -251,6 +354,7 @@ int compileArtifact(ModuleOp module, double importSeconds,
   options.outputDir = outputFile;
   options.modelPath = inputFile;
   options.plan = std::move(plan);
+  options.launch = getLaunchOptions();
   options.stages.onBegin = [&](StringRef stage, int index, int count) {
     if (progress)
       llvm::errs() << "telarc: [" << index << "/" << count << "] " << stage
@@ -297,7 +401,7 @@ int run(int argc, char **argv) {
                   telar::lookupTargetBackend(name)->description;
   target.setValueStr(targets);
   target.setDescription(targetHelp);
-  cl::HideUnrelatedOptions(telarcCategory);
+  cl::HideUnrelatedOptions({&telarcCategory, &launchCategory});
   cl::ParseCommandLineOptions(argc, argv,
                               "telarc - the Telar ONNX compiler\n\n"
                               "Imports an ONNX model (.onnx protobuf or "
@@ -426,6 +530,38 @@ int run(int argc, char **argv) {
     llvm::errs() << "telarc: error: --explain and --memory-limit need a plan "
                     "(--devices N, or --plan/--mesh)\n";
     return 1;
+  }
+
+  // The launch flags, checked before the compilation: they need a
+  // multi-rank artifact.
+  if (std::string given = getGivenLaunchFlags(); !given.empty()) {
+    int64_t world = plan ? plan->mesh.getNumDevices() : 1;
+    const char *apply = StringRef(given).contains(',') ? " apply" : " applies";
+    if (target.empty()) {
+      llvm::errs() << "telarc: error: " << given << apply
+                   << " to the launch files of an artifact (--target)\n";
+      return 1;
+    }
+    if (world <= 1) {
+      llvm::errs() << "telarc: error: " << given << apply
+                   << " to the launch files of a multi-rank artifact "
+                      "(--devices N, --plan or --mesh with more than one "
+                      "device); this one runs on one device\n";
+      return 1;
+    }
+    // 0 means "not given" to resolveLaunchOptions.
+    for (cl::opt<int64_t> *count : {&launchNodes, &launchTasksPerNode})
+      if (count->getNumOccurrences() && *count < 1) {
+        llvm::errs() << "telarc: error: --" << count->ArgStr
+                     << " must be at least 1\n";
+        return 1;
+      }
+    telar::LaunchOptions launch = getLaunchOptions();
+    std::string error = telar::resolveLaunchOptions(launch, world, inputFile);
+    if (!error.empty()) {
+      llvm::errs() << "telarc: error: " << error << "\n";
+      return 1;
+    }
   }
 
   if (!target.empty())

@@ -10,6 +10,7 @@
 #define TELAR_CODEGEN_ARTIFACT_H
 
 #include "telar/artifact/Manifest.h"
+#include "telar/codegen/LaunchFiles.h"
 #include "telar/sharding/Plan.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -59,6 +60,9 @@ struct ArtifactOptions {
   /// The parallelization plan (telarc --plan/--mesh), parsed; none for a
   /// single-device artifact.
   std::optional<telar_sharding::Plan> plan;
+  /// The launch files of a multi-rank artifact (launch/, LaunchFiles.h),
+  /// completed by resolveLaunchOptions for its world size.
+  LaunchOptions launch;
 };
 
 /// Compiles `module` (telar dialect, canonicalised, with @main) for
@@ -68,7 +72,8 @@ struct ArtifactOptions {
 /// `shard.grid`, sharded weights as all_slice chains) compiles as it is. The module is consumed (lowered in
 /// place). The passes it runs are buildTargetPipeline's (TargetBackend.h),
 /// with the program's interface read between the preparation and the
-/// translation. Errors are emitted as MLIR diagnostics or returned in
+/// translation. A multi-rank artifact gets its launch/ folder
+/// (writeLaunchFiles) just before its manifest. Errors are emitted as MLIR diagnostics or returned in
 /// `error`.
 LogicalResult compileArtifact(ModuleOp module, TargetBackend &target,
                               const ArtifactOptions &options,

@@ -97,6 +97,12 @@ public:
   /// resets the collective count.
   static void setPhase(const char *what);
   static void beginStep(int64_t step, int64_t steps);
+  /// This rank's share of the work is done (its last collective of the
+  /// job returned): from now on rank 0 closing its connection is no
+  /// failure of this rank's job, whatever came first, rank 0's goodbye or
+  /// its end (on a loaded machine the goodbye can be lost to a reset).
+  /// A later wait (a last barrier) still fails on its own if rank 0 dies.
+  static void setWorkDone();
 
   /// After this rank's last collective: it waits for nobody any more, so
   /// what happens to the others (rank 0 exiting first, say) no longer ends

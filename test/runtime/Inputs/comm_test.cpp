@@ -1,6 +1,8 @@
-//===- comm_test.cpp - The collectives among MPI ranks --------------------===//
+//===- comm_test.cpp - The collectives among MPI or Gloo ranks ------------===//
 //
 //   mpirun -np N telar-comm-test SIZES     (SIZES: the mesh, e.g. 2,2)
+//   TELAR_RANK=i TELAR_WORLD_SIZE=N TELAR_MASTER_ADDR=... TELAR_MASTER_PORT=...
+//     telar-comm-test SIZES                (N processes: over Gloo)
 //
 // Runs every collective of the ABI (Abi.h: all_reduce with each reduction,
 // all_gather, reduce_scatter, all_to_all, local_slice) for every element
@@ -9,20 +11,26 @@
 // MeshCommunicator, and checks each rank's result against the value
 // computed locally from what every rank's inputs are (each rank's input is
 // a function of its rank and the element index). Then checks the
-// statistics per axis set (calls, bytes sent). Prints one line per rank,
-// "rank R/N: K checks passed", or the first failures, and exits non-zero
-// on any failure.
+// statistics per axis set (calls, bytes sent), and the world
+// communicator's own operations (gather, all_gather, float16/bfloat16
+// sums rounded once, split with keys). The backend is the one telar-run
+// would use (telar/runtime/Launch.h). Prints one line per rank,
+// "rank R/N: K checks, F failed here, A in all (BACKEND)", after the first
+// failures, and exits non-zero on any failure.
 //
 //===----------------------------------------------------------------------===//
 
 #include "telar/runtime/Abi.h"
 #include "telar/runtime/Comm.h"
+#include "telar/runtime/GlooComm.h"
+#include "telar/runtime/Launch.h"
 #include "telar/runtime/MpiComm.h"
 #include "telar/runtime/Runtime.h"
 
 #include "../../../runtime/comm/HalfFloat.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -374,12 +382,99 @@ void checkStats(MeshCommunicator &mesh, Context &ctx) {
     fail("stats of local_slice");
 }
 
+/// The world communicator's operations the mesh does not reach the same
+/// way: gather to each root, all_gather, float16/bfloat16 sums that differ
+/// when rounded at each step instead of once, split by parity with keys in
+/// reverse rank order.
+void checkWorld(Communicator &world) {
+  int n = world.getSize(), me = world.getRank();
+  for (int root = 0; root < n; ++root) {
+    int64_t mine[3] = {me, 10 * me, -me};
+    std::vector<int64_t> all(3 * n, -7);
+    world.gather(mine, all.data(), 3, DataType::I64, root);
+    if (me != root)
+      continue;
+    ++checks;
+    for (int r = 0; r < n; ++r)
+      if (all[3 * r] != r || all[3 * r + 1] != 10 * r || all[3 * r + 2] != -r)
+        fail("gather to " + std::to_string(root) + ": block " +
+             std::to_string(r));
+  }
+  {
+    double mine[2] = {me + 0.5, -double(me)};
+    std::vector<double> all(2 * n);
+    world.allGather(mine, all.data(), 2, DataType::F64);
+    ++checks;
+    for (int r = 0; r < n; ++r)
+      if (all[2 * r] != r + 0.5 || all[2 * r + 1] != -double(r))
+        fail("all_gather f64: block " + std::to_string(r));
+  }
+  if (n >= 3) {
+    // Element i: 1 from rank i, half an ulp of 1 from every other rank.
+    // Rounded once, the n-1 half-ulps count (1 + (n-1)/2 ulps, ties to
+    // even); rounded after each addition, whatever the order of the
+    // algorithm, some element loses a half-ulp that ties to an even 1.
+    for (DataType t : {DataType::F16, DataType::BF16}) {
+      double ulp = std::ldexp(1.0, t == DataType::F16 ? -10 : -7);
+      std::vector<uint16_t> v(n);
+      for (int i = 0; i < n; ++i)
+        store(t, v.data(), i, i == me ? 1.0 : ulp / 2);
+      world.allReduce(v.data(), v.data(), n, t, ReduceOp::Sum);
+      double want = 1.0 + std::nearbyint((n - 1) / 2.0) * ulp;
+      for (int i = 0; i < n; ++i) {
+        ++checks;
+        if (load(t, v.data(), i) != want)
+          fail(std::string("all_reduce sum ") + getDataTypeName(t) +
+               " rounded once, element " + std::to_string(i) + ": got " +
+               std::to_string(load(t, v.data(), i)) + ", expected " +
+               std::to_string(want));
+      }
+    }
+  }
+  {
+    // Parity groups, ordered by key = -rank: the highest rank first.
+    std::unique_ptr<Communicator> part = world.split(me % 2, -me);
+    std::vector<int> members;
+    for (int r = n - 1; r >= 0; --r)
+      if (r % 2 == me % 2)
+        members.push_back(r);
+    int index = int(std::find(members.begin(), members.end(), me) -
+                    members.begin());
+    ++checks;
+    if (part->getSize() != int(members.size()) || part->getRank() != index)
+      fail("split: member " + std::to_string(part->getRank()) + " of " +
+           std::to_string(part->getSize()) + ", expected " +
+           std::to_string(index) + " of " + std::to_string(members.size()));
+    int32_t first = me, sum = me;
+    part->broadcast(&first, 1, DataType::I32, 0);
+    part->allReduce(&sum, &sum, 1, DataType::I32, ReduceOp::Sum);
+    int32_t wantSum = 0;
+    for (int r : members)
+      wantSum += r;
+    ++checks;
+    if (first != members[0] || sum != wantSum)
+      fail("split group: broadcast " + std::to_string(first) + ", sum " +
+           std::to_string(sum));
+    part->barrier();
+  }
+  world.barrier();
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
+  JobEnvironment env;
   try {
-    initializeMpi(&argc, &argv);
-    std::shared_ptr<Communicator> world = createMpiWorldCommunicator();
+    env = detectJobEnvironment();
+    std::shared_ptr<Communicator> world;
+    if (env.backend == Backend::Gloo) {
+      world = createGlooWorldCommunicator(env.masterAddr, env.masterPort,
+                                          env.rank, env.size,
+                                          std::chrono::seconds(60));
+    } else {
+      initializeMpi(&argc, &argv);
+      world = createMpiWorldCommunicator();
+    }
     worldRank = world->getRank();
     worldSize = world->getSize();
     std::vector<std::string> names;
@@ -402,16 +497,19 @@ int main(int argc, char **argv) {
           tester.run(axes, DataType(t));
       tester.pointToPoint();
       checkStats(*mesh, ctx);
+      checkWorld(*world);
       // Every rank's verdict, so that the exit status says it everywhere.
       int64_t bad = failures;
       world->allReduce(&bad, &bad, 1, DataType::I64, ReduceOp::Sum);
-      std::printf("rank %d/%d: %lld checks, %lld failed here, %lld in all\n",
-                  worldRank, worldSize, (long long)checks,
-                  (long long)failures, (long long)bad);
+      std::printf(
+          "rank %d/%d: %lld checks, %lld failed here, %lld in all (%s)\n",
+          worldRank, worldSize, (long long)checks, (long long)failures,
+          (long long)bad, world->getBackendName());
       failures = bad;
     }
     world.reset();
-    finalizeMpi();
+    if (env.backend != Backend::Gloo)
+      finalizeMpi();
   } catch (const std::exception &e) {
     std::fprintf(stderr, "rank %d: error: %s\n", worldRank, e.what());
     return 1;
