@@ -560,7 +560,7 @@ void Monitor::peerClosed(Peer &peer) {
       rankFailed(peer.rank, why);
     return;
   }
-  if (!rank0Done)
+  if (!rank0Done && !saidBye)
     end("rank 0 failed (" + why + ")", "");
 }
 
