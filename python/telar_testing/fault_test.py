@@ -38,13 +38,15 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import threading
 import time
 
 import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from run_ranks import free_port  # noqa: E402
 
 SIGNALS = {"kill": signal.SIGKILL, "stop": signal.SIGSTOP,
            "segv": signal.SIGSEGV, "term": signal.SIGTERM}
@@ -91,12 +93,6 @@ LINE = re.compile(
 TIMEOUT_LINE = re.compile(
     r"telar-run: error: rank (\d+): timed out after \S+ s while this rank waited in "
     r"\S+(?: \S+)*? \(collective #\d+ of step \d+ of \d+\); no rank was seen failing")
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class Reader:

@@ -56,7 +56,6 @@ import random
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -66,17 +65,12 @@ import types
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import run_sharded  # noqa: E402
 from run_models import first_error_line  # noqa: E402
+from run_ranks import free_port  # noqa: E402
 from run_sharded import Runner, input_args, run_cmd  # noqa: E402
 
 SRC = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 LAUNCH_SOURCE = os.path.join(SRC, "lib", "codegen", "launch", "ray_launch.py")
 MODEL = "gpt"
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("", 0))
-        return s.getsockname()[1]
 
 
 class RayHead:
@@ -95,13 +89,13 @@ class RayHead:
         Raises RuntimeError with the log's end when it does not come up."""
         ray_cli = os.path.join(os.path.dirname(sys.executable), "ray")
         cmd = [ray_cli, "start", "--head", "--block", "--num-cpus", str(self.cpus),
-               "--temp-dir", self.temp, "--port", str(free_port()), "--disable-usage-stats",
+               "--temp-dir", self.temp, "--port", str(free_port("")), "--disable-usage-stats",
                "--include-dashboard=false", "--object-store-memory", str(100 * 1024 * 1024)]
         # Ports of its own, not Ray's fixed defaults (52365, workers from
         # 10002): another Ray on this machine (a second worktree's test)
         # must not take the same ones.
         low = random.randrange(10002, 19999 - 400)
-        cmd += ["--dashboard-agent-listen-port", str(free_port()), "--min-worker-port",
+        cmd += ["--dashboard-agent-listen-port", str(free_port("")), "--min-worker-port",
                 str(low), "--max-worker-port", str(low + 399)]
         t0 = time.time()
         log = open(self.log_path, "wb")
@@ -298,7 +292,7 @@ def check_killed_rank(checks, a, launch, head, in_args, case_dir, victim=2):
     if killed_at and secs > 30:
         problems.append(f"exited {secs:.1f} s after the kill, over 30 s")
     want = [rf"^ray_launch: rank {victim} failed: killed by signal 9 \(SIGKILL\)$",
-            rf"^ray_launch: ranks? [0-9, ]+ stopped after it",
+            r"^ray_launch: ranks? [0-9, ]+ stopped after it",
             rf"^ray_launch: failed: rank {victim} of {a.ranks}$"]
     want += [rf"^\[rank {r}\] telar-run: error: .*\brank {victim} failed\b"
              for r in range(a.ranks) if r != victim]

@@ -62,7 +62,6 @@ import json
 import os
 import re
 import shutil
-import socket
 import stat
 import subprocess
 import sys
@@ -71,6 +70,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from run_sharded import Runner, input_args, kill_commands_on_exit, run_cmd  # noqa: E402
 from run_models import first_error_line  # noqa: E402
+from run_ranks import free_port  # noqa: E402
 
 MODEL, BATCH, RANKS = "gpt", 2, 4
 ENDED = {"COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "PREEMPTED",
@@ -97,12 +97,6 @@ def write_script(path, text):
     with open(path, "w") as f:
         f.write(text)
     os.chmod(path, os.stat(path).st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("", 0))
-        return s.getsockname()[1]
 
 
 def job_fields(job_id, env):
@@ -269,7 +263,7 @@ def run_case(a, r, env, single, res):
                  f"exec {a.telar_run} \"$@\"\n")
     # TELAR_MASTER_PORT: the rendezvous port of --slurm-mpi none, a free one
     # (other tests may run rendezvous at the default port meanwhile).
-    env = dict(env, TELAR_RUN=wrapper, SLURM_PROLOG=prolog, TELAR_MASTER_PORT=str(free_port()))
+    env = dict(env, TELAR_RUN=wrapper, SLURM_PROLOG=prolog, TELAR_MASTER_PORT=str(free_port("")))
     if a.sbatch:
         env["TELAR_ARTIFACT"] = art
 
