@@ -71,16 +71,14 @@ struct WaitState {
   int64_t calls = 0;
   int64_t step = 0, steps = 0;
   const char *phase = "starting";
-  /// In the job's last collective (Watchdog::beginLastCollective).
-  bool lastCollective = false;
 };
 
 WaitState state;
 std::atomic<bool> started{false};
-/// How long a rank other than 0 waits, after rank 0's connection closed
-/// without a goodbye, for its own collectives to end before it takes the
-/// close for rank 0's failure.
-constexpr double kRank0CloseGraceSeconds = 3;
+/// How long a rank waits, after a peer's connection closed without a
+/// goodbye, for its own collectives to end before it takes the close for
+/// the peer's failure.
+constexpr double kCloseGraceSeconds = 1;
 /// This rank's collectives are over (Watchdog::endCollectives).
 std::atomic<bool> collectivesDone{false};
 
@@ -209,10 +207,12 @@ private:
   std::vector<bool> helloSeen;
   /// Rank 0 said goodbye (on the other ranks).
   bool rank0Done = false;
-  /// On the other ranks: rank 0's connection closed without its BYE, at.
-  bool rank0Closed = false;
-  Clock::time_point rank0ClosedAt;
-  /// A collective of this rank failed (awaitVerdict): no grace for rank 0.
+  /// The first peer whose connection closed without its BYE (on the other
+  /// ranks: 0), and when; -1: none.
+  int closedPeer = -1;
+  Clock::time_point closedAt;
+  /// A collective of this rank failed (awaitVerdict): no grace for a
+  /// closed peer.
   std::atomic<bool> verdictWanted{false};
   /// This rank said goodbye (finish): a peer may now close its connection
   /// without saying its own (on rank 0: the others close on rank 0's BYE;
@@ -532,12 +532,19 @@ void Monitor::loop() {
           /*tell=*/true);
     if (deferred && (terminated || Clock::now() > deferredUntil))
       end(deferredCause, "");
-    if (rank0Closed && !rank0Done && !collectivesDone && !saidBye &&
+    // A peer's connection closed without its goodbye: its failure when
+    // this rank's collectives go on past the grace, fail (awaitVerdict) or
+    // SIGTERM comes.
+    if (closedPeer >= 0 && !collectivesDone && !saidBye &&
         (terminated || verdictWanted ||
-         secondsSince(rank0ClosedAt) > kRank0CloseGraceSeconds))
-      end("rank 0 failed (its connection closed: the process exited or was "
-          "killed)",
-          "");
+         secondsSince(closedAt) > kCloseGraceSeconds)) {
+      std::string why =
+          "its connection closed: the process exited or was killed";
+      if (options.rank == 0)
+        rankFailed(closedPeer, why);
+      else
+        end("rank 0 failed (" + why + ")", "");
+    }
     if (terminated && secondsSince(terminatedAt) > 0.5)
       end("terminated by SIGTERM (from the launcher or a user)",
           "; no rank was seen failing", /*tell=*/true);
@@ -589,28 +596,17 @@ void Monitor::handleLine(Peer &peer, const std::string &line) {
 void Monitor::peerClosed(Peer &peer) {
   const std::string why =
       "its connection closed: the process exited or was killed";
-  if (options.rank == 0) {
-    if (peer.rank >= 0 && !peer.bye && !collectivesDone)
-      rankFailed(peer.rank, why);
+  // A close without a goodbye is a failure only if this rank still waits
+  // for others a while later (the loop decides): on a loaded machine a
+  // peer can finish, say BYE and close while this rank's part of their
+  // last collective has not returned yet, and the BYE be lost to the reset
+  // of the connection. Once this rank said BYE, its peers close on it.
+  if (collectivesDone || saidBye || closedPeer >= 0)
     return;
-  }
-  // Once this rank said BYE, rank 0 closes on it: no failure either.
-  // In the job's last collective (the outputs gathered on rank 0), the end
-  // is rank 0's failure only if this rank's collective does not end soon
-  // after (the loop decides): on a loaded machine rank 0 can finish, say
-  // BYE and close while this rank's part of the gather has not returned
-  // yet, and the BYE be lost to the reset of the connection.
-  if (rank0Done || collectivesDone || saidBye || rank0Closed)
+  if (options.rank == 0 ? peer.rank < 0 || peer.bye : rank0Done)
     return;
-  bool last;
-  {
-    std::lock_guard<std::mutex> lock(state.mutex);
-    last = state.lastCollective;
-  }
-  if (!last)
-    end("rank 0 failed (" + why + ")", "");
-  rank0Closed = true;
-  rank0ClosedAt = Clock::now();
+  closedPeer = options.rank == 0 ? peer.rank : 0;
+  closedAt = Clock::now();
 }
 
 void Monitor::rankFailed(int rank, const std::string &why) {
@@ -819,12 +815,6 @@ void Watchdog::beginStep(int64_t step, int64_t steps) {
   state.operation = nullptr;
   state.group = nullptr;
   state.peer = -1;
-}
-
-void Watchdog::beginLastCollective(const char *what) {
-  setPhase(what);
-  std::lock_guard<std::mutex> lock(state.mutex);
-  state.lastCollective = true;
 }
 
 void Watchdog::endCollectives() { collectivesDone = true; }

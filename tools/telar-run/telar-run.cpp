@@ -637,7 +637,7 @@ int run(const Options &o, const Job &job) {
       // connection): the liveness channel names that rank, and ends this
       // one, within moments.
       if (job.multi() && e.getStatus() == TELAR_STATUS_COMM_ERROR)
-        comm::Watchdog::awaitVerdict(2.0);
+        comm::Watchdog::awaitVerdict(4.0);
       std::fflush(stdout);
       std::fprintf(stderr, "telar-run: error: %s%s\n", job.prefix().c_str(),
                    e.what());
@@ -733,7 +733,7 @@ int run(const Options &o, const Job &job) {
   const size_t kRankFields = mine.size();
 
   // The whole outputs, on rank 0.
-  comm::Watchdog::beginLastCollective("gathering the outputs");
+  comm::Watchdog::setPhase("gathering the outputs");
   std::vector<Tensor> global;
   {
     comm::WaitScope wait("gather", "the world");
@@ -1007,7 +1007,7 @@ int main(int argc, char **argv) {
     // A collective that failed because a peer did: the liveness channel
     // names it (and ends this process) within moments.
     if (job.multi() && dynamic_cast<const comm::CommError *>(&e))
-      comm::Watchdog::awaitVerdict(2.0);
+      comm::Watchdog::awaitVerdict(4.0);
     std::fflush(stdout);
     std::fprintf(stderr, "telar-run: error: %s%s\n", job.prefix().c_str(),
                  e.what());

@@ -102,11 +102,6 @@ public:
   /// what happens to the others (rank 0 exiting first, say) no longer ends
   /// it. Rank 0 still relays failures it sees.
   static void endCollectives();
-  /// setPhase for the job's last collective (the outputs gathered on rank
-  /// 0): rank 0 may finish and close before this rank's part returns, so
-  /// its close counts as its failure only if this rank's collective does
-  /// not end within a few seconds (or fails, or SIGTERM comes).
-  static void beginLastCollective(const char *what);
   /// Before a deliberate exit (success, or an error every rank agreed on):
   /// says goodbye on the liveness channel, so that no rank reports this
   /// one as failed, and stops the monitor thread.
