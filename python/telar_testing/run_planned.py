@@ -48,7 +48,6 @@ is stopped on timeouts and when this script is signalled (run_sharded.run_cmd).
 from __future__ import annotations
 
 import argparse
-import concurrent.futures as cf
 import fnmatch
 import json
 import os
@@ -60,8 +59,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sharded_plans  # noqa: E402
 from plan_bench import fmt_seconds  # noqa: E402
 from run_models import first_error_line, print_markdown_table  # noqa: E402
-from run_sharded import (Runner, fmt, fmt_bytes,  # noqa: E402
-                         kill_commands_on_exit, parse_collectives, report_axes, run_cmd)
+from run_sharded import (Runner, finish_cases, fmt, fmt_bytes,  # noqa: E402
+                         kill_commands_on_exit, parse_collectives, report_axes,
+                         resolve_tools, run_cases, run_cmd)
 
 MODELS = tuple(sharded_plans.PLANNERS)
 
@@ -300,14 +300,8 @@ def main(argv=None):
         print("run_planned: no case selected", file=sys.stderr)
         return 2
     os.makedirs(a.dir, exist_ok=True)
-    a.telarc = shutil.which(a.telarc) or a.telarc
-    bindir = os.path.dirname(os.path.abspath(a.telarc))
-    a.telar_run = a.telar_run or os.path.join(bindir, "telar-run")
-    a.telar_opt = a.telar_opt or os.path.join(bindir, "telar-opt")
-    for tool in (a.telarc, a.telar_run, a.telar_opt):
-        if not os.access(tool, os.X_OK):
-            print(f"run_planned: not executable: {tool}", file=sys.stderr)
-            return 2
+    if not resolve_tools(a, "run_planned"):
+        return 2
     r = PlannedRunner(a)
     t0 = time.time()
     if r.make_models(cases):
@@ -315,30 +309,17 @@ def main(argv=None):
         return 1
     print(f"models ready in {time.time() - t0:.1f}s", flush=True)
 
-    results = {}
-    with cf.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as pool:
-        futs = {pool.submit(r.check, c): c for c in cases}
-        for fut in cf.as_completed(futs):
-            res = fut.result()
-            results[res["case"]] = res
-            if res["ok"]:
-                print(f"PASS {res['case']} ({summary(res)}; {res['compile_s']:.1f}s + "
-                      f"{res['run_s']:.1f}s)", flush=True)
-            else:
-                extra = f" ({summary(res)})" if res["mesh"] else ""
-                print(f"FAIL {res['case']} {res['stage']}: {res['message']}{extra}",
-                      flush=True)
-    ordered = [results[c.name] for c in cases]
-    print()
-    print_table(ordered)
-    if a.json:
-        with open(a.json, "w") as f:
-            json.dump(ordered, f, indent=1, default=str)
-    failed = sum(not x["ok"] for x in ordered)
-    print(f"\nprofile {a.profile}, batches {a.batches}; rtol {a.rtol:g}, atol {a.atol:g}; "
-          f"{time.time() - t0:.1f}s")
-    print(f"run-planned: {len(ordered) - failed} passed, {failed} failed")
-    return 1 if failed else 0
+    def describe(res):
+        if res["ok"]:
+            return (f"PASS {res['case']} ({summary(res)}; {res['compile_s']:.1f}s + "
+                    f"{res['run_s']:.1f}s)")
+        extra = f" ({summary(res)})" if res["mesh"] else ""
+        return f"FAIL {res['case']} {res['stage']}: {res['message']}{extra}"
+
+    ordered = run_cases(r, cases, a.jobs, describe)
+    return finish_cases(a, ordered, "run-planned",
+                        f"profile {a.profile}, batches {a.batches}; rtol {a.rtol:g}, "
+                        f"atol {a.atol:g}; {time.time() - t0:.1f}s", print_table)
 
 
 if __name__ == "__main__":

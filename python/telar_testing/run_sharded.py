@@ -594,6 +594,48 @@ def select(a):
     return out
 
 
+def resolve_tools(a, prog, extra=()):
+    """Fills a.telar_run and a.telar_opt (next to a.telarc unless given) and
+    checks that they, a.telarc and `extra` are executable; False (after a
+    message) when one is not."""
+    a.telarc = shutil.which(a.telarc) or a.telarc
+    bindir = os.path.dirname(os.path.abspath(a.telarc))
+    a.telar_run = a.telar_run or os.path.join(bindir, "telar-run")
+    a.telar_opt = a.telar_opt or os.path.join(bindir, "telar-opt")
+    for tool in (a.telarc, a.telar_run, a.telar_opt, *extra):
+        if not os.access(tool, os.X_OK):
+            print(f"{prog}: not executable: {tool}", file=sys.stderr)
+            return False
+    return True
+
+
+def run_cases(r, cases, jobs, describe):
+    """Checks every case with `jobs` threads, printing `describe(result)`
+    as each ends; returns the results in case order."""
+    results = {}
+    with cf.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        futs = {pool.submit(r.check, c): c for c in cases}
+        for fut in cf.as_completed(futs):
+            res = fut.result()
+            results[res["case"]] = res
+            print(describe(res), flush=True)
+    return [results[c.name] for c in cases]
+
+
+def finish_cases(a, ordered, prog, footer, table=None):
+    """Prints the table (`table`, default print_table), writes --json, the
+    footer and the tally line; returns the exit status."""
+    print()
+    (table or print_table)(ordered)
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(ordered, f, indent=1, default=str)
+    failed = sum(not x["ok"] for x in ordered)
+    print(f"\n{footer}")
+    print(f"{prog}: {len(ordered) - failed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
 def main(argv=None):
     kill_commands_on_exit()
     ap = argparse.ArgumentParser(description=__doc__,
@@ -643,39 +685,20 @@ def main(argv=None):
     print(f"models ready in {time.time() - t0:.1f}s", flush=True)
     if a.plans_only:
         return write_plans(a, r, cases)
-    a.telarc = shutil.which(a.telarc) or a.telarc
-    bindir = os.path.dirname(os.path.abspath(a.telarc))
-    a.telar_run = a.telar_run or os.path.join(bindir, "telar-run")
-    a.telar_opt = a.telar_opt or os.path.join(bindir, "telar-opt")
     a.mpirun = shutil.which(a.mpirun) or a.mpirun
-    for tool in (a.telarc, a.telar_run, a.telar_opt, a.mpirun):
-        if not os.access(tool, os.X_OK):
-            print(f"run_sharded: not executable: {tool}", file=sys.stderr)
-            return 2
+    if not resolve_tools(a, "run_sharded", [a.mpirun]):
+        return 2
 
-    results = {}
-    with cf.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as pool:
-        futs = {pool.submit(r.check, c): c for c in cases}
-        for fut in cf.as_completed(futs):
-            res = fut.result()
-            results[res["case"]] = res
-            if res["ok"]:
-                extra = f", mpirun {res['mpirun']:.1f}s" if res["mpirun"] is not None else ""
-                print(f"PASS {res['case']} ({res['compile_s']:.1f}s + {res['run_s']:.1f}s"
-                      f"{extra})", flush=True)
-            else:
-                print(f"FAIL {res['case']} {res['stage']}: {res['message']}", flush=True)
-    ordered = [results[c.name] for c in cases]
-    print()
-    print_table(ordered)
-    if a.json:
-        with open(a.json, "w") as f:
-            json.dump(ordered, f, indent=1, default=str)
-    failed = sum(not x["ok"] for x in ordered)
-    print(f"\nplans in {os.path.join(a.dir, 'plans')}; rtol {a.rtol:g}, atol {a.atol:g}; "
-          f"{time.time() - t0:.1f}s")
-    print(f"run-sharded: {len(ordered) - failed} passed, {failed} failed")
-    return 1 if failed else 0
+    def describe(res):
+        if not res["ok"]:
+            return f"FAIL {res['case']} {res['stage']}: {res['message']}"
+        extra = f", mpirun {res['mpirun']:.1f}s" if res["mpirun"] is not None else ""
+        return f"PASS {res['case']} ({res['compile_s']:.1f}s + {res['run_s']:.1f}s{extra})"
+
+    ordered = run_cases(r, cases, a.jobs, describe)
+    return finish_cases(a, ordered, "run-sharded",
+                        f"plans in {os.path.join(a.dir, 'plans')}; rtol {a.rtol:g}, "
+                        f"atol {a.atol:g}; {time.time() - t0:.1f}s")
 
 
 if __name__ == "__main__":
