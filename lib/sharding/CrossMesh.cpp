@@ -71,8 +71,8 @@ std::vector<BoxMessage> telar_sharding::getCrossMeshMessages(
     if (d == 0)
       return messages;
 
-  std::vector<int64_t> lo(rank), hi(rank), first(rank), last(rank),
-      block(rank), senderCoords(size_t(fromMesh.getNumAxes()));
+  std::vector<int64_t> lo(rank), hi(rank), first(rank), last(rank), block(rank),
+      senderCoords(size_t(fromMesh.getNumAxes()));
   const int64_t receivers = toMesh.getNumDevices();
   for (int64_t receiver = 0; receiver < receivers; ++receiver) {
     std::vector<int64_t> offsets =
