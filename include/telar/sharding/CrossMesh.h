@@ -56,7 +56,7 @@ struct BoxMessage {
 /// appears as a message too (the runtime copies it). A tensor with no
 /// elements needs no messages.
 ///
-/// Cost: O(messages * rank of the tensor + messages * log messages), never
+/// Cost: O(messages * rank of the tensor + ranks), never
 /// a scan over all (sender, receiver) pairs.
 std::vector<BoxMessage> getCrossMeshMessages(
     const std::vector<int64_t> &globalShape, int64_t elementBytes,
