@@ -135,6 +135,9 @@ std::string verifyTable(const PipelineSchedule &sc,
           return "send before its compute: " + what;
         if (*r > *indexOf(compute, m, to, -1, false))
           return "recv after the compute needing it: " + what;
+        // Within one position, the pair is one exchange: adjacent.
+        if (from % P == to % P && *r != *s + 1)
+          return "send and recv within a position not adjacent: " + what;
         expected += 2;
       }
   if (at.size() != expected)
