@@ -168,4 +168,44 @@ def TelarLowerCollectives : Pass<"telar-lower-collectives", "ModuleOp"> {
                            "::mlir::memref::MemRefDialect"];
 }
 
+def TelarMicrobatch : Pass<"telar-microbatch", "ModuleOp"> {
+  let summary = "Rewrite @main into the program of one microbatch";
+  let description = [{
+    The program one microbatch of a pipeline runs
+    (`makeMicrobatchProgram`, include/telar/passes/partition/Microbatch.h):
+    the batch B is dim 0 of @main's first input; with `count=M` every input
+    whose dim 0 is B is split M ways along dim 0, the others go whole to
+    every microbatch. Microbatching is data parallelism executed in
+    sequence, so the program is made as the SPMD program of the data
+    parallel plan on a one-axis mesh `{"microbatch": M}` (completed by
+    propagation and partitioned as `telar-apply-plan` and
+    `telar-partition` do: Reshape shapes holding the batch become local
+    ones); then the grid and the sharding attributes of the interface go.
+    What remains is a plain telar program at microbatch shape whose values
+    have the names they had (`telar.name`, `telar.result_names` and the
+    derived names of docs/Plan.md).
+
+    ```mlir
+    func.func @main(%x: tensor<8x16xf32> {telar.name = "x"}) -> tensor<8x4xf32>
+    // with count=2 becomes
+    func.func @main(%x: tensor<4x16xf32> {telar.name = "x"}) -> tensor<4x4xf32>
+    ```
+
+    Errors: `M` that does not divide the batch (`--microbatches 3 does not
+    divide the batch (4, dim 0 of 'input_ids')`), and any op whose
+    partitioned form would need a collective across the microbatches (a
+    reduction over the batch, a reshape merging the batch with another
+    dimension, a constant the size of the batch): the error is at that op
+    and names it. `count=1` leaves the program as it is. The pass reports
+    the split as a remark on @main: the dim of each input (-1: whole) and
+    of each result that microbatches concatenate along (-1: every
+    microbatch computes all of it).
+  }];
+  let options = [
+    Option<"count", "count", "int64_t", /*default=*/"2",
+           "The number of microbatches">
+  ];
+  let dependentDialects = ["::mlir::shard::ShardDialect"];
+}
+
 #endif // TELAR_PASSES_PARTITION_PASSES_TD
