@@ -43,7 +43,7 @@ telar_sharding::parseScheduleKindName(std::string_view name) {
   return std::nullopt;
 }
 
-const char *telar_sharding::getStepKindName(ScheduleStep::Kind kind) {
+const char *telar_sharding::getScheduleStepKindName(ScheduleStep::Kind kind) {
   switch (kind) {
   case ScheduleStep::Kind::Forward:
     return "forward";
@@ -58,7 +58,7 @@ const char *telar_sharding::getStepKindName(ScheduleStep::Kind kind) {
 }
 
 std::optional<ScheduleStep::Kind>
-telar_sharding::parseStepKindName(std::string_view name) {
+telar_sharding::parseScheduleStepKindName(std::string_view name) {
   if (name == "forward")
     return ScheduleStep::Kind::Forward;
   if (name == "backward")
@@ -71,7 +71,7 @@ telar_sharding::parseStepKindName(std::string_view name) {
 }
 
 std::string telar_sharding::formatScheduleStep(const ScheduleStep &step) {
-  std::string s = getStepKindName(step.kind);
+  std::string s = getScheduleStepKindName(step.kind);
   if (step.gradient)
     s += " gradient";
   s += " mb " + std::to_string(step.microbatch) + " stage " +
