@@ -389,9 +389,11 @@ std::optional<PipelineSchedule> telar_sharding::buildSchedule(
     e.gradient = gradient;
     int64_t p = schedule.getPosition(from), q = schedule.getPosition(to);
     if (p == q) {
-      e.time = produced;
-      events.push_back(e);
+      // Within one position: the Send right before its Recv, before the
+      // consumer, so that the runtime can do the two as one exchange among
+      // the position's ranks.
       e.time = needed;
+      events.push_back(e);
       e.half = 1;
       events.push_back(e);
       return;

@@ -118,10 +118,12 @@ struct PipelineSchedule {
 /// compute to end, and the bubble is above the formula (docs/Pipeline.md).
 ///
 /// A transfer between two stages of one position (virtual stages, an edge
-/// (s, s + k*P)) is a Send right after the producer and a Recv before the
-/// consumer on that position's own list: it stays on the same ranks, so it
-/// is buffered (the runtime must not block on it), and checkSchedule treats
-/// it so.
+/// (s, s + k*P)) is a Send immediately followed by its Recv on that
+/// position's own list, right before the consumer. It stays among the same
+/// ranks, so the runtime must do the pair as one exchange (a copy for a
+/// message to itself, never a blocking send to a rank of its own position
+/// that posts the receive only after its own send); checkSchedule treats it
+/// as buffered.
 ///
 /// `edges` empty: the chain s -> s+1. Otherwise the complete set of stage
 /// pairs that exchange values (repeats removed).
