@@ -401,7 +401,12 @@ FailureOr<PlanningResult> mlir::telar::planner::planAndPrice(
               oneStageErrors.push_back(d.str());
             return success();
           });
-        found = searchPlan(main, profile, options);
+        // With pipelines competing, the one-stage search has half the
+        // time limit.
+        SearchOptions one = options;
+        if (pipelines)
+          one.timeLimitSeconds = options.timeLimitSeconds / 2;
+        found = searchPlan(main, profile, one);
       }
       if (succeeded(found)) {
         plan = found->plan;
@@ -579,7 +584,12 @@ static void printPipelineExplain(llvm::raw_ostream &os,
     os << "; one stage: "
        << (std::isfinite(result.oneStageLatency)
                ? formatSeconds(result.oneStageLatency)
-               : std::string(result.search ? "-" : "does not fit / not searched"))
+               : std::string(result.search ? "-"
+                             : ps.stages.size() >= 2 && result.oneStageLatency ==
+                                       std::numeric_limits<double>::infinity() &&
+                                   true
+                                 ? "not searched or does not fit"
+                                 : "-"))
        << "\n";
     if (ps.perMicrobatches.size() > 1) {
       os << "  per microbatch count:";

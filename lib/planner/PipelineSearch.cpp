@@ -565,8 +565,13 @@ private:
   std::map<std::tuple<int, int64_t, int64_t, size_t>, Entry> cache;
   /// (kind, submesh): layer counts filled.
   std::set<std::pair<int, size_t>> filled;
-  /// Large problems: the stage lengths (in units) of balanced splits only.
+  /// Large problems: the stage lengths (in units) of balanced splits only,
+  /// each planned directly (no bisection) while the time lasts.
   std::set<int64_t> allowedLengths;
+  bool balancedOnly = false;
+  bool outOfTime() const {
+    return elapsedSince(start) >= options.timeLimitSeconds;
+  }
 
   std::vector<Operation *> opsOfUnits(int64_t begin, int64_t end) const {
     std::vector<Operation *> out;
@@ -754,6 +759,11 @@ PipelinePlanner::Entry &PipelinePlanner::evaluate(int kind, int64_t k,
   Entry &entry = cache[{kind, k, layerUnits ? 0 : b, j}];
   if (entry.evaluated && !entry.interpolated)
     return entry;
+  if (balancedOnly && outOfTime()) {
+    entry.evaluated = true;
+    entry.fits = false; // not planned: the time limit was used up
+    return entry;
+  }
   std::optional<int64_t> layerCount;
   if (layerUnits) {
     std::tie(b, e) = representative(kind, k);
@@ -845,12 +855,19 @@ std::optional<double> PipelinePlanner::stageCost(int64_t b, int64_t e,
     int kind = b == 0 ? 1 : e == U ? 2 : 0;
     int64_t k = e - b;
     int64_t kmax = kind == 0 ? U - 2 : U - 1;
-    fillLayerCounts(kind, j, 1, kmax);
+    if (!balancedOnly)
+      fillLayerCounts(kind, j, 1, kmax);
     auto it = cache.find({kind, k, 0, j});
+    if (balancedOnly && it == cache.end() && !outOfTime()) {
+      evaluate(kind, k, 0, 0, j);
+      it = cache.find({kind, k, 0, j});
+    }
     if (it == cache.end() || !it->second.fits)
       return std::nullopt;
     return it->second.seconds;
   }
+  if (balancedOnly && outOfTime() && !cache.count({3, e, b, j}))
+    return std::nullopt;
   Entry &entry = evaluate(3, e, b, e, j);
   if (!entry.fits)
     return std::nullopt;
@@ -903,21 +920,47 @@ PipelinePlanner::run(std::string &error) {
     sizes = getSubmeshSizes(D, nodeSize, po.stages == 1 ? D : D / 2);
     problem.devices = D;
   }
-  // Large problems: balanced splits only (the lengths floor(U / S) and
-  // ceil(U / S) of some stage count S), and, on many devices, submeshes of
-  // at least D / U devices (a pipeline of equal stages could use them).
-  if (U * int64_t(sizes.size()) > 256) {
-    for (int64_t S = 2; S <= U; ++S) {
+  // Large problems (many devices or units): the stage counts S that are
+  // powers of two (or the one forced) dividing the devices, each with the
+  // balanced lengths floor(U / S) and ceil(U / S) and the submesh of D / S
+  // devices; the DP still mixes them (stages of D / 2 and D / 4 devices,
+  // ...). Stage costs are planned in the order of S until the time limit.
+  if (V == 1 && (D > 64 || U * int64_t(sizes.size()) > 256)) {
+    std::vector<int64_t> counts;
+    if (po.stages > 0)
+      counts.push_back(po.stages);
+    else
+      for (int64_t S = 2; S <= U; S *= 2)
+        counts.push_back(S);
+    std::set<int64_t> kept;
+    for (int64_t S : counts) {
+      if (D % S)
+        continue;
       allowedLengths.insert(U / S);
       allowedLengths.insert((U + S - 1) / S);
+      kept.insert(D / S);
     }
-    if (V == 1 && po.stages == 0) {
-      std::vector<int64_t> kept;
-      for (int64_t n : sizes)
-        if (n * U >= D && D % n == 0)
-          kept.push_back(n);
-      if (!kept.empty())
-        sizes = kept;
+    if (kept.empty()) {
+      error = llvm::formatv("{0} devices do not split into the stage "
+                            "counts tried",
+                            D)
+                  .str();
+      return std::nullopt;
+    }
+    sizes.assign(kept.rbegin(), kept.rend());
+    balancedOnly = true;
+    // In the order of S: for each its lengths and kinds.
+    for (int64_t S : counts) {
+      if (D % S)
+        continue;
+      size_t j = std::find(sizes.begin(), sizes.end(), D / S) - sizes.begin();
+      for (int64_t k : {U / S, (U + S - 1) / S}) {
+        if (layerUnits) {
+          for (int kind : {1, 0, 2})
+            if (kind != 0 || k <= U - 2)
+              evaluate(kind, k, 0, 0, j);
+        }
+      }
     }
   }
   if (V > 1)
