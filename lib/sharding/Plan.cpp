@@ -26,32 +26,57 @@ namespace {
 // The key order of one object in valid JSON text
 //===----------------------------------------------------------------------===//
 
+/// One step of a path into JSON text: a member of an object (`key`) or an
+/// element of an array (`index` >= 0).
+struct PathStep {
+  std::string key;
+  int64_t index = -1;
+};
+
 /// A scanner over text that llvm::json already accepted, so it need not
-/// diagnose anything: it finds the keys of the top-level object's member
-/// `member` (an object), in the order the text has them.
+/// diagnose anything: it finds the keys of the object at a path (the
+/// top-level "mesh", or "stages"[1]."mesh"), in the order the text has them.
 class KeyOrderScanner {
 public:
   explicit KeyOrderScanner(std::string_view text) : text(text) {}
 
-  std::vector<std::string> keysOfTopLevelMember(std::string_view member) {
+  std::vector<std::string> keysAt(const std::vector<PathStep> &path) {
     skipSpace();
-    if (!consume('{'))
-      return {};
-    while (true) {
-      skipSpace();
-      if (peek() != '"')
+    for (const PathStep &step : path) {
+      if (step.index >= 0) {
+        if (!consume('['))
+          return {};
+        for (int64_t i = 0; i < step.index; ++i) {
+          skipSpace();
+          skipValue();
+          skipSpace();
+          if (!consume(','))
+            return {};
+        }
+        skipSpace();
+        continue;
+      }
+      if (!consume('{'))
         return {};
-      std::string key = readString();
-      skipSpace();
-      consume(':');
-      skipSpace();
-      if (key == member && peek() == '{')
-        return readKeys();
-      skipValue();
-      skipSpace();
-      if (!consume(','))
-        return {};
+      while (true) {
+        skipSpace();
+        if (peek() != '"')
+          return {};
+        std::string key = readString();
+        skipSpace();
+        consume(':');
+        skipSpace();
+        if (key == step.key)
+          break;
+        skipValue();
+        skipSpace();
+        if (!consume(','))
+          return {};
+      }
     }
+    if (peek() != '{')
+      return {};
+    return readKeys();
   }
 
 private:
@@ -143,11 +168,14 @@ std::string axisList(const Mesh &mesh) {
   return "the mesh has " + list;
 }
 
+/// `field` names the mesh in errors ("mesh", "stages[1].mesh"), `path`
+/// finds it in the text (for the order of its axes).
 std::optional<Mesh> parseMesh(const json::Object &object,
-                              std::string_view text, std::string &error) {
+                              std::string_view text,
+                              const std::vector<PathStep> &path,
+                              const std::string &field, std::string &error) {
   Mesh mesh;
-  std::vector<std::string> order =
-      KeyOrderScanner(text).keysOfTopLevelMember("mesh");
+  std::vector<std::string> order = KeyOrderScanner(text).keysAt(path);
   // Should the scanner miss a key, keep the others in sorted order.
   std::vector<std::string> rest;
   for (const auto &kv : object)
@@ -161,11 +189,11 @@ std::optional<Mesh> parseMesh(const json::Object &object,
       continue;
     std::optional<int64_t> n = size->getAsInteger();
     if (name.empty()) {
-      error = "mesh: an axis has an empty name";
+      error = field + ": an axis has an empty name";
       return std::nullopt;
     }
     if (!n || *n < 1) {
-      error = "mesh: the size of axis " + quote(name) +
+      error = field + ": the size of axis " + quote(name) +
               " must be a positive integer";
       return std::nullopt;
     }
@@ -292,6 +320,157 @@ std::optional<Sharding> parseSharding(const std::string &valueName,
   return sharding;
 }
 
+/// The "shardings" object at `field` ("shardings", "stages[1].shardings");
+/// messages about a value start with `prefix` ("" or "stages[1].shardings: ").
+bool parseShardings(const json::Value &value, const Mesh &mesh,
+                    const std::string &field, const std::string &prefix,
+                    std::map<std::string, Sharding> &out, std::string &error,
+                    std::vector<std::string> &warnings) {
+  const json::Object *values = value.getAsObject();
+  if (!values) {
+    error = (prefix.empty() ? "\"" + field + "\" maps"
+                            : field + ": expected an object that maps") +
+            " value names to shardings";
+    return false;
+  }
+  // In name order, so that the first error reported is deterministic.
+  std::vector<std::string> names;
+  for (const auto &kv : *values)
+    names.push_back(kv.first.str());
+  std::sort(names.begin(), names.end());
+  for (const std::string &name : names) {
+    std::vector<std::string> valueWarnings;
+    std::optional<Sharding> sharding =
+        parseSharding(name, *values->get(name), mesh, error, valueWarnings);
+    for (const std::string &warning : valueWarnings)
+      warnings.push_back(prefix + warning);
+    if (!sharding) {
+      error = prefix + error;
+      return false;
+    }
+    out[name] = std::move(*sharding);
+  }
+  return true;
+}
+
+void warnUnknownFields(const json::Object &object,
+                       const std::set<std::string> &known,
+                       const std::string &prefix,
+                       std::vector<std::string> &warnings) {
+  std::vector<std::string> unknown;
+  for (const auto &kv : object)
+    if (!known.count(kv.first.str()))
+      unknown.push_back(kv.first.str());
+  std::sort(unknown.begin(), unknown.end());
+  for (const std::string &field : unknown)
+    warnings.push_back(prefix + "unknown field " + quote(field) + " ignored");
+}
+
+std::optional<PlanStage> parseStage(const json::Value &value, int64_t index,
+                                    std::string_view text, std::string &error,
+                                    std::vector<std::string> &warnings) {
+  std::string field = "stages[" + std::to_string(index) + "]";
+  const json::Object *object = value.getAsObject();
+  if (!object) {
+    error = field + ": expected an object with \"ops\", \"mesh\", "
+                    "\"first_rank\" and \"shardings\"";
+    return std::nullopt;
+  }
+  warnUnknownFields(*object, {"ops", "mesh", "first_rank", "shardings"},
+                    field + ": ", warnings);
+  PlanStage stage;
+  const json::Value *ops = object->get("ops");
+  if (!ops) {
+    error = field + ": needs \"ops\" (the names of the values it computes)";
+    return std::nullopt;
+  }
+  const json::Array *opList = ops->getAsArray();
+  if (!opList) {
+    error = field + ".ops: expected a list of value names";
+    return std::nullopt;
+  }
+  for (size_t i = 0; i < opList->size(); ++i) {
+    std::optional<llvm::StringRef> name = (*opList)[i].getAsString();
+    if (!name) {
+      error = field + ".ops[" + std::to_string(i) +
+              "]: expected a value name (a string)";
+      return std::nullopt;
+    }
+    stage.ops.push_back(name->str());
+  }
+  if (const json::Value *mesh = object->get("mesh")) {
+    const json::Object *axes = mesh->getAsObject();
+    if (!axes) {
+      error = field + ".mesh: expected an object that maps axis names to "
+                      "sizes, e.g. {\"model\": 2}";
+      return std::nullopt;
+    }
+    std::optional<Mesh> parsed =
+        parseMesh(*axes, text, {{"stages"}, {"", index}, {"mesh"}},
+                  field + ".mesh", error);
+    if (!parsed)
+      return std::nullopt;
+    stage.mesh = *parsed;
+  }
+  if (const json::Value *firstRank = object->get("first_rank")) {
+    std::optional<int64_t> rank = firstRank->getAsInteger();
+    if (!rank || *rank < 0) {
+      error = field + ".first_rank: expected a world rank (an integer >= 0)";
+      return std::nullopt;
+    }
+    stage.firstRank = *rank;
+  }
+  if (const json::Value *shardings = object->get("shardings"))
+    if (!parseShardings(*shardings, stage.mesh, field + ".shardings",
+                        field + ".shardings: ", stage.shardings, error,
+                        warnings))
+      return std::nullopt;
+  return stage;
+}
+
+std::optional<PlanSchedule> parseSchedule(const json::Value &value,
+                                          std::string &error,
+                                          std::vector<std::string> &warnings) {
+  const json::Object *object = value.getAsObject();
+  if (!object) {
+    error = "schedule: expected an object with \"kind\", \"microbatches\" "
+            "and \"virtual_stages\"";
+    return std::nullopt;
+  }
+  warnUnknownFields(*object, {"kind", "microbatches", "virtual_stages"},
+                    "schedule: ", warnings);
+  PlanSchedule schedule;
+  if (const json::Value *kind = object->get("kind")) {
+    std::optional<llvm::StringRef> name = kind->getAsString();
+    if (!name || (*name != "gpipe" && *name != "1f1b" &&
+                  *name != "interleaved")) {
+      std::string got;
+      llvm::raw_string_ostream os(got);
+      os << *kind;
+      error = "schedule.kind: unknown schedule " + got +
+              " (expected \"gpipe\", \"1f1b\" or \"interleaved\")";
+      return std::nullopt;
+    }
+    schedule.kind = name->str();
+  }
+  for (auto [key, slot] :
+       {std::pair<const char *, int64_t *>{"microbatches",
+                                           &schedule.microbatches},
+        {"virtual_stages", &schedule.virtualStages}}) {
+    const json::Value *count = object->get(key);
+    if (!count)
+      continue;
+    std::optional<int64_t> n = count->getAsInteger();
+    if (!n || *n < 1) {
+      error = std::string("schedule.") + key +
+              ": expected a positive integer";
+      return std::nullopt;
+    }
+    *slot = *n;
+  }
+  return schedule;
+}
+
 //===----------------------------------------------------------------------===//
 // Writing
 //===----------------------------------------------------------------------===//
@@ -324,6 +503,29 @@ std::string writeSharding(const Sharding &sharding, const Mesh &mesh) {
   return "{\"dims\": " + dims + ", \"partial\": " + partial + "}";
 }
 
+std::string writeMesh(const Mesh &mesh) {
+  std::string out = "{";
+  for (size_t i = 0; i < mesh.axisNames.size(); ++i)
+    out += (i ? ", " : "") + jsonString(mesh.axisNames[i]) + ": " +
+           std::to_string(mesh.axisSizes[i]);
+  return out + "}";
+}
+
+/// `{` one value per line `}`, the lines indented by `indent`.
+std::string writeShardings(const std::map<std::string, Sharding> &shardings,
+                           const Mesh &mesh, const std::string &indent) {
+  std::string out = "{";
+  bool first = true;
+  for (const auto &[name, sharding] : shardings) {
+    out += first ? "\n" : ",\n";
+    first = false;
+    out += indent + "  " + jsonString(name) + ": " +
+           writeSharding(sharding, mesh);
+  }
+  out += first ? "}" : "\n" + indent + "}";
+  return out;
+}
+
 } // namespace
 
 std::optional<Plan>
@@ -342,22 +544,58 @@ telar_sharding::parsePlanJson(std::string_view text,
     error = "a plan is a JSON object with \"mesh\" and \"shardings\"";
     return std::nullopt;
   }
-  std::vector<std::string> unknown;
-  for (const auto &kv : *top)
-    if (kv.first != "mesh" && kv.first != "shardings" && kv.first != "cost")
-      unknown.push_back(kv.first.str());
-  std::sort(unknown.begin(), unknown.end());
-  for (const std::string &field : unknown)
-    warnings.push_back("unknown field " + quote(field) + " ignored");
+  warnUnknownFields(*top, {"mesh", "shardings", "cost", "stages", "schedule"},
+                    "", warnings);
 
   Plan plan;
-  if (const json::Value *mesh = top->get("mesh")) {
+  const json::Value *stages = top->get("stages");
+  if (stages) {
+    // Each stage has its own mesh and shardings: the top-level ones would
+    // be a second, conflicting description.
+    const json::Value *mesh = top->get("mesh");
+    if (mesh && !(mesh->getAsObject() && mesh->getAsObject()->empty())) {
+      error = "\"mesh\": a plan with \"stages\" gives each stage's mesh "
+              "there (the top-level \"mesh\" must be absent or {})";
+      return std::nullopt;
+    }
+    const json::Value *shardings = top->get("shardings");
+    if (shardings &&
+        !(shardings->getAsObject() && shardings->getAsObject()->empty())) {
+      error = "\"shardings\": a plan with \"stages\" gives each stage's "
+              "shardings there (the top-level \"shardings\" must be absent "
+              "or {})";
+      return std::nullopt;
+    }
+    if (meshOverride) {
+      error = "--mesh " + meshOverride->str() +
+              " does not apply to a plan with \"stages\" (each stage names "
+              "its mesh)";
+      return std::nullopt;
+    }
+    const json::Array *list = stages->getAsArray();
+    if (!list) {
+      error = "stages: expected a list of stages";
+      return std::nullopt;
+    }
+    if (list->empty()) {
+      error = "stages: expected at least one stage";
+      return std::nullopt;
+    }
+    for (size_t i = 0; i < list->size(); ++i) {
+      std::optional<PlanStage> stage =
+          parseStage((*list)[i], int64_t(i), text, error, warnings);
+      if (!stage)
+        return std::nullopt;
+      plan.stages.push_back(std::move(*stage));
+    }
+  } else if (const json::Value *mesh = top->get("mesh")) {
     const json::Object *axes = mesh->getAsObject();
     if (!axes) {
       error = "\"mesh\" maps axis names to sizes, e.g. {\"data\": 2}";
       return std::nullopt;
     }
-    std::optional<Mesh> parsedMesh = parseMesh(*axes, text, error);
+    std::optional<Mesh> parsedMesh =
+        parseMesh(*axes, text, {{"mesh"}}, "mesh", error);
     if (!parsedMesh)
       return std::nullopt;
     plan.mesh = *parsedMesh;
@@ -370,6 +608,14 @@ telar_sharding::parsePlanJson(std::string_view text,
     plan.mesh = *meshOverride;
   }
 
+  if (const json::Value *schedule = top->get("schedule")) {
+    std::optional<PlanSchedule> parsedSchedule =
+        parseSchedule(*schedule, error, warnings);
+    if (!parsedSchedule)
+      return std::nullopt;
+    plan.schedule = *parsedSchedule;
+  }
+
   if (const json::Value *cost = top->get("cost")) {
     std::string text;
     llvm::raw_string_ostream os(text);
@@ -377,41 +623,41 @@ telar_sharding::parsePlanJson(std::string_view text,
     plan.costJson = text;
   }
 
-  if (const json::Value *shardings = top->get("shardings")) {
-    const json::Object *values = shardings->getAsObject();
-    if (!values) {
-      error = "\"shardings\" maps value names to shardings";
-      return std::nullopt;
-    }
-    // In name order, so that the first error reported is deterministic.
-    std::vector<std::string> names;
-    for (const auto &kv : *values)
-      names.push_back(kv.first.str());
-    std::sort(names.begin(), names.end());
-    for (const std::string &name : names) {
-      std::optional<Sharding> sharding =
-          parseSharding(name, *values->get(name), plan.mesh, error, warnings);
-      if (!sharding)
+  if (!stages)
+    if (const json::Value *shardings = top->get("shardings"))
+      if (!parseShardings(*shardings, plan.mesh, "shardings", "",
+                          plan.shardings, error, warnings))
         return std::nullopt;
-      plan.shardings[name] = std::move(*sharding);
-    }
-  }
   return plan;
 }
 
 std::string telar_sharding::writePlanJson(const Plan &plan) {
-  std::string out = "{\n  \"mesh\": {";
-  for (size_t i = 0; i < plan.mesh.axisNames.size(); ++i)
-    out += (i ? ", " : "") + jsonString(plan.mesh.axisNames[i]) + ": " +
-           std::to_string(plan.mesh.axisSizes[i]);
-  out += "},\n  \"shardings\": {";
-  bool first = true;
-  for (const auto &[name, sharding] : plan.shardings) {
-    out += first ? "\n" : ",\n";
-    first = false;
-    out += "    " + jsonString(name) + ": " + writeSharding(sharding, plan.mesh);
+  std::string out = "{\n";
+  if (plan.stages.empty()) {
+    out += "  \"mesh\": " + writeMesh(plan.mesh) + ",\n  \"shardings\": " +
+           writeShardings(plan.shardings, plan.mesh, "  ");
+  } else {
+    out += "  \"stages\": [";
+    for (size_t s = 0; s < plan.stages.size(); ++s) {
+      const PlanStage &stage = plan.stages[s];
+      out += s ? ",\n" : "\n";
+      out += "    {\n      \"ops\": [";
+      for (size_t i = 0; i < stage.ops.size(); ++i)
+        out += (i ? ", " : "") + jsonString(stage.ops[i]);
+      out += "],\n      \"mesh\": " + writeMesh(stage.mesh) +
+             ",\n      \"first_rank\": " + std::to_string(stage.firstRank) +
+             ",\n      \"shardings\": " +
+             writeShardings(stage.shardings, stage.mesh, "      ") +
+             "\n    }";
+    }
+    out += "\n  ]";
   }
-  out += first ? "}" : "\n  }";
+  if (plan.schedule)
+    out += ",\n  \"schedule\": {\"kind\": " + jsonString(plan.schedule->kind) +
+           ", \"microbatches\": " +
+           std::to_string(plan.schedule->microbatches) +
+           ", \"virtual_stages\": " +
+           std::to_string(plan.schedule->virtualStages) + "}";
   if (!plan.costJson.empty()) {
     // Indented like the rest; text that is no JSON is written as a string
     // rather than producing an unreadable file.

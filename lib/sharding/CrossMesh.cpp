@@ -1,0 +1,149 @@
+//===- CrossMesh.cpp - Moving a tensor between two submeshes --------------===//
+//
+// For each receiver, the sender blocks its block overlaps are found per
+// dimension by division (blocks are equal and contiguous), so the work is
+// proportional to the messages produced, which matters on the planner's
+// meshes of thousands of ranks.
+//
+//===----------------------------------------------------------------------===//
+
+#include "telar/sharding/CrossMesh.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+using namespace telar_sharding;
+
+namespace {
+
+/// How a sharding cuts the tensor on a mesh, precomputed once.
+struct Blocking {
+  const Mesh *mesh = nullptr;
+  const Sharding *sharding = nullptr;
+  std::vector<int64_t> blocksPerDim; // product of the dim's axes' sizes
+  std::vector<int64_t> local;        // the local block's shape
+  std::vector<int64_t> replicaAxes;  // axes splitting nothing, ascending
+  int64_t replicas = 1;
+};
+
+Blocking getBlocking(const std::vector<int64_t> &shape, const Mesh &mesh,
+                     const Sharding &sharding, const char *side) {
+  if (sharding.isPartial())
+    throw std::invalid_argument(
+        std::string("getCrossMeshMessages: the ") + side +
+        " sharding is partial (" + formatSharding(sharding, mesh) +
+        "): a cross-mesh transfer moves complete values only");
+  if (std::string msg = verifySharding(sharding, mesh, shape); !msg.empty())
+    throw std::invalid_argument(std::string("getCrossMeshMessages: the ") +
+                                side + " sharding is invalid: " + msg);
+  Blocking b;
+  b.mesh = &mesh;
+  b.sharding = &sharding;
+  b.local = getLocalShape(shape, sharding, mesh);
+  for (const auto &axes : sharding.dims)
+    b.blocksPerDim.push_back(getAxesSize(mesh, axes));
+  for (int64_t axis = 0; axis < mesh.getNumAxes(); ++axis)
+    if (sharding.getDimOfAxis(axis) < 0) {
+      b.replicaAxes.push_back(axis);
+      b.replicas *= mesh.axisSizes[axis];
+    }
+  return b;
+}
+
+} // namespace
+
+std::vector<BoxMessage> telar_sharding::getCrossMeshMessages(
+    const std::vector<int64_t> &globalShape, int64_t elementBytes,
+    const Mesh &fromMesh, const Sharding &from, int64_t fromFirstRank,
+    const Mesh &toMesh, const Sharding &to, int64_t toFirstRank) {
+  if (elementBytes < 1)
+    throw std::invalid_argument("getCrossMeshMessages: elementBytes is " +
+                                std::to_string(elementBytes));
+  if (fromFirstRank < 0 || toFirstRank < 0)
+    throw std::invalid_argument("getCrossMeshMessages: negative first rank");
+  Blocking src = getBlocking(globalShape, fromMesh, from, "sender's");
+  Blocking dst = getBlocking(globalShape, toMesh, to, "receiver's");
+
+  std::vector<BoxMessage> messages;
+  const size_t rank = globalShape.size();
+  for (int64_t d : globalShape)
+    if (d == 0)
+      return messages;
+
+  std::vector<int64_t> lo(rank), hi(rank), first(rank), last(rank),
+      block(rank), senderCoords(size_t(fromMesh.getNumAxes()));
+  const int64_t receivers = toMesh.getNumDevices();
+  for (int64_t receiver = 0; receiver < receivers; ++receiver) {
+    std::vector<int64_t> offsets =
+        getBlockOffsets(globalShape, to, toMesh, receiver);
+    // The sender blocks overlapping this receiver's block: per dimension a
+    // range of block indices.
+    for (size_t d = 0; d < rank; ++d) {
+      lo[d] = offsets[d];
+      hi[d] = offsets[d] + dst.local[d];
+      first[d] = lo[d] / src.local[d];
+      last[d] = (hi[d] - 1) / src.local[d];
+      block[d] = first[d];
+    }
+    // The replica serving this receiver, as coordinates on the replica axes.
+    int64_t replica = receiver % src.replicas;
+    for (size_t i = src.replicaAxes.size(); i-- > 0;) {
+      int64_t axis = src.replicaAxes[i];
+      senderCoords[axis] = replica % fromMesh.axisSizes[axis];
+      replica /= fromMesh.axisSizes[axis];
+    }
+    while (true) {
+      BoxMessage message;
+      message.fromOffsets.resize(rank);
+      message.toOffsets.resize(rank);
+      message.sizes.resize(rank);
+      int64_t elements = 1;
+      for (size_t d = 0; d < rank; ++d) {
+        int64_t blockLo = block[d] * src.local[d];
+        int64_t boxLo = std::max(lo[d], blockLo);
+        int64_t boxHi = std::min(hi[d], blockLo + src.local[d]);
+        message.fromOffsets[d] = boxLo - blockLo;
+        message.toOffsets[d] = boxLo - lo[d];
+        message.sizes[d] = boxHi - boxLo;
+        elements *= boxHi - boxLo;
+        // The block index along d is row-major over the dim's axes (major
+        // to minor), as getBlockOffsets reads it.
+        int64_t index = block[d];
+        const auto &axes = from.dims[d];
+        for (size_t i = axes.size(); i-- > 0;) {
+          senderCoords[axes[i]] = index % fromMesh.axisSizes[axes[i]];
+          index /= fromMesh.axisSizes[axes[i]];
+        }
+      }
+      message.fromRank = fromFirstRank + fromMesh.getRank(senderCoords);
+      message.toRank = toFirstRank + receiver;
+      message.bytes = elements * elementBytes;
+      messages.push_back(std::move(message));
+      // Next block, row-major (the last dimension fastest).
+      size_t d = rank;
+      while (d > 0 && block[d - 1] == last[d - 1]) {
+        block[d - 1] = first[d - 1];
+        --d;
+      }
+      if (d == 0)
+        break;
+      ++block[d - 1];
+    }
+  }
+  // Receivers were visited in ascending order, so a stable sort on the
+  // sender keeps (fromRank, toRank) order with one message per pair.
+  std::stable_sort(messages.begin(), messages.end(),
+                   [](const BoxMessage &a, const BoxMessage &b) {
+                     return a.fromRank < b.fromRank;
+                   });
+  return messages;
+}
+
+int64_t
+telar_sharding::getMessageBytes(const std::vector<BoxMessage> &messages) {
+  int64_t bytes = 0;
+  for (const BoxMessage &message : messages)
+    bytes += message.bytes;
+  return bytes;
+}
