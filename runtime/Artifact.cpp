@@ -46,6 +46,10 @@ public:
   std::string fieldPath(const char *key) const {
     return path.empty() ? key : path + "." + key;
   }
+  /// "manifest.json: field 'pipeline.stages[1].first_rank' `what`".
+  Error fieldError(const char *key, const std::string &what) const {
+    return Error(origin + ": field '" + fieldPath(key) + "' " + what);
+  }
 
   const json *optional(const char *key) const {
     auto it = object.find(key);
@@ -317,6 +321,465 @@ void parseMesh(const ObjectReader &reader, Manifest &m,
                 std::to_string(devices) + " devices");
 }
 
+
+/// An integer field >= `minimum`.
+int64_t integerField(const ObjectReader &reader, const char *key,
+                     int64_t minimum) {
+  const json &v = reader.required(key);
+  if (!v.is_number_integer() || v.get<int64_t>() < minimum)
+    throw reader.fieldError(key, "must be an integer >= " +
+                                     std::to_string(minimum) + ", got " +
+                                     v.dump());
+  return v.get<int64_t>();
+}
+
+/// A list of `rank` integers >= 0.
+Shape indexList(const ObjectReader &reader, const char *key, size_t rank,
+                const char *what) {
+  const json &v = reader.array(key);
+  if (v.size() != rank)
+    throw reader.fieldError(key, "must have " + std::to_string(rank) + " " +
+                                     what + " (one per dimension of the "
+                                     "value), got " + v.dump());
+  Shape values;
+  for (const json &x : v) {
+    if (!x.is_number_integer() || x.get<int64_t>() < 0)
+      throw reader.fieldError(key, "must hold non-negative integers, got " +
+                                       v.dump());
+    values.push_back(x.get<int64_t>());
+  }
+  return values;
+}
+
+/// A pipelined artifact's world: its world size, and no mesh (each stage
+/// has its own).
+void parsePipelineWorld(const ObjectReader &reader, Manifest &m,
+                        const std::string &origin) {
+  if (reader.optional(key::kMesh))
+    throw Error(origin + ": field '" + key::kMesh +
+                "' is not allowed in a pipelined artifact (each stage's "
+                "manifest has its own)");
+  const json *world = reader.optional(key::kWorldSize);
+  if (!world)
+    throw Error(origin + ": missing field '" + key::kWorldSize +
+                "' (a pipelined artifact says its world size)");
+  if (!world->is_number_integer() || world->get<int64_t>() < 1)
+    throw Error(origin + ": field '" + key::kWorldSize +
+                "' must be an integer >= 1, got " + world->dump());
+  m.worldSize = world->get<int64_t>();
+}
+
+/// The version-4 "pipeline" object, checked against the manifest's world
+/// size, inputs and outputs.
+PipelineSpec parsePipeline(const json &object, const Manifest &m,
+                           const std::string &origin) {
+  const std::string root = key::kPipeline;
+  ObjectReader r(object, root, origin);
+  PipelineSpec p;
+  p.microbatches = integerField(r, key::kPipelineMicrobatches, 1);
+  p.schedule = r.string(key::kPipelineSchedule);
+  if (p.schedule != "gpipe" && p.schedule != "1f1b" &&
+      p.schedule != "interleaved")
+    throw Error(origin + ": field '" + r.fieldPath(key::kPipelineSchedule) +
+                "' is '" + p.schedule +
+                "' (expected 'gpipe', '1f1b' or 'interleaved')");
+  p.virtualStages = integerField(r, key::kPipelineVirtualStages, 1);
+  if ((p.virtualStages > 1) != (p.schedule == "interleaved"))
+    throw Error(origin + ": field '" +
+                r.fieldPath(key::kPipelineVirtualStages) + "' is " +
+                std::to_string(p.virtualStages) + " with schedule '" +
+                p.schedule +
+                "' (virtual stages > 1 go with 'interleaved', and only they)");
+  const int64_t M = p.microbatches;
+
+  // Stages and positions.
+  const json &stages = r.array(key::kPipelineStages);
+  if (stages.empty())
+    throw Error(origin + ": field '" + r.fieldPath(key::kPipelineStages) +
+                "' is empty");
+  std::set<std::string> directories;
+  for (size_t s = 0; s < stages.size(); ++s) {
+    ObjectReader sr(stages[s],
+                    root + "." + key::kPipelineStages + "[" +
+                        std::to_string(s) + "]",
+                    origin);
+    PipelineStageSpec stage;
+    stage.directory = checkRelativePath(sr, key::kStageDirectory);
+    stage.firstRank = integerField(sr, key::kStageFirstRank, 0);
+    stage.numRanks = integerField(sr, key::kStageNumRanks, 1);
+    if (stage.firstRank + stage.numRanks > m.worldSize)
+      throw Error(origin + ": field '" + sr.fieldPath(key::kStageNumRanks) +
+                  "': ranks " + std::to_string(stage.firstRank) + ".." +
+                  std::to_string(stage.firstRank + stage.numRanks - 1) +
+                  " are beyond the world of " + std::to_string(m.worldSize) +
+                  " ranks");
+    if (!directories.insert(stage.directory).second)
+      throw sr.error("repeats the directory '" + stage.directory + "'");
+    p.stages.push_back(stage);
+  }
+  const int64_t S = p.getNumStages();
+  if (S % p.virtualStages != 0)
+    throw Error(origin + ": field '" + r.fieldPath(key::kPipelineStages) +
+                "' has " + std::to_string(S) +
+                " stages, not a multiple of the " +
+                std::to_string(p.virtualStages) + " virtual stages");
+  const int64_t P = p.getNumPositions();
+  if (p.virtualStages > 1 && P < 2)
+    throw Error(origin + ": field '" + r.fieldPath(key::kPipelineStages) +
+                "': interleaving needs at least 2 positions, got " +
+                std::to_string(P));
+  for (int64_t s = P; s < S; ++s)
+    if (p.stages[s].firstRank != p.stages[s % P].firstRank ||
+        p.stages[s].numRanks != p.stages[s % P].numRanks)
+      throw Error(origin + ": " + root + "." + key::kPipelineStages + "[" +
+                  std::to_string(s) + "] is on position " +
+                  std::to_string(s % P) + " (stage " + std::to_string(s) +
+                  " mod " + std::to_string(P) +
+                  ") but its ranks differ from stage " +
+                  std::to_string(s % P) + "'s");
+  std::vector<int64_t> owner(size_t(m.worldSize), -1);
+  for (int64_t q = 0; q < P; ++q)
+    for (int64_t k = 0; k < p.stages[q].numRanks; ++k) {
+      int64_t &o = owner[size_t(p.stages[q].firstRank + k)];
+      if (o >= 0)
+        throw Error(origin + ": " + root + "." + key::kPipelineStages +
+                    ": stages " + std::to_string(o) + " and " +
+                    std::to_string(q) + " share rank " +
+                    std::to_string(p.stages[q].firstRank + k) +
+                    " (the positions' ranks must be disjoint)");
+      o = q;
+    }
+  for (int64_t rank = 0; rank < m.worldSize; ++rank)
+    if (owner[size_t(rank)] < 0)
+      throw Error(origin + ": " + root + "." + key::kPipelineStages +
+                  ": rank " + std::to_string(rank) + " of the " +
+                  std::to_string(m.worldSize) +
+                  " is in no stage (the stages' ranks must tile the world)");
+  auto ranksOf = [&](int64_t s) {
+    return "ranks " + std::to_string(p.stages[s].firstRank) + ".." +
+           std::to_string(p.stages[s].firstRank + p.stages[s].numRanks - 1);
+  };
+  auto onStage = [&](int64_t s, int64_t rank) {
+    return rank >= p.stages[s].firstRank &&
+           rank < p.stages[s].firstRank + p.stages[s].numRanks;
+  };
+
+  // Graph inputs and outputs: each once, in the manifest's order, split
+  // evenly into the microbatches.
+  auto parseEnds = [&](const char *field, const std::vector<TensorSpec> &specs,
+                       bool outputs) {
+    const json &list = r.array(field);
+    std::map<std::string, PipelineTensorSpec> byName;
+    for (size_t i = 0; i < list.size(); ++i) {
+      ObjectReader er(list[i],
+                      root + "." + field + "[" + std::to_string(i) + "]",
+                      origin);
+      PipelineTensorSpec t;
+      t.name = er.string(key::kPipelineTensorName);
+      auto spec = std::find_if(specs.begin(), specs.end(),
+                               [&](const TensorSpec &x) {
+                                 return x.name == t.name;
+                               });
+      if (spec == specs.end())
+        throw er.error("names '" + t.name + "', which is not a top-level " +
+                       (outputs ? "output" : "input"));
+      const json &dim = er.required(key::kPipelineMicrobatchDim);
+      int64_t rank = int64_t(spec->shape.size());
+      if (!dim.is_number_integer() || dim.get<int64_t>() < -1 ||
+          dim.get<int64_t>() >= rank)
+        throw Error(origin + ": field '" +
+                    er.fieldPath(key::kPipelineMicrobatchDim) +
+                    "' must be a dimension of '" + t.name + "' (0.." +
+                    std::to_string(rank - 1) + ") or -1 (whole), got " +
+                    dim.dump());
+      t.microbatchDim = dim.get<int64_t>();
+      if (t.microbatchDim >= 0 && spec->shape[t.microbatchDim] % M != 0)
+        throw Error(origin + ": field '" +
+                    er.fieldPath(key::kPipelineMicrobatchDim) + "': dim " +
+                    std::to_string(t.microbatchDim) + " of '" + t.name +
+                    "' (" + std::to_string(spec->shape[t.microbatchDim]) +
+                    ") is not divisible by " + std::to_string(M) +
+                    " microbatches");
+      if (outputs) {
+        t.stage = integerField(er, key::kPipelineOutputStage, 0);
+        if (t.stage >= S)
+          throw Error(origin + ": field '" +
+                      er.fieldPath(key::kPipelineOutputStage) + "' is " +
+                      std::to_string(t.stage) + " but there are " +
+                      std::to_string(S) + " stages");
+      }
+      if (!byName.emplace(t.name, t).second)
+        throw er.error("repeats '" + t.name + "'");
+    }
+    std::vector<PipelineTensorSpec> ordered;
+    for (const TensorSpec &spec : specs) {
+      auto it = byName.find(spec.name);
+      if (it == byName.end())
+        throw Error(origin + ": field '" + root + "." + field +
+                    "' lacks the top-level " +
+                    (outputs ? "output '" : "input '") + spec.name + "'");
+      ordered.push_back(it->second);
+    }
+    return ordered;
+  };
+  p.inputs = parseEnds(key::kPipelineInputs, m.inputs, false);
+  p.outputs = parseEnds(key::kPipelineOutputs, m.outputs, true);
+
+  // Transfers.
+  const json &transfers = r.array(key::kPipelineTransfers);
+  for (size_t t = 0; t < transfers.size(); ++t) {
+    std::string path =
+        root + "." + key::kPipelineTransfers + "[" + std::to_string(t) + "]";
+    ObjectReader tr(transfers[t], path, origin);
+    PipelineTransferSpec x;
+    x.name = tr.string(key::kTransferName);
+    x.fromStage = integerField(tr, key::kTransferFromStage, 0);
+    x.toStage = integerField(tr, key::kTransferToStage, 0);
+    if (x.fromStage >= S || x.toStage >= S || x.fromStage >= x.toStage)
+      throw Error(origin + ": " + path + " goes from stage " +
+                  std::to_string(x.fromStage) + " to stage " +
+                  std::to_string(x.toStage) +
+                  " (stages of the " + std::to_string(S) +
+                  ", to a later one)");
+    std::string dtype = tr.string(key::kTransferDType);
+    std::optional<DType> d = parseDType(dtype);
+    if (!d)
+      throw tr.error("has unknown dtype '" + dtype + "'");
+    x.dtype = *d;
+    x.shape = parseShape(tr, key::kTransferShape);
+    for (size_t u = 0; u < t; ++u)
+      if (p.transfers[u].name == x.name && p.transfers[u].toStage == x.toStage)
+        throw tr.error("repeats the transfer of '" + x.name + "' to stage " +
+                       std::to_string(x.toStage) + " (transfer " +
+                       std::to_string(u) + ")");
+    const json &messages = tr.array(key::kTransferMessages);
+    for (size_t i = 0; i < messages.size(); ++i) {
+      ObjectReader mr(messages[i],
+                      path + "." + key::kTransferMessages + "[" +
+                          std::to_string(i) + "]",
+                      origin);
+      PipelineMessageSpec msg;
+      msg.fromRank = integerField(mr, key::kMessageFromRank, 0);
+      msg.toRank = integerField(mr, key::kMessageToRank, 0);
+      if (!onStage(x.fromStage, msg.fromRank))
+        throw Error(origin + ": field '" + mr.fieldPath(key::kMessageFromRank) +
+                    "' is " + std::to_string(msg.fromRank) +
+                    ", not a rank of stage " + std::to_string(x.fromStage) +
+                    " (" + ranksOf(x.fromStage) + ")");
+      if (!onStage(x.toStage, msg.toRank))
+        throw Error(origin + ": field '" + mr.fieldPath(key::kMessageToRank) +
+                    "' is " + std::to_string(msg.toRank) +
+                    ", not a rank of stage " + std::to_string(x.toStage) +
+                    " (" + ranksOf(x.toStage) + ")");
+      msg.fromOffsets =
+          indexList(mr, key::kMessageFromOffsets, x.shape.size(), "offsets");
+      msg.toOffsets =
+          indexList(mr, key::kMessageToOffsets, x.shape.size(), "offsets");
+      msg.sizes = indexList(mr, key::kMessageSizes, x.shape.size(), "sizes");
+      for (size_t d = 0; d < x.shape.size(); ++d)
+        if (msg.fromOffsets[d] + msg.sizes[d] > x.shape[d] ||
+            msg.toOffsets[d] + msg.sizes[d] > x.shape[d])
+          throw mr.error("has a box beyond the value's shape " +
+                         formatShape(x.shape) + " in dimension " +
+                         std::to_string(d));
+      if (i > 0) {
+        const PipelineMessageSpec &prev = x.messages.back();
+        if (std::make_pair(prev.fromRank, prev.toRank) >
+            std::make_pair(msg.fromRank, msg.toRank))
+          throw mr.error("is out of order (messages are sorted by "
+                         "from_rank, then to_rank)");
+      }
+      x.messages.push_back(std::move(msg));
+    }
+    p.transfers.push_back(std::move(x));
+  }
+  const int64_t T = int64_t(p.transfers.size());
+
+  // The schedule table: one list per world rank.
+  std::string tablePath = root + "." + key::kPipelineScheduleTable;
+  const json &table = r.array(key::kPipelineScheduleTable);
+  if (int64_t(table.size()) != m.worldSize)
+    throw Error(origin + ": field '" + tablePath + "' has " +
+                std::to_string(table.size()) + " lists, but the world has " +
+                std::to_string(m.worldSize) + " ranks (one list per rank)");
+  for (int64_t rank = 0; rank < m.worldSize; ++rank) {
+    std::string listPath = tablePath + "[" + std::to_string(rank) + "]";
+    const json &list = table[size_t(rank)];
+    if (!list.is_array())
+      throw Error(origin + ": field '" + listPath +
+                  "' must be an array, got " + list.dump());
+    std::vector<PipelineStepSpec> steps;
+    int64_t position = owner[size_t(rank)];
+    // Per (stage, microbatch): the step that computed it (-1: not yet).
+    std::map<std::pair<int64_t, int64_t>, size_t> forwarded;
+    // Per (transfer, microbatch): sent / received at step.
+    std::map<std::pair<int64_t, int64_t>, size_t> sent, received;
+    for (size_t i = 0; i < list.size(); ++i) {
+      std::string stepPath = listPath + "[" + std::to_string(i) + "]";
+      ObjectReader sr(list[i], stepPath, origin);
+      PipelineStepSpec step;
+      std::string op = sr.string(key::kStepOp);
+      if (op == "forward")
+        step.op = PipelineStepSpec::Op::Forward;
+      else if (op == "backward")
+        step.op = PipelineStepSpec::Op::Backward;
+      else if (op == "send")
+        step.op = PipelineStepSpec::Op::Send;
+      else if (op == "recv")
+        step.op = PipelineStepSpec::Op::Recv;
+      else
+        throw Error(origin + ": field '" + sr.fieldPath(key::kStepOp) +
+                    "' is '" + op +
+                    "' (expected 'forward', 'backward', 'send' or 'recv')");
+      step.microbatch = integerField(sr, key::kStepMicrobatch, 0);
+      if (step.microbatch >= M)
+        throw Error(origin + ": field '" + sr.fieldPath(key::kStepMicrobatch) +
+                    "' is " + std::to_string(step.microbatch) +
+                    " but there are " + std::to_string(M) + " microbatches");
+      step.stage = integerField(sr, key::kStepStage, 0);
+      if (step.stage >= S)
+        throw Error(origin + ": field '" + sr.fieldPath(key::kStepStage) +
+                    "' is " + std::to_string(step.stage) + " but there are " +
+                    std::to_string(S) + " stages");
+      if (p.getPosition(step.stage) != position)
+        throw Error(origin + ": field '" + sr.fieldPath(key::kStepStage) +
+                    "': stage " + std::to_string(step.stage) +
+                    " does not run on rank " + std::to_string(rank) + " (" +
+                    ranksOf(step.stage) + ")");
+      auto key = std::make_pair(step.stage, step.microbatch);
+      bool transfer = step.op == PipelineStepSpec::Op::Send ||
+                      step.op == PipelineStepSpec::Op::Recv;
+      if (!transfer) {
+        if (sr.optional(key::kStepTransfers))
+          throw sr.error("has 'transfers' but is a " + op + " step");
+        if (step.op == PipelineStepSpec::Op::Forward &&
+            !forwarded.emplace(key, i).second)
+          throw sr.error("computes stage " + std::to_string(step.stage) +
+                         " on microbatch " + std::to_string(step.microbatch) +
+                         " a second time (step " +
+                         std::to_string(forwarded[key]) + " did)");
+        steps.push_back(std::move(step));
+        continue;
+      }
+      bool isSend = step.op == PipelineStepSpec::Op::Send;
+      const json &list = sr.array(key::kStepTransfers);
+      if (list.empty())
+        throw Error(origin + ": field '" + sr.fieldPath(key::kStepTransfers) +
+                    "' is empty");
+      int64_t peer = -1;
+      for (const json &v : list) {
+        std::string where = "field '" + sr.fieldPath(key::kStepTransfers) + "'";
+        if (!v.is_number_integer() || v.get<int64_t>() < 0 ||
+            v.get<int64_t>() >= T)
+          throw Error(origin + ": " + where + " names " + v.dump() +
+                      ", not a transfer (there are " + std::to_string(T) +
+                      ")");
+        int64_t t = v.get<int64_t>();
+        if (!step.transfers.empty() && step.transfers.back() >= t)
+          throw Error(origin + ": " + where +
+                      " must be ascending without repeats, got " +
+                      list.dump());
+        const PipelineTransferSpec &x = p.transfers[size_t(t)];
+        int64_t mine = isSend ? x.fromStage : x.toStage;
+        int64_t other = isSend ? x.toStage : x.fromStage;
+        if (mine != step.stage || (peer >= 0 && other != peer))
+          throw Error(origin + ": " + where + " names transfer " +
+                      std::to_string(t) + " (stage " +
+                      std::to_string(x.fromStage) + " -> " +
+                      std::to_string(x.toStage) + "), not one " +
+                      (isSend ? "sent by" : "received by") + " stage " +
+                      std::to_string(step.stage) +
+                      (peer >= 0 ? " from the same peer stage" : ""));
+        peer = other;
+        bool involved = std::any_of(
+            x.messages.begin(), x.messages.end(),
+            [&](const PipelineMessageSpec &msg) {
+              return (isSend ? msg.fromRank : msg.toRank) == rank;
+            });
+        if (!involved)
+          throw Error(origin + ": " + where + " names transfer " +
+                      std::to_string(t) + ", in which rank " +
+                      std::to_string(rank) + " " +
+                      (isSend ? "sends" : "receives") + " nothing");
+        auto &done = isSend ? sent : received;
+        auto tm = std::make_pair(t, step.microbatch);
+        if (!done.emplace(tm, i).second)
+          throw sr.error(std::string(isSend ? "sends" : "receives") +
+                         " transfer " + std::to_string(t) + " of microbatch " +
+                         std::to_string(step.microbatch) +
+                         " a second time (step " + std::to_string(done[tm]) +
+                         " did)");
+        // A send follows the computation of what it sends; a receive
+        // precedes the computation that uses it.
+        auto f = forwarded.find(std::make_pair(x.fromStage, step.microbatch));
+        if (isSend && f == forwarded.end())
+          throw sr.error("sends transfer " + std::to_string(t) +
+                         " of microbatch " + std::to_string(step.microbatch) +
+                         " before stage " + std::to_string(x.fromStage) +
+                         " computed it");
+        if (!isSend &&
+            forwarded.count(std::make_pair(x.toStage, step.microbatch)))
+          throw sr.error("receives transfer " + std::to_string(t) +
+                         " of microbatch " + std::to_string(step.microbatch) +
+                         " after stage " + std::to_string(x.toStage) +
+                         " computed it");
+        step.transfers.push_back(t);
+      }
+      steps.push_back(std::move(step));
+    }
+    // Every stage of this rank computed on every microbatch; every message
+    // of this rank sent and received.
+    for (int64_t s = position; s < S; s += P)
+      for (int64_t mb = 0; mb < M; ++mb)
+        if (!forwarded.count(std::make_pair(s, mb)))
+          throw Error(origin + ": field '" + listPath +
+                      "' never computes stage " + std::to_string(s) +
+                      " on microbatch " + std::to_string(mb));
+    for (int64_t t = 0; t < T; ++t) {
+      const PipelineTransferSpec &x = p.transfers[size_t(t)];
+      bool sends = false, receives = false;
+      for (const PipelineMessageSpec &msg : x.messages) {
+        sends |= msg.fromRank == rank;
+        receives |= msg.toRank == rank;
+      }
+      for (int64_t mb = 0; mb < M; ++mb) {
+        auto tm = std::make_pair(t, mb);
+        if (sends && !sent.count(tm))
+          throw Error(origin + ": field '" + listPath +
+                      "' never sends transfer " + std::to_string(t) + " ('" +
+                      x.name + "') of microbatch " + std::to_string(mb));
+        if (receives && !received.count(tm))
+          throw Error(origin + ": field '" + listPath +
+                      "' never receives transfer " + std::to_string(t) +
+                      " ('" + x.name + "') of microbatch " +
+                      std::to_string(mb));
+      }
+    }
+    p.scheduleTable.push_back(std::move(steps));
+  }
+  // A message to this rank itself is sent (copied) before it is received.
+  for (int64_t rank = 0; rank < m.worldSize; ++rank) {
+    const std::vector<PipelineStepSpec> &steps = p.scheduleTable[size_t(rank)];
+    std::set<std::pair<int64_t, int64_t>> sentSoFar;
+    for (size_t i = 0; i < steps.size(); ++i)
+      for (int64_t t : steps[i].transfers) {
+        auto tm = std::make_pair(t, steps[i].microbatch);
+        if (steps[i].op == PipelineStepSpec::Op::Send) {
+          sentSoFar.insert(tm);
+          continue;
+        }
+        for (const PipelineMessageSpec &msg : p.transfers[size_t(t)].messages)
+          if (msg.fromRank == rank && msg.toRank == rank && !sentSoFar.count(tm))
+            throw Error(origin + ": " + tablePath + "[" +
+                        std::to_string(rank) + "][" + std::to_string(i) +
+                        "] receives transfer " + std::to_string(t) +
+                        " of microbatch " + std::to_string(tm.second) +
+                        " from this rank itself before sending it");
+      }
+  }
+  return p;
+}
+
 } // namespace
 
 Manifest Manifest::parse(std::string_view text, const std::string &origin) {
@@ -367,16 +830,35 @@ Manifest Manifest::parse(std::string_view text, const std::string &origin) {
                   "' is not supported by this runtime (expected 'cpu')");
   }
 
-  parseMesh(reader, m, origin);
+  const json *pipeline = reader.optional(key::kPipeline);
+  if (pipeline && m.formatVersion < 4)
+    throw Error(origin + ": field '" + key::kPipeline +
+                "' needs format version 4");
+  if (pipeline)
+    parsePipelineWorld(reader, m, origin);
+  else
+    parseMesh(reader, m, origin);
   m.inputs = parseTensors<TensorSpec>(reader, key::kInputs, m, origin);
   m.outputs = parseTensors<TensorSpec>(reader, key::kOutputs, m, origin);
-  m.weights = parseTensors<WeightSpec>(reader, key::kWeights, m, origin);
+  if (!pipeline || reader.optional(key::kWeights))
+    m.weights = parseTensors<WeightSpec>(reader, key::kWeights, m, origin);
   std::set<std::string> weightFiles;
   for (const WeightSpec &w : m.weights)
     weightFiles.insert(w.file);
 
-  const json &programs = reader.array(key::kPrograms);
-  if (programs.empty())
+  if (pipeline) {
+    // The stages hold the programs and weights.
+    for (const char *field : {key::kPrograms, key::kWeights})
+      if (reader.optional(field) && !reader.array(field).empty())
+        throw Error(origin + ": field '" + field +
+                    "' must be empty in a pipelined artifact (each stage's "
+                    "directory holds its programs and weights)");
+  }
+  static const json kNoPrograms = json::array();
+  const json &programs = pipeline && !reader.optional(key::kPrograms)
+                             ? kNoPrograms
+                             : reader.array(key::kPrograms);
+  if (programs.empty() && !pipeline)
     throw Error(origin + ": field '" + key::kPrograms + "' is empty");
   std::set<std::string> programNames;
   for (size_t i = 0; i < programs.size(); ++i) {
@@ -418,6 +900,8 @@ Manifest Manifest::parse(std::string_view text, const std::string &origin) {
                          key::kMemoryLargestLiveSetBytes + "'");
     m.largestLiveSetBytes = live->get<int64_t>();
   }
+  if (pipeline)
+    m.pipeline = parsePipeline(*pipeline, m, origin);
   return m;
 }
 
@@ -436,6 +920,28 @@ const ProgramSpec &Manifest::selectProgram(const std::string &name,
                 " programs is called 'main'; choose one of " + names);
   throw Error(origin + ": no program '" + name + "' (the programs are " +
               names + ")");
+}
+
+const char *telar::runtime::getPipelineOpName(PipelineStepSpec::Op op) {
+  switch (op) {
+  case PipelineStepSpec::Op::Forward:
+    return "forward";
+  case PipelineStepSpec::Op::Backward:
+    return "backward";
+  case PipelineStepSpec::Op::Send:
+    return "send";
+  case PipelineStepSpec::Op::Recv:
+    return "recv";
+  }
+  return "?";
+}
+
+int64_t PipelineSpec::getPositionOfRank(int64_t rank) const {
+  for (int64_t q = 0; q < getNumPositions(); ++q)
+    if (rank >= stages[q].firstRank &&
+        rank < stages[q].firstRank + stages[q].numRanks)
+      return q;
+  return -1;
 }
 
 bool TensorSpec::isSharded() const {
@@ -553,6 +1059,12 @@ Artifact::load(const std::string &directory, const std::string &programName,
   artifact->manifest =
       Manifest::parse(detail::readFile(manifestPath), manifestPath);
   const Manifest &m = artifact->manifest;
+  if (m.isPipelined())
+    throw Error("artifact '" + dir + "' is pipelined (" +
+                std::to_string(m.pipeline->getNumStages()) +
+                " stages, format version " + std::to_string(m.formatVersion) +
+                "): it runs as a Pipeline (telar/runtime/Pipeline.h), each "
+                "stage an artifact of its own");
   const ProgramSpec &program = m.selectProgram(programName, manifestPath);
   artifact->program = &program - m.programs.data();
   artifact->weights = m.weightsOf(program);
@@ -709,40 +1221,49 @@ Artifact::gatherOutputs(const std::vector<Tensor> &local) const {
                   local[i].typeString());
   }
   std::vector<Tensor> global;
-  int64_t ranks = manifest.worldSize;
   for (size_t i = 0; i < local.size(); ++i) {
-    const TensorSpec &s = manifest.outputs[i];
-    if (!s.isSharded() || !world || ranks == 1) {
-      // Replicated (every rank holds the whole), or one rank.
-      if (rank == 0) {
-        Tensor whole(s.dtype, s.shape);
-        if (!s.isSharded())
-          std::memcpy(whole.data(), local[i].data(), whole.getByteSize());
-        else
-          detail::insertBlock(whole.data(), s.shape,
-                              manifest.getBlockOffsets(s, 0),
-                              local[i].getShape(), dtypeSize(s.dtype),
-                              local[i].data());
-        global.push_back(std::move(whole));
-      }
-      continue;
-    }
-    size_t bytes = local[i].getByteSize();
-    std::unique_ptr<unsigned char[]> all;
+    Tensor whole = gatherOutput(i, local[i]);
     if (rank == 0)
-      all.reset(new unsigned char[std::max<size_t>(1, bytes * ranks)]);
-    world->gather(local[i].data(), all.get(), int64_t(bytes),
-                  comm::DataType::I8, 0);
-    if (rank != 0)
-      continue;
-    Tensor whole(s.dtype, s.shape);
-    for (int64_t r = 0; r < ranks; ++r)
-      detail::insertBlock(whole.data(), s.shape,
-                          manifest.getBlockOffsets(s, r), local[i].getShape(),
-                          dtypeSize(s.dtype), all.get() + r * bytes);
-    global.push_back(std::move(whole));
+      global.push_back(std::move(whole));
   }
   return global;
+}
+
+Tensor Artifact::gatherOutput(size_t index, const Tensor &local) const {
+  if (index >= manifest.outputs.size())
+    throw Error("artifact '" + directory + "' has no output " +
+                std::to_string(index));
+  const TensorSpec &s = manifest.outputs[index];
+  if (local.getDType() != s.dtype || local.getShape() != getLocalShape(s))
+    throw Error("output '" + s.name + "': expected this rank's block " +
+                formatType(s.dtype, getLocalShape(s)) + ", got " +
+                local.typeString());
+  int64_t ranks = manifest.worldSize;
+  if (!s.isSharded() || !world || ranks == 1) {
+    // Replicated (every rank holds the whole), or one rank.
+    if (rank != 0)
+      return Tensor();
+    Tensor whole(s.dtype, s.shape);
+    if (!s.isSharded())
+      std::memcpy(whole.data(), local.data(), whole.getByteSize());
+    else
+      detail::insertBlock(whole.data(), s.shape, manifest.getBlockOffsets(s, 0),
+                          local.getShape(), dtypeSize(s.dtype), local.data());
+    return whole;
+  }
+  size_t bytes = local.getByteSize();
+  std::unique_ptr<unsigned char[]> all;
+  if (rank == 0)
+    all.reset(new unsigned char[std::max<size_t>(1, bytes * ranks)]);
+  world->gather(local.data(), all.get(), int64_t(bytes), comm::DataType::I8, 0);
+  if (rank != 0)
+    return Tensor();
+  Tensor whole(s.dtype, s.shape);
+  for (int64_t r = 0; r < ranks; ++r)
+    detail::insertBlock(whole.data(), s.shape, manifest.getBlockOffsets(s, r),
+                        local.getShape(), dtypeSize(s.dtype),
+                        all.get() + r * bytes);
+  return whole;
 }
 
 void Artifact::run(Context &ctx, const std::vector<const void *> &inputs,

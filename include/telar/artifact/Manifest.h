@@ -41,8 +41,11 @@ inline constexpr char kFormatName[] = "telar-artifact";
 /// 3, multi-rank artifacts: a device mesh, the world size, the sharding of
 /// inputs, outputs and weights, per-rank weight files ("{rank}" in a path)
 /// and the collective ABI. A version-3 manifest without a mesh, and every
-/// version-2 one, is a single-device artifact.
-inline constexpr int64_t kArtifactFormatVersion = 3;
+/// version-2 one, is a single-device artifact; 4, pipelined artifacts: a
+/// "pipeline" object (stages in sub-directories, each a complete version-3
+/// artifact, the transfers between them and the schedule table). A
+/// version-4 manifest without a pipeline reads as version 3.
+inline constexpr int64_t kArtifactFormatVersion = 4;
 inline constexpr int64_t kOldestReadableFormatVersion = 2;
 
 /// In a weight's `file` (and a program's `weight_files`), replaced by the
@@ -97,6 +100,39 @@ inline constexpr char kMesh[] = "mesh";
 inline constexpr char kMeshAxes[] = "axes";
 inline constexpr char kMeshShape[] = "shape";
 inline constexpr char kWorldSize[] = "world_size";
+
+/// Version 4: the pipeline of a pipelined artifact (docs/Artifact.md,
+/// "Pipelined artifacts").
+inline constexpr char kPipeline[] = "pipeline";
+inline constexpr char kPipelineMicrobatches[] = "microbatches";
+inline constexpr char kPipelineSchedule[] = "schedule";
+inline constexpr char kPipelineVirtualStages[] = "virtual_stages";
+inline constexpr char kPipelineStages[] = "stages";
+inline constexpr char kStageDirectory[] = "directory";
+inline constexpr char kStageFirstRank[] = "first_rank";
+inline constexpr char kStageNumRanks[] = "num_ranks";
+inline constexpr char kPipelineInputs[] = "inputs";
+inline constexpr char kPipelineOutputs[] = "outputs";
+inline constexpr char kPipelineTensorName[] = "name";
+inline constexpr char kPipelineMicrobatchDim[] = "microbatch_dim";
+inline constexpr char kPipelineOutputStage[] = "stage";
+inline constexpr char kPipelineTransfers[] = "transfers";
+inline constexpr char kTransferName[] = "name";
+inline constexpr char kTransferFromStage[] = "from_stage";
+inline constexpr char kTransferToStage[] = "to_stage";
+inline constexpr char kTransferDType[] = "dtype";
+inline constexpr char kTransferShape[] = "shape";
+inline constexpr char kTransferMessages[] = "messages";
+inline constexpr char kMessageFromRank[] = "from_rank";
+inline constexpr char kMessageToRank[] = "to_rank";
+inline constexpr char kMessageFromOffsets[] = "from_offsets";
+inline constexpr char kMessageToOffsets[] = "to_offsets";
+inline constexpr char kMessageSizes[] = "sizes";
+inline constexpr char kPipelineScheduleTable[] = "schedule_table";
+inline constexpr char kStepOp[] = "op";
+inline constexpr char kStepMicrobatch[] = "microbatch";
+inline constexpr char kStepStage[] = "stage";
+inline constexpr char kStepTransfers[] = "transfers";
 
 inline constexpr char kMemory[] = "memory";
 inline constexpr char kMemoryLargestLiveSetBytes[] = "largest_live_set_bytes";
@@ -158,6 +194,69 @@ struct ProgramEntry {
   std::vector<std::string> weightFiles;
 };
 
+/// Version 4: one stage of a pipeline, a complete artifact in `directory`
+/// (relative) running on world ranks [firstRank, firstRank + numRanks).
+struct PipelineStageEntry {
+  std::string directory;
+  int64_t firstRank = 0;
+  int64_t numRanks = 1;
+};
+
+/// A graph input and the dimension microbatches split (-1: every
+/// microbatch takes it whole).
+struct PipelineInputEntry {
+  std::string name;
+  int64_t microbatchDim = 0;
+};
+
+/// A graph output, the stage computing it, and the dimension microbatches
+/// concatenate along (-1: the same for every microbatch, microbatch 0's).
+struct PipelineOutputEntry {
+  std::string name;
+  int64_t stage = 0;
+  int64_t microbatchDim = 0;
+};
+
+/// A box of a boundary value from world rank `fromRank`'s local block (at
+/// `fromOffsets`) to `toRank`'s (at `toOffsets`), of shape `sizes`.
+struct PipelineMessageEntry {
+  int64_t fromRank = 0, toRank = 0;
+  std::vector<int64_t> fromOffsets, toOffsets, sizes;
+};
+
+/// A boundary value `name` of stage `fromStage` used by stage `toStage`:
+/// `shape` is the global microbatch shape.
+struct PipelineTransferEntry {
+  std::string name;
+  int64_t fromStage = 0, toStage = 0;
+  std::string dtype;
+  std::vector<int64_t> shape;
+  std::vector<PipelineMessageEntry> messages;
+};
+
+/// One step of a rank's schedule: `op` is "forward", "backward", "send" or
+/// "recv"; send and recv steps list the transfers (indices, ascending) this
+/// rank sends or receives in.
+struct PipelineStepEntry {
+  std::string op;
+  int64_t microbatch = 0;
+  int64_t stage = 0;
+  std::vector<int64_t> transfers = {};
+};
+
+/// The "pipeline" object of a version-4 manifest.
+struct PipelineEntry {
+  int64_t microbatches = 1;
+  std::string schedule = "gpipe";
+  int64_t virtualStages = 1;
+  std::vector<PipelineStageEntry> stages;
+  std::vector<PipelineInputEntry> inputs;
+  std::vector<PipelineOutputEntry> outputs;
+  std::vector<PipelineTransferEntry> transfers;
+  /// One list per world rank.
+  std::vector<std::vector<PipelineStepEntry>> scheduleTable;
+};
+
 /// manifest.json. Optional fields are written only when non-empty.
 struct Manifest {
   int64_t formatVersion = kArtifactFormatVersion;
@@ -175,6 +274,9 @@ struct Manifest {
   /// (written when the mesh is; one SPMD program runs on every rank).
   std::optional<MeshEntry> mesh;
   std::optional<int64_t> worldSize;
+  /// Pipelined artifacts (version 4; with `worldSize`, no mesh, no
+  /// programs or weights).
+  std::optional<PipelineEntry> pipeline;
 };
 
 namespace detail {
@@ -386,6 +488,110 @@ inline std::string writeManifestJson(const Manifest &m) {
   for (const WeightEntry &t : m.weights)
     tensor(t, &t);
   w.endArray();
+  if (m.pipeline) {
+    const PipelineEntry &p = *m.pipeline;
+    w.key(key::kPipeline);
+    w.beginObject();
+    w.key(key::kPipelineMicrobatches);
+    w.value(p.microbatches);
+    w.key(key::kPipelineSchedule);
+    w.value(p.schedule);
+    w.key(key::kPipelineVirtualStages);
+    w.value(p.virtualStages);
+    w.key(key::kPipelineStages);
+    w.beginArray();
+    for (const PipelineStageEntry &s : p.stages) {
+      w.beginObject();
+      w.key(key::kStageDirectory);
+      w.value(s.directory);
+      w.key(key::kStageFirstRank);
+      w.value(s.firstRank);
+      w.key(key::kStageNumRanks);
+      w.value(s.numRanks);
+      w.endObject();
+    }
+    w.endArray();
+    w.key(key::kPipelineInputs);
+    w.beginArray();
+    for (const PipelineInputEntry &i : p.inputs) {
+      w.beginObject();
+      w.key(key::kPipelineTensorName);
+      w.value(i.name);
+      w.key(key::kPipelineMicrobatchDim);
+      w.value(i.microbatchDim);
+      w.endObject();
+    }
+    w.endArray();
+    w.key(key::kPipelineOutputs);
+    w.beginArray();
+    for (const PipelineOutputEntry &o : p.outputs) {
+      w.beginObject();
+      w.key(key::kPipelineTensorName);
+      w.value(o.name);
+      w.key(key::kPipelineOutputStage);
+      w.value(o.stage);
+      w.key(key::kPipelineMicrobatchDim);
+      w.value(o.microbatchDim);
+      w.endObject();
+    }
+    w.endArray();
+    w.key(key::kPipelineTransfers);
+    w.beginArray();
+    for (const PipelineTransferEntry &t : p.transfers) {
+      w.beginObject();
+      w.key(key::kTransferName);
+      w.value(t.name);
+      w.key(key::kTransferFromStage);
+      w.value(t.fromStage);
+      w.key(key::kTransferToStage);
+      w.value(t.toStage);
+      w.key(key::kTransferDType);
+      w.value(t.dtype);
+      w.key(key::kTransferShape);
+      w.inlineArray(t.shape);
+      w.key(key::kTransferMessages);
+      w.beginArray();
+      for (const PipelineMessageEntry &msg : t.messages) {
+        w.beginObject();
+        w.key(key::kMessageFromRank);
+        w.value(msg.fromRank);
+        w.key(key::kMessageToRank);
+        w.value(msg.toRank);
+        w.key(key::kMessageFromOffsets);
+        w.inlineArray(msg.fromOffsets);
+        w.key(key::kMessageToOffsets);
+        w.inlineArray(msg.toOffsets);
+        w.key(key::kMessageSizes);
+        w.inlineArray(msg.sizes);
+        w.endObject();
+      }
+      w.endArray();
+      w.endObject();
+    }
+    w.endArray();
+    w.key(key::kPipelineScheduleTable);
+    w.beginArray();
+    for (const std::vector<PipelineStepEntry> &steps : p.scheduleTable) {
+      w.beginArray();
+      for (const PipelineStepEntry &step : steps) {
+        w.beginObject();
+        w.key(key::kStepOp);
+        w.value(step.op);
+        w.key(key::kStepMicrobatch);
+        w.value(step.microbatch);
+        w.key(key::kStepStage);
+        w.value(step.stage);
+        if (step.op == "send" || step.op == "recv") {
+          w.key(key::kStepTransfers);
+          w.inlineArray(step.transfers);
+        }
+        w.endObject();
+      }
+      w.endArray();
+    }
+    w.endArray();
+    w.endObject();
+  }
   w.endObject();
   return w.take() + "\n";
 }

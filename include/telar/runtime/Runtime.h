@@ -19,6 +19,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -161,6 +162,88 @@ struct WeightSpec : TensorSpec {
 /// weight files it reads (artifact::ProgramEntry).
 using ProgramSpec = artifact::ProgramEntry;
 
+/// Version 4: a stage of a pipelined artifact, the complete artifact in
+/// `directory` (relative to the pipelined one) on world ranks [firstRank,
+/// firstRank + numRanks).
+struct PipelineStageSpec {
+  std::string directory;
+  int64_t firstRank = 0;
+  int64_t numRanks = 1;
+};
+
+/// A graph input or output of a pipeline: the dimension microbatches split
+/// (inputs) or are concatenated along (outputs); -1: an input every
+/// microbatch takes whole, an output the same for every microbatch (the
+/// first's is taken). `stage`: the stage computing an output (-1 on
+/// inputs).
+struct PipelineTensorSpec {
+  std::string name;
+  int64_t microbatchDim = 0;
+  int64_t stage = -1;
+};
+
+/// One box of a boundary value: from world rank `fromRank`'s local block,
+/// at `fromOffsets`, to `toRank`'s, at `toOffsets`, of shape `sizes`.
+struct PipelineMessageSpec {
+  int64_t fromRank = 0, toRank = 0;
+  Shape fromOffsets, toOffsets, sizes;
+  int64_t numElements() const { return runtime::numElements(sizes); }
+};
+
+/// A boundary value `name` computed by stage `fromStage` and used by stage
+/// `toStage` (`shape`: the global microbatch shape), moved as `messages`
+/// (sorted by sender, then receiver).
+struct PipelineTransferSpec {
+  std::string name;
+  int64_t fromStage = 0, toStage = 0;
+  DType dtype = DType::Float32;
+  Shape shape;
+  std::vector<PipelineMessageSpec> messages;
+};
+
+/// One step of a rank's schedule.
+struct PipelineStepSpec {
+  enum class Op { Forward, Backward, Send, Recv };
+  Op op = Op::Forward;
+  int64_t microbatch = 0;
+  /// Forward/backward: the stage computed; send: the sender; recv: the
+  /// receiver.
+  int64_t stage = 0;
+  /// Send/recv: the transfers (indices, ascending) this rank has messages
+  /// in.
+  std::vector<int64_t> transfers;
+};
+/// "forward", "backward", "send", "recv".
+const char *getPipelineOpName(PipelineStepSpec::Op op);
+
+/// A version-4 manifest's "pipeline", checked (Manifest::parse): S stages,
+/// a multiple of the virtual stages V, on P = S / V positions (stage s on
+/// position s mod P; the positions' ranks tile the world); every graph
+/// input and output listed once, split evenly; transfers forward, between
+/// ranks of their stages; per world rank a schedule list whose steps name
+/// its own stages, with each (stage, microbatch) computed once, after its
+/// receives and before its sends, and each message sent and received once.
+struct PipelineSpec {
+  int64_t microbatches = 1;
+  std::string schedule = "gpipe";
+  int64_t virtualStages = 1;
+  std::vector<PipelineStageSpec> stages;
+  std::vector<PipelineTensorSpec> inputs;  // the manifest's input order
+  std::vector<PipelineTensorSpec> outputs; // the manifest's output order
+  std::vector<PipelineTransferSpec> transfers;
+  std::vector<std::vector<PipelineStepSpec>> scheduleTable;
+
+  int64_t getNumStages() const { return int64_t(stages.size()); }
+  int64_t getNumPositions() const {
+    return getNumStages() / std::max<int64_t>(1, virtualStages);
+  }
+  int64_t getPosition(int64_t stage) const {
+    return stage % getNumPositions();
+  }
+  /// The position whose ranks hold world rank `rank` (-1: none).
+  int64_t getPositionOfRank(int64_t rank) const;
+};
+
 /// manifest.json (include/telar/artifact/Manifest.h), checked: known format
 /// and version, every required field present with the right type, known
 /// dtypes, non-negative dimensions, unique tensor and program names,
@@ -169,7 +252,8 @@ using ProgramSpec = artifact::ProgramEntry;
 /// names, sizes >= 1), a world size that is the mesh's device count, and
 /// shardings that name mesh axes at most once and split dimensions evenly
 /// (a sharded weight's local shape is its global shape's block, and its
-/// file has "{rank}" in it).
+/// file has "{rank}" in it); in version 4, a pipeline (PipelineSpec) with
+/// the world size and no mesh, programs or weights.
 struct Manifest {
   int64_t formatVersion = 0;
   std::string telarVersion;
@@ -186,8 +270,11 @@ struct Manifest {
   /// ranks the artifact runs on (1 without a mesh).
   telar_sharding::Mesh mesh;
   int64_t worldSize = 1;
+  /// A pipelined artifact's stages, transfers and schedule (version 4).
+  std::optional<PipelineSpec> pipeline;
 
   bool hasMesh() const { return !mesh.axisNames.empty(); }
+  bool isPipelined() const { return pipeline.has_value(); }
   /// The block of input or output `spec` that rank `rank` holds: its shape
   /// (the global shape when replicated) and where it starts.
   Shape getLocalShape(const TensorSpec &spec) const;
@@ -359,6 +446,9 @@ public:
   /// vector. Collective over the world (every rank calls it); throws
   /// comm::CommError when the transport fails.
   std::vector<Tensor> gatherOutputs(const std::vector<Tensor> &local) const;
+  /// The same for output `index` alone: its whole on rank 0 (elsewhere an
+  /// empty tensor). Collective over the world when it is sharded.
+  Tensor gatherOutput(size_t index, const Tensor &local) const;
 
   /// Runs the program once on `ctx` (its error is cleared first).
   /// `inputs` and `outputs` hold one dense buffer per manifest
