@@ -10,6 +10,7 @@
 #include "telar/sharding/CrossMesh.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <stdexcept>
 #include <string>
 
@@ -71,8 +72,8 @@ std::vector<BoxMessage> telar_sharding::getCrossMeshMessages(
     if (d == 0)
       return messages;
 
-  std::vector<int64_t> lo(rank), hi(rank), first(rank), last(rank),
-      block(rank), senderCoords(size_t(fromMesh.getNumAxes()));
+  std::vector<int64_t> lo(rank), hi(rank), first(rank), last(rank), block(rank),
+      senderCoords(size_t(fromMesh.getNumAxes()));
   const int64_t receivers = toMesh.getNumDevices();
   for (int64_t receiver = 0; receiver < receivers; ++receiver) {
     std::vector<int64_t> offsets =
@@ -131,13 +132,24 @@ std::vector<BoxMessage> telar_sharding::getCrossMeshMessages(
       ++block[d - 1];
     }
   }
-  // Receivers were visited in ascending order, so a stable sort on the
-  // sender keeps (fromRank, toRank) order with one message per pair.
-  std::stable_sort(messages.begin(), messages.end(),
-                   [](const BoxMessage &a, const BoxMessage &b) {
-                     return a.fromRank < b.fromRank;
-                   });
-  return messages;
+  // Receivers were visited in ascending order, so a stable counting sort on
+  // the sender gives (fromRank, toRank) order, in O(messages + senders).
+  const int64_t senders = fromMesh.getNumDevices();
+  std::vector<size_t> begin(size_t(senders) + 1, 0);
+  bool sorted = true;
+  for (size_t i = 0; i < messages.size(); ++i) {
+    ++begin[size_t(messages[i].fromRank - fromFirstRank) + 1];
+    sorted &= i == 0 || messages[i - 1].fromRank <= messages[i].fromRank;
+  }
+  if (sorted)
+    return messages;
+  for (size_t r = 0; r < size_t(senders); ++r)
+    begin[r + 1] += begin[r];
+  std::vector<BoxMessage> bySender(messages.size());
+  for (BoxMessage &message : messages)
+    bySender[begin[size_t(message.fromRank - fromFirstRank)]++] =
+        std::move(message);
+  return bySender;
 }
 
 int64_t

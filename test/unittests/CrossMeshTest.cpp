@@ -54,9 +54,9 @@ std::string checkMessages(const Shape &shape, int64_t elementBytes,
     std::string where = "message " + std::to_string(i) + " (" +
                         std::to_string(m.fromRank) + " -> " +
                         std::to_string(m.toRank) + ")";
-    if (i && !(std::make_pair(messages[i - 1].fromRank,
-                              messages[i - 1].toRank) <
-               std::make_pair(m.fromRank, m.toRank)))
+    if (i &&
+        !(std::make_pair(messages[i - 1].fromRank, messages[i - 1].toRank) <
+          std::make_pair(m.fromRank, m.toRank)))
       return where + ": not sorted by (fromRank, toRank), or a pair repeats";
     int64_t sender = m.fromRank - fromFirst;
     if (sender < 0 || sender >= fromMesh.getNumDevices())
@@ -88,7 +88,8 @@ std::string checkMessages(const Shape &shape, int64_t elementBytes,
       // The global index of what the sender holds there.
       int64_t global = 0, local = 0;
       for (size_t d = 0; d < rank; ++d) {
-        global = global * shape[d] + senderOffsets[d] + m.fromOffsets[d] + at[d];
+        global =
+            global * shape[d] + senderOffsets[d] + m.fromOffsets[d] + at[d];
         local = local * toLocal[d] + m.toOffsets[d] + at[d];
       }
       ++count[m.toRank][size_t(local)];
@@ -183,9 +184,10 @@ TEST(CrossMesh, ShardedToDifferentlyShardedSubmesh) {
   Sharding rows{{{0}, {}}, {}};
   auto messages =
       getCrossMeshMessages(shape, 4, fromMesh, rows, 0, toMesh, rows, 2);
-  std::vector<BoxMessage> expected{
-      box(0, 2, {0, 0}, {0, 0}, {2, 2}, 4), box(0, 3, {2, 0}, {0, 0}, {2, 2}, 4),
-      box(1, 4, {0, 0}, {0, 0}, {2, 2}, 4), box(1, 5, {2, 0}, {0, 0}, {2, 2}, 4)};
+  std::vector<BoxMessage> expected{box(0, 2, {0, 0}, {0, 0}, {2, 2}, 4),
+                                   box(0, 3, {2, 0}, {0, 0}, {2, 2}, 4),
+                                   box(1, 4, {0, 0}, {0, 0}, {2, 2}, 4),
+                                   box(1, 5, {2, 0}, {0, 0}, {2, 2}, 4)};
   EXPECT_EQ(messages, expected) << str(messages);
 
   // The other way round: each receiver gets two boxes, one per sender.
@@ -262,7 +264,8 @@ TEST(CrossMesh, ReplicasSpreadTheLoad) {
     ++perSender[m.fromRank];
     sendersOf[m.toRank].push_back(m.fromRank);
   }
-  EXPECT_EQ(perSender, (std::map<int64_t, int>{{0, 2}, {1, 2}, {2, 2}, {3, 2}}));
+  EXPECT_EQ(perSender,
+            (std::map<int64_t, int>{{0, 2}, {1, 2}, {2, 2}, {3, 2}}));
   EXPECT_EQ(sendersOf[4], (std::vector<int64_t>{0, 2}));
   EXPECT_EQ(sendersOf[5], (std::vector<int64_t>{1, 3}));
   EXPECT_EQ(sendersOf[6], (std::vector<int64_t>{0, 2}));
@@ -272,14 +275,15 @@ TEST(CrossMesh, ReplicasSpreadTheLoad) {
   Mesh four = makeMesh({"x"}, {4});
   Mesh eight = makeMesh({"y", "z"}, {2, 4});
   perSender.clear();
-  for (const BoxMessage &m : getCrossMeshMessages(
-           shape, 4, four, Sharding::getReplicated(2), 0, eight,
-           Sharding::getReplicated(2), 4)) {
+  for (const BoxMessage &m :
+       getCrossMeshMessages(shape, 4, four, Sharding::getReplicated(2), 0,
+                            eight, Sharding::getReplicated(2), 4)) {
     ++perSender[m.fromRank];
     EXPECT_EQ(m.fromRank, (m.toRank - 4) % 4);
     EXPECT_EQ(m.sizes, shape);
   }
-  EXPECT_EQ(perSender, (std::map<int64_t, int>{{0, 2}, {1, 2}, {2, 2}, {3, 2}}));
+  EXPECT_EQ(perSender,
+            (std::map<int64_t, int>{{0, 2}, {1, 2}, {2, 2}, {3, 2}}));
 }
 
 TEST(CrossMesh, SendingToItself) {
@@ -316,12 +320,10 @@ TEST(CrossMesh, RefusesPartialAndInvalid) {
   Mesh mesh = makeMesh({"m"}, {2});
   Sharding partial{{{}, {}}, {{0, ReductionKind::Sum}}};
   Sharding rows{{{0}, {}}, {}};
-  EXPECT_THROW(
-      getCrossMeshMessages(shape, 4, mesh, partial, 0, mesh, rows, 2),
-      std::invalid_argument);
-  EXPECT_THROW(
-      getCrossMeshMessages(shape, 4, mesh, rows, 0, mesh, partial, 2),
-      std::invalid_argument);
+  EXPECT_THROW(getCrossMeshMessages(shape, 4, mesh, partial, 0, mesh, rows, 2),
+               std::invalid_argument);
+  EXPECT_THROW(getCrossMeshMessages(shape, 4, mesh, rows, 0, mesh, partial, 2),
+               std::invalid_argument);
   try {
     getCrossMeshMessages(shape, 4, mesh, partial, 0, mesh, rows, 2);
   } catch (const std::invalid_argument &e) {
@@ -387,8 +389,8 @@ TEST(CrossMesh, EveryElementExactlyOnceOnRandomCases) {
     Sharding to = randomSharding(rng, shape, toMesh);
     // Disjoint, adjacent or overlapping rank ranges.
     int64_t fromFirst = int64_t(rng() % 3);
-    int64_t toFirst = rng() % 2 ? fromFirst + fromMesh.getNumDevices()
-                                : int64_t(rng() % 3);
+    int64_t toFirst =
+        rng() % 2 ? fromFirst + fromMesh.getNumDevices() : int64_t(rng() % 3);
     int64_t elementBytes = int64_t(1 + rng() % 4);
     auto messages = getCrossMeshMessages(shape, elementBytes, fromMesh, from,
                                          fromFirst, toMesh, to, toFirst);
@@ -422,9 +424,9 @@ TEST(CrossMesh, LargeMeshesAreFast) {
   auto start = std::chrono::steady_clock::now();
   auto messages =
       getCrossMeshMessages(shape, 2, fromMesh, from, 0, toMesh, to, 1536);
-  double seconds = std::chrono::duration<double>(
-                       std::chrono::steady_clock::now() - start)
-                       .count();
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
   // Each receiver's block (4 rows, 3072 columns) lies in one row block and
   // two column blocks of the sender: 2 messages per receiver.
   EXPECT_EQ(messages.size(), 2u * 1536u);

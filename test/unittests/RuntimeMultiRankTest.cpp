@@ -50,6 +50,7 @@ template <typename F> std::string errorOf(F f) {
 /// model-split weight.
 artifact::Manifest shardedManifest() {
   artifact::Manifest m;
+  m.formatVersion = 3;
   m.targetKind = "cpu";
   m.mesh = artifact::MeshEntry{{"data", "model"}, {2, 2}};
   m.worldSize = 4;
@@ -266,9 +267,9 @@ TEST(RuntimeManifestV3, Errors) {
       "weights[0] has the per-rank file 'weights/shard-{rank}.safetensors' "
       "but the manifest has no mesh");
   expectManifestError(
-      __LINE__, [](artifact::Manifest &m) { m.formatVersion = 4; },
-      "artifact format version 4 is not supported (this "
-      "runtime reads format versions 2 to 3)");
+      __LINE__, [](artifact::Manifest &m) { m.formatVersion = 5; },
+      "artifact format version 5 is not supported (this "
+      "runtime reads format versions 2 to 4)");
 }
 
 //===----------------------------------------------------------------------===//

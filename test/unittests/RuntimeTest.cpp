@@ -329,7 +329,7 @@ TEST(RuntimeManifest, Errors) {
   EXPECT_ERROR(
       parse(edit(kManifest, "\"format_version\": 2", "\"format_version\": 7")),
       "a/manifest.json: artifact format version 7 is not supported "
-      "(this runtime reads format versions 2 to 3)");
+      "(this runtime reads format versions 2 to 4)");
   EXPECT_ERROR(parse(edit(kManifest, "\"format_version\": 2,", "")),
                "a/manifest.json: missing field 'format_version'");
   EXPECT_ERROR(parse(edit(kManifest, "\"dtype\": \"int64\", ", "")),

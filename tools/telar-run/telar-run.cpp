@@ -31,6 +31,7 @@
 #include "telar/runtime/Launch.h"
 #include "telar/runtime/MpiComm.h"
 #include "telar/runtime/Npy.h"
+#include "telar/runtime/Pipeline.h"
 #include "telar/runtime/Runtime.h"
 #include "telar/runtime/TensorProto.h"
 #include "telar/runtime/Watchdog.h"
@@ -290,10 +291,12 @@ std::string sanitize(const std::string &name) {
   return s;
 }
 
-/// Reads and checks the inputs, in manifest order: this rank's blocks of
-/// them (a .npy file is read only where the block lies).
-std::vector<Tensor> readInputs(const Options &o, const Artifact &artifact) {
-  const Manifest &m = artifact.getManifest();
+/// Reads and checks the inputs of manifest `m`, in manifest order: this
+/// rank's blocks of them (a .npy file is read only where the block lies);
+/// whole tensors without an artifact (a pipeline's graph inputs, never
+/// sharded).
+std::vector<Tensor> readInputs(const Options &o, const Manifest &m,
+                               const Artifact *artifact) {
   auto isInput = [&](const std::string &name) {
     return std::any_of(m.inputs.begin(), m.inputs.end(),
                        [&](const TensorSpec &s) { return s.name == name; });
@@ -344,18 +347,18 @@ std::vector<Tensor> readInputs(const Options &o, const Artifact &artifact) {
                     ", got " + formatType(dtype, shape) + " from " + file);
     };
     try {
-      if (ext == ".npy" && s.isSharded()) {
+      if (ext == ".npy" && s.isSharded() && artifact) {
         auto [dtype, shape] = readNpyType(file);
         check(dtype, shape);
         inputs.push_back(readNpyBlock(
-            file, m.getBlockOffsets(s, artifact.getRank()),
-            artifact.getLocalShape(s)));
+            file, m.getBlockOffsets(s, artifact->getRank()),
+            artifact->getLocalShape(s)));
         continue;
       }
       Tensor t = ext == ".npy" ? readNpy(file) : readTensorProto(file);
       check(t.getDType(), t.getShape());
-      inputs.push_back(s.isSharded() ? artifact.sliceInput(i, t)
-                                     : std::move(t));
+      inputs.push_back(s.isSharded() && artifact ? artifact->sliceInput(i, t)
+                                                 : std::move(t));
     } catch (const Error &e) {
       std::string what = e.what();
       if (what.rfind("input '" + s.name + "': ", 0) == 0)
@@ -500,23 +503,76 @@ int defaultThreads(const Job &job) {
 /// check fails.
 struct Prepared {
   std::unique_ptr<Artifact> artifact;
+  /// A pipelined artifact (manifest version 4) instead.
+  std::unique_ptr<Pipeline> pipeline;
   std::vector<Tensor> inputs; // this rank's blocks
   std::vector<std::string> outputPaths;
   std::ofstream report;
 };
 
-void prepare(const Options &o, const Job &job, Prepared &p) {
+void checkRanks(const Options &o, const Job &job) {
   if (o.ranks && o.ranks != job.size)
     throw Error("-n " + std::to_string(o.ranks) + " but this job has " +
                 std::to_string(job.size) + " rank" +
                 (job.size == 1 ? "" : "s"));
+}
+
+void prepareOutputs(const Options &o, const Job &job, const Manifest &m,
+                    Prepared &p);
+
+void prepare(const Options &o, const Job &job, Prepared &p) {
+  checkRanks(o, job);
   p.artifact = Artifact::load(o.artifact, o.program, job.world);
   Context &context = p.artifact->getContext();
   if (o.memoryLimit)
     context.setMemoryLimit(*o.memoryLimit);
   const Manifest &m = p.artifact->getManifest();
-  p.inputs = readInputs(o, *p.artifact);
+  p.inputs = readInputs(o, m, p.artifact.get());
+  prepareOutputs(o, job, m, p);
+}
 
+/// The artifact's manifest has a pipeline (version 4): false when it cannot
+/// be read (Artifact::load then says why).
+bool isPipelinedArtifact(const std::string &directory) {
+  std::string path =
+      (std::filesystem::path(directory) / telar_artifact::kManifestFileName)
+          .string();
+  std::ifstream in(path);
+  if (!in)
+    return false;
+  std::string text((std::istreambuf_iterator<char>(in)),
+                   std::istreambuf_iterator<char>());
+  try {
+    return Manifest::parse(text, path).isPipelined();
+  } catch (const std::exception &) {
+    return false;
+  }
+}
+
+/// A pipeline's checks before the world splits (not collective).
+void openPipeline(const Options &o, const Job &job, Prepared &p) {
+  checkRanks(o, job);
+  if (!o.program.empty())
+    throw Error("--program does not apply to the pipelined artifact '" +
+                o.artifact + "' (each of its stages has its program)");
+  p.pipeline = Pipeline::open(o.artifact, job.world);
+}
+
+/// The rest, once every rank opened it: the world splits (collective), the
+/// rank loads its stages and reads the inputs.
+void loadPipeline(const Options &o, const Job &job, Prepared &p) {
+  Pipeline &pipeline = *p.pipeline;
+  pipeline.load();
+  if (o.memoryLimit)
+    pipeline.setMemoryLimit(*o.memoryLimit);
+  const Manifest &m = pipeline.getManifest();
+  p.inputs = readInputs(o, m, nullptr);
+  pipeline.setInputs(p.inputs);
+  prepareOutputs(o, job, m, p);
+}
+
+void prepareOutputs(const Options &o, const Job &job, const Manifest &m,
+                    Prepared &p) {
   // Output files (rank 0 writes them): distinct names, a directory that
   // exists.
   if (!o.outputDir.empty()) {
@@ -546,24 +602,10 @@ void prepare(const Options &o, const Job &job, Prepared &p) {
   }
 }
 
-/// Statistics of one axis set, per run: calls, bytes sent, seconds.
-constexpr int kStatFields = 3;
-
-int run(const Options &o, const Job &job) {
-  int threads = o.threads ? o.threads : defaultThreads(job);
-  telarrt_set_num_threads(threads);
-
-  // Every rank checks everything, then all agree before any runs: a rank
-  // that failed must not leave the others waiting in a collective.
-  Prepared p;
-  std::string problem;
-  try {
-    prepare(o, job, p);
-  } catch (const std::exception &e) {
-    problem = e.what();
-    if (problem.empty())
-      problem = "unknown error";
-  }
+/// Every rank says whether its checks passed (`problem` empty); when one
+/// failed, each prints its own problem, or the first failed rank's, and
+/// false comes back once all have (collective over the world).
+bool agree(const Job &job, const std::string &problem) {
   comm::Watchdog::setPhase("agreeing that every rank passed its checks");
   std::vector<int32_t> failed =
       allGather<int32_t>(job, {problem.empty() ? 0 : 1}, comm::DataType::I32);
@@ -612,7 +654,86 @@ int run(const Options &o, const Job &job) {
       job.world->barrier();
     }
     comm::Watchdog::endCollectives();
+    return false;
+  }
+  return true;
+}
+
+/// On rank 0: writes or summarises the whole outputs, then the peak
+/// intermediate memory line.
+void printOutputs(const Options &o, const Job &job, const Prepared &p,
+                  const Manifest &m, const std::vector<Tensor> &global,
+                  size_t maxPeak) {
+  for (size_t i = 0; i < global.size(); ++i) {
+    const TensorSpec &s = m.outputs[i];
+    if (!p.outputPaths.empty()) {
+      if (o.format == "pb")
+        writeTensorProto(p.outputPaths[i], s.name, s.dtype, s.shape,
+                         global[i].data());
+      else
+        writeNpy(p.outputPaths[i], s.dtype, s.shape, global[i].data());
+      if (!o.quiet)
+        std::printf("output '%s': %s -> %s\n", s.name.c_str(),
+                    s.typeString().c_str(), p.outputPaths[i].c_str());
+    } else if (!o.quiet) {
+      std::printf("output '%s': %s\n", s.name.c_str(),
+                  summarize(global[i]).c_str());
+    }
+  }
+  if (!o.quiet) {
+    std::string peakText = formatBytes(maxPeak);
+    if (job.multi())
+      peakText += " (the most of one rank)";
+    int64_t bound = m.largestLiveSetBytes;
+    if (bound >= 0)
+      std::printf("peak intermediate memory: %s (largest live set of the "
+                  "graph: %s)\n",
+                  peakText.c_str(), formatBytes(bound).c_str());
+    else
+      std::printf("peak intermediate memory: %s\n", peakText.c_str());
+  }
+}
+
+int runPipeline(const Options &o, const Job &job, Prepared &p, int threads);
+
+/// Statistics of one axis set, per run: calls, bytes sent, seconds.
+constexpr int kStatFields = 3;
+
+int run(const Options &o, const Job &job) {
+  int threads = o.threads ? o.threads : defaultThreads(job);
+  telarrt_set_num_threads(threads);
+
+  // Every rank checks everything, then all agree before any runs: a rank
+  // that failed must not leave the others waiting in a collective. A
+  // pipeline agrees twice: on its manifests before the world splits, then
+  // on its stages and the inputs.
+  Prepared p;
+  std::string problem;
+  bool pipelined = false;
+  try {
+    pipelined = isPipelinedArtifact(o.artifact);
+    if (pipelined)
+      openPipeline(o, job, p);
+    else
+      prepare(o, job, p);
+  } catch (const std::exception &e) {
+    problem = e.what();
+    if (problem.empty())
+      problem = "unknown error";
+  }
+  if (!agree(job, problem))
     return 1;
+  if (pipelined) {
+    try {
+      loadPipeline(o, job, p);
+    } catch (const std::exception &e) {
+      problem = e.what();
+      if (problem.empty())
+        problem = "unknown error";
+    }
+    if (!agree(job, problem))
+      return 1;
+    return runPipeline(o, job, p, threads);
   }
 
   Artifact &artifact = *p.artifact;
@@ -754,37 +875,10 @@ int run(const Options &o, const Job &job) {
                  *std::max_element(perRankSeconds.begin(),
                                    perRankSeconds.end()));
 
-  for (size_t i = 0; i < global.size(); ++i) {
-    const TensorSpec &s = m.outputs[i];
-    if (!p.outputPaths.empty()) {
-      if (o.format == "pb")
-        writeTensorProto(p.outputPaths[i], s.name, s.dtype, s.shape,
-                         global[i].data());
-      else
-        writeNpy(p.outputPaths[i], s.dtype, s.shape, global[i].data());
-      if (!o.quiet)
-        std::printf("output '%s': %s -> %s\n", s.name.c_str(),
-                    s.typeString().c_str(), p.outputPaths[i].c_str());
-    } else if (!o.quiet) {
-      std::printf("output '%s': %s\n", s.name.c_str(),
-                  summarize(global[i]).c_str());
-    }
-  }
   size_t maxPeak = 0;
   for (int r = 0; r < job.size; ++r)
     maxPeak = std::max(maxPeak, size_t(perRank[r * kRankFields + 4]));
-  if (!o.quiet) {
-    std::string peakText = formatBytes(maxPeak);
-    if (job.multi())
-      peakText += " (the most of one rank)";
-    int64_t bound = m.largestLiveSetBytes;
-    if (bound >= 0)
-      std::printf("peak intermediate memory: %s (largest live set of the "
-                  "graph: %s)\n",
-                  peakText.c_str(), formatBytes(bound).c_str());
-    else
-      std::printf("peak intermediate memory: %s\n", peakText.c_str());
-  }
+  printOutputs(o, job, p, m, global, maxPeak);
   if (o.bench) {
     if (job.multi())
       std::printf("benchmark: %d runs after %d warmup runs, %d ranks x %d "
@@ -901,6 +995,248 @@ int run(const Options &o, const Job &job) {
              {"ms_per_run_max_rank", sum.msMax}});
       j["collectives"] = collectives;
     }
+    p.report << j.dump(2) << "\n";
+    p.report.close();
+    if (!p.report)
+      throw Error("cannot write report '" + o.report + "'");
+  }
+  return 0;
+}
+
+/// Runs a pipelined artifact (Pipeline.h): each run follows this rank's
+/// schedule steps once; the ranks start each run together (a barrier), so
+/// a run's latency -- the slowest rank's -- is the whole batch's time
+/// through the pipeline.
+int runPipeline(const Options &o, const Job &job, Prepared &p, int threads) {
+  Pipeline &pipeline = *p.pipeline;
+  const Manifest &m = pipeline.getManifest();
+  const PipelineSpec &spec = pipeline.getSpec();
+  using Clock = std::chrono::steady_clock;
+  int iterations = o.bench ? o.bench : 1;
+  int warmup = o.bench ? o.warmup : 0;
+  int64_t steps = int64_t(warmup) + iterations;
+  size_t numSteps = pipeline.getSteps().size();
+  int64_t run = 0;
+  Pipeline::StepObserver observer;
+  if (o.verbose)
+    observer = [&](size_t index, const PipelineStepSpec &step, double seconds) {
+      std::fprintf(stderr,
+                   "telar-run: %srun %" PRId64 "/%" PRId64
+                   ", schedule step %zu/%zu: %s in %s ms\n",
+                   job.prefix().c_str(), run, steps, index + 1, numSteps,
+                   pipeline.describeStep(step).c_str(),
+                   formatMs(seconds * 1e3).c_str());
+    };
+  // A stage program that fails on one rank would leave the others waiting
+  // in a transfer: it ends the whole job (as run() does).
+  auto runOnce = [&]() -> PipelineStats {
+    try {
+      return pipeline.run(observer);
+    } catch (const RunError &e) {
+      if (job.multi() && e.getStatus() == TELAR_STATUS_COMM_ERROR)
+        comm::Watchdog::awaitVerdict(4.0);
+      std::fflush(stdout);
+      std::fprintf(stderr, "telar-run: error: %s%s\n", job.prefix().c_str(),
+                   e.what());
+      if (job.multi()) {
+        comm::Watchdog::reportFailure(e.what());
+        job.abort(3);
+      }
+      throw;
+    }
+  };
+
+  std::vector<double> times;
+  double busy = 0, wait = 0, own = 0, bytesSent = 0, messages = 0;
+  Clock::time_point runsStart = Clock::now(), benchStart = runsStart;
+  for (run = 1; run <= steps; ++run) {
+    bool timed = run > warmup;
+    if (run == warmup + 1) {
+      pipeline.resetPeakBytes();
+      pipeline.resetCollectiveStats();
+      comm::Watchdog::setPhase("starting the timed runs");
+    }
+    comm::Watchdog::beginStep(run, steps);
+    if (job.world) {
+      comm::WaitScope scope("barrier", "the world");
+      job.world->barrier();
+    }
+    if (run == warmup + 1)
+      benchStart = Clock::now();
+    PipelineStats stats = runOnce();
+    if (o.verbose)
+      std::fprintf(stderr,
+                   "telar-run: %sstep %" PRId64 "/%" PRId64
+                   " (%s) done in %s ms (in stage programs %s ms, in "
+                   "transfers %s ms)\n",
+                   job.prefix().c_str(), run, steps,
+                   !o.bench ? "run" : timed ? "timed" : "warmup",
+                   formatMs(stats.wallSeconds * 1e3).c_str(),
+                   formatMs(stats.busySeconds * 1e3).c_str(),
+                   formatMs(stats.waitSeconds * 1e3).c_str());
+    if (!timed)
+      continue;
+    times.push_back(stats.wallSeconds * 1e3);
+    busy += stats.busySeconds;
+    wait += stats.waitSeconds;
+    own += stats.wallSeconds;
+    bytesSent += double(stats.bytesSent);
+    messages += double(stats.messagesSent);
+  }
+  double totalSeconds =
+      std::chrono::duration<double>(Clock::now() - benchStart).count();
+  std::vector<double> perRankSeconds = allGather<double>(
+      job,
+      {std::chrono::duration<double>(Clock::now() - runsStart).count()},
+      comm::DataType::F64);
+  comm::Watchdog::setPhase("collecting the statistics");
+  // A run's latency: its slowest rank's (every rank started it together).
+  std::vector<double> slowest = times;
+  if (job.world) {
+    comm::WaitScope scope("all_reduce", "the world");
+    job.world->allReduce(times.data(), slowest.data(), int64_t(times.size()),
+                         comm::DataType::F64, comm::ReduceOp::Max);
+    job.world->allReduce(&totalSeconds, &totalSeconds, 1, comm::DataType::F64,
+                         comm::ReduceOp::Max);
+  }
+  Latency latency = summarizeTimes(slowest);
+  Latency myLatency = summarizeTimes(times);
+  comm::AxisSetStats collectives = pipeline.getCollectiveStats();
+  // Per rank, per run: own latency, seconds in stage programs, in
+  // transfers, own wall, collective ms/calls/bytes, p2p bytes/messages,
+  // peak.
+  std::vector<double> mine = {myLatency.mean,
+                              busy / iterations,
+                              wait / iterations,
+                              own / iterations,
+                              collectives.seconds * 1e3 / iterations,
+                              double(collectives.calls) / iterations,
+                              double(collectives.bytesSent) / iterations,
+                              bytesSent / iterations,
+                              messages / iterations,
+                              double(pipeline.getPeakBytes())};
+  const size_t kFields = mine.size();
+  std::vector<double> perRank = allGather(job, mine, comm::DataType::F64);
+
+  comm::Watchdog::setPhase("gathering the outputs");
+  std::vector<Tensor> global = pipeline.gatherOutputs();
+  comm::Watchdog::setPhase("finishing");
+  comm::Watchdog::endCollectives();
+  if (job.rank != 0)
+    return 0;
+  std::string shape = std::to_string(spec.getNumStages()) + " stage" +
+                      (spec.getNumStages() == 1 ? "" : "s") + " x " +
+                      std::to_string(spec.microbatches) + " microbatch" +
+                      (spec.microbatches == 1 ? "" : "es") + " (" +
+                      spec.schedule +
+                      (spec.virtualStages > 1
+                           ? ", " + std::to_string(spec.virtualStages) +
+                                 " virtual stages"
+                           : std::string()) +
+                      ")";
+  if (job.multi() && !o.quiet)
+    std::fprintf(stderr,
+                 "telar-run: %d ranks (%s), a pipeline of %s: %" PRId64
+                 " run%s in %.3f s (the slowest rank)\n",
+                 job.size, job.world->getBackendName(), shape.c_str(), steps,
+                 steps == 1 ? "" : "s",
+                 *std::max_element(perRankSeconds.begin(),
+                                   perRankSeconds.end()));
+  size_t maxPeak = 0;
+  for (int r = 0; r < job.size; ++r)
+    maxPeak = std::max(maxPeak, size_t(perRank[r * kFields + 9]));
+  printOutputs(o, job, p, m, global, maxPeak);
+
+  // Per rank: its stages, and the share of the batch's time (the slowest
+  // rank's per run) it spent outside its stage programs.
+  double wall = latency.mean / 1e3;
+  auto stagesOf = [&](int r) {
+    std::vector<int64_t> list;
+    int64_t q = spec.getPositionOfRank(r);
+    for (int64_t s = q; s < spec.getNumStages(); s += spec.getNumPositions())
+      list.push_back(s);
+    return list;
+  };
+  auto idleOf = [&](int r) {
+    double b = perRank[r * kFields + 1];
+    return wall > 0 ? std::max(0.0, 1.0 - b / wall) : 0.0;
+  };
+  if (o.bench) {
+    std::printf("benchmark: %d runs after %d warmup runs, %d rank%s x %d "
+                "threads, a pipeline of %s\n",
+                o.bench, o.warmup, job.size, job.size == 1 ? "" : "s",
+                threads, shape.c_str());
+    std::printf("latency (ms, the whole batch through the pipeline): mean %s"
+                "  p50 %s  p90 %s  min %s\n",
+                formatMs(latency.mean).c_str(), formatMs(latency.p50).c_str(),
+                formatMs(latency.p90).c_str(), formatMs(latency.min).c_str());
+    std::printf("throughput: %.2f runs/s\n",
+                totalSeconds > 0 ? iterations / totalSeconds : 0.0);
+    for (int r = 0; r < job.size; ++r) {
+      const double *v = &perRank[r * kFields];
+      std::string stages;
+      for (int64_t s : stagesOf(r))
+        stages += (stages.empty() ? "" : ",") + std::to_string(s);
+      std::printf("rank %d (stage%s %s): in stage programs %s ms, in "
+                  "transfers %s ms (%g messages, %s sent), idle %.1f%% of "
+                  "the batch's time, per run\n",
+                  r, stagesOf(r).size() == 1 ? "" : "s", stages.c_str(),
+                  formatMs(v[1] * 1e3).c_str(), formatMs(v[2] * 1e3).c_str(),
+                  v[8], formatBytes(size_t(v[7])).c_str(), 100.0 * idleOf(r));
+    }
+  }
+
+  if (p.report.is_open()) {
+    size_t ioBytes = 0;
+    for (const TensorSpec &s : m.inputs)
+      ioBytes += s.byteSize();
+    for (const TensorSpec &s : m.outputs)
+      ioBytes += s.byteSize();
+    struct rusage usage;
+    getrusage(RUSAGE_SELF, &usage);
+    nlohmann::ordered_json j;
+    j["artifact"] = pipeline.getDirectory();
+    j["pipeline"] = {{"stages", spec.getNumStages()},
+                     {"microbatches", spec.microbatches},
+                     {"schedule", spec.schedule},
+                     {"virtual_stages", spec.virtualStages}};
+    j["latency_ms"] = {{"mean", latency.mean},
+                       {"p50", latency.p50},
+                       {"p90", latency.p90},
+                       {"min", latency.min}};
+    j["iterations"] = iterations;
+    j["warmup"] = o.bench ? o.warmup : 0;
+    j["threads"] = threads;
+    j["peak_intermediate_bytes"] = maxPeak;
+    if (m.largestLiveSetBytes >= 0)
+      j["largest_live_set_bytes"] = m.largestLiveSetBytes;
+    // Rank 0's stages.
+    j["weights_bytes"] = pipeline.getWeightsBytes();
+    j["prepacked_bytes"] = pipeline.getPrepackedBytes();
+    j["io_bytes"] = ioBytes;
+    j["peak_rss_bytes"] = static_cast<int64_t>(usage.ru_maxrss) * 1024;
+    j["world_size"] = job.size;
+    nlohmann::ordered_json ranks = nlohmann::ordered_json::array();
+    for (int r = 0; r < job.size; ++r) {
+      const double *v = &perRank[r * kFields];
+      ranks.push_back(
+          {{"rank", r},
+           {"stages", stagesOf(r)},
+           {"latency_mean_ms", v[0]},
+           {"collective_ms_per_run", v[4]},
+           {"collective_calls_per_run", v[5]},
+           {"bytes_sent_per_run", int64_t(v[6] + v[7])},
+           {"peak_intermediate_bytes", int64_t(v[9])},
+           {"pipeline",
+            {{"busy_s", v[1]},
+             {"wait_s", v[2]},
+             {"wall_s", wall},
+             {"idle_fraction", idleOf(r)},
+             {"own_wall_s", v[3]},
+             {"messages_per_run", v[8]},
+             {"transfer_bytes_per_run", int64_t(v[7])}}}});
+    }
+    j["ranks"] = ranks;
     p.report << j.dump(2) << "\n";
     p.report.close();
     if (!p.report)

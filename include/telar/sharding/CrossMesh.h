@@ -56,14 +56,12 @@ struct BoxMessage {
 /// appears as a message too (the runtime copies it). A tensor with no
 /// elements needs no messages.
 ///
-/// Cost: O(messages * rank of the tensor + messages * log messages), never
+/// Cost: O(messages * rank of the tensor + ranks), never
 /// a scan over all (sender, receiver) pairs.
-std::vector<BoxMessage>
-getCrossMeshMessages(const std::vector<int64_t> &globalShape,
-                     int64_t elementBytes, const Mesh &fromMesh,
-                     const Sharding &from, int64_t fromFirstRank,
-                     const Mesh &toMesh, const Sharding &to,
-                     int64_t toFirstRank);
+std::vector<BoxMessage> getCrossMeshMessages(
+    const std::vector<int64_t> &globalShape, int64_t elementBytes,
+    const Mesh &fromMesh, const Sharding &from, int64_t fromFirstRank,
+    const Mesh &toMesh, const Sharding &to, int64_t toFirstRank);
 
 /// The sum of the messages' bytes.
 int64_t getMessageBytes(const std::vector<BoxMessage> &messages);

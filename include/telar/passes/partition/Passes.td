@@ -168,4 +168,96 @@ def TelarLowerCollectives : Pass<"telar-lower-collectives", "ModuleOp"> {
                            "::mlir::memref::MemRefDialect"];
 }
 
+def TelarMicrobatch : Pass<"telar-microbatch", "ModuleOp"> {
+  let summary = "Rewrite @main into the program of one microbatch";
+  let description = [{
+    The program one microbatch of a pipeline runs
+    (`makeMicrobatchProgram`, include/telar/passes/partition/Microbatch.h):
+    the batch B is dim 0 of @main's first input; with `count=M` every input
+    whose dim 0 is B is split M ways along dim 0, the others go whole to
+    every microbatch. Microbatching is data parallelism executed in
+    sequence, so the program is made as the SPMD program of the data
+    parallel plan on a one-axis mesh `{"microbatch": M}` (completed by
+    propagation and partitioned as `telar-apply-plan` and
+    `telar-partition` do: Reshape shapes holding the batch become local
+    ones); then the grid and the sharding attributes of the interface go.
+    What remains is a plain telar program at microbatch shape whose values
+    have the names they had (`telar.name`, `telar.result_names` and the
+    derived names of docs/Plan.md).
+
+    ```mlir
+    func.func @main(%x: tensor<8x16xf32> {telar.name = "x"}) -> tensor<8x4xf32>
+    // with count=2 becomes
+    func.func @main(%x: tensor<4x16xf32> {telar.name = "x"}) -> tensor<4x4xf32>
+    ```
+
+    Errors: `M` that does not divide the batch (`--microbatches 3 does not
+    divide the batch (4, dim 0 of 'input_ids')`), and any op whose
+    partitioned form would need a collective across the microbatches (a
+    reduction over the batch, a reshape merging the batch with another
+    dimension, a constant the size of the batch): the error is at that op
+    and names it. `count=1` leaves the program as it is. The pass reports
+    the split as a remark on @main: the dim of each input (-1: whole) and
+    of each result that microbatches concatenate along (-1: every
+    microbatch computes all of it).
+  }];
+  let options = [
+    Option<"count", "count", "int64_t", /*default=*/"2",
+           "The number of microbatches">
+  ];
+  let dependentDialects = ["::mlir::shard::ShardDialect"];
+}
+
+def TelarSplitStages : Pass<"telar-split-stages", "ModuleOp"> {
+  let summary = "Check a pipeline's stage lists and make one stage's program";
+  let description = [{
+    The stage split of a pipelined plan (`splitStages` and
+    `buildStageModule`, include/telar/passes/partition/SplitStages.h), as
+    telarc compiles each stage of a plan with `"stages"` (docs/Plan.md),
+    for lit tests: `stages=` lists per stage (separated by `;`) the names
+    of the values its ops compute (separated by `,`), as a plan's
+    `stages[i].ops` do.
+
+    The lists are checked against @main: every op is in exactly one stage,
+    except ops computed from weights and constants alone (constants, a
+    transpose or cast of a weight), which may be in none and are copied into
+    every stage that uses them; a value is used only in its stage or later
+    ones. Each boundary value (computed in one stage, used in later ones) is
+    reported as a remark on @main. With `stage=K` the module becomes the
+    program of stage K: @main takes the graph inputs the stage uses and the
+    boundary values it receives (named by `telar.name`), and returns the
+    boundary values it sends, then the graph outputs it computes (named by
+    `telar.output_names`; the last stage returns graph inputs and
+    weight-only values that are outputs). Every op result carries its name
+    of the whole program in `telar.result_names`, so plan names mean the
+    same values in the stage's program.
+
+    ```mlir
+    // -telar-split-stages="stages=h;y stage=1"
+    func.func @main(%x: tensor<8x16xf32> {telar.name = "x"}) -> tensor<8x4xf32> {
+      %h = telar.relu %x {telar.result_names = ["h"]} ...
+      %y = telar.matmul %h, %w {telar.result_names = ["y"]} ...
+    // becomes
+    func.func @main(%h: tensor<8x16xf32> {telar.name = "h"}) -> tensor<8x4xf32>
+        attributes {telar.output_names = ["y"]} {
+      %w = telar.constant {telar.result_names = ["w"]} ...
+      %y = telar.matmul %h, %w {telar.result_names = ["y"]} ...
+    ```
+
+    Errors name the value: `stages[1].ops: unknown value 'x'`, a graph
+    input listed, a value in two stages, `value 'x' is in no stage`, `value
+    'x' is used in stage 0 but computed in stage 1`, a stage that computes
+    nothing.
+  }];
+  let options = [
+    Option<"stages", "stages", "std::string", /*default=*/"\"\"",
+           "Per stage (separated by ';') the names of the values its ops "
+           "compute (separated by ',')">,
+    Option<"stage", "stage", "int64_t", /*default=*/"-1",
+           "The stage whose program the module becomes (-1: only check and "
+           "report the boundaries)">
+  ];
+  let dependentDialects = ["::mlir::func::FuncDialect"];
+}
+
 #endif // TELAR_PASSES_PARTITION_PASSES_TD

@@ -1,0 +1,399 @@
+//===- RuntimePipelineTest.cpp - The pieces of the pipeline executor ------===//
+//
+// Box packing and unpacking, microbatch slicing and concatenation, and the
+// checks of a version-4 manifest's pipeline (each error naming its field).
+// The executor end to end: test/runtime/pipeline.test.
+//
+//===----------------------------------------------------------------------===//
+
+#include "telar/runtime/Pipeline.h"
+#include "telar/runtime/Runtime.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <functional>
+#include <numeric>
+
+using namespace telar::runtime;
+namespace artifact = telar_artifact;
+
+namespace {
+
+template <typename F> std::string errorOf(F f) {
+  try {
+    f();
+  } catch (const Error &e) {
+    return e.what();
+  }
+  return "";
+}
+
+#define EXPECT_ERROR(expr, substring)                                          \
+  EXPECT_NE(errorOf([&] { (void)(expr); }).find(substring), std::string::npos) \
+      << "error was: '" << errorOf([&] { (void)(expr); }) << "'"
+
+Tensor iota(Shape shape) {
+  Tensor t(DType::Float32, std::move(shape));
+  float *p = t.data<float>();
+  for (int64_t i = 0; i < t.getNumElements(); ++i)
+    p[i] = float(i);
+  return t;
+}
+
+//===----------------------------------------------------------------------===//
+// Boxes
+//===----------------------------------------------------------------------===//
+
+TEST(RuntimePipeline, PackBox) {
+  // A [3,4,5] block; the box [2,2,3] at [1,1,2].
+  Tensor block = iota({3, 4, 5});
+  std::vector<float> box(12);
+  packBox(block.data(), {3, 4, 5}, {1, 1, 2}, {2, 2, 3}, sizeof(float),
+          box.data());
+  std::vector<float> expected;
+  for (int i = 1; i < 3; ++i)
+    for (int j = 1; j < 3; ++j)
+      for (int k = 2; k < 5; ++k)
+        expected.push_back(float(i * 20 + j * 5 + k));
+  EXPECT_EQ(box, expected);
+
+  // Unpacking writes the box and nothing else.
+  Tensor target(DType::Float32, {3, 4, 5});
+  unpackBox(target.data(), {3, 4, 5}, {1, 1, 2}, {2, 2, 3}, sizeof(float),
+            box.data());
+  const float *t = target.data<float>(), *b = block.data<float>();
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 4; ++j)
+      for (int k = 0; k < 5; ++k) {
+        int at = i * 20 + j * 5 + k;
+        bool inside = i >= 1 && j >= 1 && j < 3 && k >= 2;
+        EXPECT_EQ(t[at], inside ? b[at] : 0.0f) << i << "," << j << "," << k;
+      }
+
+  // The whole block, a scalar, an empty box.
+  std::vector<float> whole(60);
+  packBox(block.data(), {3, 4, 5}, {0, 0, 0}, {3, 4, 5}, sizeof(float),
+          whole.data());
+  EXPECT_EQ(std::memcmp(whole.data(), block.data(), block.getByteSize()), 0);
+  float scalar = 7, out = 0;
+  packBox(&scalar, {}, {}, {}, sizeof(float), &out);
+  EXPECT_EQ(out, 7);
+  packBox(block.data(), {3, 4, 5}, {3, 0, 0}, {0, 4, 5}, sizeof(float),
+          nullptr);
+}
+
+TEST(RuntimePipeline, BoxErrors) {
+  Tensor block = iota({3, 4});
+  std::vector<float> box(16);
+  EXPECT_ERROR(packBox(block.data(), {3, 4}, {2, 0}, {2, 4}, 4, box.data()),
+               "pack: the box [2,4] at [2,0] is not inside the block [3,4]");
+  EXPECT_ERROR(unpackBox(block.data(), {3, 4}, {0, 1}, {1, 4}, 4, box.data()),
+               "unpack: the box [1,4] at [0,1] is not inside the block [3,4]");
+  EXPECT_ERROR(packBox(block.data(), {3, 4}, {0}, {1, 1}, 4, box.data()),
+               "pack: a box of 2 dimensions at 1 offsets in a block of 2");
+}
+
+//===----------------------------------------------------------------------===//
+// Microbatches
+//===----------------------------------------------------------------------===//
+
+TEST(RuntimePipeline, Microbatches) {
+  Tensor whole = iota({4, 6});
+  EXPECT_EQ(getMicrobatchShape({4, 6}, 0, 2), (Shape{2, 6}));
+  EXPECT_EQ(getMicrobatchShape({4, 6}, 1, 3), (Shape{4, 2}));
+  EXPECT_EQ(getMicrobatchShape({4, 6}, -1, 4), (Shape{4, 6}));
+
+  // Along dim 0: contiguous rows.
+  Tensor m1 = sliceMicrobatch(whole, 0, 1, 2);
+  ASSERT_EQ(m1.getShape(), (Shape{2, 6}));
+  for (int i = 0; i < 12; ++i)
+    EXPECT_EQ(m1.data<float>()[i], float(12 + i));
+  // Along dim 1: strided.
+  Tensor c2 = sliceMicrobatch(whole, 1, 2, 3);
+  ASSERT_EQ(c2.getShape(), (Shape{4, 2}));
+  for (int r = 0; r < 4; ++r)
+    for (int c = 0; c < 2; ++c)
+      EXPECT_EQ(c2.data<float>()[r * 2 + c], float(r * 6 + 4 + c));
+  // Not split: a copy.
+  Tensor all = sliceMicrobatch(whole, -1, 3, 4);
+  EXPECT_EQ(std::memcmp(all.data(), whole.data(), whole.getByteSize()), 0);
+
+  // Concatenating the slices gives the whole back, on either dimension.
+  for (auto [dim, count] : {std::pair<int64_t, int64_t>{0, 4}, {0, 2},
+                            {1, 3}, {1, 6}, {0, 1}}) {
+    Tensor rebuilt(DType::Float32, {4, 6});
+    for (int64_t m = 0; m < count; ++m)
+      insertMicrobatch(rebuilt, sliceMicrobatch(whole, dim, m, count), dim, m,
+                       count);
+    EXPECT_EQ(std::memcmp(rebuilt.data(), whole.data(), whole.getByteSize()),
+              0)
+        << "dim " << dim << ", " << count << " microbatches";
+  }
+}
+
+TEST(RuntimePipeline, MicrobatchErrors) {
+  Tensor whole = iota({4, 6});
+  EXPECT_ERROR(sliceMicrobatch(whole, 0, 0, 3),
+               "cannot split [4,6] into 3 microbatches along dim 0");
+  EXPECT_ERROR(sliceMicrobatch(whole, 2, 0, 2),
+               "cannot split [4,6] into 2 microbatches along dim 2");
+  EXPECT_ERROR(sliceMicrobatch(whole, 0, 2, 2), "no microbatch 2 of 2");
+  Tensor rebuilt(DType::Float32, {4, 6});
+  EXPECT_ERROR(insertMicrobatch(rebuilt, iota({2, 3}), 0, 0, 2),
+               "microbatch 0: expected float32[2,6], got float32[2,3]");
+}
+
+//===----------------------------------------------------------------------===//
+// The manifest's pipeline
+//===----------------------------------------------------------------------===//
+
+/// Stage 0 on rank 0, stage 1 on ranks 1-2 taking h ([2,16] per
+/// microbatch) split by columns; 2 microbatches of x [4,8].
+artifact::Manifest pipelinedManifest() {
+  artifact::Manifest m;
+  m.telarVersion = "0.1.0";
+  m.modelPath = "tp.onnx";
+  m.targetKind = "cpu";
+  m.worldSize = 3;
+  m.inputs = {{"x", "float32", {4, 8}}};
+  m.outputs = {{"y", "float32", {4, 8}}, {"h", "float32", {4, 16}}};
+  artifact::PipelineEntry p;
+  p.microbatches = 2;
+  p.stages = {{"stage0", 0, 1}, {"stage1", 1, 2}};
+  p.inputs = {{"x", 0}};
+  p.outputs = {{"y", 1, 0}, {"h", 0, 0}};
+  artifact::PipelineTransferEntry h;
+  h.name = "h";
+  h.fromStage = 0;
+  h.toStage = 1;
+  h.dtype = "float32";
+  h.shape = {2, 16};
+  h.messages = {{0, 1, {0, 0}, {0, 0}, {2, 8}}, {0, 2, {0, 8}, {0, 0}, {2, 8}}};
+  p.transfers = {h};
+  using Step = artifact::PipelineStepEntry;
+  std::vector<Step> first, second;
+  for (int64_t mb = 0; mb < 2; ++mb) {
+    first.push_back({"forward", mb, 0});
+    first.push_back({"send", mb, 0, {0}});
+    second.push_back({"recv", mb, 1, {0}});
+    second.push_back({"forward", mb, 1});
+  }
+  p.scheduleTable = {first, second, second};
+  m.pipeline = p;
+  return m;
+}
+
+Manifest parse(const artifact::Manifest &m) {
+  return Manifest::parse(artifact::writeManifestJson(m), "p/manifest.json");
+}
+
+void expectError(int line, const std::function<void(artifact::Manifest &)> &edit,
+                 const std::string &message) {
+  artifact::Manifest m = pipelinedManifest();
+  edit(m);
+  std::string got = errorOf([&] { parse(m); });
+  EXPECT_NE(got.find("p/manifest.json: " + message), std::string::npos)
+      << "line " << line << ": error was '" << got << "'";
+}
+
+TEST(RuntimePipeline, ManifestRoundTrip) {
+  Manifest m = parse(pipelinedManifest());
+  ASSERT_TRUE(m.isPipelined());
+  EXPECT_EQ(m.formatVersion, 4);
+  EXPECT_EQ(m.worldSize, 3);
+  EXPECT_FALSE(m.hasMesh());
+  EXPECT_TRUE(m.programs.empty());
+  const PipelineSpec &p = *m.pipeline;
+  EXPECT_EQ(p.microbatches, 2);
+  EXPECT_EQ(p.schedule, "gpipe");
+  EXPECT_EQ(p.getNumStages(), 2);
+  EXPECT_EQ(p.getNumPositions(), 2);
+  EXPECT_EQ(p.stages[1].directory, "stage1");
+  EXPECT_EQ(p.stages[1].firstRank, 1);
+  EXPECT_EQ(p.stages[1].numRanks, 2);
+  EXPECT_EQ(p.getPositionOfRank(0), 0);
+  EXPECT_EQ(p.getPositionOfRank(2), 1);
+  EXPECT_EQ(p.getPositionOfRank(3), -1);
+  ASSERT_EQ(p.outputs.size(), 2u);
+  EXPECT_EQ(p.outputs[1].name, "h");
+  EXPECT_EQ(p.outputs[1].stage, 0);
+  ASSERT_EQ(p.transfers.size(), 1u);
+  const PipelineTransferSpec &t = p.transfers[0];
+  EXPECT_EQ(t.dtype, DType::Float32);
+  EXPECT_EQ(t.shape, (Shape{2, 16}));
+  ASSERT_EQ(t.messages.size(), 2u);
+  EXPECT_EQ(t.messages[1].toRank, 2);
+  EXPECT_EQ(t.messages[1].fromOffsets, (Shape{0, 8}));
+  EXPECT_EQ(t.messages[1].sizes, (Shape{2, 8}));
+  ASSERT_EQ(p.scheduleTable.size(), 3u);
+  ASSERT_EQ(p.scheduleTable[0].size(), 4u);
+  EXPECT_EQ(p.scheduleTable[0][1].op, PipelineStepSpec::Op::Send);
+  EXPECT_EQ(p.scheduleTable[0][1].transfers, (std::vector<int64_t>{0}));
+  EXPECT_EQ(p.scheduleTable[2][2].op, PipelineStepSpec::Op::Recv);
+  EXPECT_EQ(p.scheduleTable[2][2].microbatch, 1);
+
+  // Versions 2 and 3 still read; version 4 without a pipeline is version
+  // 3's single-device artifact.
+  artifact::Manifest plain;
+  plain.programs = {{"main", "programs/main.so"}};
+  for (int64_t version : {2, 3, 4}) {
+    plain.formatVersion = version;
+    Manifest old = parse(plain);
+    EXPECT_FALSE(old.isPipelined());
+    EXPECT_EQ(old.formatVersion, version);
+  }
+}
+
+TEST(RuntimePipeline, ManifestErrors) {
+  using M = artifact::Manifest;
+  auto pipe = [](M &m) -> artifact::PipelineEntry & { return *m.pipeline; };
+  expectError(__LINE__, [](M &m) { m.formatVersion = 3; },
+              "field 'pipeline' needs format version 4");
+  expectError(__LINE__, [](M &m) { m.mesh = artifact::MeshEntry{{"a"}, {3}}; },
+              "field 'mesh' is not allowed in a pipelined artifact");
+  expectError(__LINE__, [](M &m) { m.worldSize.reset(); },
+              "missing field 'world_size' (a pipelined artifact says its "
+              "world size)");
+  expectError(__LINE__,
+              [](M &m) { m.programs = {{"main", "programs/main.so"}}; },
+              "field 'programs' must be empty in a pipelined artifact");
+  expectError(__LINE__, [&](M &m) { pipe(m).microbatches = 0; },
+              "field 'pipeline.microbatches' must be an integer >= 1, got 0");
+  expectError(__LINE__, [&](M &m) { pipe(m).schedule = "zigzag"; },
+              "field 'pipeline.schedule' is 'zigzag' (expected 'gpipe', "
+              "'1f1b' or 'interleaved')");
+  expectError(__LINE__, [&](M &m) { pipe(m).virtualStages = 2; },
+              "field 'pipeline.virtual_stages' is 2 with schedule 'gpipe'");
+  expectError(__LINE__,
+              [&](M &m) {
+                pipe(m).schedule = "interleaved";
+                pipe(m).virtualStages = 2;
+              },
+              "field 'pipeline.stages': interleaving needs at least 2 "
+              "positions, got 1");
+  expectError(__LINE__, [&](M &m) { pipe(m).stages[1].firstRank = -1; },
+              "field 'pipeline.stages[1].first_rank' must be an integer >= "
+              "0, got -1");
+  expectError(__LINE__, [&](M &m) { pipe(m).stages[1].numRanks = 3; },
+              "field 'pipeline.stages[1].num_ranks': ranks 1..3 are beyond "
+              "the world of 3 ranks");
+  expectError(__LINE__, [&](M &m) { pipe(m).stages[1].directory = "../x"; },
+              "pipeline.stages[1] field 'directory' ('../x') must be a "
+              "relative path inside the artifact");
+  expectError(__LINE__, [&](M &m) { pipe(m).stages[1].directory = "stage0"; },
+              "pipeline.stages[1] repeats the directory 'stage0'");
+  expectError(__LINE__,
+              [&](M &m) {
+                pipe(m).stages[1].firstRank = 0;
+                pipe(m).stages[1].numRanks = 1;
+              },
+              "pipeline.stages: stages 0 and 1 share rank 0");
+  expectError(__LINE__, [&](M &m) { pipe(m).stages[1].numRanks = 1; },
+              "pipeline.stages: rank 2 of the 3 is in no stage");
+  expectError(__LINE__, [&](M &m) { pipe(m).inputs.clear(); },
+              "field 'pipeline.inputs' lacks the top-level input 'x'");
+  expectError(__LINE__, [&](M &m) { pipe(m).inputs[0].name = "z"; },
+              "pipeline.inputs[0] names 'z', which is not a top-level input");
+  expectError(__LINE__, [&](M &m) { pipe(m).inputs[0].microbatchDim = 2; },
+              "field 'pipeline.inputs[0].microbatch_dim' must be a dimension "
+              "of 'x' (0..1) or -1 (whole), got 2");
+  expectError(__LINE__, [&](M &m) { pipe(m).microbatches = 3; },
+              "field 'pipeline.inputs[0].microbatch_dim': dim 0 of 'x' (4) "
+              "is not divisible by 3 microbatches");
+  expectError(__LINE__,
+              [&](M &m) { pipe(m).outputs.push_back({"y", 1, 0}); },
+              "pipeline.outputs[2] repeats 'y'");
+  expectError(__LINE__, [&](M &m) { pipe(m).outputs[0].stage = 2; },
+              "field 'pipeline.outputs[0].stage' is 2 but there are 2 stages");
+  expectError(__LINE__, [&](M &m) { pipe(m).transfers[0].toStage = 0; },
+              "pipeline.transfers[0] goes from stage 0 to stage 0");
+  expectError(__LINE__, [&](M &m) { pipe(m).transfers[0].dtype = "float7"; },
+              "pipeline.transfers[0] has unknown dtype 'float7'");
+  expectError(__LINE__,
+              [&](M &m) { pipe(m).transfers[0].messages[1].toRank = 0; },
+              "field 'pipeline.transfers[0].messages[1].to_rank' is 0, not a "
+              "rank of stage 1 (ranks 1..2)");
+  expectError(__LINE__,
+              [&](M &m) { pipe(m).transfers[0].messages[0].fromRank = 1; },
+              "field 'pipeline.transfers[0].messages[0].from_rank' is 1, not "
+              "a rank of stage 0 (ranks 0..0)");
+  expectError(__LINE__,
+              [&](M &m) { pipe(m).transfers[0].messages[0].sizes = {2}; },
+              "field 'pipeline.transfers[0].messages[0].sizes' must have 2 "
+              "sizes (one per dimension of the value), got [2]");
+  expectError(__LINE__,
+              [&](M &m) {
+                pipe(m).transfers[0].messages[1].fromOffsets = {0, 9};
+              },
+              "pipeline.transfers[0].messages[1] has a box beyond the value's "
+              "shape [2,16] in dimension 1");
+  expectError(__LINE__,
+              [&](M &m) {
+                std::swap(pipe(m).transfers[0].messages[0],
+                          pipe(m).transfers[0].messages[1]);
+              },
+              "pipeline.transfers[0].messages[1] is out of order");
+  expectError(__LINE__, [&](M &m) { pipe(m).scheduleTable.pop_back(); },
+              "field 'pipeline.schedule_table' has 2 lists, but the world "
+              "has 3 ranks");
+  expectError(__LINE__,
+              [&](M &m) { pipe(m).scheduleTable[0][0].op = "think"; },
+              "field 'pipeline.schedule_table[0][0].op' is 'think'");
+  expectError(__LINE__,
+              [&](M &m) { pipe(m).scheduleTable[1][1].stage = 0; },
+              "field 'pipeline.schedule_table[1][1].stage': stage 0 does not "
+              "run on rank 1 (ranks 0..0)");
+  expectError(__LINE__,
+              [&](M &m) { pipe(m).scheduleTable[1][1].microbatch = 2; },
+              "field 'pipeline.schedule_table[1][1].microbatch' is 2 but "
+              "there are 2 microbatches");
+  expectError(__LINE__,
+              [&](M &m) { pipe(m).scheduleTable[1][3].microbatch = 0; },
+              "pipeline.schedule_table[1][3] computes stage 1 on microbatch "
+              "0 a second time (step 1 did)");
+  expectError(__LINE__,
+              [&](M &m) {
+                auto &steps = pipe(m).scheduleTable[2];
+                steps.erase(steps.begin() + 3);
+              },
+              "field 'pipeline.schedule_table[2]' never computes stage 1 on "
+              "microbatch 1");
+  expectError(__LINE__,
+              [&](M &m) {
+                auto &steps = pipe(m).scheduleTable[0];
+                std::swap(steps[0], steps[1]);
+              },
+              "pipeline.schedule_table[0][0] sends transfer 0 of microbatch "
+              "0 before stage 0 computed it");
+  expectError(__LINE__,
+              [&](M &m) {
+                auto &steps = pipe(m).scheduleTable[1];
+                std::swap(steps[0], steps[1]);
+              },
+              "pipeline.schedule_table[1][1] receives transfer 0 of "
+              "microbatch 0 after stage 1 computed it");
+  expectError(__LINE__,
+              [&](M &m) {
+                auto &steps = pipe(m).scheduleTable[0];
+                steps.erase(steps.begin() + 3);
+              },
+              "field 'pipeline.schedule_table[0]' never sends transfer 0 "
+              "('h') of microbatch 1");
+  expectError(__LINE__,
+              [&](M &m) { pipe(m).scheduleTable[0][1].transfers = {1}; },
+              "field 'pipeline.schedule_table[0][1].transfers' names 1, not a "
+              "transfer (there are 1)");
+  expectError(__LINE__,
+              [&](M &m) { pipe(m).scheduleTable[0][1].transfers = {}; },
+              "field 'pipeline.schedule_table[0][1].transfers' is empty");
+  expectError(__LINE__,
+              [&](M &m) {
+                pipe(m).transfers[0].messages.pop_back();
+                pipe(m).transfers[0].messages[0].sizes = {2, 16};
+              },
+              "field 'pipeline.schedule_table[2][0].transfers' names transfer "
+              "0, in which rank 2 receives nothing");
+}
+
+} // namespace
