@@ -562,8 +562,10 @@ class PipelinedRunner(Runner):
         if case.source != "memory" and res["plan_microbatches"] != case.microbatches:
             return (f"plan.json's schedule has {res['plan_microbatches']} microbatches, "
                     f"expected {case.microbatches}")
-        if manifest.get("version") != 4:
-            return f"manifest version {manifest.get('version')}, expected 4"
+        if manifest.get("format_version") != 4 or "pipeline" not in manifest:
+            return (f"manifest format_version {manifest.get('format_version')}"
+                    f"{'' if 'pipeline' in manifest else ' without a pipeline'}, expected a "
+                    f"version 4 pipeline")
         if manifest.get("world_size") != case.ranks:
             return f"world_size {manifest.get('world_size')}, expected {case.ranks}"
         pipe = manifest.get("pipeline") or {}
