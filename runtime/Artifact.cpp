@@ -369,6 +369,78 @@ void parsePipelineWorld(const ObjectReader &reader, Manifest &m,
   m.worldSize = world->get<int64_t>();
 }
 
+/// The table runs to the end when every send blocks until its receive is
+/// posted (Gloo's, and MPI's for large messages): each rank's messages, in
+/// step and message order, meet the peer's matching ones in order. Else an
+/// error naming where each stuck rank waits.
+void checkRendezvous(const PipelineSpec &p, int64_t worldSize,
+                     const std::string &origin) {
+  struct Op {
+    int64_t peer, transfer, microbatch;
+    bool send;
+    size_t step;
+  };
+  // Per rank the point-to-point operations in order (copies to itself and
+  // computations never block).
+  std::vector<std::vector<Op>> ops(static_cast<size_t>(worldSize));
+  for (int64_t rank = 0; rank < worldSize; ++rank) {
+    const std::vector<PipelineStepSpec> &steps = p.scheduleTable[size_t(rank)];
+    for (size_t i = 0; i < steps.size(); ++i) {
+      bool send = steps[i].op == PipelineStepSpec::Op::Send;
+      for (int64_t t : steps[i].transfers)
+        for (const PipelineMessageSpec &msg : p.transfers[size_t(t)].messages) {
+          if (msg.fromRank == msg.toRank)
+            continue;
+          if (send && msg.fromRank == rank)
+            ops[size_t(rank)].push_back(
+                {msg.toRank, t, steps[i].microbatch, true, i});
+          else if (!send && msg.toRank == rank)
+            ops[size_t(rank)].push_back(
+                {msg.fromRank, t, steps[i].microbatch, false, i});
+        }
+    }
+  }
+  std::vector<size_t> next(static_cast<size_t>(worldSize), 0);
+  std::vector<int64_t> work;
+  for (int64_t r = 0; r < worldSize; ++r)
+    work.push_back(r);
+  while (!work.empty()) {
+    int64_t r = work.back();
+    work.pop_back();
+    // Match r's next operation with its peer's, as often as they meet.
+    while (next[size_t(r)] < ops[size_t(r)].size()) {
+      const Op &a = ops[size_t(r)][next[size_t(r)]];
+      size_t &peerNext = next[size_t(a.peer)];
+      if (peerNext >= ops[size_t(a.peer)].size())
+        break;
+      const Op &b = ops[size_t(a.peer)][peerNext];
+      if (b.peer != r || b.send == a.send || b.transfer != a.transfer ||
+          b.microbatch != a.microbatch)
+        break;
+      ++next[size_t(r)];
+      ++peerNext;
+      work.push_back(a.peer);
+    }
+  }
+  std::string stuck;
+  for (int64_t r = 0; r < worldSize; ++r) {
+    if (next[size_t(r)] >= ops[size_t(r)].size())
+      continue;
+    const Op &a = ops[size_t(r)][next[size_t(r)]];
+    stuck += std::string(stuck.empty() ? "" : "; ") + "rank " +
+             std::to_string(r) + " at schedule_table[" + std::to_string(r) +
+             "][" + std::to_string(a.step) + "] (" +
+             (a.send ? "sending" : "receiving") + " transfer " +
+             std::to_string(a.transfer) + " of microbatch " +
+             std::to_string(a.microbatch) + (a.send ? " to" : " from") +
+             " rank " + std::to_string(a.peer) + ")";
+  }
+  if (!stuck.empty())
+    throw Error(origin + ": field '" + std::string(key::kPipeline) + "." +
+                key::kPipelineScheduleTable +
+                "' deadlocks when a send waits for its receive: " + stuck);
+}
+
 /// The version-4 "pipeline" object, checked against the manifest's world
 /// size, inputs and outputs.
 PipelineSpec parsePipeline(const json &object, const Manifest &m,
@@ -777,6 +849,7 @@ PipelineSpec parsePipeline(const json &object, const Manifest &m,
                         " from this rank itself before sending it");
       }
   }
+  checkRendezvous(p, m.worldSize, origin);
   return p;
 }
 

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstring>
 #include <map>
+#include <mutex>
 #include <set>
 #include <sys/stat.h>
 
@@ -35,6 +36,15 @@ void checkBox(const Shape &blockShape, const Shape &offsets,
       throw Error(std::string(what) + ": the box " + formatShape(sizes) +
                   " at " + formatShape(offsets) +
                   " is not inside the block " + formatShape(blockShape));
+}
+
+/// `label` kept for the life of the process: the watchdog may name the
+/// last wait after the pipeline is gone (an error unwound it).
+const char *internLabel(const std::string &label) {
+  static std::mutex mutex;
+  static std::set<std::string> *labels = new std::set<std::string>();
+  std::lock_guard<std::mutex> lock(mutex);
+  return labels->insert(label).first->c_str();
 }
 
 /// The box is the whole block: its bytes are the block's, as they are.
@@ -323,7 +333,7 @@ Pipeline::open(const std::string &directory,
 
   // What the watchdog names while this rank waits.
   for (int64_t s = 0; s < S; ++s)
-    p->stageLabels.push_back("stage " + std::to_string(s));
+    p->stageLabels.push_back(internLabel("stage " + std::to_string(s)));
   for (const PipelineStepSpec &step : p->getSteps()) {
     std::string label;
     if (step.op == PipelineStepSpec::Op::Send)
@@ -334,7 +344,7 @@ Pipeline::open(const std::string &directory,
               std::to_string(spec.transfers[size_t(step.transfers[0])]
                                  .fromStage) +
               "'s microbatch " + std::to_string(step.microbatch) + " from";
-    p->waitLabels.push_back(label);
+    p->waitLabels.push_back(internLabel(label));
   }
   p->stages.resize(size_t(S));
   return p;
@@ -537,7 +547,7 @@ void Pipeline::send(const PipelineStepSpec &step, size_t index,
                 element, tmp);
         data = tmp;
       }
-      comm::WaitScope wait(waitLabels[index].c_str(), "", int(msg.toRank));
+      comm::WaitScope wait(waitLabels[index], "", int(msg.toRank));
       world->send(data, int64_t(bytes), comm::DataType::I8, int(msg.toRank),
                   tag);
       stats.messagesSent += 1;
@@ -563,7 +573,7 @@ void Pipeline::recv(const PipelineStepSpec &step, size_t index) {
       bool whole = isWholeBlock(block.getShape(), msg.sizes);
       void *data = whole ? block.data() : scratchBuffer(bytes);
       {
-        comm::WaitScope wait(waitLabels[index].c_str(), "",
+        comm::WaitScope wait(waitLabels[index], "",
                              int(msg.fromRank));
         world->recv(data, int64_t(bytes), comm::DataType::I8,
                     int(msg.fromRank), tag);
@@ -642,7 +652,7 @@ std::vector<Tensor> Pipeline::gatherOutputs() {
       Tensor part;
       {
         comm::WaitScope wait("gather of the outputs",
-                             stageLabels[size_t(g.stage)].c_str());
+                             stageLabels[size_t(g.stage)]);
         part = stage.artifact->gatherOutput(index,
                                             stage.outputs[index][size_t(mb)]);
       }

@@ -284,6 +284,8 @@ LogicalResult compileArtifact(ModuleOp module, TargetBackend &target,
     error = "the module has no @main function";
     return failure();
   }
+  if (options.plan && isPipelinedPlan(*options.plan))
+    return compilePipelineArtifact(module, target, options, error);
   std::vector<std::string> stageNames;
   if (options.plan)
     stageNames.push_back("partitioning");
@@ -417,7 +419,9 @@ LogicalResult compileArtifact(ModuleOp module, TargetBackend &target,
     writer.setLargestLiveSetBytes(liveSetBytes);
     // The launchers' files, for every artifact that runs on several ranks.
     artifact::Manifest manifest = writer.getManifest();
-    if (manifest.worldSize.value_or(1) > 1) {
+    if (options.writtenManifest)
+      *options.writtenManifest = manifest;
+    if (options.launchFiles && manifest.worldSize.value_or(1) > 1) {
       LaunchOptions launch = options.launch;
       error = resolveLaunchOptions(launch, *manifest.worldSize,
                                    options.modelPath);

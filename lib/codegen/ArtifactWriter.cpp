@@ -312,7 +312,8 @@ void ArtifactWriter::setLargestLiveSetBytes(int64_t bytes) {
 artifact::Manifest ArtifactWriter::getManifest() const {
   artifact::Manifest m = header;
   // The version of the entry-point ABI the programs are compiled for.
-  m.formatVersion = kArtifactFormatVersion;
+  m.formatVersion = m.pipeline ? kArtifactFormatVersion
+                               : artifact::kUnpipelinedFormatVersion;
   m.telarVersion = TELAR_VERSION;
   m.programs = programs;
   for (const WeightFileEntry &file : weightFiles)

@@ -54,10 +54,16 @@ Blocking getBlocking(const std::vector<int64_t> &shape, const Mesh &mesh,
 
 } // namespace
 
-std::vector<BoxMessage> telar_sharding::getCrossMeshMessages(
-    const std::vector<int64_t> &globalShape, int64_t elementBytes,
-    const Mesh &fromMesh, const Sharding &from, int64_t fromFirstRank,
-    const Mesh &toMesh, const Sharding &to, int64_t toFirstRank) {
+/// Calls `visit(sender, receiver, fromOffsets, toOffsets, sizes, elements)`
+/// (indices on the meshes, pointers to rank-sized arrays) for every box, in
+/// ascending receiver order and, per receiver, row-major block order: the
+/// one enumeration both the messages and their load come from.
+template <typename Visit>
+static void forEachBox(const std::vector<int64_t> &globalShape,
+                       int64_t elementBytes, const Mesh &fromMesh,
+                       const Sharding &from, int64_t fromFirstRank,
+                       const Mesh &toMesh, const Sharding &to,
+                       int64_t toFirstRank, Visit visit) {
   if (elementBytes < 1)
     throw std::invalid_argument("getCrossMeshMessages: elementBytes is " +
                                 std::to_string(elementBytes));
@@ -65,14 +71,13 @@ std::vector<BoxMessage> telar_sharding::getCrossMeshMessages(
     throw std::invalid_argument("getCrossMeshMessages: negative first rank");
   Blocking src = getBlocking(globalShape, fromMesh, from, "sender's");
   Blocking dst = getBlocking(globalShape, toMesh, to, "receiver's");
-
-  std::vector<BoxMessage> messages;
   const size_t rank = globalShape.size();
   for (int64_t d : globalShape)
     if (d == 0)
-      return messages;
+      return;
 
   std::vector<int64_t> lo(rank), hi(rank), first(rank), last(rank), block(rank),
+      fromOffsets(rank), toOffsets(rank), sizes(rank),
       senderCoords(size_t(fromMesh.getNumAxes()));
   const int64_t receivers = toMesh.getNumDevices();
   for (int64_t receiver = 0; receiver < receivers; ++receiver) {
@@ -95,18 +100,14 @@ std::vector<BoxMessage> telar_sharding::getCrossMeshMessages(
       replica /= fromMesh.axisSizes[axis];
     }
     while (true) {
-      BoxMessage message;
-      message.fromOffsets.resize(rank);
-      message.toOffsets.resize(rank);
-      message.sizes.resize(rank);
       int64_t elements = 1;
       for (size_t d = 0; d < rank; ++d) {
         int64_t blockLo = block[d] * src.local[d];
         int64_t boxLo = std::max(lo[d], blockLo);
         int64_t boxHi = std::min(hi[d], blockLo + src.local[d]);
-        message.fromOffsets[d] = boxLo - blockLo;
-        message.toOffsets[d] = boxLo - lo[d];
-        message.sizes[d] = boxHi - boxLo;
+        fromOffsets[d] = boxLo - blockLo;
+        toOffsets[d] = boxLo - lo[d];
+        sizes[d] = boxHi - boxLo;
         elements *= boxHi - boxLo;
         // The block index along d is row-major over the dim's axes (major
         // to minor), as getBlockOffsets reads it.
@@ -117,10 +118,8 @@ std::vector<BoxMessage> telar_sharding::getCrossMeshMessages(
           index /= fromMesh.axisSizes[axes[i]];
         }
       }
-      message.fromRank = fromFirstRank + fromMesh.getRank(senderCoords);
-      message.toRank = toFirstRank + receiver;
-      message.bytes = elements * elementBytes;
-      messages.push_back(std::move(message));
+      visit(fromMesh.getRank(senderCoords), receiver, fromOffsets.data(),
+            toOffsets.data(), sizes.data(), elements);
       // Next block, row-major (the last dimension fastest).
       size_t d = rank;
       while (d > 0 && block[d - 1] == last[d - 1]) {
@@ -132,6 +131,28 @@ std::vector<BoxMessage> telar_sharding::getCrossMeshMessages(
       ++block[d - 1];
     }
   }
+}
+
+std::vector<BoxMessage> telar_sharding::getCrossMeshMessages(
+    const std::vector<int64_t> &globalShape, int64_t elementBytes,
+    const Mesh &fromMesh, const Sharding &from, int64_t fromFirstRank,
+    const Mesh &toMesh, const Sharding &to, int64_t toFirstRank) {
+  std::vector<BoxMessage> messages;
+  const size_t rank = globalShape.size();
+  forEachBox(globalShape, elementBytes, fromMesh, from, fromFirstRank, toMesh,
+             to, toFirstRank,
+             [&](int64_t sender, int64_t receiver, const int64_t *fromOffsets,
+                 const int64_t *toOffsets, const int64_t *sizes,
+                 int64_t elements) {
+               BoxMessage message;
+               message.fromRank = fromFirstRank + sender;
+               message.toRank = toFirstRank + receiver;
+               message.fromOffsets.assign(fromOffsets, fromOffsets + rank);
+               message.toOffsets.assign(toOffsets, toOffsets + rank);
+               message.sizes.assign(sizes, sizes + rank);
+               message.bytes = elements * elementBytes;
+               messages.push_back(std::move(message));
+             });
   // Receivers were visited in ascending order, so a stable counting sort on
   // the sender gives (fromRank, toRank) order, in O(messages + senders).
   const int64_t senders = fromMesh.getNumDevices();
@@ -158,4 +179,32 @@ telar_sharding::getMessageBytes(const std::vector<BoxMessage> &messages) {
   for (const BoxMessage &message : messages)
     bytes += message.bytes;
   return bytes;
+}
+
+CrossMeshLoad telar_sharding::getCrossMeshLoad(
+    const std::vector<int64_t> &globalShape, int64_t elementBytes,
+    const Mesh &fromMesh, const Sharding &from, int64_t fromFirstRank,
+    const Mesh &toMesh, const Sharding &to, int64_t toFirstRank) {
+  CrossMeshLoad load;
+  std::vector<int64_t> sent(size_t(fromMesh.getNumDevices()), 0),
+      received(size_t(toMesh.getNumDevices()), 0);
+  forEachBox(globalShape, elementBytes, fromMesh, from, fromFirstRank, toMesh,
+             to, toFirstRank,
+             [&](int64_t sender, int64_t receiver, const int64_t *,
+                 const int64_t *, const int64_t *, int64_t elements) {
+               int64_t bytes = elements * elementBytes;
+               ++load.messages;
+               if (fromFirstRank + sender == toFirstRank + receiver) {
+                 load.selfBytes += bytes;
+                 return;
+               }
+               load.bytes += bytes;
+               sent[size_t(sender)] += bytes;
+               received[size_t(receiver)] += bytes;
+             });
+  for (int64_t b : sent)
+    load.maxSentBytes = std::max(load.maxSentBytes, b);
+  for (int64_t b : received)
+    load.maxReceivedBytes = std::max(load.maxReceivedBytes, b);
+  return load;
 }

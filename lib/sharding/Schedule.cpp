@@ -43,7 +43,7 @@ telar_sharding::parseScheduleKindName(std::string_view name) {
   return std::nullopt;
 }
 
-const char *telar_sharding::getStepKindName(ScheduleStep::Kind kind) {
+const char *telar_sharding::getScheduleStepKindName(ScheduleStep::Kind kind) {
   switch (kind) {
   case ScheduleStep::Kind::Forward:
     return "forward";
@@ -58,7 +58,7 @@ const char *telar_sharding::getStepKindName(ScheduleStep::Kind kind) {
 }
 
 std::optional<ScheduleStep::Kind>
-telar_sharding::parseStepKindName(std::string_view name) {
+telar_sharding::parseScheduleStepKindName(std::string_view name) {
   if (name == "forward")
     return ScheduleStep::Kind::Forward;
   if (name == "backward")
@@ -71,7 +71,7 @@ telar_sharding::parseStepKindName(std::string_view name) {
 }
 
 std::string telar_sharding::formatScheduleStep(const ScheduleStep &step) {
-  std::string s = getStepKindName(step.kind);
+  std::string s = getScheduleStepKindName(step.kind);
   if (step.gradient)
     s += " gradient";
   s += " mb " + std::to_string(step.microbatch) + " stage " +
@@ -345,13 +345,20 @@ std::optional<PipelineSchedule> telar_sharding::buildSchedule(
     if (nextFree(p, hi) == hi && nextFree(q, hi) == hi)
       return hi;
     std::vector<double> candidates{hi};
-    for (int64_t r : {p, q})
-      for (const auto &[s, e] : busy[size_t(r)]) {
-        if (s >= lo && s <= hi)
-          candidates.push_back(s);
-        if (e >= lo && e <= hi)
-          candidates.push_back(e);
+    for (int64_t r : {p, q}) {
+      // The intervals do not overlap, so those touching [lo, hi] are
+      // consecutive: from the first ending at or after lo.
+      const auto &intervals = busy[size_t(r)];
+      auto it = std::lower_bound(intervals.begin(), intervals.end(), lo,
+                                 [](const std::pair<double, double> &iv,
+                                    double x) { return iv.second < x; });
+      for (; it != intervals.end() && it->first <= hi; ++it) {
+        if (it->first >= lo)
+          candidates.push_back(it->first);
+        if (it->second <= hi)
+          candidates.push_back(it->second);
       }
+    }
     std::sort(candidates.rbegin(), candidates.rend());
     double best = hi, bestWait = -1;
     for (double t : candidates) {

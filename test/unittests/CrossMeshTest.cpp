@@ -149,6 +149,25 @@ std::string str(const std::vector<BoxMessage> &messages) {
   return s;
 }
 
+/// getCrossMeshLoad's fields, from the messages.
+CrossMeshLoad loadOf(const std::vector<BoxMessage> &messages) {
+  CrossMeshLoad load;
+  std::map<int64_t, int64_t> sent, received;
+  for (const BoxMessage &m : messages) {
+    ++load.messages;
+    if (m.fromRank == m.toRank) {
+      load.selfBytes += m.bytes;
+      continue;
+    }
+    load.bytes += m.bytes;
+    load.maxSentBytes =
+        std::max(load.maxSentBytes, sent[m.fromRank] += m.bytes);
+    load.maxReceivedBytes =
+        std::max(load.maxReceivedBytes, received[m.toRank] += m.bytes);
+  }
+  return load;
+}
+
 TEST(CrossMesh, ReplicatedToSharded) {
   // Two replicas on ranks 0-1, two column blocks on ranks 2-3: each
   // receiver is served by a different replica.
@@ -403,6 +422,11 @@ TEST(CrossMesh, EveryElementExactlyOnceOnRandomCases) {
                            << formatSharding(to, toMesh) << " on {"
                            << toMesh.str() << "} at " << toFirst << "\n"
                            << str(messages);
+    // The load summary adds up the same messages.
+    EXPECT_EQ(loadOf(messages),
+              getCrossMeshLoad(shape, elementBytes, fromMesh, from, fromFirst,
+                               toMesh, to, toFirst))
+        << "case " << iter;
     // The bytes that arrive are each receiver's block, no more.
     EXPECT_EQ(getMessageBytes(messages),
               product(getLocalShape(shape, to, toMesh)) * elementBytes *
@@ -431,6 +455,18 @@ TEST(CrossMesh, LargeMeshesAreFast) {
   // two column blocks of the sender: 2 messages per receiver.
   EXPECT_EQ(messages.size(), 2u * 1536u);
   EXPECT_EQ(getMessageBytes(messages), product(shape) * 2);
+  start = std::chrono::steady_clock::now();
+  CrossMeshLoad load =
+      getCrossMeshLoad(shape, 2, fromMesh, from, 0, toMesh, to, 1536);
+  double loadSeconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
+  EXPECT_EQ(load, loadOf(messages));
+  // Each receiver gets its whole block; each sender sends its block to
+  // two receivers, half each.
+  EXPECT_EQ(load.maxReceivedBytes, product(shape) * 2 / 1536);
+  EXPECT_EQ(load.maxSentBytes, product(shape) * 2 / 1536);
+  EXPECT_LT(loadSeconds, 0.5) << loadSeconds << " s";
   // Generous: well under a millisecond per thousand messages here.
   EXPECT_LT(seconds, 0.5) << seconds << " s";
 }

@@ -394,6 +394,19 @@ TEST(RuntimePipeline, ManifestErrors) {
               },
               "field 'pipeline.schedule_table[2][0].transfers' names transfer "
               "0, in which rank 2 receives nothing");
+  // Rank 0 sends microbatch 1 first, ranks 1 and 2 receive microbatch 0
+  // first: stuck once sends wait for their receives.
+  expectError(__LINE__,
+              [&](M &m) {
+                auto &steps = pipe(m).scheduleTable[0];
+                steps = {steps[0], steps[2], steps[3], steps[1]};
+              },
+              "field 'pipeline.schedule_table' deadlocks when a send waits for "
+              "its receive: rank 0 at schedule_table[0][2] (sending transfer 0 "
+              "of microbatch 1 to rank 1); rank 1 at schedule_table[1][0] "
+              "(receiving transfer 0 of microbatch 0 from rank 0); rank 2 at "
+              "schedule_table[2][0] (receiving transfer 0 of microbatch 0 from "
+              "rank 0)");
 }
 
 } // namespace

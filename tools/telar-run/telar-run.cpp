@@ -13,7 +13,8 @@
 // -np N telar-run ...`, `srun -n N telar-run ...`), or plain processes
 // with the TELAR_* variables meet at a TCP rendezvous (Gloo); each rank
 // slices its blocks of the inputs, and rank 0 assembles and writes the
-// outputs.
+// outputs. A pipelined artifact (manifest version 4) runs its stages'
+// schedule steps on each rank (runtime/Pipeline.h).
 // Exit codes: 0 success, 1 error (artifact, inputs, I/O), 2 usage error,
 // 3 the program failed while running (a status from the runtime ABI),
 // 4 another rank failed, a wait passed --timeout, or SIGTERM came
@@ -114,6 +115,12 @@ processes) meet at a TCP rendezvous served by rank 0 (the Gloo backend):
   TELAR_MASTER_ADDR, TELAR_MASTER_PORT  rank 0's host and the port it
                       serves (default 29500)
   TELAR_BACKEND=mpi|gloo  force a backend
+
+A pipelined artifact (manifest version 4: stages in sub-directories) runs
+on its world size the same ways: each rank runs its stages' steps of the
+schedule table; --bench times the whole batch through the pipeline (the
+ranks start each run together), --report adds per rank its seconds in stage
+programs and in transfers and its idle fraction, --verbose a line per step.
 
 Exit status: 0 on success, 1 on errors (artifact, inputs, I/O), 2 on usage
 errors, 3 when the program fails while running (e.g. out of memory), 4 when

@@ -476,7 +476,11 @@ int run(int argc, char **argv) {
     return 1;
   }
   bool emitsPlan = emit == EmitKind::Plan && target.empty();
-  if (planning || (plan && (explain || emitsPlan || !target.empty()))) {
+  // A pipelined plan given with --plan compiles as it is (the stages'
+  // costs are the planner's, when it chose them).
+  bool givenPipeline = plan && !planning && telar::isPipelinedPlan(*plan);
+  if (planning ||
+      (plan && !givenPipeline && (explain || emitsPlan || !target.empty()))) {
     std::string error;
     std::optional<telar_planner::Profile> profile =
         telar_planner::loadProfile(profileName, error);
@@ -535,7 +539,7 @@ int run(int argc, char **argv) {
   // The launch flags, checked before the compilation: they need a
   // multi-rank artifact.
   if (std::string given = getGivenLaunchFlags(); !given.empty()) {
-    int64_t world = plan ? plan->mesh.getNumDevices() : 1;
+    int64_t world = plan ? telar::getPlanWorldSize(*plan) : 1;
     const char *apply = StringRef(given).contains(',') ? " apply" : " applies";
     if (target.empty()) {
       llvm::errs() << "telarc: error: " << given << apply

@@ -47,6 +47,9 @@ inline constexpr char kFormatName[] = "telar-artifact";
 /// version-4 manifest without a pipeline reads as version 3.
 inline constexpr int64_t kArtifactFormatVersion = 4;
 inline constexpr int64_t kOldestReadableFormatVersion = 2;
+/// The version an artifact without a pipeline is written with (a pipeline's
+/// stages among them): what it holds means what it meant in version 3.
+inline constexpr int64_t kUnpipelinedFormatVersion = 3;
 
 /// In a weight's `file` (and a program's `weight_files`), replaced by the
 /// rank number: each rank maps its own file.

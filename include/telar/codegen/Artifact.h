@@ -63,7 +63,21 @@ struct ArtifactOptions {
   /// The launch files of a multi-rank artifact (launch/, LaunchFiles.h),
   /// completed by resolveLaunchOptions for its world size.
   LaunchOptions launch;
+  /// Whether a multi-rank artifact gets its launch/ folder (not the stages
+  /// of a pipeline: the pipeline's directory has it).
+  bool launchFiles = true;
+  /// When set, receives the manifest written (a pipeline reads its stages'
+  /// interfaces from it).
+  ::telar_artifact::Manifest *writtenManifest = nullptr;
 };
+
+/// Whether `plan` compiles to a pipelined artifact (manifest version 4):
+/// it has stages, or a schedule of more than one microbatch.
+bool isPipelinedPlan(const telar_sharding::Plan &plan);
+
+/// The world size of `plan`: the ranks its stages cover, or its mesh's
+/// devices.
+int64_t getPlanWorldSize(const telar_sharding::Plan &plan);
 
 /// Compiles `module` (telar dialect, canonicalised, with @main) for
 /// `target` into `options.outputDir`. With `options.plan`, the program is
@@ -78,6 +92,19 @@ struct ArtifactOptions {
 LogicalResult compileArtifact(ModuleOp module, TargetBackend &target,
                               const ArtifactOptions &options,
                               std::string &error);
+
+/// compileArtifact for a pipelined plan (isPipelinedPlan), which it calls
+/// for one (lib/codegen/PipelineArtifact.cpp): the program of one
+/// microbatch (makeMicrobatchProgram), the stages split
+/// (splitStages), each stage compiled by compileArtifact into
+/// `stage<s>/` on its submesh with its shardings (its boundary outputs
+/// never partial), then plan.json, the version-4 manifest (the stages, the
+/// transfers between them as getCrossMeshMessages' messages, the
+/// schedule table of buildSchedule per world rank) and the launch files for
+/// the world size (docs/Artifact.md, "Pipelined artifacts").
+LogicalResult compilePipelineArtifact(ModuleOp module, TargetBackend &target,
+                                      const ArtifactOptions &options,
+                                      std::string &error);
 
 /// The completed plan of a partitioned artifact, next to its manifest.
 inline constexpr char kPlanFileName[] = "plan.json";

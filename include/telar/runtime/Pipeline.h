@@ -177,9 +177,10 @@ private:
   /// Per transfer: the index of its value among the sender stage's outputs
   /// and among the receiver stage's inputs.
   std::vector<size_t> transferOutput, transferInput;
-  /// Per step of this rank: what the watchdog says it waits in.
-  std::vector<std::string> waitLabels;
-  std::vector<std::string> stageLabels;
+  /// Per step of this rank: what the watchdog says it waits in; per
+  /// stage, its name (kept for the life of the process).
+  std::vector<const char *> waitLabels;
+  std::vector<const char *> stageLabels;
   std::vector<unsigned char> scratch;
   bool inputsSet = false;
 };

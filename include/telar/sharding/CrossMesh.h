@@ -66,6 +66,29 @@ std::vector<BoxMessage> getCrossMeshMessages(
 /// The sum of the messages' bytes.
 int64_t getMessageBytes(const std::vector<BoxMessage> &messages);
 
+/// What getCrossMeshMessages' messages add up to, computed from the same
+/// enumeration without building them (no allocation per message): what a
+/// cost model needs on meshes of thousands of ranks.
+struct CrossMeshLoad {
+  int64_t messages = 0;     // all of them, those to the sender itself included
+  int64_t bytes = 0;        // between different ranks
+  int64_t selfBytes = 0;    // copies: a rank in both meshes sending to itself
+  int64_t maxSentBytes = 0; // the busiest sender's (self copies excluded)
+  int64_t maxReceivedBytes = 0; // the busiest receiver's (likewise)
+
+  bool operator==(const CrossMeshLoad &other) const {
+    return messages == other.messages && bytes == other.bytes &&
+           selfBytes == other.selfBytes && maxSentBytes == other.maxSentBytes &&
+           maxReceivedBytes == other.maxReceivedBytes;
+  }
+};
+/// Same arguments and errors as getCrossMeshMessages.
+CrossMeshLoad getCrossMeshLoad(const std::vector<int64_t> &globalShape,
+                               int64_t elementBytes, const Mesh &fromMesh,
+                               const Sharding &from, int64_t fromFirstRank,
+                               const Mesh &toMesh, const Sharding &to,
+                               int64_t toFirstRank);
+
 } // namespace telar_sharding
 
 #endif // TELAR_SHARDING_CROSSMESH_H

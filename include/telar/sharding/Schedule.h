@@ -50,8 +50,9 @@ struct ScheduleStep {
 };
 
 /// "forward", "backward", "send", "recv" (the manifest's step ops).
-const char *getStepKindName(ScheduleStep::Kind kind);
-std::optional<ScheduleStep::Kind> parseStepKindName(std::string_view name);
+const char *getScheduleStepKindName(ScheduleStep::Kind kind);
+std::optional<ScheduleStep::Kind>
+parseScheduleStepKindName(std::string_view name);
 
 /// A step for messages: "forward mb 2 stage 1", "send mb 0 stage 0 -> 2",
 /// "recv gradient mb 3 stage 0 <- 1".
