@@ -99,7 +99,7 @@ from tensor_compare import compare  # noqa: E402
 SUITE = tuple(sharded_plans.PLANNERS)
 # sharded_plans.py's tensor parallel form of each model.
 TP_FORM = {"resnet18": "ch"}
-SOURCES = ("auto", "hand", "error", "memory")
+SOURCES = ("auto", "hand", "error", "refuse", "memory")
 
 
 # ------------------------------------------------------------------ the MLP
@@ -187,8 +187,8 @@ class Case:
     def name(self):
         if self.source == "memory":
             return f"{self.model} memory {self.limit} b{self.batch}"
-        if self.source == "error":
-            return f"{self.model} error m{self.microbatches} b{self.batch}"
+        if self.source in ("error", "refuse"):
+            return f"{self.model} {self.source} m{self.microbatches} b{self.batch}"
         tp = f"xtp{self.tp}" if self.tp > 1 else ""
         return f"{self.model} {self.source} s{self.stages}{tp} m{self.microbatches} b{self.batch}"
 
@@ -197,27 +197,49 @@ class Case:
         return re.sub(r"[^A-Za-z0-9_.-]", "_", self.name.replace(" ", "."))
 
 
+# The models whose microbatches never meet. The others' microbatch program
+# is refused (contract section 1: one program serves every microbatch, so no
+# collective over the microbatch split, a local all_slice of a batch-shaped
+# constant included): the torch attention of gpt/bert flattens sequence and
+# batch into one dim, bert and vit build batch-shaped constants (the mask,
+# the class token's Expand), moe_einsum's capacity CumSum runs over all
+# tokens, moe_topk's ScatterElements routing is gathered whole.
+MICROBATCHED = ("llama", "resnet18", "moe_grouped")
+# Where the refusal is (the op the message names).
+REFUSED_AT = {"gpt": "telar.reshape", "bert": "telar.constant", "vit": "telar.expand",
+              "moe_einsum": "telar.cum_sum", "moe_topk": "telar.scatter_elements"}
+
+
 def _suite_cases():
     out = []
     for m in SUITE:
-        # The planner's pipelines: 2 and 4 stages over 4 devices; M = 1, 2, 4.
-        out.append(Case(m, "auto", 2, 2, 4, gloo=m in ("gpt", "llama", "resnet18")))
-        out.append(Case(m, "auto", 4, 4, 4, gloo=m in ("bert", "moe_topk")))
-        out.append(Case(m, "auto", 4, 1, 4))
+        mb = m in MICROBATCHED
+        # The planner's pipelines: 2 and 4 stages over 4 devices; M = 1, 2, 4
+        # where the model can be microbatched.
+        out.append(Case(m, "auto", 2, 2 if mb else 1, 4,
+                        gloo=m in ("gpt", "llama", "resnet18")))
+        out.append(Case(m, "auto", 4, 1, 4, gloo=m in ("bert", "moe_topk")))
+        if mb:
+            out.append(Case(m, "auto", 4, 4, 4))
         # By hand: 2 stages x 2-way tensor parallel. The torch attention merges
-        # batch and heads (sharded_plans.py), so the transformers run two
-        # microbatches of one row each, the heads split a block split.
-        tp_batch = 2 if m in ("gpt", "bert", "vit", "llama", "resnet18") else 4
-        out.append(Case(m, "hand", 2, 2, tp_batch, tp=2, gloo=m in ("vit", "moe_grouped")))
-        # By hand: 2 stages on one device each (2 ranks), 4 microbatches.
-        out.append(Case(m, "hand", 2, 4, 4))
+        # batch and heads (sharded_plans.py), so the transformers run
+        # microbatches of one row, the heads split a block split.
+        if mb:
+            out.append(Case(m, "hand", 2, 2, 2 if m != "moe_grouped" else 4, tp=2,
+                            gloo=m == "moe_grouped"))
+        else:
+            out.append(Case(m, "hand", 2, 1, 1 if m in ("gpt", "bert", "vit") else 4, tp=2,
+                            gloo=m == "vit"))
+        # By hand: 2 stages on one device each (2 ranks).
+        out.append(Case(m, "hand", 2, 4 if mb else 1, 4))
+        if not mb:
+            out.append(Case(m, "refuse", microbatches=2, batch=4))
     out += [
-        Case("gpt", "auto", 2, 1, 4),
-        Case("gpt", "auto", 2, 4, 4, gloo=True),
+        Case("gpt", "hand", 4, 1, 4, note="4 stages on one device each"),
+        Case("llama", "hand", 4, 2, 4, gloo=True, note="4 stages on one device each"),
         Case("llama", "auto", 2, 1, 4),
-        Case("gpt", "hand", 4, 2, 4, note="4 stages on one device each"),
-        Case("gpt", "hand", 2, 1, 1, tp=2),
-        Case("gpt", "error", microbatches=3, batch=4),
+        Case("llama", "auto", 2, 4, 4, gloo=True),
+        Case("llama", "error", microbatches=3, batch=4),
         Case("resnet18", "error", microbatches=3, batch=4),
         Case("mlp", "memory", batch=MLP_SIZES["memory"]["batch"], limit="8MB", gloo=True,
              size="memory", note="16 MiB of weights, 2-8 MiB per activation"),
@@ -368,11 +390,11 @@ def mesh_text(mesh):
 
 
 def stages_text(plan):
-    """'model=2@0 | model=2@2': each stage's submesh and first rank."""
+    """'model=2@0 / model=2@2': each stage's submesh and first rank."""
     st = plan.get("stages") or []
     if not st:
         return f"one stage {mesh_text(plan.get('mesh', {}))}"
-    return " | ".join(f"{mesh_text(s.get('mesh', {}))}@{s.get('first_rank', 0)}" for s in st)
+    return " / ".join(f"{mesh_text(s.get('mesh', {}))}@{s.get('first_rank', 0)}" for s in st)
 
 
 def pipeline_reports(rep, ranks):
@@ -475,6 +497,8 @@ class PipelinedRunner(Runner):
             os.makedirs(case_dir)
             if case.source == "error":
                 return self.check_error(case, res, onnx_path, art)
+            if case.source == "refuse":
+                return self.check_refusal(case, res, onnx_path, art)
             if case.source == "auto":
                 cmd = [a.telarc, onnx_path, "--target", "cpu", "--devices", str(case.ranks),
                        "--pipeline-stages", str(case.stages), "--microbatches",
@@ -618,12 +642,47 @@ class PipelinedRunner(Runner):
         return res
 
 
+    def check_refusal(self, case, res, onnx_path, art):
+        """A model whose microbatches would meet: M > 1 must be refused, from
+        the flag and from a plan's schedule, naming the op (REFUSED_AT)."""
+        a = self.a
+        want = re.compile(r"'([a-z_.]+)' \(value '[^']*'\) mixes microbatches: split "
+                          + str(case.microbatches) + r" ways along the batch")
+        hand = Case(case.model, "hand", 2, case.microbatches, case.batch)
+        try:
+            plan_path = self.write_hand_plan(hand, onnx_path)
+        except Exception as e:
+            res.update(stage="plan", message=f"{type(e).__name__}: {e}")
+            return res
+        for how, cmd in (
+                ("flag", [a.telarc, onnx_path, "--target", "cpu", "--devices", "4",
+                          "--pipeline-stages", "2", "--microbatches", str(case.microbatches),
+                          "--search-time-limit", str(a.search_time_limit), "-o", art, "-q"]),
+                ("plan", [a.telarc, onnx_path, "--target", "cpu", "--plan", plan_path,
+                          "-o", art + "-hand", "-q"])):
+            rc, err, _, secs = run_cmd(cmd, a.timeout)
+            res["compile_s"] = (res["compile_s"] or 0) + secs
+            shutil.rmtree(art + "-hand", ignore_errors=True)
+            m = want.search(err)
+            if rc == 0 or rc is None or not m:
+                res.update(stage=f"refusal-{how}", message=f"rc={rc}, expected '... mixes "
+                           f"microbatches': {first_error_line(err)}")
+                return res
+            if m.group(1) != REFUSED_AT.get(case.model, m.group(1)):
+                res.update(stage=f"refusal-{how}", message=f"refused at {m.group(1)}, "
+                           f"expected {REFUSED_AT[case.model]}")
+                return res
+            res["message_seen"] = m.group(0)
+        res["ok"] = True
+        return res
+
+
 # ------------------------------------------------------------------ output
 def describe(res):
     if not res["ok"]:
         extra = f" (plan {res['plan']})" if res.get("plan") else ""
         return f"FAIL {res['case']} {res['stage']}: {res['message']}{extra}"
-    if res["source"] == "error":
+    if res["source"] in ("error", "refuse"):
         return f"PASS {res['case']} (error: {res['message_seen']})"
     one = max((o.get("telar-1", {}).get("max_abs", 0) for o in res["outputs"]), default=0)
     gloo = f", gloo {res['gloo_s']:.1f}s" if res["gloo_s"] is not None else ""
