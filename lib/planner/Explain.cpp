@@ -2,19 +2,30 @@
 
 #include "telar/planner/Explain.h"
 #include "telar/dialects/Telar/TelarDialect.h"
+#include "telar/passes/partition/OpPartition.h"
 #include "telar/sharding/Completion.h"
 
 #include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 
+#if __has_include("telar/sharding/CrossMesh.h")
+#include "telar/sharding/CrossMesh.h"
+#define TELAR_HAVE_CROSS_MESH 1
+#endif
+
+#include <chrono>
+#include <cmath>
 #include <map>
+#include <set>
 
 using namespace mlir;
 using namespace mlir::telar;
 using namespace mlir::telar::planner;
 using telar_sharding::Mesh;
 using telar_sharding::Plan;
+using telar_sharding::PlanStage;
 using telar_sharding::Sharding;
 
 FailureOr<PricedPlan> mlir::telar::planner::pricePlan(func::FuncOp main,
@@ -122,6 +133,240 @@ static Alternative getTensorParallel(func::FuncOp main, const Profile &profile,
   return a;
 }
 
+//===----------------------------------------------------------------------===//
+// Pipelined plans
+//===----------------------------------------------------------------------===//
+
+/// The seconds of sending `v` (a global microbatch shape) from `from` on
+/// stage a's submesh to `to` on stage b's: the messages the runtime sends
+/// (getCrossMeshMessages) when available, else the bytes spread over the
+/// smaller submesh; the slowest rank's bytes at the level joining the two.
+static double transferSeconds(Value v, const Sharding &fromSharding,
+                              const PlanStage &from, const Sharding &toSharding,
+                              const PlanStage &to, const Profile &profile,
+                              int64_t &bytesOut) {
+  auto type = cast<RankedTensorType>(v.getType());
+  int64_t elementBytes = partition::getElementBytes(type.getElementType());
+  std::vector<int64_t> shape(type.getShape().begin(), type.getShape().end());
+  int64_t total = elementBytes;
+  for (int64_t d : shape)
+    total *= d;
+  int64_t nodeSize = profile.getNodeSize();
+  int64_t na = from.mesh.getNumDevices(), nb = to.mesh.getNumDevices();
+  int64_t lo = std::min(from.firstRank, to.firstRank);
+  int64_t hi = std::max(from.firstRank + na, to.firstRank + nb) - 1;
+  bool sameNode = lo / nodeSize == hi / nodeSize;
+  const telar_planner::LinkLevel &level =
+      sameNode ? profile.levels.front() : profile.levels.back();
+  double slowest = 0;
+  bytesOut = 0;
+#ifdef TELAR_HAVE_CROSS_MESH
+  Sharding a = fromSharding, b = toSharding;
+  a.partial.clear();
+  b.partial.clear();
+  std::map<int64_t, double> perRank;
+  try {
+    for (const telar_sharding::BoxMessage &m :
+         telar_sharding::getCrossMeshMessages(shape, elementBytes, from.mesh, a,
+                                              from.firstRank, to.mesh, b,
+                                              to.firstRank)) {
+      if (m.fromRank == m.toRank)
+        continue;
+      perRank[m.fromRank] += double(m.bytes);
+      bytesOut += m.bytes;
+    }
+  } catch (const std::exception &) {
+    perRank.clear();
+  }
+  for (auto &[rank, bytes] : perRank)
+    slowest = std::max(slowest, bytes);
+  if (perRank.empty() && bytesOut == 0)
+    return 0;
+#else
+  (void)fromSharding;
+  (void)toSharding;
+  slowest = double(total) / double(std::min(na, nb));
+  bytesOut = total;
+#endif
+  double bandwidth = level.bandwidth > 0 ? level.bandwidth : 1e30;
+  return level.latency + slowest / bandwidth;
+}
+
+FailureOr<std::shared_ptr<PricedPipeline>>
+mlir::telar::planner::pricePipelinePlan(func::FuncOp main, const Plan &plan,
+                                        const Profile &profile) {
+  auto out = std::make_shared<PricedPipeline>();
+  int64_t M = plan.schedule ? plan.schedule->microbatches : 1;
+  out->microbatches = M;
+  out->virtualStages = plan.schedule ? plan.schedule->virtualStages : 1;
+  out->schedule = plan.schedule ? plan.schedule->kind : "gpipe";
+  out->program = main->getParentOfType<ModuleOp>().clone();
+  auto program = out->program->lookupSymbol<func::FuncOp>("main");
+  if (failed(makeMicrobatches(program, M)))
+    return failure();
+  std::vector<PlanStage> stages = plan.stages;
+  llvm::DenseSet<Operation *> fromWeights = getWeightOnlyOps(program);
+  std::map<std::string, Value> names = getValueNames(program);
+  llvm::DenseMap<Value, std::string> nameOf = getNamesByValue(program);
+  if (stages.empty()) {
+    // A schedule alone: one stage of every op on the top-level mesh.
+    PlanStage only;
+    only.mesh = plan.mesh;
+    only.shardings = plan.shardings;
+    for (Operation &op : program.getBody().front().without_terminator())
+      if (!fromWeights.count(&op))
+        for (Value r : op.getResults())
+          if (nameOf.count(r))
+            only.ops.push_back(nameOf[r]);
+    stages.push_back(std::move(only));
+  }
+  int64_t V = std::max<int64_t>(out->virtualStages, 1);
+  out->positions = std::max<int64_t>(int64_t(stages.size()) / V, 1);
+  // Ops by stage, in program order.
+  llvm::DenseMap<Operation *, int64_t> stageOf;
+  for (size_t s = 0; s < stages.size(); ++s)
+    for (const std::string &name : stages[s].ops) {
+      auto it = names.find(name);
+      if (it == names.end())
+        return main.emitError() << "stages[" << s << "].ops: unknown value '"
+                                << name << "'";
+      Operation *op = it->second.getDefiningOp();
+      if (!op)
+        return main.emitError() << "stages[" << s << "].ops: '" << name
+                                << "' is a graph input, computed by no op";
+      stageOf.try_emplace(op, int64_t(s));
+    }
+  std::vector<std::vector<Operation *>> opsOf(stages.size());
+  for (Operation &op : program.getBody().front().without_terminator()) {
+    auto it = stageOf.find(&op);
+    if (it != stageOf.end())
+      opsOf[it->second].push_back(&op);
+  }
+  for (size_t s = 0; s < stages.size(); ++s) {
+    PricedPipeline::Stage stage;
+    stage.function = buildStageFunction(program, opsOf[s]);
+    stage.numOps = int64_t(opsOf[s].size());
+    const StageFunction &f = *stage.function;
+    func::FuncOp stageFunc = f.func;
+    llvm::DenseMap<Value, std::string> localOf = getNamesByValue(stageFunc);
+    Plan local;
+    local.mesh = stages[s].mesh;
+    for (const auto &[name, sharding] : stages[s].shardings) {
+      auto it = names.find(name);
+      if (it == names.end())
+        return main.emitError() << "stages[" << s
+                                << "].shardings: unknown value '" << name
+                                << "'";
+      auto in = f.fromMain.find(it->second);
+      if (in == f.fromMain.end())
+        continue; // a value the stage does not use
+      auto ln = localOf.find(in->second);
+      if (ln != localOf.end())
+        local.shardings[ln->second] = sharding;
+    }
+    FailureOr<PricedPlan> priced = pricePlan(stageFunc, local, profile);
+    if (failed(priced))
+      return main.emitError() << "stage " << s << " cannot be priced";
+    stage.priced = std::move(*priced);
+    stage.description = llvm::formatv("{0} ops", stage.numOps).str();
+    out->stages.push_back(std::move(stage));
+  }
+  // Transfers: every input of stage b computed by stage a < b.
+  for (size_t b = 0; b < out->stages.size(); ++b) {
+    const StageFunction &fb = *out->stages[b].function;
+    for (auto [i, v] : llvm::enumerate(fb.inputs)) {
+      Operation *def = v.getDefiningOp();
+      if (!def)
+        continue;
+      auto it = stageOf.find(def);
+      if (it == stageOf.end() || size_t(it->second) >= b)
+        continue;
+      size_t a = size_t(it->second);
+      const StageFunction &fa = *out->stages[a].function;
+      Value inA = fa.fromMain.lookup(v);
+      func::FuncOp funcB = fb.func;
+      Value inB = funcB.getArgument(i);
+      auto sa = out->stages[a].priced.completed.values.find(inA);
+      auto sb = out->stages[b].priced.completed.values.find(inB);
+      if (sa == out->stages[a].priced.completed.values.end() ||
+          sb == out->stages[b].priced.completed.values.end())
+        continue;
+      int64_t bytes = 0;
+      out->stages[a].transferSeconds +=
+          transferSeconds(v, sa->second, stages[a], sb->second, stages[b],
+                          profile, bytes);
+      out->stages[a].transferBytes += bytes;
+    }
+  }
+  std::vector<double> seconds;
+  for (PricedPipeline::Stage &stage : out->stages) {
+    stage.seconds = stage.priced.cost.latency + stage.transferSeconds;
+    seconds.push_back(stage.seconds);
+  }
+  int64_t P = out->positions;
+  std::vector<double> busy(P, 0);
+  for (size_t s = 0; s < seconds.size(); ++s)
+    busy[s % P] += seconds[s];
+  if (V > 1) {
+    double maxPos = *std::max_element(busy.begin(), busy.end());
+    double maxStage = *std::max_element(seconds.begin(), seconds.end());
+    out->latency = double(M) * maxPos + double(P - 1) * maxStage;
+  } else {
+    out->latency = getPipelineLatency(seconds, M);
+  }
+  double work = 0;
+  for (double b : busy)
+    work += double(M) * b;
+  out->bubble = out->latency > 0 ? 1 - work / (double(P) * out->latency) : 0;
+  // The completed plan, in plan value names.
+  out->plan = plan;
+  out->plan.stages.clear();
+  out->plan.mesh = Mesh();
+  out->plan.shardings.clear();
+  for (size_t s = 0; s < stages.size(); ++s) {
+    PlanStage ps = stages[s];
+    ps.shardings.clear();
+    const StageFunction &f = *out->stages[s].function;
+    func::FuncOp stageFunc = f.func;
+    std::map<std::string, Value> localNames = getValueNames(stageFunc);
+    for (const auto &[name, sharding] : out->stages[s].priced.plan.shardings) {
+      auto it = localNames.find(name);
+      if (it == localNames.end())
+        continue;
+      auto back = f.toMain.find(it->second);
+      if (back == f.toMain.end())
+        continue;
+      auto global = nameOf.find(back->second);
+      if (global != nameOf.end())
+        ps.shardings[global->second] = sharding;
+    }
+    out->plan.stages.push_back(std::move(ps));
+  }
+  if (!out->plan.schedule)
+    out->plan.schedule = telar_sharding::PlanSchedule();
+  return out;
+}
+
+/// The totals of a pipelined plan as a PricedPlan (for the runner-ups and
+/// the one-stage fields): compute and communication summed over the stages
+/// (per microbatch), latency the pipeline's, memory the largest stage's.
+static PricedPlan summarize(const PricedPipeline &p) {
+  PricedPlan out;
+  out.plan = p.plan;
+  for (const PricedPipeline::Stage &s : p.stages) {
+    out.cost.computeSeconds += s.priced.cost.computeSeconds;
+    out.cost.commSeconds += s.priced.cost.commSeconds + s.transferSeconds;
+    out.cost.weightBytes =
+        std::max(out.cost.weightBytes, s.priced.cost.weightBytes);
+    out.cost.peakActivationBytes = std::max(out.cost.peakActivationBytes,
+                                            s.priced.cost.peakActivationBytes);
+    out.cost.memoryBytes =
+        std::max(out.cost.memoryBytes, s.priced.cost.memoryBytes);
+  }
+  out.cost.latency = p.latency;
+  return out;
+}
+
 FailureOr<PlanningResult> mlir::telar::planner::planAndPrice(
     func::FuncOp main, const Profile &profile,
     const std::optional<Plan> &userPlan,
@@ -132,18 +377,90 @@ FailureOr<PlanningResult> mlir::telar::planner::planAndPrice(
     SearchOptions options = *search;
     if (userPlan)
       options.constraints = userPlan;
-    FailureOr<SearchResult> found = searchPlan(main, profile, options);
-    if (failed(found))
-      return failure();
-    plan = found->plan;
-    result.search = std::move(*found);
     result.memoryLimit =
         options.memoryLimit > 0 ? options.memoryLimit : profile.memoryBytes;
+    const PipelineOptions &po = options.pipeline;
+    bool forced = po.stages >= 2;
+    bool pipelines = !po.disabled && po.stages != 1 && !userPlan &&
+                     (options.devices >= 2 || forced);
+    if (userPlan && (po.stages >= 2 || po.microbatches > 1))
+      return main.emitError()
+             << "--pipeline-stages and --microbatches do not combine with "
+                "--plan";
+    // The one-stage plan (unless a pipeline is forced); when it does not
+    // fit, its error stands only if no pipeline fits either.
+    std::vector<std::string> oneStageErrors;
+    result.oneStageLatency = std::numeric_limits<double>::infinity();
+    if (!forced) {
+      FailureOr<SearchResult> found = failure();
+      {
+        std::optional<ScopedDiagnosticHandler> capture;
+        if (pipelines)
+          capture.emplace(main.getContext(), [&](Diagnostic &d) {
+            if (d.getSeverity() == DiagnosticSeverity::Error)
+              oneStageErrors.push_back(d.str());
+            return success();
+          });
+        // With pipelines competing, the one-stage search has half the
+        // time limit.
+        SearchOptions one = options;
+        if (pipelines)
+          one.timeLimitSeconds = options.timeLimitSeconds / 2;
+        found = searchPlan(main, profile, one);
+      }
+      if (succeeded(found)) {
+        plan = found->plan;
+        result.oneStageLatency =
+            found->meshes[found->chosen].solution.objective;
+        result.search = std::move(*found);
+      } else if (!pipelines) {
+        return failure();
+      }
+    }
+    if (pipelines) {
+      SearchOptions popts = options;
+      if (result.search)
+        popts.timeLimitSeconds =
+            std::max(1.0, options.timeLimitSeconds - result.search->seconds);
+      FailureOr<std::optional<PipelineSearchResult>> piped =
+          searchPipeline(main, profile, popts);
+      if (failed(piped))
+        return failure();
+      if (*piped && (forced || (*piped)->latency < result.oneStageLatency)) {
+        FailureOr<std::shared_ptr<PricedPipeline>> priced =
+            pricePipelinePlan(main, (*piped)->plan, profile);
+        if (failed(priced))
+          return failure();
+        result.pipeline = *priced;
+        result.pipelineSearch = std::move(**piped);
+      } else if (*piped) {
+        result.pipelineSearch = std::move(**piped);
+      }
+      if (!result.pipeline && !result.search) {
+        for (const std::string &e : oneStageErrors)
+          main.emitError() << e;
+        if (oneStageErrors.empty())
+          main.emitError() << "no plan fits";
+        return failure();
+      }
+    }
   } else {
     if (!userPlan)
       return main.emitError() << "no plan to price";
     plan = *userPlan;
     result.memoryLimit = profile.memoryBytes;
+    if (!plan.stages.empty() || plan.schedule) {
+      FailureOr<std::shared_ptr<PricedPipeline>> priced =
+          pricePipelinePlan(main, plan, profile);
+      if (failed(priced))
+        return failure();
+      result.pipeline = *priced;
+    }
+  }
+  if (result.pipeline) {
+    result.chosen = summarize(*result.pipeline);
+    result.chosen.plan.costJson = plan.costJson;
+    return result;
   }
   FailureOr<PricedPlan> priced = pricePlan(main, plan, profile);
   if (failed(priced))
@@ -215,10 +532,118 @@ static std::string truncate(std::string s, size_t width, bool keepEnd = true) {
   return "..." + s.substr(s.size() - (width - 3));
 }
 
+/// "model: 12 split, data: 3 split, 2 partial" over a stage's values.
+static std::string summarizeShardings(const PricedPlan &priced) {
+  const Mesh &mesh = priced.plan.mesh;
+  if (mesh.getNumAxes() == 0)
+    return "one device";
+  std::vector<int64_t> split(mesh.getNumAxes(), 0);
+  int64_t partial = 0, replicated = 0;
+  for (const auto &[name, sharding] : priced.plan.shardings) {
+    std::vector<int64_t> axes = sharding.getSplitAxes();
+    for (int64_t a : axes)
+      ++split[a];
+    if (axes.empty() && !sharding.isPartial())
+      ++replicated;
+    if (sharding.isPartial())
+      ++partial;
+  }
+  std::string out;
+  for (int64_t a = 0; a < mesh.getNumAxes(); ++a)
+    out += (out.empty() ? "" : ", ") + mesh.axisNames[a] + " splits " +
+           std::to_string(split[a]);
+  if (partial)
+    out += ", " + std::to_string(partial) + " partial";
+  out += ", " + std::to_string(replicated) + " replicated";
+  return out;
+}
+
+static std::string formatSeconds(double s);
+static std::string formatBytes(double bytes);
+
+static void printPipelineExplain(llvm::raw_ostream &os,
+                                 const PlanningResult &result,
+                                 const Profile &profile) {
+  const PricedPipeline &p = *result.pipeline;
+  int64_t devices = 0;
+  for (const telar_sharding::PlanStage &s : p.plan.stages)
+    devices = std::max(devices, s.firstRank + s.mesh.getNumDevices());
+  os << "Telar plan: pipeline of " << p.stages.size() << " stages on "
+     << devices << " devices, " << p.microbatches << " microbatch(es), schedule "
+     << p.schedule;
+  if (p.virtualStages > 1)
+    os << " (" << p.positions << " positions x " << p.virtualStages
+       << " virtual stages)";
+  os << ", profile '" << profile.name << "'\n";
+  if (result.pipelineSearch) {
+    const PipelineSearchResult &ps = *result.pipelineSearch;
+    os << llvm::formatv("  search: {0} {1}, {2} stage costs from {3} "
+                        "planOnMesh calls, {4:F2} s",
+                        ps.numUnits, ps.layerUnits ? "layer units" : "op units",
+                        ps.stageCosts, ps.planOnMeshCalls, ps.seconds);
+    os << "; one stage: "
+       << (std::isfinite(result.oneStageLatency)
+               ? formatSeconds(result.oneStageLatency)
+               : std::string(result.search ? "-"
+                             : ps.stages.size() >= 2 && result.oneStageLatency ==
+                                       std::numeric_limits<double>::infinity() &&
+                                   true
+                                 ? "not searched or does not fit"
+                                 : "-"))
+       << "\n";
+    if (ps.perMicrobatches.size() > 1) {
+      os << "  per microbatch count:";
+      for (auto [m, t] : ps.perMicrobatches)
+        os << " M=" << m << " "
+           << (std::isfinite(t) ? formatSeconds(t) : std::string("-"));
+      os << "\n";
+    }
+  }
+  os << "\n";
+  os << llvm::formatv("  {0,-5} {1,-30} {2,-20} {3,10}  {4,-44} {5,10} {6,10} "
+                      "{7,10} {8,10} {9,10}\n",
+                      "stage", "layers / ops", "submesh", "first rank",
+                      "shardings", "compute", "comm", "send", "time/mb",
+                      "memory");
+  os << "  " << std::string(170, '-') << "\n";
+  for (size_t s = 0; s < p.stages.size(); ++s) {
+    const PricedPipeline::Stage &st = p.stages[s];
+    const telar_sharding::PlanStage &ps = p.plan.stages[s];
+    std::string what = st.description;
+    if (result.pipelineSearch && s < result.pipelineSearch->stages.size())
+      what = result.pipelineSearch->stages[s].description + " (" +
+             std::to_string(st.numOps) + " ops)";
+    std::string summary = summarizeShardings(st.priced);
+    if (summary.size() > 44)
+      summary = summary.substr(0, 41) + "...";
+    os << llvm::formatv("  {0,-5} {1,-30} {2,-20} {3,10}  {4,-44} {5,10} "
+                        "{6,10} {7,10} {8,10} {9,10}\n",
+                        s, what,
+                        ps.mesh.getNumAxes() ? ps.mesh.str() : "one device",
+                        ps.firstRank, summary,
+                        formatSeconds(st.priced.cost.computeSeconds),
+                        formatSeconds(st.priced.cost.commSeconds),
+                        formatSeconds(st.transferSeconds),
+                        formatSeconds(st.seconds),
+                        formatBytes(double(st.priced.cost.memoryBytes)));
+  }
+  os << "  " << std::string(170, '-') << "\n";
+  os << "  predicted latency " << formatSeconds(p.latency) << " for the batch ("
+     << p.microbatches << " microbatch(es): sum of stage times + (M - 1) x "
+        "the slowest), predicted bubble "
+     << llvm::formatv("{0:F1}", 100 * p.bubble) << " %\n";
+  os << "  memory per device: at most "
+     << formatBytes(double(result.chosen.cost.memoryBytes)) << " (stage "
+        "programs at microbatch shape), limit "
+     << formatBytes(result.memoryLimit) << "\n";
+}
+
 void mlir::telar::planner::printExplain(llvm::raw_ostream &os,
                                         func::FuncOp main,
                                         const PlanningResult &result,
                                         const Profile &profile) {
+  if (result.pipeline)
+    return printPipelineExplain(os, result, profile);
   const PricedPlan &chosen = result.chosen;
   const Mesh &mesh = chosen.plan.mesh;
   const PlanCost &cost = chosen.cost;
@@ -362,9 +787,50 @@ void mlir::telar::planner::printExplain(llvm::raw_ostream &os,
   }
 }
 
+static llvm::json::Object getPipelineCostJson(const PlanningResult &result) {
+  const PricedPipeline &p = *result.pipeline;
+  const PlanCost &total = result.chosen.cost;
+  llvm::json::Array stages;
+  for (size_t s = 0; s < p.stages.size(); ++s) {
+    const PricedPipeline::Stage &st = p.stages[s];
+    const telar_sharding::PlanStage &ps = p.plan.stages[s];
+    llvm::json::Object o{
+        {"stage", int64_t(s)},
+        {"mesh", ps.mesh.getNumAxes() ? ps.mesh.str() : std::string("")},
+        {"first_rank", ps.firstRank},
+        {"devices", ps.mesh.getNumDevices()},
+        {"ops", st.numOps},
+        {"latency_s", st.seconds},
+        {"compute_s", st.priced.cost.computeSeconds},
+        {"comm_s", st.priced.cost.commSeconds},
+        {"transfer_s", st.transferSeconds},
+        {"transfer_bytes", st.transferBytes},
+        {"memory_bytes", st.priced.cost.memoryBytes},
+        {"weight_bytes", st.priced.cost.weightBytes},
+        {"peak_activation_bytes", st.priced.cost.peakActivationBytes}};
+    if (result.pipelineSearch && s < result.pipelineSearch->stages.size())
+      o["layers"] = result.pipelineSearch->stages[s].description;
+    stages.push_back(std::move(o));
+  }
+  llvm::json::Object out{{"latency_s", p.latency},
+                         {"compute_s", total.computeSeconds},
+                         {"comm_s", total.commSeconds},
+                         {"memory_bytes", total.memoryBytes},
+                         {"weight_bytes", total.weightBytes},
+                         {"peak_activation_bytes", total.peakActivationBytes},
+                         {"bubble", p.bubble},
+                         {"microbatches", p.microbatches},
+                         {"schedule", p.schedule},
+                         {"virtual_stages", p.virtualStages},
+                         {"stages", std::move(stages)},
+                         {"memory_limit", result.memoryLimit}};
+  return out;
+}
+
 std::string mlir::telar::planner::getCostJson(const PlanningResult &result) {
   llvm::json::Value value =
-      toJson(result.chosen.cost, result.chosen.plan.mesh);
+      result.pipeline ? llvm::json::Value(getPipelineCostJson(result))
+                      : toJson(result.chosen.cost, result.chosen.plan.mesh);
   llvm::json::Object *object = value.getAsObject();
   if (!object)
     return "";
@@ -413,6 +879,33 @@ std::string mlir::telar::planner::getCostJson(const PlanningResult &result) {
       search["layers"] = llvm::json::Object{{"ops", s.layers.period},
                                             {"count", s.layers.count}};
     object->try_emplace("search", std::move(search));
+  }
+  if (result.pipelineSearch) {
+    const PipelineSearchResult &ps = *result.pipelineSearch;
+    llvm::json::Array perM;
+    for (auto [m, t] : ps.perMicrobatches) {
+      llvm::json::Object o{{"microbatches", m}};
+      if (std::isfinite(t))
+        o["latency_s"] = t;
+      perM.push_back(std::move(o));
+    }
+    llvm::json::Object pipeline{{"seconds", ps.seconds},
+                                {"units", ps.numUnits},
+                                {"layer_units", ps.layerUnits},
+                                {"plan_on_mesh_calls", ps.planOnMeshCalls},
+                                {"stage_costs", ps.stageCosts},
+                                {"stages", int64_t(ps.stages.size())},
+                                {"predicted_latency", ps.latency},
+                                {"chosen", bool(result.pipeline)},
+                                {"per_microbatches", std::move(perM)}};
+    if (std::isfinite(result.oneStageLatency))
+      pipeline["one_stage_latency"] = result.oneStageLatency;
+    llvm::json::Object *search = object->getObject("search");
+    if (!search) {
+      object->try_emplace("search", llvm::json::Object{});
+      search = object->getObject("search");
+    }
+    search->try_emplace("pipeline", std::move(pipeline));
   }
   llvm::json::Array alternatives;
   for (const Alternative &a : result.alternatives) {

@@ -128,7 +128,8 @@ public:
   }
 
   MeshSearch run(const std::optional<Plan> &constraints, double memoryLimit,
-                 double timeLimitSeconds, double cutoff, Solver solver);
+                 double timeLimitSeconds, double cutoff, Solver solver,
+                 std::optional<int64_t> layerCount);
 
 private:
   func::FuncOp main;
@@ -444,7 +445,8 @@ void MeshPlanner::buildGroups() {
 
 MeshSearch MeshPlanner::run(const std::optional<Plan> &constraints,
                             double memoryLimit, double timeLimitSeconds,
-                            double cutoff, Solver solver) {
+                            double cutoff, Solver solver,
+                            std::optional<int64_t> layerCount) {
   MeshSearch result;
   result.mesh = mesh;
   Block &body = main.getBody().front();
@@ -457,9 +459,23 @@ MeshSearch MeshPlanner::run(const std::optional<Plan> &constraints,
   rep = layers.getRepresentatives(numOps);
   instance = layers.getInstances(numOps);
   mult.assign(numOps, 1);
+  // As if the layers occurred `layerCount` times (a pipeline stage of that
+  // many layers planned on a function of two): layer 0's ops and the uses
+  // within a layer count layerCount times, the uses of the layer before
+  // layerCount - 1 times.
+  double layerTimes = layers.count >= 2 && layerCount
+                          ? double(*layerCount)
+                          : double(layers.count);
   for (int64_t i = 0; i < numOps; ++i)
     if (instance[i] == 0)
-      mult[i] = double(layers.count);
+      mult[i] = layerTimes;
+  auto useFactor = [&](int64_t userInstance, int64_t valueInstance) {
+    if (layers.count < 2 || !layerCount || userInstance < 0)
+      return 1.0;
+    if (valueInstance >= 0 && valueInstance != userInstance)
+      return (layerTimes - 1) / double(layers.count - 1);
+    return layerTimes / double(layers.count);
+  };
 
   buildStrategies();
   for (BlockArgument arg : body.getArguments()) {
@@ -503,7 +519,11 @@ MeshSearch MeshPlanner::run(const std::optional<Plan> &constraints,
       if (v < numOps && data[rep[v]].followOperand ==
                             int64_t(use.getOperandNumber()))
         continue;
-      useCounts[key] += 1;
+      int64_t valueInstance =
+          isa<BlockArgument>(value)
+              ? -1
+              : instance[opIndex.lookup(value.getDefiningOp())];
+      useCounts[key] += useFactor(v < numOps ? instance[v] : -2, valueInstance);
     }
   }
   for (const auto &[key, count] : useCounts) {
@@ -662,6 +682,29 @@ MeshSearch MeshPlanner::run(const std::optional<Plan> &constraints,
     for (unsigned s = 0; s < bytes.size(); ++s)
       bytes[s] += factor * localBytes(shape, eb, shardingUnder(v, s), mesh);
   };
+  // With layerCount, a layer's weights count layerCount / count times (the
+  // weights used only by ops of the layers, directly or through ops computed
+  // from weights alone).
+  auto weightFactor = [&](Value w) {
+    if (layers.count < 2 || !layerCount)
+      return 1.0;
+    std::function<bool(Value, int)> inLayers = [&](Value v, int depth) {
+      for (Operation *u : v.getUsers()) {
+        if (u == ret)
+          return false;
+        int64_t k = instance[opIndex.lookup(u)];
+        if (k >= 0)
+          continue;
+        if (k != -3 || depth > 2)
+          return false;
+        for (Value r : u->getResults())
+          if (!inLayers(r, depth + 1))
+            return false;
+      }
+      return true;
+    };
+    return inLayers(w, 0) ? layerTimes / double(layers.count) : 1.0;
+  };
   std::vector<Value> activations;
   std::vector<std::pair<int64_t, int64_t>> lifetimes;
   for (BlockArgument arg : body.getArguments())
@@ -679,7 +722,7 @@ MeshSearch MeshPlanner::run(const std::optional<Plan> &constraints,
       if (!isTensor(r))
         continue;
       if (isSourceOp(ops[i])) {
-        addTerm(weights, r, mult[i]);
+        addTerm(weights, r, mult[i] * weightFactor(r));
         continue;
       }
       int64_t last = i;
@@ -991,9 +1034,11 @@ mlir::telar::planner::enumerateMeshes(int64_t devices, const Profile &profile) {
 MeshSearch mlir::telar::planner::planOnMesh(
     func::FuncOp main, const Mesh &mesh, const Profile &profile,
     const std::optional<Plan> &constraints, double memoryLimit,
-    double timeLimitSeconds, double cutoff, Solver solver) {
+    double timeLimitSeconds, double cutoff, Solver solver,
+    std::optional<int64_t> layerCount) {
   return MeshPlanner(main, mesh, profile)
-      .run(constraints, memoryLimit, timeLimitSeconds, cutoff, solver);
+      .run(constraints, memoryLimit, timeLimitSeconds, cutoff, solver,
+           layerCount);
 }
 
 /// Names the axes of an automatic mesh by what they split: "data" for an

@@ -6,6 +6,8 @@
 //           [--plan plan.json] [--mesh data=2,model=2]
 //           [--devices N] [--profile NAME|FILE] [--memory-limit BYTES]
 //           [--search-time-limit S] [--explain]
+//           [--pipeline-stages N] [--no-pipeline] [--microbatches M]
+//           [--virtual-stages V] [--schedule gpipe|1f1b|interleaved]
 //   launch files (multi-rank artifacts): [--nodes N] [--tasks-per-node N]
 //           [--cpus-per-task N] [--time T] [--partition P] [--slurm-mpi M]
 //           [--job-name NAME] [--image IMAGE] [--namespace NS]
@@ -156,6 +158,35 @@ cl::opt<double> searchTimeLimit(
     cl::desc("Seconds the planner's search may take over all meshes; when "
              "hit, the best plan so far is used and its gap reported"),
     cl::value_desc("S"), cl::init(60), cl::cat(telarcCategory));
+
+cl::opt<int64_t> pipelineStages(
+    "pipeline-stages",
+    cl::desc("With --devices: the number of pipeline stages (1: no "
+             "pipeline; default: searched, one-stage plans competing)"),
+    cl::value_desc("N"), cl::init(0), cl::cat(telarcCategory));
+
+cl::opt<bool> noPipeline(
+    "no-pipeline",
+    cl::desc("With --devices: plan one stage only (no pipeline parallelism)"),
+    cl::cat(telarcCategory));
+
+cl::opt<int64_t> microbatches(
+    "microbatches",
+    cl::desc("With --devices: split the batch into M microbatches (default: "
+             "searched among the divisors of the batch up to 16)"),
+    cl::value_desc("M"), cl::init(0), cl::cat(telarcCategory));
+
+cl::opt<int64_t> virtualStages(
+    "virtual-stages",
+    cl::desc("With --devices and --pipeline-stages N: V virtual stages per "
+             "position (N / V positions, interleaved schedule)"),
+    cl::value_desc("V"), cl::init(1), cl::cat(telarcCategory));
+
+cl::opt<std::string> scheduleName(
+    "schedule",
+    cl::desc("With --devices: the pipeline schedule, gpipe (default), 1f1b or "
+             "interleaved (with --virtual-stages)"),
+    cl::value_desc("gpipe|1f1b|interleaved"), cl::cat(telarcCategory));
 
 cl::opt<bool> explain(
     "explain",
@@ -476,11 +507,68 @@ int run(int argc, char **argv) {
     return 1;
   }
   bool emitsPlan = emit == EmitKind::Plan && target.empty();
-  // A pipelined plan given with --plan compiles as it is (the stages'
-  // costs are the planner's, when it chose them).
-  bool givenPipeline = plan && !planning && telar::isPipelinedPlan(*plan);
-  if (planning ||
-      (plan && !givenPipeline && (explain || emitsPlan || !target.empty()))) {
+  // The pipeline flags shape the search of --devices.
+  for (cl::Option *opt : std::initializer_list<cl::Option *>{
+           &pipelineStages, &noPipeline, &microbatches, &virtualStages,
+           &scheduleName})
+    if (opt->getNumOccurrences() && !planning) {
+      llvm::errs() << "telarc: error: --" << opt->ArgStr
+                   << " applies to --devices\n";
+      return 1;
+    }
+  telar::planner::PipelineOptions pipeline;
+  if (planning) {
+    if (pipelineStages.getNumOccurrences() && pipelineStages < 1) {
+      llvm::errs() << "telarc: error: --pipeline-stages must be at least 1\n";
+      return 1;
+    }
+    if (microbatches.getNumOccurrences() && microbatches < 1) {
+      llvm::errs() << "telarc: error: --microbatches must be at least 1\n";
+      return 1;
+    }
+    if (virtualStages < 1) {
+      llvm::errs() << "telarc: error: --virtual-stages must be at least 1\n";
+      return 1;
+    }
+    if (noPipeline && pipelineStages > 1) {
+      llvm::errs() << "telarc: error: --no-pipeline and --pipeline-stages "
+                   << pipelineStages << " contradict each other\n";
+      return 1;
+    }
+    pipeline.stages = pipelineStages;
+    pipeline.disabled = noPipeline;
+    pipeline.microbatches = microbatches;
+    pipeline.virtualStages = virtualStages;
+    if (!scheduleName.empty()) {
+      pipeline.schedule = telar_sharding::parseScheduleKindName(scheduleName);
+      if (!pipeline.schedule) {
+        llvm::errs() << "telarc: error: --schedule '" << scheduleName
+                     << "': expected gpipe, 1f1b or interleaved\n";
+        return 1;
+      }
+    }
+    bool interleaved =
+        pipeline.schedule == telar_sharding::ScheduleKind::Interleaved;
+    if (virtualStages > 1 && pipeline.schedule && !interleaved) {
+      llvm::errs() << "telarc: error: --virtual-stages " << virtualStages
+                   << " needs --schedule interleaved\n";
+      return 1;
+    }
+    if (interleaved && virtualStages < 2) {
+      llvm::errs() << "telarc: error: --schedule interleaved needs "
+                      "--virtual-stages V >= 2\n";
+      return 1;
+    }
+    if (virtualStages > 1 &&
+        (pipelineStages < 2 * virtualStages ||
+         pipelineStages % virtualStages != 0)) {
+      llvm::errs() << "telarc: error: --virtual-stages " << virtualStages
+                   << " needs --pipeline-stages P x " << virtualStages
+                   << " (P >= 2 positions)\n";
+      return 1;
+    }
+  }
+  if (planning || (plan && (explain || emitsPlan || !target.empty()))) {
     std::string error;
     std::optional<telar_planner::Profile> profile =
         telar_planner::loadProfile(profileName, error);
@@ -499,6 +587,7 @@ int run(int argc, char **argv) {
       search.emplace();
       search->devices = devices;
       search->timeLimitSeconds = searchTimeLimit;
+      search->pipeline = pipeline;
       if (!memoryLimit.empty()) {
         std::optional<double> bytes = parseBytes(memoryLimit);
         if (!bytes) {
@@ -539,7 +628,10 @@ int run(int argc, char **argv) {
   // The launch flags, checked before the compilation: they need a
   // multi-rank artifact.
   if (std::string given = getGivenLaunchFlags(); !given.empty()) {
-    int64_t world = plan ? telar::getPlanWorldSize(*plan) : 1;
+    int64_t world = plan ? plan->mesh.getNumDevices() : 1;
+    if (plan)
+      for (const telar_sharding::PlanStage &stage : plan->stages)
+        world = std::max(world, stage.firstRank + stage.mesh.getNumDevices());
     const char *apply = StringRef(given).contains(',') ? " apply" : " applies";
     if (target.empty()) {
       llvm::errs() << "telarc: error: " << given << apply
@@ -571,6 +663,12 @@ int run(int argc, char **argv) {
   if (!target.empty())
     return compileArtifact(*module, importTime.count(), std::move(plan));
 
+  if (plan && (!plan->stages.empty() || plan->schedule) &&
+      emit != EmitKind::Plan) {
+    llvm::errs() << "telarc: error: a pipelined plan (\"stages\" or "
+                    "\"schedule\") applies to --emit=plan and --target\n";
+    return 1;
+  }
   if (plan && (emit == EmitKind::Linalg || emit == EmitKind::LLVM)) {
     llvm::errs() << "telarc: error: --plan/--mesh apply to --emit=mlir, "
                     "--emit=plan and --target\n";
@@ -578,6 +676,18 @@ int run(int argc, char **argv) {
   }
 
   std::string outError;
+  if (emit == EmitKind::Plan && plan &&
+      (!plan->stages.empty() || plan->schedule)) {
+    // Completed per stage when it was priced.
+    auto out = openOutputFile(outputFile, &outError);
+    if (!out) {
+      llvm::errs() << "telarc: error: " << outError << "\n";
+      return 1;
+    }
+    out->os() << telar_sharding::writePlanJson(*plan);
+    out->keep();
+    return 0;
+  }
   if (emit == EmitKind::Plan) {
     auto main = module->lookupSymbol<func::FuncOp>("main");
     FailureOr<telar::CompletedPlan> completed =

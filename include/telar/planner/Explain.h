@@ -13,10 +13,12 @@
 #define TELAR_PLANNER_EXPLAIN_H
 
 #include "telar/planner/CostModel.h"
+#include "telar/planner/PipelineSearch.h"
 #include "telar/planner/Search.h"
 
 #include "llvm/Support/raw_ostream.h"
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -38,8 +40,50 @@ struct Alternative {
   PricedPlan priced;
 };
 
+/// A pipelined plan priced: each stage's plan completed and priced on its
+/// stage function (at microbatch shape), the transfers between stages, the
+/// pipeline's latency and bubble.
+struct PricedPipeline {
+  /// The microbatch program the stage functions were cut from.
+  OwningOpRef<ModuleOp> program;
+  struct Stage {
+    std::unique_ptr<StageFunction> function;
+    PricedPlan priced; // on function->func, local names
+    /// Sends to later stages, seconds per microbatch.
+    double transferSeconds = 0;
+    int64_t transferBytes = 0;
+    /// priced.cost.latency + transferSeconds.
+    double seconds = 0;
+    int64_t numOps = 0;
+    std::string description;
+  };
+  std::vector<Stage> stages;
+  int64_t microbatches = 1, virtualStages = 1, positions = 1;
+  std::string schedule = "gpipe";
+  /// For the whole batch (PipelineSearch.h's objective), and the predicted
+  /// idle fraction: 1 - sum over positions of their busy time / (positions
+  /// x latency).
+  double latency = 0, bubble = 0;
+  /// The plan, each stage's shardings completed (plan value names).
+  telar_sharding::Plan plan;
+};
+
+/// Prices a plan with `stages` or a `schedule`: the microbatch program, the
+/// stage functions of the stages' op lists, each stage completed and priced
+/// (errors emitted, naming the stage).
+FailureOr<std::shared_ptr<PricedPipeline>>
+pricePipelinePlan(func::FuncOp main, const telar_sharding::Plan &plan,
+                  const Profile &profile);
+
 struct PlanningResult {
   PricedPlan chosen;
+  /// A pipelined plan: its stages (then `chosen` holds the plan with
+  /// stages and the totals only).
+  std::shared_ptr<PricedPipeline> pipeline;
+  std::optional<PipelineSearchResult> pipelineSearch;
+  /// The one-stage search's predicted latency (inf: none fits), when the
+  /// pipelines competed with it.
+  double oneStageLatency = 0;
   std::optional<SearchResult> search;
   std::vector<Alternative> alternatives;
   /// The memory limit the plan was chosen under (bytes per device).

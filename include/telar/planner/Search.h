@@ -19,6 +19,7 @@
 
 #include "telar/planner/Ilp.h"
 #include "telar/planner/Profile.h"
+#include "telar/planner/ScheduleKind.h"
 #include "telar/sharding/Plan.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -30,6 +31,21 @@
 #include <vector>
 
 namespace mlir::telar::planner {
+
+/// The pipeline level of the search (PipelineSearch.h).
+struct PipelineOptions {
+  /// The number of stages: 0 searches (1 and more), 1 is no pipeline, N
+  /// forces N (telarc --pipeline-stages).
+  int64_t stages = 0;
+  /// Only the one-stage plans (telarc --no-pipeline).
+  bool disabled = false;
+  /// Microbatches: 0 searches the divisors of the batch up to 16.
+  int64_t microbatches = 0;
+  /// Virtual stages per position (interleaved schedules).
+  int64_t virtualStages = 1;
+  /// The schedule; none: gpipe (interleaved with virtual stages).
+  std::optional<telar_sharding::ScheduleKind> schedule;
+};
 
 struct SearchOptions {
   /// The number of devices (required).
@@ -46,6 +62,9 @@ struct SearchOptions {
   double timeLimitSeconds = 60;
   /// Progress lines ("mesh 2/5: x=2,y=4 ...").
   std::function<void(const std::string &)> progress;
+  /// Pipelines (searchPlan itself plans one stage; planAndPrice adds the
+  /// pipelines of searchPipeline).
+  PipelineOptions pipeline;
 };
 
 /// The repeated layers of `main`'s body. Ops computed from weights alone
@@ -114,12 +133,16 @@ enum class Solver {
 
 /// Plans `main` on one mesh. `memoryLimit` in bytes per device; only plans
 /// cheaper than `cutoff` are searched for (none: solution status Beaten).
+/// `layerCount`: price `main`'s repeated layers (findRepeatedLayers) as if
+/// there were that many (their compute, weights and the uses between them),
+/// so that a pipeline stage of k layers is planned on a function of two.
 MeshSearch planOnMesh(func::FuncOp main, const telar_sharding::Mesh &mesh,
                       const telar_planner::Profile &profile,
                       const std::optional<telar_sharding::Plan> &constraints,
                       double memoryLimit, double timeLimitSeconds,
                       double cutoff = std::numeric_limits<double>::infinity(),
-                      Solver solver = Solver::Cbc);
+                      Solver solver = Solver::Cbc,
+                      std::optional<int64_t> layerCount = std::nullopt);
 
 /// Plans `main`: every candidate mesh, the cheapest plan that fits. Emits
 /// an error and fails when no mesh fits ("does not fit", with the bytes
