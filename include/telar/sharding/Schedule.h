@@ -166,8 +166,9 @@ struct ScheduleTiming {
 /// (transfers free; a Send and its Recv complete together when both
 /// positions have reached them, as under blocking send/recv).
 /// `backwardSeconds` may be empty for a forward-only schedule.
-/// std::invalid_argument when the table deadlocks (checkSchedule's
-/// message) or a vector's size is not the number of stages.
+/// std::invalid_argument when the table is malformed or deadlocks (with
+/// checkSchedule's message for it; the dependency checks are
+/// checkSchedule's only) or a vector's size is not the number of stages.
 ScheduleTiming simulateSchedule(const PipelineSchedule &schedule,
                                 const std::vector<double> &forwardSeconds,
                                 const std::vector<double> &backwardSeconds);
