@@ -387,17 +387,25 @@ void checkRendezvous(const PipelineSpec &p, int64_t worldSize,
     const std::vector<PipelineStepSpec> &steps = p.scheduleTable[size_t(rank)];
     for (size_t i = 0; i < steps.size(); ++i) {
       bool send = steps[i].op == PipelineStepSpec::Op::Send;
-      for (int64_t t : steps[i].transfers)
-        for (const PipelineMessageSpec &msg : p.transfers[size_t(t)].messages) {
-          if (msg.fromRank == msg.toRank)
+      for (int64_t t : steps[i].transfers) {
+        const PipelineTransferSpec &x = p.transfers[size_t(t)];
+        // Between two stages of one position the recv step exchanges every
+        // message (Pipeline::recv).
+        bool within = p.getPosition(x.fromStage) == p.getPosition(x.toStage);
+        for (const PipelineMessageSpec &msg : x.messages) {
+          if (msg.fromRank == msg.toRank || (within && send))
             continue;
-          if (send && msg.fromRank == rank)
+          if (within && msg.fromRank == rank)
+            ops[size_t(rank)].push_back(
+                {msg.toRank, t, steps[i].microbatch, true, i});
+          else if (send && msg.fromRank == rank)
             ops[size_t(rank)].push_back(
                 {msg.toRank, t, steps[i].microbatch, true, i});
           else if (!send && msg.toRank == rank)
             ops[size_t(rank)].push_back(
                 {msg.fromRank, t, steps[i].microbatch, false, i});
         }
+      }
     }
   }
   std::vector<size_t> next(static_cast<size_t>(worldSize), 0);
@@ -814,6 +822,14 @@ PipelineSpec parsePipeline(const json &object, const Manifest &m,
         sends |= msg.fromRank == rank;
         receives |= msg.toRank == rank;
       }
+      if (sends && !receives &&
+          p.getPosition(x.fromStage) == p.getPosition(x.toStage))
+        throw Error(origin + ": " + root + "." + key::kPipelineTransfers +
+                    "[" + std::to_string(t) +
+                    "] is between two stages of one position, and rank " +
+                    std::to_string(rank) +
+                    " sends in it but receives nothing (its messages go "
+                    "in the recv step's exchange)");
       for (int64_t mb = 0; mb < M; ++mb) {
         auto tm = std::make_pair(t, mb);
         if (sends && !sent.count(tm))

@@ -515,74 +515,97 @@ void *Pipeline::scratchBuffer(size_t bytes) {
   return scratch.data();
 }
 
+void Pipeline::sendMessage(int64_t t, const PipelineMessageSpec &msg,
+                           int64_t mb, size_t index, PipelineStats &stats) {
+  const PipelineSpec &spec = getSpec();
+  const PipelineTransferSpec &x = spec.transfers[size_t(t)];
+  const Tensor &block =
+      getStage(x.fromStage).outputs[transferOutput[size_t(t)]][size_t(mb)];
+  size_t element = dtypeSize(x.dtype);
+  size_t bytes = size_t(msg.numElements()) * element;
+  if (msg.toRank == rank) {
+    // To this rank itself (stages of one position): a copy.
+    Tensor &dest =
+        getStage(x.toStage).inputs[transferInput[size_t(t)]][size_t(mb)];
+    void *tmp = scratchBuffer(bytes);
+    packBox(block.data(), block.getShape(), msg.fromOffsets, msg.sizes,
+            element, tmp);
+    unpackBox(dest.data(), dest.getShape(), msg.toOffsets, msg.sizes, element,
+              tmp);
+    return;
+  }
+  const void *data = block.data();
+  if (!isWholeBlock(block.getShape(), msg.sizes)) {
+    void *tmp = scratchBuffer(bytes);
+    packBox(block.data(), block.getShape(), msg.fromOffsets, msg.sizes,
+            element, tmp);
+    data = tmp;
+  }
+  comm::WaitScope wait(waitLabels[index], "", int(msg.toRank));
+  world->send(data, int64_t(bytes), comm::DataType::I8, int(msg.toRank),
+              int(t * spec.microbatches + mb));
+  stats.messagesSent += 1;
+  stats.bytesSent += int64_t(bytes);
+}
+
+void Pipeline::recvMessage(int64_t t, const PipelineMessageSpec &msg,
+                           int64_t mb, size_t index) {
+  const PipelineSpec &spec = getSpec();
+  const PipelineTransferSpec &x = spec.transfers[size_t(t)];
+  Tensor &block =
+      getStage(x.toStage).inputs[transferInput[size_t(t)]][size_t(mb)];
+  size_t element = dtypeSize(x.dtype);
+  size_t bytes = size_t(msg.numElements()) * element;
+  bool whole = isWholeBlock(block.getShape(), msg.sizes);
+  void *data = whole ? block.data() : scratchBuffer(bytes);
+  {
+    comm::WaitScope wait(waitLabels[index], "", int(msg.fromRank));
+    world->recv(data, int64_t(bytes), comm::DataType::I8, int(msg.fromRank),
+                int(t * spec.microbatches + mb));
+  }
+  if (!whole)
+    unpackBox(block.data(), block.getShape(), msg.toOffsets, msg.sizes,
+              element, data);
+}
+
 void Pipeline::send(const PipelineStepSpec &step, size_t index,
                     PipelineStats &stats) {
   const PipelineSpec &spec = getSpec();
-  const int64_t mb = step.microbatch;
   for (int64_t t : step.transfers) {
     const PipelineTransferSpec &x = spec.transfers[size_t(t)];
-    const Stage &from = getStage(x.fromStage);
-    const Tensor &block = from.outputs[transferOutput[size_t(t)]][size_t(mb)];
-    size_t element = dtypeSize(x.dtype);
-    int tag = int(t * spec.microbatches + mb);
+    bool within = isWithinPosition(x);
+    for (const PipelineMessageSpec &msg : x.messages)
+      // Within a position the others' messages wait for the exchange of the
+      // recv step.
+      if (msg.fromRank == rank && (msg.toRank == rank || !within))
+        sendMessage(t, msg, step.microbatch, index, stats);
+  }
+}
+
+void Pipeline::recv(const PipelineStepSpec &step, size_t index,
+                    PipelineStats &stats) {
+  const PipelineSpec &spec = getSpec();
+  for (int64_t t : step.transfers) {
+    const PipelineTransferSpec &x = spec.transfers[size_t(t)];
+    bool within = isWithinPosition(x);
+    // Messages from this rank itself were copied by its send step. Between
+    // two stages of one position, where every rank both sends and
+    // receives, all the messages go here in their order (sender, then
+    // receiver), which no blocking send can deadlock.
     for (const PipelineMessageSpec &msg : x.messages) {
-      if (msg.fromRank != rank)
+      if (msg.fromRank == msg.toRank)
         continue;
-      size_t bytes = size_t(msg.numElements()) * element;
-      if (msg.toRank == rank) {
-        // To this rank itself (stages of one position): a copy.
-        Tensor &dest =
-            getStage(x.toStage).inputs[transferInput[size_t(t)]][size_t(mb)];
-        void *tmp = scratchBuffer(bytes);
-        packBox(block.data(), block.getShape(), msg.fromOffsets, msg.sizes,
-                element, tmp);
-        unpackBox(dest.data(), dest.getShape(), msg.toOffsets, msg.sizes,
-                  element, tmp);
-        continue;
-      }
-      const void *data = block.data();
-      if (!isWholeBlock(block.getShape(), msg.sizes)) {
-        void *tmp = scratchBuffer(bytes);
-        packBox(block.data(), block.getShape(), msg.fromOffsets, msg.sizes,
-                element, tmp);
-        data = tmp;
-      }
-      comm::WaitScope wait(waitLabels[index], "", int(msg.toRank));
-      world->send(data, int64_t(bytes), comm::DataType::I8, int(msg.toRank),
-                  tag);
-      stats.messagesSent += 1;
-      stats.bytesSent += int64_t(bytes);
+      if (msg.toRank == rank)
+        recvMessage(t, msg, step.microbatch, index);
+      else if (within && msg.fromRank == rank)
+        sendMessage(t, msg, step.microbatch, index, stats);
     }
   }
 }
 
-void Pipeline::recv(const PipelineStepSpec &step, size_t index) {
+bool Pipeline::isWithinPosition(const PipelineTransferSpec &x) const {
   const PipelineSpec &spec = getSpec();
-  const int64_t mb = step.microbatch;
-  for (int64_t t : step.transfers) {
-    const PipelineTransferSpec &x = spec.transfers[size_t(t)];
-    Tensor &block =
-        getStage(x.toStage).inputs[transferInput[size_t(t)]][size_t(mb)];
-    size_t element = dtypeSize(x.dtype);
-    int tag = int(t * spec.microbatches + mb);
-    for (const PipelineMessageSpec &msg : x.messages) {
-      // Messages from this rank itself were copied by its send step.
-      if (msg.toRank != rank || msg.fromRank == rank)
-        continue;
-      size_t bytes = size_t(msg.numElements()) * element;
-      bool whole = isWholeBlock(block.getShape(), msg.sizes);
-      void *data = whole ? block.data() : scratchBuffer(bytes);
-      {
-        comm::WaitScope wait(waitLabels[index], "",
-                             int(msg.fromRank));
-        world->recv(data, int64_t(bytes), comm::DataType::I8,
-                    int(msg.fromRank), tag);
-      }
-      if (!whole)
-        unpackBox(block.data(), block.getShape(), msg.toOffsets, msg.sizes,
-                  element, data);
-    }
-  }
+  return spec.getPosition(x.fromStage) == spec.getPosition(x.toStage);
 }
 
 PipelineStats Pipeline::run(const StepObserver &observer) {
@@ -614,7 +637,7 @@ PipelineStats Pipeline::run(const StepObserver &observer) {
       stats.waitSeconds += since(begin);
       break;
     case PipelineStepSpec::Op::Recv:
-      recv(step, i);
+      recv(step, i, stats);
       stats.waitSeconds += since(begin);
       break;
     case PipelineStepSpec::Op::Backward:

@@ -8,6 +8,7 @@
 
 #include "telar/runtime/Pipeline.h"
 #include "telar/runtime/Runtime.h"
+#include "telar/sharding/Schedule.h"
 
 #include <gtest/gtest.h>
 
@@ -407,6 +408,115 @@ TEST(RuntimePipeline, ManifestErrors) {
               "(receiving transfer 0 of microbatch 0 from rank 0); rank 2 at "
               "schedule_table[2][0] (receiving transfer 0 of microbatch 0 from "
               "rank 0)");
+}
+
+/// A manifest around the table buildSchedule makes: P positions of R ranks
+/// each, every edge's value moved from each sender rank to each receiver
+/// rank (R x R messages, as between two differently split blocks).
+artifact::Manifest scheduledManifest(
+    const telar_sharding::PipelineSchedule &table, int64_t R) {
+  const int64_t P = table.positions, S = table.getNumStages(),
+                M = table.microbatches;
+  artifact::Manifest m;
+  m.targetKind = "cpu";
+  m.worldSize = P * R;
+  m.inputs = {{"x", "float32", {2 * M, 4}}};
+  m.outputs = {{"y", "float32", {2 * M, 4}}};
+  artifact::PipelineEntry p;
+  p.microbatches = M;
+  p.schedule = telar_sharding::getScheduleKindName(table.kind);
+  p.virtualStages = table.virtualStages;
+  for (int64_t s = 0; s < S; ++s)
+    p.stages.push_back({"stage" + std::to_string(s), (s % P) * R, R});
+  p.inputs = {{"x", 0}};
+  p.outputs = {{"y", S - 1, 0}};
+  for (const telar_sharding::StageEdge &e : table.edges) {
+    artifact::PipelineTransferEntry x;
+    x.name = "v" + std::to_string(e.from);
+    x.fromStage = e.from;
+    x.toStage = e.to;
+    x.dtype = "float32";
+    x.shape = {R, R};
+    for (int64_t i = 0; i < R; ++i)
+      for (int64_t j = 0; j < R; ++j)
+        x.messages.push_back({(e.from % P) * R + i, (e.to % P) * R + j,
+                              {j, i}, {i, j}, {1, 1}});
+    p.transfers.push_back(x);
+  }
+  using Kind = telar_sharding::ScheduleStep::Kind;
+  for (int64_t rank = 0; rank < P * R; ++rank) {
+    std::vector<artifact::PipelineStepEntry> steps;
+    for (const telar_sharding::ScheduleStep &step : table.steps[rank / R]) {
+      if (step.kind == Kind::Forward) {
+        steps.push_back({"forward", step.microbatch, step.stage});
+        continue;
+      }
+      bool send = step.kind == Kind::Send;
+      artifact::PipelineStepEntry entry{send ? "send" : "recv",
+                                        step.microbatch, step.stage};
+      for (size_t t = 0; t < p.transfers.size(); ++t) {
+        const artifact::PipelineTransferEntry &x = p.transfers[t];
+        if ((send ? x.fromStage : x.toStage) != step.stage ||
+            (send ? x.toStage : x.fromStage) != step.peerStage)
+          continue;
+        for (const artifact::PipelineMessageEntry &msg : x.messages)
+          if ((send ? msg.fromRank : msg.toRank) == rank) {
+            entry.transfers.push_back(int64_t(t));
+            break;
+          }
+      }
+      if (!entry.transfers.empty())
+        steps.push_back(entry);
+    }
+    p.scheduleTable.push_back(steps);
+  }
+  m.pipeline = p;
+  return m;
+}
+
+// Every inference table sched's buildSchedule makes runs to its end in this
+// runtime when sends wait for their receives: positions of one and of two
+// ranks, chains and skip edges (to the next stage of the same position
+// with virtual stages: the recv step's exchange within the position).
+TEST(RuntimePipeline, BuiltSchedulesRun) {
+  using telar_sharding::ScheduleKind;
+  int64_t tables = 0;
+  for (ScheduleKind kind : {ScheduleKind::GPipe, ScheduleKind::OneFOneB,
+                            ScheduleKind::Interleaved})
+    for (int64_t P : {2, 3, 4})
+      for (int64_t V : kind == ScheduleKind::Interleaved
+                           ? std::vector<int64_t>{2, 3}
+                           : std::vector<int64_t>{1})
+        for (int64_t M : {1, 2, 3, 4, 6, 8}) {
+          if (kind == ScheduleKind::Interleaved && M % P != 0)
+            continue;
+          const int64_t S = P * V;
+          std::vector<telar_sharding::StageEdge> chain, skips;
+          for (int64_t s = 0; s + 1 < S; ++s)
+            chain.push_back({s, s + 1});
+          int64_t skip = V > 1 ? P : 2;
+          skips = chain;
+          for (int64_t s = 0; s + skip < S; ++s)
+            skips.push_back({s, s + skip});
+          for (const auto &edges : {chain, skips})
+            for (int64_t R : {1, 2}) {
+              std::string error;
+              std::optional<telar_sharding::PipelineSchedule> table =
+                  telar_sharding::buildSchedule(kind, P, V, M, true, edges,
+                                                error);
+              ASSERT_TRUE(table) << error;
+              std::string got = errorOf([&] {
+                Manifest m = parse(scheduledManifest(*table, R));
+                EXPECT_EQ(m.pipeline->getNumStages(), S);
+              });
+              EXPECT_EQ(got, "")
+                  << telar_sharding::getScheduleKindName(kind) << " P=" << P
+                  << " V=" << V << " M=" << M << " R=" << R << " "
+                  << edges.size() << " edges";
+              ++tables;
+            }
+        }
+  EXPECT_GT(tables, 100);
 }
 
 } // namespace

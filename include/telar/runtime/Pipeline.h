@@ -160,9 +160,15 @@ private:
   Pipeline() = default;
   struct Stage;
   Stage &getStage(int64_t stage) const;
-  /// Sends (or copies) / receives this rank's messages of `step`.
+  /// Sends (or copies) / receives this rank's messages of `step`; between
+  /// two stages of one position, the recv step exchanges them all.
   void send(const PipelineStepSpec &step, size_t index, PipelineStats &stats);
-  void recv(const PipelineStepSpec &step, size_t index);
+  void recv(const PipelineStepSpec &step, size_t index, PipelineStats &stats);
+  void sendMessage(int64_t transfer, const PipelineMessageSpec &msg,
+                   int64_t microbatch, size_t index, PipelineStats &stats);
+  void recvMessage(int64_t transfer, const PipelineMessageSpec &msg,
+                   int64_t microbatch, size_t index);
+  bool isWithinPosition(const PipelineTransferSpec &transfer) const;
   void *scratchBuffer(size_t bytes);
 
   std::string directory;
