@@ -14,10 +14,7 @@
 #include "telar/planner/CostModel.h"
 #include "telar/sharding/Completion.h"
 
-#if __has_include("telar/passes/partition/Microbatch.h")
 #include "telar/passes/partition/Microbatch.h"
-#define TELAR_HAVE_MICROBATCH 1
-#endif
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -351,25 +348,13 @@ mlir::telar::planner::solveStageBruteForce(const StageDpProblem &p) {
 // Microbatches
 //===----------------------------------------------------------------------===//
 
-bool mlir::telar::planner::haveMicrobatchProgram() {
-#ifdef TELAR_HAVE_MICROBATCH
-  return true;
-#else
-  return false;
-#endif
-}
+bool mlir::telar::planner::haveMicrobatchProgram() { return true; }
 
 LogicalResult mlir::telar::planner::makeMicrobatches(func::FuncOp main,
                                                      int64_t microbatches) {
   if (microbatches == 1)
     return success();
-#ifdef TELAR_HAVE_MICROBATCH
   return success(succeeded(makeMicrobatchProgram(main, microbatches)));
-#else
-  return main.emitError() << "--microbatches " << microbatches
-                          << ": this telarc cannot make microbatch programs "
-                             "yet (makeMicrobatchProgram)";
-#endif
 }
 
 /// Dim 0 of the first non-weight input (the batch), or 0.

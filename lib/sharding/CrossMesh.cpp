@@ -78,16 +78,24 @@ static void forEachBox(const std::vector<int64_t> &globalShape,
 
   std::vector<int64_t> lo(rank), hi(rank), first(rank), last(rank), block(rank),
       fromOffsets(rank), toOffsets(rank), sizes(rank),
-      senderCoords(size_t(fromMesh.getNumAxes()));
+      senderCoords(size_t(fromMesh.getNumAxes())),
+      receiverCoords(size_t(toMesh.getNumAxes()));
   const int64_t receivers = toMesh.getNumDevices();
   for (int64_t receiver = 0; receiver < receivers; ++receiver) {
-    std::vector<int64_t> offsets =
-        getBlockOffsets(globalShape, to, toMesh, receiver);
-    // The sender blocks overlapping this receiver's block: per dimension a
-    // range of block indices.
+    // The receiver's block offsets (getBlockOffsets, without allocating),
+    // then the sender blocks overlapping it: per dimension a range of block
+    // indices.
+    for (int64_t axis = toMesh.getNumAxes(), rest = receiver; axis-- > 0;) {
+      receiverCoords[size_t(axis)] = rest % toMesh.axisSizes[size_t(axis)];
+      rest /= toMesh.axisSizes[size_t(axis)];
+    }
     for (size_t d = 0; d < rank; ++d) {
-      lo[d] = offsets[d];
-      hi[d] = offsets[d] + dst.local[d];
+      int64_t index = 0;
+      for (int64_t axis : to.dims[d])
+        index = index * toMesh.axisSizes[size_t(axis)] +
+                receiverCoords[size_t(axis)];
+      lo[d] = index * dst.local[d];
+      hi[d] = lo[d] + dst.local[d];
       first[d] = lo[d] / src.local[d];
       last[d] = (hi[d] - 1) / src.local[d];
       block[d] = first[d];

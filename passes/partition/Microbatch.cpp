@@ -1,21 +1,29 @@
 //===- Microbatch.cpp - The program of one microbatch ---------------------===//
 //
-// makeMicrobatchProgram (include/telar/passes/partition/Microbatch.h): a
-// data parallel plan on {"microbatch": M} completed, annotated and
-// partitioned like any plan, refused when the SPMD program communicates,
-// then stripped of the grid and the interface's sharding attributes.
+// makeMicrobatchProgram (include/telar/passes/partition/Microbatch.h): the
+// batch followed from the inputs through every op's sharding rule as one
+// parallel factor, which shrinks M times; each op rebuilt on microbatch
+// shapes with the partitioner's own localisation of size attributes.
 //
 //===----------------------------------------------------------------------===//
 
 #include "telar/passes/partition/Microbatch.h"
 
 #include "telar/dialects/Telar/TelarDialect.h"
+#include "PartitionInternal.h"
+
 #include "telar/passes/partition/Passes.h"
 #include "telar/sharding/Completion.h"
 
 #include "mlir/Dialect/Shard/IR/ShardDialect.h"
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/BuiltinAttributes.h"
+
+#include <cstring>
+#include "mlir/Interfaces/InferTypeOpInterface.h"
 
 namespace mlir::telar {
 #define GEN_PASS_DEF_TELARMICROBATCH
@@ -53,45 +61,407 @@ std::pair<int64_t, unsigned> getPlace(Value v) {
   return {getTag(r.getOwner()), r.getResultNumber()};
 }
 
-/// The op a collective of the partitioned program was made for: the
-/// partitioner gives a collective the location of the op it reshards an
-/// operand or result of. Follows the chain of collectives to the op that
-/// uses it (an operand's reshard) or the op that produced it (a result's
-/// slices), preferring the one with the collective's location.
-Operation *getServedOp(Operation *collective) {
-  auto isShard = [](Operation *op) {
-    return op && isa<shard::ShardDialect>(op->getDialect());
+/// Where the batch is in a tensor: dim `dim` of global size outer * B *
+/// inner holds it with stride `inner` (dim -1: nowhere). The batch inputs
+/// hold it at {0, 1}; an op that merges it with other loops (a reshape of
+/// [S, B, D] into [S * B, D]) moves it inside a dimension.
+struct BatchPosition {
+  int64_t dim = -1;
+  int64_t inner = 1;
+};
+
+/// The program of one microbatch, rebuilt op by op from the ops' sharding
+/// rules: the batch is (part of) one parallel factor of each op it goes
+/// through, whose size shrinks M times; attributes holding that factor's
+/// global size get the local one (the partitioner's own localisation, on
+/// a one-axis mesh splitting the factor), result types are inferred again.
+/// This is the data parallel partition without its layout constraint: a
+/// factor may hold the batch anywhere in its dimension, as long as every
+/// op keeps microbatches apart.
+class MicrobatchRewriter {
+public:
+  MicrobatchRewriter(func::FuncOp main, int64_t batch, int64_t microbatches,
+                     const std::map<int64_t, std::string> &tagNames)
+      : main(main), B(batch), M(microbatches), tagNames(tagNames) {
+    grid.mesh.axisNames = {kAxisName};
+    grid.mesh.axisSizes = {microbatches};
+  }
+
+  /// Rewrites @main; returns the results' microbatch dims.
+  FailureOr<std::vector<int64_t>> run(const std::vector<int64_t> &inputDims,
+                                      const std::vector<unsigned> &inputs);
+
+private:
+  /// "'telar.reshape' (value 'x')".
+  std::string describe(Operation *op) const {
+    std::string out = quote(op->getName().getStringRef());
+    auto it = tagNames.find(getTag(op));
+    if (it != tagNames.end())
+      out += " (value " + quote(it->second) + ")";
+    return out;
+  }
+  InFlightDiagnostic mixes(Operation *op) const {
+    InFlightDiagnostic diag = op->emitError();
+    diag << describe(op) << " mixes microbatches: ";
+    return diag;
+  }
+  /// The factor of `mapping` (and the stride inside it) that holds the
+  /// batch at `pos`, if one factor holds all of it.
+  std::optional<std::pair<int64_t, int64_t>>
+  locate(ShardingRuleAttr rule, TensorMappingAttr mapping,
+         BatchPosition pos) const;
+  /// Where a tensor of `mapping` holds factor `f` at stride `c` inside it.
+  BatchPosition place(ShardingRuleAttr rule, TensorMappingAttr mapping,
+                      int64_t f, int64_t c) const;
+  /// Makes the new value of `v` (no batch, but `pos` the size of the
+  /// batch) the microbatch's, when every block of it is the same: a
+  /// constant, or an expand broadcasting along the batch.
+  LogicalResult shrinkToMicrobatch(Value v, BatchPosition pos,
+                                   Operation *user, unsigned operand);
+  LogicalResult rewriteOp(Operation *op);
+
+  func::FuncOp main;
+  int64_t B, M;
+  const std::map<int64_t, std::string> &tagNames;
+  partition::GridInfo grid;
+  IRMapping map;
+  /// Of the original values.
+  llvm::DenseMap<Value, BatchPosition> positions;
+  llvm::DenseMap<Operation *, ShardingRuleAttr> rules;
+  OpBuilder *builder = nullptr;
+};
+
+std::optional<std::pair<int64_t, int64_t>>
+MicrobatchRewriter::locate(ShardingRuleAttr rule, TensorMappingAttr mapping,
+                           BatchPosition pos) const {
+  DimMappingAttr dim = mapping.getDims()[pos.dim];
+  if (dim.getBroadcast())
+    return std::nullopt;
+  ArrayRef<int64_t> sizes = rule.getFactorSizes();
+  int64_t suffix = 1;
+  for (int64_t f : llvm::reverse(dim.getFactors())) {
+    int64_t size = sizes[f];
+    if (suffix <= pos.inner && pos.inner % suffix == 0 &&
+        pos.inner * B <= suffix * size) {
+      int64_t c = pos.inner / suffix;
+      if (size % (B * c) != 0)
+        return std::nullopt;
+      return std::make_pair(f, c);
+    }
+    suffix *= size;
+  }
+  return std::nullopt;
+}
+
+BatchPosition MicrobatchRewriter::place(ShardingRuleAttr rule,
+                                        TensorMappingAttr mapping, int64_t f,
+                                        int64_t c) const {
+  ArrayRef<int64_t> sizes = rule.getFactorSizes();
+  for (auto [d, dim] : llvm::enumerate(mapping.getDims())) {
+    if (dim.getBroadcast() || !llvm::is_contained(dim.getFactors(), f))
+      continue;
+    int64_t suffix = 1;
+    for (int64_t g : llvm::reverse(dim.getFactors())) {
+      if (g == f)
+        return {int64_t(d), c * suffix};
+      suffix *= sizes[g];
+    }
+  }
+  return {};
+}
+
+LogicalResult MicrobatchRewriter::shrinkToMicrobatch(Value v,
+                                                     BatchPosition pos,
+                                                     Operation *user,
+                                                     unsigned operand) {
+  Value local = map.lookup(v);
+  Operation *def = local.getDefiningOp();
+  auto type = cast<RankedTensorType>(local.getType());
+  // Every use of it must want the microbatch's block: a use already
+  // rebuilt took it whole.
+  for (Operation *other : v.getUsers())
+    if (other != user && other->isBeforeInBlock(user))
+      return mixes(user) << "operand " << operand << " has the batch's size "
+                         << "in dim " << pos.dim << " but is used whole by "
+                         << quote(other->getName().getStringRef())
+                         << " too";
+  SmallVector<int64_t> shape(type.getShape());
+  int64_t size = shape[pos.dim];
+  int64_t outer = size / (B * pos.inner);
+  shape[pos.dim] = size / M;
+  auto localType = RankedTensorType::get(shape, type.getElementType());
+  // A constant whose M blocks along the batch are equal: block 0.
+  if (auto constant = dyn_cast_or_null<ConstantOp>(def)) {
+    ArrayRef<int64_t> global = type.getShape();
+    int64_t after = pos.inner;
+    for (int64_t d = pos.dim + 1; d < type.getRank(); ++d)
+      after *= global[d];
+    int64_t before = outer;
+    for (int64_t d = 0; d < pos.dim; ++d)
+      before *= global[d];
+    int64_t b = B / M; // batch elements of a microbatch
+    // Block 0 of the elements (each `bytes` long), or none when the blocks
+    // differ: element (o, m * b + k, i) for o < before, k < b, i < after.
+    auto takeBlock = [&](auto equal, auto push) {
+      for (int64_t o = 0; o < before; ++o)
+        for (int64_t k = 0; k < b; ++k)
+          for (int64_t i = 0; i < after; ++i) {
+            int64_t first = (o * B + k) * after + i;
+            for (int64_t m = 1; m < M; ++m)
+              if (!equal(first, (o * B + m * b + k) * after + i))
+                return false;
+            push(first);
+          }
+      return true;
+    };
+    Attribute value = constant.getValue();
+    ElementsAttr block;
+    if (auto dense = dyn_cast<DenseElementsAttr>(value)) {
+      if (dense.isSplat()) {
+        block = DenseElementsAttr::get(localType,
+                                       dense.getSplatValue<Attribute>());
+      } else {
+        SmallVector<Attribute> values(dense.getValues<Attribute>()), kept;
+        if (takeBlock([&](int64_t x, int64_t y) { return values[x] == values[y]; },
+                      [&](int64_t x) { kept.push_back(values[x]); }))
+          block = DenseElementsAttr::get(localType, kept);
+      }
+    } else if (auto resource = dyn_cast<DenseResourceElementsAttr>(value)) {
+      AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+      unsigned bits = type.getElementType().getIntOrFloatBitWidth();
+      if (blob && bits % 8 == 0) {
+        ArrayRef<char> data = blob->getData();
+        size_t bytes = bits / 8;
+        if (data.size() == size_t(type.getNumElements()) * bytes) {
+          std::vector<char> kept;
+          if (takeBlock(
+                  [&](int64_t x, int64_t y) {
+                    return std::memcmp(data.data() + x * bytes,
+                                       data.data() + y * bytes, bytes) == 0;
+                  },
+                  [&](int64_t x) {
+                    kept.insert(kept.end(), data.begin() + x * bytes,
+                                data.begin() + (x + 1) * bytes);
+                  }))
+            block = DenseElementsAttr::getFromRawBuffer(localType, kept);
+        }
+      }
+    }
+    if (block) {
+      OpBuilder b2(constant);
+      auto replacement =
+          ConstantOp::create(b2, constant.getLoc(), localType, block);
+      for (NamedAttribute attr : constant->getDiscardableAttrs())
+        replacement->setAttr(attr.getName(), attr.getValue());
+      constant->replaceAllUsesWith(replacement);
+      constant->erase();
+      map.map(v, replacement.getResult());
+      positions[v] = pos;
+      return success();
+    }
+  }
+  // A broadcast along the batch: the same broadcast to the microbatch.
+  if (auto expand = dyn_cast_or_null<ExpandOp>(def)) {
+    auto in = cast<RankedTensorType>(expand.getInput().getType());
+    int64_t offset = type.getRank() - in.getRank();
+    bool broadcast = pos.dim < offset || in.getDimSize(pos.dim - offset) == 1;
+    SmallVector<int64_t> target(expand.getShape());
+    int64_t t = pos.dim - (type.getRank() - int64_t(target.size()));
+    if (broadcast && t >= 0 && target[t] == size) {
+      target[t] = size / M;
+      expand.setShape(target);
+      expand.getResult().setType(localType);
+      positions[v] = pos;
+      return success();
+    }
+  }
+  return mixes(user) << "operand " << operand << " has the batch's size in dim "
+                     << pos.dim << " but does not come from the batch inputs "
+                     << "(each microbatch would need its own part of it)";
+}
+
+LogicalResult MicrobatchRewriter::rewriteOp(Operation *op) {
+  OpBuilder &b = *builder;
+  SmallVector<unsigned> carrying;
+  for (auto [i, v] : llvm::enumerate(op->getOperands()))
+    if (positions.count(v))
+      carrying.push_back(i);
+  if (carrying.empty()) {
+    b.clone(*op, map);
+    return success();
+  }
+  ShardingRuleAttr rule = rules.lookup(op);
+  if (!rule)
+    return mixes(op) << "it has no sharding rule, so the batch cannot go "
+                        "through it split";
+  // The factor holding the batch, the same for every operand holding it.
+  std::optional<std::pair<int64_t, int64_t>> factor;
+  for (unsigned i : carrying) {
+    std::optional<std::pair<int64_t, int64_t>> here =
+        locate(rule, rule.getOperandMappings()[i], positions.lookup(op->getOperand(i)));
+    if (!here)
+      return mixes(op) << "operand " << i << " holds the batch across "
+                          "several loops of its sharding rule "
+                       << rule;
+    if (factor && *factor != *here)
+      return mixes(op) << "its operands hold the batch in different loops ("
+                       << ShardingRuleAttr::getFactorName(factor->first)
+                       << " and "
+                       << ShardingRuleAttr::getFactorName(here->first) << ")";
+    factor = here;
+  }
+  auto [f, c] = *factor;
+  SmallVector<bool> whole = partition::getWholeFactors(op, rule);
+  FactorKind kind = rule.getKind(f);
+  if (kind != FactorKind::Parallel || whole[f])
+    return mixes(op) << "the batch is its loop "
+                     << ShardingRuleAttr::getFactorName(f) << " ("
+                     << (isReduction(kind) ? "a reduction"
+                                           : "one it computes whole")
+                     << ", " << rule << ")";
+  // Operands of the batch's size that do not hold it.
+  for (auto [i, v] : llvm::enumerate(op->getOperands())) {
+    if (positions.count(v))
+      continue;
+    BatchPosition pos = place(rule, rule.getOperandMappings()[i], f, c);
+    if (pos.dim >= 0 && failed(shrinkToMicrobatch(v, pos, op, i)))
+      return failure();
+  }
+
+  partition::OpPartition p;
+  p.op = op;
+  p.rule = rule;
+  p.grid = &grid;
+  p.factorAxes.assign(rule.getNumFactors(), {});
+  p.factorAxes[f] = {0};
+  auto sharding = [&](Value v, TensorMappingAttr mapping) {
+    auto type = cast<RankedTensorType>(v.getType());
+    Sharding s = Sharding::getReplicated(type.getRank());
+    BatchPosition pos = place(rule, mapping, f, c);
+    if (pos.dim >= 0)
+      s.dims[pos.dim] = {0};
+    return s;
   };
-  Operation *consumer = nullptr;
-  for (Operation *op = collective; op && isShard(op);) {
-    if (op->getNumResults() != 1 || op->getResult(0).use_empty())
-      break;
-    Operation *user = *op->getResult(0).getUsers().begin();
-    if (!isShard(user)) {
-      consumer = user;
-      break;
-    }
-    op = user;
+  for (auto [i, v] : llvm::enumerate(op->getOperands()))
+    p.operands.push_back(sharding(v, rule.getOperandMappings()[i]));
+  for (auto [j, r] : llvm::enumerate(op->getResults()))
+    p.results.push_back(sharding(r, rule.getResultMappings()[j]));
+
+  Operation *local = b.clone(*op, map);
+  const partition::OpPartitioner *family =
+      partition::getPartitionerRegistry().lookup(op);
+  if (family && family->localize && failed(family->localize(local, p))) {
+    local->erase();
+    return failure();
   }
-  Operation *producer = nullptr;
-  for (Operation *op = collective; op && isShard(op);) {
-    if (op->getNumOperands() < 1)
-      break;
-    Operation *def = op->getOperand(0).getDefiningOp();
-    if (!isShard(def)) {
-      producer = def;
-      break;
-    }
-    op = def;
+  SmallVector<Type> inferred;
+  auto infer = dyn_cast<InferTypeOpInterface>(local);
+  if (!infer ||
+      failed(infer.inferReturnTypes(
+          op->getContext(), op->getLoc(), local->getOperands(),
+          local->getRawDictionaryAttrs(), local->getPropertiesStorage(),
+          local->getRegions(), inferred))) {
+    local->erase();
+    return mixes(op) << "it cannot run on the microbatch's shapes";
   }
-  // A pending reduction resolved: the op that left it partial is the one.
-  if (isa<shard::AllReduceOp, shard::ReduceScatterOp>(collective) && producer)
-    return producer;
-  if (consumer && consumer->getLoc() == collective->getLoc())
-    return consumer;
-  if (producer && producer->getLoc() == collective->getLoc())
-    return producer;
-  return consumer ? consumer : producer;
+  for (auto [j, type] : llvm::enumerate(inferred)) {
+    RankedTensorType expected = p.getLocalResultType(j);
+    if (type != expected) {
+      local->erase();
+      return op->emitError() << describe(op) << " infers " << type
+                             << " for result " << j
+                             << " on the microbatch's shapes, expected "
+                             << expected;
+    }
+    local->getResult(j).setType(type);
+  }
+  for (auto [j, r] : llvm::enumerate(op->getResults())) {
+    map.map(r, local->getResult(j));
+    BatchPosition pos = place(rule, rule.getResultMappings()[j], f, c);
+    if (pos.dim >= 0)
+      positions[r] = pos;
+  }
+  return success();
+}
+
+FailureOr<std::vector<int64_t>>
+MicrobatchRewriter::run(const std::vector<int64_t> &inputDims,
+                        const std::vector<unsigned> &inputs) {
+  Block &entry = main.getBody().front();
+  // The rules of the global ops, read before anything changes.
+  for (Operation &op : entry)
+    if (auto ruled = dyn_cast<ShardingRuleOpInterface>(&op))
+      rules[&op] = ruled.getShardingRule();
+
+  // The new body: arguments at microbatch shape, then each op rebuilt.
+  auto *body = new Block();
+  main.getBody().push_back(body);
+  for (BlockArgument arg : entry.getArguments()) {
+    Type type = arg.getType();
+    auto it = llvm::find(inputs, arg.getArgNumber());
+    if (it != inputs.end() && inputDims[it - inputs.begin()] == 0) {
+      auto ranked = cast<RankedTensorType>(type);
+      SmallVector<int64_t> shape(ranked.getShape());
+      shape[0] /= M;
+      type = RankedTensorType::get(shape, ranked.getElementType());
+      positions[arg] = {0, 1};
+    }
+    map.map(arg, body->addArgument(type, arg.getLoc()));
+  }
+  OpBuilder b = OpBuilder::atBlockEnd(body);
+  builder = &b;
+  auto abandon = [&]() -> FailureOr<std::vector<int64_t>> {
+    body->dropAllDefinedValueUses();
+    body->dropAllReferences();
+    body->erase();
+    return failure();
+  };
+  for (Operation &op : entry.without_terminator())
+    if (failed(rewriteOp(&op)))
+      return abandon();
+
+  // The results: the microbatches' results concatenate along the batch's
+  // dim, which must hold it outermost.
+  Operation *ret = entry.getTerminator();
+  auto outputNames = main->getAttrOfType<ArrayAttr>(
+      TelarDialect::OutputNamesAttrHelper::getNameStr());
+  std::vector<int64_t> outputDims;
+  SmallVector<Value> results;
+  for (auto [i, v] : llvm::enumerate(ret->getOperands())) {
+    results.push_back(map.lookup(v));
+    auto it = positions.find(v);
+    if (it == positions.end()) {
+      outputDims.push_back(-1);
+      continue;
+    }
+    BatchPosition pos = it->second;
+    int64_t size = cast<RankedTensorType>(v.getType()).getDimSize(pos.dim);
+    if (size != B * pos.inner) {
+      std::string name = "output " + std::to_string(i);
+      if (outputNames && i < outputNames.size())
+        if (auto s = dyn_cast<StringAttr>(outputNames[i]))
+          name = "output " + quote(s.getValue());
+      ret->emitError() << name << " holds the batch inside dim " << pos.dim
+                       << " (size " << size << ", the batch " << B
+                       << " with stride " << pos.inner
+                       << ", not outermost): the microbatches' parts of it "
+                          "do not concatenate";
+      return abandon();
+    }
+    outputDims.push_back(pos.dim);
+  }
+  func::ReturnOp::create(b, ret->getLoc(), results);
+
+  // The new body replaces the old one.
+  for (Operation &op : llvm::make_early_inc_range(llvm::reverse(entry))) {
+    op.dropAllUses();
+    op.dropAllReferences();
+  }
+  entry.dropAllUses();
+  entry.erase();
+  main.setType(FunctionType::get(main.getContext(), body->getArgumentTypes(),
+                                 ValueRange(results).getTypes()));
+  return outputDims;
 }
 
 } // namespace
@@ -192,80 +562,39 @@ FailureOr<MicrobatchInfo> mlir::telar::makeMicrobatchProgram(func::FuncOp main,
       tagNames.emplace(getTag(r.getOwner()), name);
   }
 
-  FailureOr<CompletedPlan> completed = completePlan(main, plan);
-  if (failed(completed)) {
-    removeTags();
-    restoreNames();
-    return failure();
-  }
-  // The results' microbatch dims: the sharding each is returned with.
-  Operation *ret = entry.getTerminator();
-  for (OpOperand &use : ret->getOpOperands()) {
-    auto it = completed->uses.find(&use);
-    Sharding s = it != completed->uses.end()
-                     ? it->second
-                     : completed->values.lookup(use.get());
-    info.outputDims.push_back(s.getRank() ? s.getDimOfAxis(0) : -1);
-  }
+  // M = 1: the program as it is; the results' microbatch dims are those
+  // completion gives the data parallel plan.
   if (microbatches == 1) {
-    removeTags();
-    restoreNames();
-    return info;
-  }
-
-  MLIRContext *ctx = main.getContext();
-  ctx->getOrLoadDialect<shard::ShardDialect>();
-  annotateWithPlan(module, main, *completed);
-  if (failed(partitionModule(module))) {
-    removeTags();
-    restoreNames();
-    return failure();
-  }
-
-  // Every collective mixes microbatches (an all_slice too: its block is the
-  // microbatch's, which one program for all microbatches cannot know).
-  Operation *collective = nullptr;
-  main.walk([&](Operation *op) {
-    if (isa<shard::ShardDialect>(op->getDialect()) && !collective)
-      collective = op;
-  });
-  if (collective) {
-    Operation *served = getServedOp(collective);
-    InFlightDiagnostic diag =
-        emitError(served ? served->getLoc() : collective->getLoc());
-    if (served && isa<func::ReturnOp>(served)) {
-      diag << "an output";
-    } else if (served) {
-      diag << quote(served->getName().getStringRef());
-      auto it = tagNames.find(getTag(served));
-      if (it != tagNames.end())
-        diag << " (value " << quote(it->second) << ")";
-    } else {
-      diag << "the program";
+    FailureOr<CompletedPlan> completed = completePlan(main, plan);
+    if (succeeded(completed)) {
+      Operation *ret = entry.getTerminator();
+      for (OpOperand &use : ret->getOpOperands()) {
+        auto it = completed->uses.find(&use);
+        Sharding s = it != completed->uses.end()
+                         ? it->second
+                         : completed->values.lookup(use.get());
+        info.outputDims.push_back(s.getRank() ? s.getDimOfAxis(0) : -1);
+      }
     }
-    diag << " mixes microbatches: split " << microbatches
-         << " ways along the batch, it needs "
-         << collective->getName().getStringRef()
-         << " across the microbatches (--microbatches " << microbatches
-         << " needs a program whose batch elements never meet)";
     removeTags();
-    return failure();
-  }
-
-  // A plain program again: no grid, no sharded interface.
-  for (auto grid : llvm::make_early_inc_range(module.getOps<shard::GridOp>()))
-    grid.erase();
-  for (StringRef attr : {Dialect::ShardingAttrHelper::getNameStr(),
-                         Dialect::GlobalShapeAttrHelper::getNameStr()}) {
-    for (unsigned i = 0; i < main.getNumArguments(); ++i)
-      main.removeArgAttr(i, attr);
-    for (unsigned i = 0; i < main.getNumResults(); ++i)
-      main.removeResultAttr(i, StringAttr::get(ctx, attr));
+    restoreNames();
+    if (failed(completed))
+      return failure();
+    return info;
   }
   restoreNames();
 
-  // The same names for the same values (the partitioner rebuilds each op
-  // once, in order, and adds no op where nothing communicates).
+  FailureOr<std::vector<int64_t>> outputDims =
+      MicrobatchRewriter(main, info.batch, microbatches, tagNames).run(
+          info.inputDims, inputs);
+  if (failed(outputDims)) {
+    removeTags();
+    return failure();
+  }
+  info.outputDims = std::move(*outputDims);
+
+  // The same names for the same values (each op rebuilt once, in order, at
+  // its place).
   std::map<std::string, Value> after = getValueNames(main);
   for (const auto &[name, place] : before) {
     if (StringRef(name).starts_with("_telar_microbatch_arg"))

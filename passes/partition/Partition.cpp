@@ -450,47 +450,50 @@ LogicalResult FunctionPartitioner::run() {
   return success();
 }
 
-LogicalResult mlir::telar::partitionModule(ModuleOp module) {
-  SmallVector<shard::GridOp> grids(module.getOps<shard::GridOp>());
-  if (grids.empty()) {
-    // Nothing annotated: a single-device program.
-    WalkResult found = module.walk([](Operation *op) {
-      return isa<shard::ShardOp, shard::ShardingOp>(op)
-                 ? WalkResult::interrupt()
-                 : WalkResult::advance();
-    });
-    if (found.wasInterrupted())
-      return module.emitError("shardings without a shard.grid");
-    return success();
-  }
-  if (grids.size() > 1)
-    return grids[1].emitError("telar-partition takes one shard.grid per module");
-  shard::GridOp gridOp = grids.front();
-  GridInfo grid;
-  grid.symbol = FlatSymbolRefAttr::get(gridOp.getSymNameAttr());
-  auto names = gridOp->getAttrOfType<ArrayAttr>(
-      TelarDialect::AxisNamesAttrHelper::getNameStr());
-  if (!names)
-    return gridOp.emitError("needs telar.axis_names (the mesh axes' names)");
-  for (auto [name, size] : llvm::zip(names, gridOp.getShape())) {
-    if (ShapedType::isDynamic(size) || size < 1)
-      return gridOp.emitError("the grid's shape must be static and positive");
-    grid.mesh.axisNames.push_back(cast<StringAttr>(name).getValue().str());
-    grid.mesh.axisSizes.push_back(size);
-  }
-
-  for (auto fn : llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
-    if (!fn.isExternal() && failed(FunctionPartitioner(fn, grid).run()))
-      return failure();
-  return success();
-}
-
 namespace {
 struct TelarPartitionPass
     : public telar::impl::TelarPartitionBase<TelarPartitionPass> {
   void runOnOperation() override {
-    if (failed(partitionModule(getOperation())))
-      signalPassFailure();
+    ModuleOp module = getOperation();
+    SmallVector<shard::GridOp> grids(module.getOps<shard::GridOp>());
+    if (grids.empty()) {
+      // Nothing annotated: a single-device program.
+      WalkResult found = module.walk([](Operation *op) {
+        return isa<shard::ShardOp, shard::ShardingOp>(op)
+                   ? WalkResult::interrupt()
+                   : WalkResult::advance();
+      });
+      if (found.wasInterrupted()) {
+        module.emitError("shardings without a shard.grid");
+        signalPassFailure();
+      }
+      return;
+    }
+    if (grids.size() > 1) {
+      grids[1].emitError("telar-partition takes one shard.grid per module");
+      return signalPassFailure();
+    }
+    shard::GridOp gridOp = grids.front();
+    GridInfo grid;
+    grid.symbol = FlatSymbolRefAttr::get(gridOp.getSymNameAttr());
+    auto names = gridOp->getAttrOfType<ArrayAttr>(
+        TelarDialect::AxisNamesAttrHelper::getNameStr());
+    if (!names) {
+      gridOp.emitError("needs telar.axis_names (the mesh axes' names)");
+      return signalPassFailure();
+    }
+    for (auto [name, size] : llvm::zip(names, gridOp.getShape())) {
+      if (ShapedType::isDynamic(size) || size < 1) {
+        gridOp.emitError("the grid's shape must be static and positive");
+        return signalPassFailure();
+      }
+      grid.mesh.axisNames.push_back(cast<StringAttr>(name).getValue().str());
+      grid.mesh.axisSizes.push_back(size);
+    }
+
+    for (auto fn : llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
+      if (!fn.isExternal() && failed(FunctionPartitioner(fn, grid).run()))
+        return signalPassFailure();
   }
 };
 } // namespace

@@ -2,13 +2,18 @@
 //
 // A pipeline splits the batch into M microbatches that run through the
 // stages one after another. Microbatching is data parallelism executed in
-// sequence: the program of one microbatch is the SPMD program of a data
-// parallel plan on a one-axis mesh {"microbatch": M} that splits dim 0 of
-// the batch inputs, as long as that program needs no collective (the
-// microbatches never meet). telar-partition makes it (Reshape shapes with
-// the batch baked in become local ones), then the grid and the sharding
-// annotations go: what remains is a plain telar program at microbatch
-// shape, with the same value names (getValueNames) as before.
+// sequence, with one difference: no global layout has to hold. The batch
+// is followed from the inputs through each op's sharding rule: in every op
+// it goes through it is (part of) one parallel factor, anywhere in its
+// dimension (a sequence-first attention merges it into [S * B, D]); that
+// factor shrinks M times, attributes holding its size get the local one
+// (the partitioner's localisation, telar-partition's), and result types are
+// inferred again. An op that would make microbatches meet (the batch a
+// reduction or a factor its op computes whole, a value the batch's size that
+// differs per batch element without coming from the inputs, an output
+// holding the batch inside a dimension) is refused, naming it. What remains
+// is a plain telar program at microbatch shape, with the same value names
+// (getValueNames) as before.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TELAR_PASSES_PARTITION_MICROBATCH_H
@@ -38,9 +43,8 @@ struct MicrobatchInfo {
 /// every non-weight argument whose dim 0 is B is split along dim 0, the
 /// others go whole to every microbatch. Errors are emitted and fail: M
 /// that does not divide B (`--microbatches 3 does not divide the batch (4,
-/// dim 0 of 'input_ids')`), a program whose microbatches would need to
-/// communicate (at the op that would need the collective, naming it), a
-/// module already partitioned. On failure the module may be left half
+/// dim 0 of 'input_ids')`), a program whose microbatches would meet (at
+/// the op, naming it and why), a module already partitioned. On failure the module may be left half
 /// rewritten (callers that go on clone it first). M = 1 leaves the program
 /// as it is and only fills in the info.
 FailureOr<MicrobatchInfo> makeMicrobatchProgram(func::FuncOp main,

@@ -29,10 +29,6 @@ struct CompletedPlan;
 void annotateWithPlan(ModuleOp module, func::FuncOp main,
                       const CompletedPlan &completed);
 
-/// What telar-partition does to `module` (errors emitted, then failure),
-/// for callers outside a pass manager.
-LogicalResult partitionModule(ModuleOp module);
-
 /// telar-apply-plan with an already parsed plan (its mesh included); the
 /// pass's own options are then ignored.
 std::unique_ptr<Pass> createTelarApplyPlan(telar_sharding::Plan plan);

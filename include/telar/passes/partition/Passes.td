@@ -176,11 +176,12 @@ def TelarMicrobatch : Pass<"telar-microbatch", "ModuleOp"> {
     the batch B is dim 0 of @main's first input; with `count=M` every input
     whose dim 0 is B is split M ways along dim 0, the others go whole to
     every microbatch. Microbatching is data parallelism executed in
-    sequence, so the program is made as the SPMD program of the data
-    parallel plan on a one-axis mesh `{"microbatch": M}` (completed by
-    propagation and partitioned as `telar-apply-plan` and
-    `telar-partition` do: Reshape shapes holding the batch become local
-    ones); then the grid and the sharding attributes of the interface go.
+    sequence, without its layout constraint: the batch is followed from the
+    inputs through every op's sharding rule as one parallel factor, held
+    anywhere in its dimension (a sequence-first attention merges it into
+    `[S * B, D]`), and that factor shrinks M times; attributes holding its
+    size get the local one (telar-partition's localisation: reshape and
+    expand shapes, slice bounds, ...) and result types are inferred again.
     What remains is a plain telar program at microbatch shape whose values
     have the names they had (`telar.name`, `telar.result_names` and the
     derived names of docs/Plan.md).
@@ -191,21 +192,24 @@ def TelarMicrobatch : Pass<"telar-microbatch", "ModuleOp"> {
     func.func @main(%x: tensor<4x16xf32> {telar.name = "x"}) -> tensor<4x4xf32>
     ```
 
-    Errors: `M` that does not divide the batch (`--microbatches 3 does not
-    divide the batch (4, dim 0 of 'input_ids')`), and any op whose
-    partitioned form would need a collective across the microbatches (a
-    reduction over the batch, a reshape merging the batch with another
-    dimension, a constant the size of the batch): the error is at that op
-    and names it. `count=1` leaves the program as it is. The pass reports
-    the split as a remark on @main: the dim of each input (-1: whole) and
-    of each result that microbatches concatenate along (-1: every
-    microbatch computes all of it).
+    A value the batch's size that does not come from the inputs (a
+    constant, an expand) is used with its first block when all M blocks
+    are equal (a constant becomes that block, an expand broadcasts to the
+    microbatch). Errors, at the op and naming it: `M` that does not divide
+    the batch (`--microbatches 3 does not divide the batch (4, dim 0 of
+    'input_ids')`), an op whose microbatches would meet (the batch a
+    reduction of it or a factor it computes whole, spread over several of
+    its loops, a value the batch's size whose blocks differ), an output
+    holding the batch inside a dimension (its parts would not concatenate).
+    `count=1` leaves the program as it is. The pass reports the split as a
+    remark on @main: the dim of each input (-1: whole) and of each result
+    that microbatches concatenate along (-1: every microbatch computes all
+    of it).
   }];
   let options = [
     Option<"count", "count", "int64_t", /*default=*/"2",
            "The number of microbatches">
   ];
-  let dependentDialects = ["::mlir::shard::ShardDialect"];
 }
 
 def TelarSplitStages : Pass<"telar-split-stages", "ModuleOp"> {
