@@ -46,8 +46,7 @@ void unpackBox(void *block, const Shape &blockShape, const Shape &offsets,
 /// The shape of one of `microbatches` microbatches of a tensor of `shape`
 /// split along `dim` (-1: not split, `shape` itself). Throws Error when the
 /// dimension does not divide evenly.
-Shape getMicrobatchShape(const Shape &shape, int64_t dim,
-                         int64_t microbatches);
+Shape getMicrobatchShape(const Shape &shape, int64_t dim, int64_t microbatches);
 /// Microbatch `index` of `microbatches` of `whole` along `dim` (-1: a copy
 /// of the whole).
 Tensor sliceMicrobatch(const Tensor &whole, int64_t dim, int64_t index,
