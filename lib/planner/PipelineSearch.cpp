@@ -1090,11 +1090,16 @@ mlir::telar::planner::searchPipeline(func::FuncOp main, const Profile &profile,
     return std::optional<PipelineSearchResult>();
   int64_t V = std::max<int64_t>(po.virtualStages, 1);
   if (V > 1 && (po.stages < 2 * V || po.stages % V))
-    return main.emitError()
+    return mlir::emitError(main.getLoc())
            << "--virtual-stages " << V
            << " needs --pipeline-stages P x " << V << " with P >= 2";
   if (options.devices < 2 && po.stages < 2)
     return std::optional<PipelineSearchResult>();
+  if (po.stages / V > options.devices)
+    return mlir::emitError(main.getLoc())
+           << "--pipeline-stages " << po.stages << " needs at least "
+           << po.stages / V << " devices (one per position); --devices is "
+           << options.devices;
   std::vector<int64_t> candidates = getMicrobatchCandidates(main, po);
   std::optional<PipelineSearchResult> best;
   std::vector<std::pair<int64_t, double>> perM;
@@ -1124,7 +1129,7 @@ mlir::telar::planner::searchPipeline(func::FuncOp main, const Profile &profile,
       }
       if (failed(made)) {
         if (po.microbatches > 0)
-          return main.emitError() << why;
+          return mlir::emitError(main.getLoc()) << why;
         perM.push_back({m, std::numeric_limits<double>::infinity()});
         continue;
       }
@@ -1135,7 +1140,7 @@ mlir::telar::planner::searchPipeline(func::FuncOp main, const Profile &profile,
     calls += planner.planOnMeshCalls;
     if (!error.empty()) {
       if (po.stages > 0)
-        return main.emitError() << "--pipeline-stages " << po.stages << ": "
+        return mlir::emitError(main.getLoc()) << "--pipeline-stages " << po.stages << ": "
                                 << error;
       lastError = error;
     }
@@ -1145,7 +1150,7 @@ mlir::telar::planner::searchPipeline(func::FuncOp main, const Profile &profile,
   }
   if (!best) {
     if (po.stages > 0)
-      return main.emitError()
+      return mlir::emitError(main.getLoc())
              << "--pipeline-stages " << po.stages
              << ": no pipeline of that many stages fits the memory limit on "
              << options.devices << " devices";
