@@ -172,7 +172,8 @@ def write_mlp(out_dir, name="mlp", check=True, **size):
 # ------------------------------------------------------------------- cases
 class Case:
     def __init__(self, model, source, stages=2, microbatches=1, batch=4, tp=1,
-                 gloo=False, limit=None, size=None, note=""):
+                 gloo=False, limit=None, size=None, note="", schedule=None, virtual=1):
+        self.schedule, self.virtual = schedule, virtual
         self.model, self.source, self.stages = model, source, stages
         self.microbatches, self.batch, self.tp = microbatches, batch, tp
         self.gloo, self.limit, self.size, self.note = gloo, limit, size, note
@@ -190,7 +191,10 @@ class Case:
         if self.source in ("error", "refuse"):
             return f"{self.model} {self.source} m{self.microbatches} b{self.batch}"
         tp = f"xtp{self.tp}" if self.tp > 1 else ""
-        return f"{self.model} {self.source} s{self.stages}{tp} m{self.microbatches} b{self.batch}"
+        v = f"v{self.virtual}" if self.virtual > 1 else ""
+        sched = f" {self.schedule}" if self.schedule else ""
+        return (f"{self.model} {self.source} s{self.stages}{v}{tp} m{self.microbatches} "
+                f"b{self.batch}{sched}")
 
     @property
     def slug(self):
@@ -236,6 +240,9 @@ def _suite_cases():
         Case("llama", "hand", 4, 2, 4, gloo=True, note="4 stages on one device each"),
         Case("llama", "auto", 2, 1, 4),
         Case("llama", "auto", 2, 4, 4, gloo=True),
+        Case("llama", "auto", 2, 4, 4, schedule="1f1b"),
+        Case("gpt", "auto", 4, 4, 4, schedule="interleaved", virtual=2, gloo=True,
+             note="2 positions x 2 virtual stages"),
         Case("llama", "error", microbatches=3, batch=4),
         Case("resnet18", "error", microbatches=3, batch=4),
         Case("mlp", "memory", batch=MLP_SIZES["memory"]["batch"], limit="8MB", gloo=True,
@@ -501,6 +508,10 @@ class PipelinedRunner(Runner):
                        "--pipeline-stages", str(case.stages), "--microbatches",
                        str(case.microbatches), "--search-time-limit",
                        str(a.search_time_limit), "-o", art, "-q"]
+                if case.schedule:
+                    cmd += ["--schedule", case.schedule]
+                if case.virtual > 1:
+                    cmd += ["--virtual-stages", str(case.virtual)]
             elif case.source == "memory":
                 # No plan without stages fits the limit...
                 rc, err, _, _ = run_cmd([a.telarc, onnx_path, "--devices", str(case.ranks),
@@ -583,6 +594,13 @@ class PipelinedRunner(Runner):
         if case.source != "memory" and res["plan_microbatches"] != case.microbatches:
             return (f"plan.json's schedule has {res['plan_microbatches']} microbatches, "
                     f"expected {case.microbatches}")
+        kind = sched.get("kind", "gpipe")
+        if case.schedule and kind != case.schedule:
+            return f"plan.json's schedule is {kind}, expected {case.schedule}"
+        if sched.get("virtual_stages", 1) != case.virtual:
+            return (f"plan.json's schedule has {sched.get('virtual_stages', 1)} virtual "
+                    f"stages, expected {case.virtual}")
+        res["schedule"] = kind
         if manifest.get("format_version") != 4 or "pipeline" not in manifest:
             return (f"manifest format_version {manifest.get('format_version')}"
                     f"{'' if 'pipeline' in manifest else ' without a pipeline'}, expected a "
@@ -683,6 +701,7 @@ def describe(res):
     one = max((o.get("telar-1", {}).get("max_abs", 0) for o in res["outputs"]), default=0)
     gloo = f", gloo {res['gloo_s']:.1f}s" if res["gloo_s"] is not None else ""
     return (f"PASS {res['case']} (stages {res['plan']}, M {res['plan_microbatches']}, "
+            f"{res.get('schedule', 'gpipe')}, "
             f"{res.get('transfers', 0)} transfers; vs single-device "
             f"{'bitwise' if res['bitwise'] else f'max abs {one:.1e}'}; "
             f"{res['compile_s']:.1f}s + {res['run_s']:.1f}s{gloo})")
