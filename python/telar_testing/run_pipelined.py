@@ -3,7 +3,8 @@
 
 Usage:
     .venv/bin/python python/telar_testing/run_pipelined.py --make DIR [--only gpt,llama]
-        [--cases 'gpt auto*'] [--sources auto,hand,error,memory] [--telarc build/bin/telarc]
+        [--cases 'gpt auto*'] [--sources auto,hand,error,refuse,memory]
+        [--telarc build/bin/telarc]
         [--telar-run PATH] [--jobs 1] [--timeout 180] [--rtol 1e-4] [--atol 1e-4]
         [--no-gloo] [--print-plans] [--keep] [--json out.json]
     .venv/bin/python python/telar_testing/run_pipelined.py --list
@@ -21,7 +22,9 @@ Plan sources:
     auto    the planner, forced to S stages:
                 telarc NAME.onnx --target cpu --devices 4 --pipeline-stages S
                     --microbatches M -o DIR/CASE/artifact -q
-            plan.json (in the artifact) must have S stages and M microbatches.
+            (a case may add --schedule 1f1b|interleaved and --virtual-stages
+            V: then S = positions x V). plan.json (in the artifact) must
+            have S stages, M microbatches and that schedule.
     hand    a hand-written staged plan.json (DIR/plans/CASE.json, printed with
             --print-plans), compiled with `telarc NAME.onnx --target cpu --plan
             P -o ...`. Its stages cut @main's ops, in program order, into S
@@ -42,6 +45,11 @@ Plan sources:
             "--microbatches M does not divide the batch (B, dim 0 of 'X')" (X:
             the first graph input), and a hand plan with that schedule must
             fail with "does not divide the batch".
+    refuse  a model whose batch rows meet (REFUSED_AT: moe_einsum's CumSum
+            over every token, moe_topk's ScatterElements routing): M = 2
+            must be refused from the flag and from a hand plan's schedule,
+            the message naming that op ("'telar.cum_sum' (value ...) mixes
+            microbatches").
     memory  `telarc NAME.onnx --target cpu --devices 4 --memory-limit L` must
             choose a pipelined plan (plan.json has >= 2 stages) and run, and
             `--no-pipeline` with the same limit must fail (no plan without
