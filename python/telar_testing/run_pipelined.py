@@ -34,7 +34,8 @@ Plan sources:
             weights and constant-only ops (ONNX Constant nodes and nodes whose
             operands are all weights or constants) left out of every stage
             (the compiler copies them into each stage using them, contract
-            section 1). With --tp 2 each stage is on {"model": 2} (first ranks
+            section 1). With tp 2 (`s2xtp2` in the case name) each stage is on
+            {"model": 2} (first ranks
             0, 2, ...) with the Megatron shardings of sharded_plans.py's tensor
             parallel plan (`tp`; `ch` for resnet18) restricted to the stage:
             the plan's values the stage computes, and the weights its ops (or
