@@ -34,10 +34,9 @@ Plan sources:
             weights and constant-only ops (ONNX Constant nodes and nodes whose
             operands are all weights or constants) left out of every stage
             (the compiler copies them into each stage using them, contract
-            section 1). With tp 2 (`s2xtp2` in the case name) each stage is on
-            {"model": 2} (first ranks
-            0, 2, ...) with the Megatron shardings of sharded_plans.py's tensor
-            parallel plan (`tp`; `ch` for resnet18) restricted to the stage:
+            section 1). With tp 2 (`s2xtp2` in the case name) each stage is
+            on {"model": 2} (first ranks 0, 2, ...) with the Megatron
+            shardings of sharded_plans.py's tensor parallel plan (`tp`; `ch` for resnet18) restricted to the stage:
             the plan's values the stage computes, and the weights its ops (or
             the constant-only ops it copies) read. Without, each stage is on
             one device. The schedule is {"kind": "gpipe", "microbatches": M}.
