@@ -414,7 +414,11 @@ FailureOr<PlanningResult> mlir::telar::planner::planAndPrice(
           searchPipeline(main, profile, popts);
       if (failed(piped))
         return failure();
-      if (*piped && (forced || (*piped)->latency < result.oneStageLatency)) {
+      // With one microbatch a pipeline runs its stages one after another:
+      // unforced, it is chosen only when no one-stage plan fits.
+      bool competes =
+          *piped && (forced || (*piped)->microbatches > 1 || !result.search);
+      if (competes && (forced || (*piped)->latency < result.oneStageLatency)) {
         FailureOr<std::shared_ptr<PricedPipeline>> priced =
             pricePipelinePlan(main, (*piped)->plan, profile);
         if (failed(priced))
@@ -425,9 +429,10 @@ FailureOr<PlanningResult> mlir::telar::planner::planAndPrice(
         result.pipelineSearch = std::move(**piped);
       }
       if (!result.pipeline && !result.search) {
-        for (const std::string &e : oneStageErrors)
-          mlir::emitError(main.getLoc())
-              << e << "; no pipeline of two or more stages fits either";
+        for (const std::string &e : oneStageErrors) {
+          InFlightDiagnostic d = mlir::emitError(main.getLoc()) << e;
+          d.attachNote() << "no pipeline of two or more stages fits either";
+        }
         if (oneStageErrors.empty())
           mlir::emitError(main.getLoc()) << "no plan fits";
         return failure();
