@@ -321,15 +321,14 @@ void parseMesh(const ObjectReader &reader, Manifest &m,
                 std::to_string(devices) + " devices");
 }
 
-
 /// An integer field >= `minimum`.
 int64_t integerField(const ObjectReader &reader, const char *key,
                      int64_t minimum) {
   const json &v = reader.required(key);
   if (!v.is_number_integer() || v.get<int64_t>() < minimum)
-    throw reader.fieldError(key, "must be an integer >= " +
-                                     std::to_string(minimum) + ", got " +
-                                     v.dump());
+    throw reader.fieldError(key,
+                            "must be an integer >= " + std::to_string(minimum) +
+                                ", got " + v.dump());
   return v.get<int64_t>();
 }
 
@@ -339,8 +338,10 @@ Shape indexList(const ObjectReader &reader, const char *key, size_t rank,
   const json &v = reader.array(key);
   if (v.size() != rank)
     throw reader.fieldError(key, "must have " + std::to_string(rank) + " " +
-                                     what + " (one per dimension of the "
-                                     "value), got " + v.dump());
+                                     what +
+                                     " (one per dimension of the "
+                                     "value), got " +
+                                     v.dump());
   Shape values;
   for (const json &x : v) {
     if (!x.is_number_integer() || x.get<int64_t>() < 0)
@@ -387,17 +388,25 @@ void checkRendezvous(const PipelineSpec &p, int64_t worldSize,
     const std::vector<PipelineStepSpec> &steps = p.scheduleTable[size_t(rank)];
     for (size_t i = 0; i < steps.size(); ++i) {
       bool send = steps[i].op == PipelineStepSpec::Op::Send;
-      for (int64_t t : steps[i].transfers)
-        for (const PipelineMessageSpec &msg : p.transfers[size_t(t)].messages) {
-          if (msg.fromRank == msg.toRank)
+      for (int64_t t : steps[i].transfers) {
+        const PipelineTransferSpec &x = p.transfers[size_t(t)];
+        // Between two stages of one position the recv step exchanges every
+        // message (Pipeline::recv).
+        bool within = p.getPosition(x.fromStage) == p.getPosition(x.toStage);
+        for (const PipelineMessageSpec &msg : x.messages) {
+          if (msg.fromRank == msg.toRank || (within && send))
             continue;
-          if (send && msg.fromRank == rank)
+          if (within && msg.fromRank == rank)
+            ops[size_t(rank)].push_back(
+                {msg.toRank, t, steps[i].microbatch, true, i});
+          else if (send && msg.fromRank == rank)
             ops[size_t(rank)].push_back(
                 {msg.toRank, t, steps[i].microbatch, true, i});
           else if (!send && msg.toRank == rank)
             ops[size_t(rank)].push_back(
                 {msg.fromRank, t, steps[i].microbatch, false, i});
         }
+      }
     }
   }
   std::vector<size_t> next(static_cast<size_t>(worldSize), 0);
@@ -503,12 +512,11 @@ PipelineSpec parsePipeline(const json &object, const Manifest &m,
   for (int64_t s = P; s < S; ++s)
     if (p.stages[s].firstRank != p.stages[s % P].firstRank ||
         p.stages[s].numRanks != p.stages[s % P].numRanks)
-      throw Error(origin + ": " + root + "." + key::kPipelineStages + "[" +
-                  std::to_string(s) + "] is on position " +
-                  std::to_string(s % P) + " (stage " + std::to_string(s) +
-                  " mod " + std::to_string(P) +
-                  ") but its ranks differ from stage " +
-                  std::to_string(s % P) + "'s");
+      throw Error(
+          origin + ": " + root + "." + key::kPipelineStages + "[" +
+          std::to_string(s) + "] is on position " + std::to_string(s % P) +
+          " (stage " + std::to_string(s) + " mod " + std::to_string(P) +
+          ") but its ranks differ from stage " + std::to_string(s % P) + "'s");
   std::vector<int64_t> owner(size_t(m.worldSize), -1);
   for (int64_t q = 0; q < P; ++q)
     for (int64_t k = 0; k < p.stages[q].numRanks; ++k) {
@@ -543,15 +551,13 @@ PipelineSpec parsePipeline(const json &object, const Manifest &m,
     const json &list = r.array(field);
     std::map<std::string, PipelineTensorSpec> byName;
     for (size_t i = 0; i < list.size(); ++i) {
-      ObjectReader er(list[i],
-                      root + "." + field + "[" + std::to_string(i) + "]",
-                      origin);
+      ObjectReader er(
+          list[i], root + "." + field + "[" + std::to_string(i) + "]", origin);
       PipelineTensorSpec t;
       t.name = er.string(key::kPipelineTensorName);
-      auto spec = std::find_if(specs.begin(), specs.end(),
-                               [&](const TensorSpec &x) {
-                                 return x.name == t.name;
-                               });
+      auto spec =
+          std::find_if(specs.begin(), specs.end(),
+                       [&](const TensorSpec &x) { return x.name == t.name; });
       if (spec == specs.end())
         throw er.error("names '" + t.name + "', which is not a top-level " +
                        (outputs ? "output" : "input"));
@@ -559,19 +565,17 @@ PipelineSpec parsePipeline(const json &object, const Manifest &m,
       int64_t rank = int64_t(spec->shape.size());
       if (!dim.is_number_integer() || dim.get<int64_t>() < -1 ||
           dim.get<int64_t>() >= rank)
-        throw Error(origin + ": field '" +
-                    er.fieldPath(key::kPipelineMicrobatchDim) +
-                    "' must be a dimension of '" + t.name + "' (0.." +
-                    std::to_string(rank - 1) + ") or -1 (whole), got " +
-                    dim.dump());
+        throw Error(
+            origin + ": field '" + er.fieldPath(key::kPipelineMicrobatchDim) +
+            "' must be a dimension of '" + t.name + "' (0.." +
+            std::to_string(rank - 1) + ") or -1 (whole), got " + dim.dump());
       t.microbatchDim = dim.get<int64_t>();
       if (t.microbatchDim >= 0 && spec->shape[t.microbatchDim] % M != 0)
-        throw Error(origin + ": field '" +
-                    er.fieldPath(key::kPipelineMicrobatchDim) + "': dim " +
-                    std::to_string(t.microbatchDim) + " of '" + t.name +
-                    "' (" + std::to_string(spec->shape[t.microbatchDim]) +
-                    ") is not divisible by " + std::to_string(M) +
-                    " microbatches");
+        throw Error(
+            origin + ": field '" + er.fieldPath(key::kPipelineMicrobatchDim) +
+            "': dim " + std::to_string(t.microbatchDim) + " of '" + t.name +
+            "' (" + std::to_string(spec->shape[t.microbatchDim]) +
+            ") is not divisible by " + std::to_string(M) + " microbatches");
       if (outputs) {
         t.stage = integerField(er, key::kPipelineOutputStage, 0);
         if (t.stage >= S)
@@ -610,9 +614,8 @@ PipelineSpec parsePipeline(const json &object, const Manifest &m,
     if (x.fromStage >= S || x.toStage >= S || x.fromStage >= x.toStage)
       throw Error(origin + ": " + path + " goes from stage " +
                   std::to_string(x.fromStage) + " to stage " +
-                  std::to_string(x.toStage) +
-                  " (stages of the " + std::to_string(S) +
-                  ", to a later one)");
+                  std::to_string(x.toStage) + " (stages of the " +
+                  std::to_string(S) + ", to a later one)");
     std::string dtype = tr.string(key::kTransferDType);
     std::optional<DType> d = parseDType(dtype);
     if (!d)
@@ -678,8 +681,8 @@ PipelineSpec parsePipeline(const json &object, const Manifest &m,
     std::string listPath = tablePath + "[" + std::to_string(rank) + "]";
     const json &list = table[size_t(rank)];
     if (!list.is_array())
-      throw Error(origin + ": field '" + listPath +
-                  "' must be an array, got " + list.dump());
+      throw Error(origin + ": field '" + listPath + "' must be an array, got " +
+                  list.dump());
     std::vector<PipelineStepSpec> steps;
     int64_t position = owner[size_t(rank)];
     // Per (stage, microbatch): the step that computed it (-1: not yet).
@@ -744,13 +747,11 @@ PipelineSpec parsePipeline(const json &object, const Manifest &m,
         if (!v.is_number_integer() || v.get<int64_t>() < 0 ||
             v.get<int64_t>() >= T)
           throw Error(origin + ": " + where + " names " + v.dump() +
-                      ", not a transfer (there are " + std::to_string(T) +
-                      ")");
+                      ", not a transfer (there are " + std::to_string(T) + ")");
         int64_t t = v.get<int64_t>();
         if (!step.transfers.empty() && step.transfers.back() >= t)
           throw Error(origin + ": " + where +
-                      " must be ascending without repeats, got " +
-                      list.dump());
+                      " must be ascending without repeats, got " + list.dump());
         const PipelineTransferSpec &x = p.transfers[size_t(t)];
         int64_t mine = isSend ? x.fromStage : x.toStage;
         int64_t other = isSend ? x.toStage : x.fromStage;
@@ -763,11 +764,11 @@ PipelineSpec parsePipeline(const json &object, const Manifest &m,
                       std::to_string(step.stage) +
                       (peer >= 0 ? " from the same peer stage" : ""));
         peer = other;
-        bool involved = std::any_of(
-            x.messages.begin(), x.messages.end(),
-            [&](const PipelineMessageSpec &msg) {
-              return (isSend ? msg.fromRank : msg.toRank) == rank;
-            });
+        bool involved =
+            std::any_of(x.messages.begin(), x.messages.end(),
+                        [&](const PipelineMessageSpec &msg) {
+                          return (isSend ? msg.fromRank : msg.toRank) == rank;
+                        });
         if (!involved)
           throw Error(origin + ": " + where + " names transfer " +
                       std::to_string(t) + ", in which rank " +
@@ -814,6 +815,14 @@ PipelineSpec parsePipeline(const json &object, const Manifest &m,
         sends |= msg.fromRank == rank;
         receives |= msg.toRank == rank;
       }
+      if (sends && !receives &&
+          p.getPosition(x.fromStage) == p.getPosition(x.toStage))
+        throw Error(origin + ": " + root + "." + key::kPipelineTransfers + "[" +
+                    std::to_string(t) +
+                    "] is between two stages of one position, and rank " +
+                    std::to_string(rank) +
+                    " sends in it but receives nothing (its messages go "
+                    "in the recv step's exchange)");
       for (int64_t mb = 0; mb < M; ++mb) {
         auto tm = std::make_pair(t, mb);
         if (sends && !sent.count(tm))
@@ -822,9 +831,8 @@ PipelineSpec parsePipeline(const json &object, const Manifest &m,
                       x.name + "') of microbatch " + std::to_string(mb));
         if (receives && !received.count(tm))
           throw Error(origin + ": field '" + listPath +
-                      "' never receives transfer " + std::to_string(t) +
-                      " ('" + x.name + "') of microbatch " +
-                      std::to_string(mb));
+                      "' never receives transfer " + std::to_string(t) + " ('" +
+                      x.name + "') of microbatch " + std::to_string(mb));
       }
     }
     p.scheduleTable.push_back(std::move(steps));
@@ -841,11 +849,12 @@ PipelineSpec parsePipeline(const json &object, const Manifest &m,
           continue;
         }
         for (const PipelineMessageSpec &msg : p.transfers[size_t(t)].messages)
-          if (msg.fromRank == rank && msg.toRank == rank && !sentSoFar.count(tm))
-            throw Error(origin + ": " + tablePath + "[" +
-                        std::to_string(rank) + "][" + std::to_string(i) +
-                        "] receives transfer " + std::to_string(t) +
-                        " of microbatch " + std::to_string(tm.second) +
+          if (msg.fromRank == rank && msg.toRank == rank &&
+              !sentSoFar.count(tm))
+            throw Error(origin + ": " + tablePath + "[" + std::to_string(rank) +
+                        "][" + std::to_string(i) + "] receives transfer " +
+                        std::to_string(t) + " of microbatch " +
+                        std::to_string(tm.second) +
                         " from this rank itself before sending it");
       }
   }

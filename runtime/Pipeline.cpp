@@ -23,19 +23,18 @@ double since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-void checkBox(const Shape &blockShape, const Shape &offsets,
-              const Shape &sizes, const char *what) {
+void checkBox(const Shape &blockShape, const Shape &offsets, const Shape &sizes,
+              const char *what) {
   if (offsets.size() != blockShape.size() || sizes.size() != blockShape.size())
     throw Error(std::string(what) + ": a box of " +
                 std::to_string(sizes.size()) + " dimensions at " +
                 std::to_string(offsets.size()) + " offsets in a block of " +
                 std::to_string(blockShape.size()));
   for (size_t d = 0; d < blockShape.size(); ++d)
-    if (offsets[d] < 0 || sizes[d] < 0 ||
-        offsets[d] + sizes[d] > blockShape[d])
+    if (offsets[d] < 0 || sizes[d] < 0 || offsets[d] + sizes[d] > blockShape[d])
       throw Error(std::string(what) + ": the box " + formatShape(sizes) +
-                  " at " + formatShape(offsets) +
-                  " is not inside the block " + formatShape(blockShape));
+                  " at " + formatShape(offsets) + " is not inside the block " +
+                  formatShape(blockShape));
 }
 
 /// `label` kept for the life of the process: the watchdog may name the
@@ -157,30 +156,32 @@ Pipeline::open(const std::string &directory,
     throw Error("artifact directory '" + dir + "' does not exist");
   std::string manifestPath = dir + "/" + telar_artifact::kManifestFileName;
   if (!detail::isRegularFile(manifestPath))
-    throw Error("'" + dir + "' is not a Telar artifact: it has no "
+    throw Error("'" + dir +
+                "' is not a Telar artifact: it has no "
                 "manifest.json");
   std::unique_ptr<Pipeline> p(new Pipeline());
   p->directory = dir;
   p->manifest = Manifest::parse(detail::readFile(manifestPath), manifestPath);
   const Manifest &m = p->manifest;
   if (!m.isPipelined())
-    throw Error("artifact '" + dir + "' is not pipelined (its manifest has "
+    throw Error("artifact '" + dir +
+                "' is not pipelined (its manifest has "
                 "no 'pipeline')");
   const PipelineSpec &spec = *m.pipeline;
   const int64_t S = spec.getNumStages(), M = spec.microbatches;
 
   int64_t ranks = world ? world->getSize() : 1;
   if (ranks != m.worldSize)
-    throw Error("artifact '" + dir + "' is a pipeline of " +
-                std::to_string(S) + " stages on " +
-                std::to_string(m.worldSize) + " ranks, not on " +
-                std::to_string(ranks) + " (start " +
+    throw Error("artifact '" + dir + "' is a pipeline of " + std::to_string(S) +
+                " stages on " + std::to_string(m.worldSize) +
+                " ranks, not on " + std::to_string(ranks) + " (start " +
                 std::to_string(m.worldSize) + " ranks: telar-run -n " +
                 std::to_string(m.worldSize) + ", mpirun -np " +
                 std::to_string(m.worldSize) + " or srun -n " +
                 std::to_string(m.worldSize) + ")");
-  p->world = world ? world : std::shared_ptr<comm::Communicator>(
-                                 comm::createLocalCommunicator());
+  p->world = world ? world
+                   : std::shared_ptr<comm::Communicator>(
+                         comm::createLocalCommunicator());
   p->rank = p->world->getRank();
   p->position = spec.getPositionOfRank(p->rank);
   for (int64_t s = p->position; s < S; s += spec.getNumPositions())
@@ -232,7 +233,8 @@ Pipeline::open(const std::string &directory,
       for (const PipelineTransferSpec &t : spec.transfers)
         transfers += t.toStage == s && t.name == in.name;
       if (graph) {
-        const PipelineTensorSpec &g = spec.inputs[size_t(graph - m.inputs.data())];
+        const PipelineTensorSpec &g =
+            spec.inputs[size_t(graph - m.inputs.data())];
         Shape expected = getMicrobatchShape(graph->shape, g.microbatchDim, M);
         if (in.dtype != graph->dtype || in.shape != expected)
           throw Error(stagePath(s) + ": input '" + in.name + "' is " +
@@ -272,11 +274,10 @@ Pipeline::open(const std::string &directory,
                   " has no input '" + x.name + "'");
     for (const TensorSpec *side : {out, in})
       if (side->dtype != x.dtype || side->shape != x.shape)
-        throw Error(what + " is " + formatType(x.dtype, x.shape) +
-                    " but stage " +
-                    std::to_string(side == out ? x.fromStage : x.toStage) +
-                    "'s " + (side == out ? "output" : "input") + " is " +
-                    side->typeString());
+        throw Error(
+            what + " is " + formatType(x.dtype, x.shape) + " but stage " +
+            std::to_string(side == out ? x.fromStage : x.toStage) + "'s " +
+            (side == out ? "output" : "input") + " is " + side->typeString());
     p->transferOutput.push_back(size_t(out - from.outputs.data()));
     p->transferInput.push_back(size_t(in - to.inputs.data()));
     Shape fromBlock = from.getLocalShape(*out), toBlock = to.getLocalShape(*in);
@@ -285,17 +286,15 @@ Pipeline::open(const std::string &directory,
       const PipelineMessageSpec &msg = x.messages[i];
       for (size_t d = 0; d < x.shape.size(); ++d) {
         if (msg.fromOffsets[d] + msg.sizes[d] > fromBlock[d])
-          throw Error(what + ": message " + std::to_string(i) + "'s box " +
-                      formatShape(msg.sizes) + " at " +
-                      formatShape(msg.fromOffsets) +
-                      " is not inside the sender's block " +
-                      formatShape(fromBlock));
+          throw Error(
+              what + ": message " + std::to_string(i) + "'s box " +
+              formatShape(msg.sizes) + " at " + formatShape(msg.fromOffsets) +
+              " is not inside the sender's block " + formatShape(fromBlock));
         if (msg.toOffsets[d] + msg.sizes[d] > toBlock[d])
-          throw Error(what + ": message " + std::to_string(i) + "'s box " +
-                      formatShape(msg.sizes) + " at " +
-                      formatShape(msg.toOffsets) +
-                      " is not inside the receiver's block " +
-                      formatShape(toBlock));
+          throw Error(
+              what + ": message " + std::to_string(i) + "'s box " +
+              formatShape(msg.sizes) + " at " + formatShape(msg.toOffsets) +
+              " is not inside the receiver's block " + formatShape(toBlock));
       }
       covered[msg.toRank] += msg.numElements();
     }
@@ -311,8 +310,8 @@ Pipeline::open(const std::string &directory,
   // Each graph output: an output of its stage at microbatch shape.
   for (size_t o = 0; o < m.outputs.size(); ++o) {
     const PipelineTensorSpec &g = spec.outputs[o];
-    const TensorSpec *out = find(p->stageManifests[size_t(g.stage)].outputs,
-                                 g.name);
+    const TensorSpec *out =
+        find(p->stageManifests[size_t(g.stage)].outputs, g.name);
     if (!out)
       throw Error(stagePath(g.stage) + ": stage " + std::to_string(g.stage) +
                   " has no output '" + g.name +
@@ -337,13 +336,13 @@ Pipeline::open(const std::string &directory,
   for (const PipelineStepSpec &step : p->getSteps()) {
     std::string label;
     if (step.op == PipelineStepSpec::Op::Send)
-      label = "send of stage " + std::to_string(step.stage) +
-              "'s microbatch " + std::to_string(step.microbatch) + " to";
+      label = "send of stage " + std::to_string(step.stage) + "'s microbatch " +
+              std::to_string(step.microbatch) + " to";
     else if (step.op == PipelineStepSpec::Op::Recv)
-      label = "recv of stage " +
-              std::to_string(spec.transfers[size_t(step.transfers[0])]
-                                 .fromStage) +
-              "'s microbatch " + std::to_string(step.microbatch) + " from";
+      label =
+          "recv of stage " +
+          std::to_string(spec.transfers[size_t(step.transfers[0])].fromStage) +
+          "'s microbatch " + std::to_string(step.microbatch) + " from";
     p->waitLabels.push_back(internLabel(label));
   }
   p->stages.resize(size_t(S));
@@ -417,12 +416,14 @@ std::string Pipeline::describeStep(const PipelineStepSpec &step) const {
   std::string ranks;
   size_t k = 0;
   for (int64_t r : peers)
-    ranks += (k++ == 0 ? "" : k == peers.size() ? " and " : ", ") +
+    ranks += (k++ == 0            ? ""
+              : k == peers.size() ? " and "
+                                  : ", ") +
              std::to_string(r);
   std::string values;
   for (int64_t t : step.transfers)
-    values += (values.empty() ? "'" : ", '") +
-              spec.transfers[size_t(t)].name + "'";
+    values +=
+        (values.empty() ? "'" : ", '") + spec.transfers[size_t(t)].name + "'";
   if (isSend)
     return "send of stage " + std::to_string(step.stage) + "'s microbatch " +
            mb + " (" + values + ") to stage " + std::to_string(peerStage) +
@@ -466,7 +467,8 @@ size_t Pipeline::getPrepackedBytes() const {
 comm::AxisSetStats Pipeline::getCollectiveStats() const {
   comm::AxisSetStats total;
   for (int64_t s : myStages)
-    if (comm::MeshCommunicator *mesh = getStageArtifact(s).getMeshCommunicator()) {
+    if (comm::MeshCommunicator *mesh =
+            getStageArtifact(s).getMeshCommunicator()) {
       comm::AxisSetStats st = mesh->getTotalStats();
       total.calls += st.calls;
       total.seconds += st.seconds;
@@ -477,7 +479,8 @@ comm::AxisSetStats Pipeline::getCollectiveStats() const {
 
 void Pipeline::resetCollectiveStats() {
   for (int64_t s : myStages)
-    if (comm::MeshCommunicator *mesh = getStageArtifact(s).getMeshCommunicator())
+    if (comm::MeshCommunicator *mesh =
+            getStageArtifact(s).getMeshCommunicator())
       mesh->resetStats();
 }
 
@@ -515,74 +518,97 @@ void *Pipeline::scratchBuffer(size_t bytes) {
   return scratch.data();
 }
 
+void Pipeline::sendMessage(int64_t t, const PipelineMessageSpec &msg,
+                           int64_t mb, size_t index, PipelineStats &stats) {
+  const PipelineSpec &spec = getSpec();
+  const PipelineTransferSpec &x = spec.transfers[size_t(t)];
+  const Tensor &block =
+      getStage(x.fromStage).outputs[transferOutput[size_t(t)]][size_t(mb)];
+  size_t element = dtypeSize(x.dtype);
+  size_t bytes = size_t(msg.numElements()) * element;
+  if (msg.toRank == rank) {
+    // To this rank itself (stages of one position): a copy.
+    Tensor &dest =
+        getStage(x.toStage).inputs[transferInput[size_t(t)]][size_t(mb)];
+    void *tmp = scratchBuffer(bytes);
+    packBox(block.data(), block.getShape(), msg.fromOffsets, msg.sizes, element,
+            tmp);
+    unpackBox(dest.data(), dest.getShape(), msg.toOffsets, msg.sizes, element,
+              tmp);
+    return;
+  }
+  const void *data = block.data();
+  if (!isWholeBlock(block.getShape(), msg.sizes)) {
+    void *tmp = scratchBuffer(bytes);
+    packBox(block.data(), block.getShape(), msg.fromOffsets, msg.sizes, element,
+            tmp);
+    data = tmp;
+  }
+  comm::WaitScope wait(waitLabels[index], "", int(msg.toRank));
+  world->send(data, int64_t(bytes), comm::DataType::I8, int(msg.toRank),
+              int(t * spec.microbatches + mb));
+  stats.messagesSent += 1;
+  stats.bytesSent += int64_t(bytes);
+}
+
+void Pipeline::recvMessage(int64_t t, const PipelineMessageSpec &msg,
+                           int64_t mb, size_t index) {
+  const PipelineSpec &spec = getSpec();
+  const PipelineTransferSpec &x = spec.transfers[size_t(t)];
+  Tensor &block =
+      getStage(x.toStage).inputs[transferInput[size_t(t)]][size_t(mb)];
+  size_t element = dtypeSize(x.dtype);
+  size_t bytes = size_t(msg.numElements()) * element;
+  bool whole = isWholeBlock(block.getShape(), msg.sizes);
+  void *data = whole ? block.data() : scratchBuffer(bytes);
+  {
+    comm::WaitScope wait(waitLabels[index], "", int(msg.fromRank));
+    world->recv(data, int64_t(bytes), comm::DataType::I8, int(msg.fromRank),
+                int(t * spec.microbatches + mb));
+  }
+  if (!whole)
+    unpackBox(block.data(), block.getShape(), msg.toOffsets, msg.sizes, element,
+              data);
+}
+
 void Pipeline::send(const PipelineStepSpec &step, size_t index,
                     PipelineStats &stats) {
   const PipelineSpec &spec = getSpec();
-  const int64_t mb = step.microbatch;
   for (int64_t t : step.transfers) {
     const PipelineTransferSpec &x = spec.transfers[size_t(t)];
-    const Stage &from = getStage(x.fromStage);
-    const Tensor &block = from.outputs[transferOutput[size_t(t)]][size_t(mb)];
-    size_t element = dtypeSize(x.dtype);
-    int tag = int(t * spec.microbatches + mb);
+    bool within = isWithinPosition(x);
+    for (const PipelineMessageSpec &msg : x.messages)
+      // Within a position the others' messages wait for the exchange of the
+      // recv step.
+      if (msg.fromRank == rank && (msg.toRank == rank || !within))
+        sendMessage(t, msg, step.microbatch, index, stats);
+  }
+}
+
+void Pipeline::recv(const PipelineStepSpec &step, size_t index,
+                    PipelineStats &stats) {
+  const PipelineSpec &spec = getSpec();
+  for (int64_t t : step.transfers) {
+    const PipelineTransferSpec &x = spec.transfers[size_t(t)];
+    bool within = isWithinPosition(x);
+    // Messages from this rank itself were copied by its send step. Between
+    // two stages of one position, where every rank both sends and
+    // receives, all the messages go here in their order (sender, then
+    // receiver), which no blocking send can deadlock.
     for (const PipelineMessageSpec &msg : x.messages) {
-      if (msg.fromRank != rank)
+      if (msg.fromRank == msg.toRank)
         continue;
-      size_t bytes = size_t(msg.numElements()) * element;
-      if (msg.toRank == rank) {
-        // To this rank itself (stages of one position): a copy.
-        Tensor &dest =
-            getStage(x.toStage).inputs[transferInput[size_t(t)]][size_t(mb)];
-        void *tmp = scratchBuffer(bytes);
-        packBox(block.data(), block.getShape(), msg.fromOffsets, msg.sizes,
-                element, tmp);
-        unpackBox(dest.data(), dest.getShape(), msg.toOffsets, msg.sizes,
-                  element, tmp);
-        continue;
-      }
-      const void *data = block.data();
-      if (!isWholeBlock(block.getShape(), msg.sizes)) {
-        void *tmp = scratchBuffer(bytes);
-        packBox(block.data(), block.getShape(), msg.fromOffsets, msg.sizes,
-                element, tmp);
-        data = tmp;
-      }
-      comm::WaitScope wait(waitLabels[index], "", int(msg.toRank));
-      world->send(data, int64_t(bytes), comm::DataType::I8, int(msg.toRank),
-                  tag);
-      stats.messagesSent += 1;
-      stats.bytesSent += int64_t(bytes);
+      if (msg.toRank == rank)
+        recvMessage(t, msg, step.microbatch, index);
+      else if (within && msg.fromRank == rank)
+        sendMessage(t, msg, step.microbatch, index, stats);
     }
   }
 }
 
-void Pipeline::recv(const PipelineStepSpec &step, size_t index) {
+bool Pipeline::isWithinPosition(const PipelineTransferSpec &x) const {
   const PipelineSpec &spec = getSpec();
-  const int64_t mb = step.microbatch;
-  for (int64_t t : step.transfers) {
-    const PipelineTransferSpec &x = spec.transfers[size_t(t)];
-    Tensor &block =
-        getStage(x.toStage).inputs[transferInput[size_t(t)]][size_t(mb)];
-    size_t element = dtypeSize(x.dtype);
-    int tag = int(t * spec.microbatches + mb);
-    for (const PipelineMessageSpec &msg : x.messages) {
-      // Messages from this rank itself were copied by its send step.
-      if (msg.toRank != rank || msg.fromRank == rank)
-        continue;
-      size_t bytes = size_t(msg.numElements()) * element;
-      bool whole = isWholeBlock(block.getShape(), msg.sizes);
-      void *data = whole ? block.data() : scratchBuffer(bytes);
-      {
-        comm::WaitScope wait(waitLabels[index], "",
-                             int(msg.fromRank));
-        world->recv(data, int64_t(bytes), comm::DataType::I8,
-                    int(msg.fromRank), tag);
-      }
-      if (!whole)
-        unpackBox(block.data(), block.getShape(), msg.toOffsets, msg.sizes,
-                  element, data);
-    }
-  }
+  return spec.getPosition(x.fromStage) == spec.getPosition(x.toStage);
 }
 
 PipelineStats Pipeline::run(const StepObserver &observer) {
@@ -614,7 +640,7 @@ PipelineStats Pipeline::run(const StepObserver &observer) {
       stats.waitSeconds += since(begin);
       break;
     case PipelineStepSpec::Op::Recv:
-      recv(step, i);
+      recv(step, i, stats);
       stats.waitSeconds += since(begin);
       break;
     case PipelineStepSpec::Op::Backward:

@@ -260,7 +260,7 @@ def main(argv=None):
         print(f"model: residual MLP, d {a.d}, {a.layers} layers, batch {a.batch}; "
               f"single device {b.single_ms:.2f} ms/run; {a.backend}, {a.plans} plans, GPipe, "
               f"{a.bench} runs after {a.warmup} warmup, 1 thread per rank, "
-              f"{os.cpu_count()} cores", flush=True)
+              f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}", flush=True)
         for p in stages:
             for m in mbs:
                 r = b.measure(p, m)
@@ -275,7 +275,8 @@ def main(argv=None):
     if a.json:
         with open(a.json, "w") as f:
             json.dump({"single_ms": b.single_ms, "rows": rows}, f, indent=1)
-    print(f"\npipeline_bubble: {len(rows)} configurations in {time.time() - t0:.1f}s")
+    print(f"\npipeline_bubble: {len(rows)} configurations in {time.time() - t0:.1f}s, load "
+          f"average {os.getloadavg()[0]:.1f}")
     return 0
 
 

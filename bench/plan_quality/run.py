@@ -122,6 +122,136 @@ def build_stage(row, a):
     return path, b
 
 
+def build_full(row, a):
+    """The whole model of a row (embeddings, every layer, LM head) at the
+    row's global batch, weights sparse."""
+    import planner_models
+    path = os.path.join(a.models, f"megatron-{row.name}-full", "model.onnx")
+    b = planner_models.build_gpt(row.layers, row.hidden, row.heads, batch=row.batch,
+                                 seq=SEQ, vocab=VOCAB, dtype=a.dtype, embeddings=True,
+                                 name=f"megatron-{row.name}-full")
+    if not os.path.exists(path):
+        b.save(os.path.dirname(path), check=False)
+    return path, b
+
+
+def full_stages_of_nodes(graph, row):
+    """The pipeline stage Megatron gives each node output: layer I's to
+    stage I // (layers / p) (an output without the h.I. prefix belongs to
+    the layer of the node before it, in graph order), the embeddings to the
+    first, ln_f and the LM head to the last."""
+    out, layer = {}, None
+    for node in graph.node:
+        for o in node.output:
+            m = re.match(r"h\.(\d+)\.", o)
+            if m:
+                layer = int(m.group(1))
+            if o.startswith(("ln_f", "lm_head", "logits")):
+                out[o] = row.p - 1
+            else:
+                out[o] = 0 if layer is None else layer // row.stage_layers
+    return out
+
+
+def full_stage_of(name, row, by_node):
+    """A plan value name's stage: its node output's, or for a derived name
+    ("<name>#k") that of <name>."""
+    base = name.split("#")[0]
+    if base in by_node:
+        return by_node[base]
+    m = re.match(r"h\.(\d+)\.", name)
+    return int(m.group(1)) // row.stage_layers if m else 0
+
+
+def full_hand_plan(row, names, weights, inputs, microbatches, by_node):
+    """Megatron's whole plan (t x p x d): p stages of layers / p layers, each
+    on its own submesh data=d,model=t (ranks s*d*t ...), the intra-stage
+    splits of hand_plan() per layer, the LM head split by vocabulary on
+    model, the stage inputs and outputs split by batch on data; the batch in
+    `microbatches` microbatches (GPipe: forward-only, 1F1B's order is the
+    same)."""
+    if row.p == 1:
+        plan = hand_plan(row, row.layers)
+        del plan["shardings"]["x"]
+        plan["shardings"]["input_ids"] = [["data"], []]
+        plan["shardings"]["lm_head"] = [[], ["model"]]
+        plan["shardings"]["logits"] = [["data"], [], ["model"]]
+        return plan
+    stages = []
+    per = row.stage_layers
+    for s in range(row.p):
+        ops = [n for n in names if n not in weights and n not in inputs
+               and full_stage_of(n, row, by_node) == s]
+        sh = {}
+        for k, v in hand_plan(row, row.layers)["shardings"].items():
+            m = re.match(r"h\.(\d+)\.", k)
+            if m and int(m.group(1)) // per == s and not k.endswith(".y"):
+                sh[k] = v
+        sh["input_ids" if s == 0 else f"h.{s * per - 1}.y"] = (
+            [["data"], []] if s == 0 else [["data"], [], []])
+        if s == row.p - 1:
+            sh["lm_head"] = [[], ["model"]]
+            sh["logits"] = [["data"], [], ["model"]]
+        else:
+            sh[f"h.{(s + 1) * per - 1}.y"] = [["data"], [], []]
+        stages.append({"ops": ops, "mesh": row.mesh(), "first_rank": s * row.d * row.t,
+                       "shardings": dict(sorted(sh.items()))})
+    return {"stages": stages, "schedule": {"kind": "gpipe", "microbatches": microbatches,
+                                           "virtual_stages": 1}}
+
+
+def run_full(row, a, plans_dir, res):
+    """The whole model: Megatron's t x p x d plan against Telar's search on
+    all the row's GPUs (--microbatches the hand plan's, the profile's memory
+    for both)."""
+    import onnx
+    model, b = build_full(row, a)
+    res["params"] = b.params
+    m = onnx.load(model, load_external_data=False)
+    weights = {t.name for t in m.graph.initializer}
+    inputs = {i.name for i in m.graph.input}
+    one, _, _, _ = plan_bench.emit_plan(a.telarc, model, [],
+                                        os.path.join(plans_dir, f"{row.name}.names.json"),
+                                        a.timeout)
+    names = sorted(one.get("shardings", {}))
+    micro = row.batch // row.d if row.p > 1 else 1  # one sequence per replica
+    res["microbatches"] = micro
+    hp = full_hand_plan(row, names, weights, inputs, micro,
+                        full_stages_of_nodes(m.graph, row))
+    hand_path = os.path.join(plans_dir, f"{row.name}.full-hand.json")
+    with open(hand_path, "w") as f:
+        json.dump(hp, f, indent=1)
+    hand_args = ["--plan", hand_path, "--profile", a.profile]
+    if row.p == 1:
+        hand_args += ["--mesh", mesh_text(row.mesh())]
+    hand, secs, _, _ = plan_bench.emit_plan(
+        a.telarc, model, hand_args,
+        os.path.join(plans_dir, f"{row.name}.full-hand.priced.json"), a.timeout)
+    res["hand_latency"] = plan_bench.plan_latency(hand)
+    res["hand_memory"] = plan_bench.plan_memory(hand)
+    res["hand_bubble"] = (hand.get("cost") or {}).get("bubble")
+    limit = [] if a.memory_limit in ("hand", "profile") else ["--memory-limit", a.memory_limit]
+    res["memory_limit"] = limit[1] if limit else "profile"
+    args = ["--devices", str(row.gpus), "--profile", a.profile,
+            "--search-time-limit", str(a.search_time_limit)] + limit + a.extra
+    if row.p > 1:
+        args += ["--microbatches", str(micro)]
+    telar, secs, _, err = plan_bench.emit_plan(
+        a.telarc, model, args, os.path.join(plans_dir, f"{row.name}.full-telar.json"),
+        a.timeout)
+    res["telar_mesh"] = plan_bench.plan_text(telar)
+    res["telar_latency"] = plan_bench.plan_latency(telar)
+    res["telar_memory"] = plan_bench.plan_memory(telar)
+    res["telar_bubble"] = (telar.get("cost") or {}).get("bubble")
+    res["search_seconds"] = secs
+    res["ratio"] = res["hand_latency"] / res["telar_latency"]
+    res["ok"] = True
+    print(f"{row.name} (full, {row.t}x{row.p}x{row.d} on {row.gpus}): hand "
+          f"{fmt_seconds(res['hand_latency'])}, telar {fmt_seconds(res['telar_latency'])} "
+          f"({res['telar_mesh']}), ratio {res['ratio']:.2f} ({secs:.1f}s search)",
+          flush=True)
+
+
 def count_collectives(a, model, plan_path):
     """{(kind, axes): count} of the collectives that move bytes in the
     partitioned hand plan, and telar-opt's remarks."""
@@ -144,6 +274,43 @@ def count_collectives(a, model, plan_path):
             key = (m.group(1), m.group(2).replace(" ", ""))
             counts[key] = counts.get(key, 0) + 1
     return counts, r.stderr
+
+
+def print_full(results, rows, a):
+    hdr = ["model", "GPUs", "hand t x p x d", "batch", "M", "hand latency", "hand bubble",
+           "hand memory", "telar plan", "telar latency", "telar bubble", "telar memory",
+           "telar search", "hand / telar", "goal >= 1.0"]
+    table, below = [], 0
+    for r, row in zip(results, rows):
+        cells = [r["row"], str(row.gpus), f"{row.t} x {row.p} x {row.d}", str(row.batch),
+                 str(r.get("microbatches", "-"))]
+        if r["ok"]:
+            goal = "ok" if r["ratio"] >= 1.0 else "BELOW"
+            below += goal == "BELOW"
+            pct = lambda b: "-" if b is None else f"{100 * b:.1f} %"
+            cells += [fmt_seconds(r["hand_latency"]), pct(r["hand_bubble"]),
+                      fmt_bytes(r["hand_memory"]), r["telar_mesh"],
+                      fmt_seconds(r["telar_latency"]), pct(r["telar_bubble"]),
+                      fmt_bytes(r["telar_memory"]), f"{r['search_seconds']:.1f} s",
+                      f"{r['ratio']:.2f}", goal]
+        else:
+            cells += ["-"] * 9 + ["FAIL"]
+        table.append(cells)
+    print()
+    print_markdown_table(hdr, table)
+    print(f"\nNarayanan et al., SC'21, Table 1: the whole models (embeddings, layers, LM "
+          f"head) at the table's global batch, sequence {SEQ}, {a.dtype}; Megatron's plan "
+          f"(t x p x d, one sequence per replica per microbatch: M = batch / d) and "
+          f"Telar's (--devices GPUs --microbatches M) priced by the same cost model, "
+          f"forward, profile {a.profile}, memory limit: the profile's; "
+          f"load average {os.getloadavg()[0]:.2f}")
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(results, f, indent=1)
+    failed = [r for r in results if not r["ok"]]
+    for r in failed:
+        print(f"\nFAILED {r['row']}:\n{r['error']}", file=sys.stderr)
+    return 1 if failed or (a.fail_below and below) else 0
 
 
 def main(argv=None):
@@ -169,6 +336,11 @@ def main(argv=None):
     ap.add_argument("--fail-below", action="store_true", help="exit 1 when a ratio < 1.0")
     ap.add_argument("--json")
     ap.add_argument("--keep-plans", metavar="DIR")
+    ap.add_argument("--full", action="store_true",
+                    help="the whole models and Megatron's whole t x p x d plans "
+                    "(pipelined) instead of one stage")
+    ap.add_argument("--search-time-limit", type=float, default=30.0,
+                    help="telarc --search-time-limit for Telar's search (--full)")
     ap.add_argument("extra", nargs="*", help="after --: more telarc flags for the search")
     a = ap.parse_args(argv)
     if not os.access(a.telarc, os.X_OK):
@@ -189,6 +361,9 @@ def main(argv=None):
                    "batch": row.batch, "stage_layers": row.stage_layers, "ok": False}
             results.append(res)
             try:
+                if a.full:
+                    run_full(row, a, plans_dir, res)
+                    continue
                 model, b = build_stage(row, a)
                 res["stage_params"] = b.params
                 hp = hand_plan(row, row.stage_layers)
@@ -249,6 +424,8 @@ def main(argv=None):
         if not a.keep_plans:
             shutil.rmtree(plans_dir, ignore_errors=True)
 
+    if a.full:
+        return print_full(results, rows, a)
     hdr = ["model", "t", "d", "p", "batch", "stage layers", "stage x"]
     if not a.hand_only:
         hdr += ["hand latency", "hand memory", "telar mesh", "telar latency",

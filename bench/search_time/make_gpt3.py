@@ -22,6 +22,10 @@ Configurations (layers, hidden, heads; head dim 128 except 39B's 128 as well):
     gpt3-39b    48 layers, hidden 8192, 64 heads   Megatron-LM SC'21 (Narayanan et
                 al. 2021, Table 1, the 39.1B row) and Alpa's GPT-39B
     gpt3-175b   96 layers, hidden 12288, 96 heads  GPT-3 paper, "GPT-3 175B"
+    gpt3-530b   105 layers, hidden 20480, 128 heads  Megatron-LM SC'21 Table 1,
+                the 529.6B row (Megatron-Turing NLG's shape)
+    gpt3-1t     128 layers, hidden 25600, 160 heads  Megatron-LM SC'21 Table 1,
+                the 1008.0B row
 MLP width 4 x hidden, vocabulary 51200 (GPT-2's 50257 padded to a multiple of
 1024 as Megatron-LM does), sequence 2048 (GPT-3's context).
 
@@ -57,6 +61,8 @@ CONFIGS = {
     "gpt3-13b": (40, 5120, 40, "GPT-3 paper Table 2.1"),
     "gpt3-39b": (48, 8192, 64, "Megatron-LM SC'21 Table 1 (39.1B row)"),
     "gpt3-175b": (96, 12288, 96, "GPT-3 paper Table 2.1"),
+    "gpt3-530b": (105, 20480, 128, "Megatron-LM SC'21 Table 1 (529.6B row)"),
+    "gpt3-1t": (128, 25600, 160, "Megatron-LM SC'21 Table 1 (1008.0B row)"),
 }
 VOCAB = 51200
 DEFAULT_BATCH = 8

@@ -50,7 +50,7 @@ import make_gpt3  # noqa: E402
 from plan_bench import PlanError, fmt_bytes, fmt_seconds, mesh_text  # noqa: E402
 from run_models import print_markdown_table  # noqa: E402
 
-DEVICES = (8, 64, 512, 1024)
+DEVICES = (8, 64, 512, 1024, 3072)
 
 
 def model_shape(path):
@@ -74,6 +74,16 @@ def ensure_model(a, name):
     return path
 
 
+def pipeline_cell(p):
+    """The pipeline search: its seconds, planOnMesh calls, the stages of its
+    best pipeline and whether it was chosen."""
+    if not p:
+        return "-"
+    return (f"{p.get('seconds', 0):.2f} s, {p.get('plan_on_mesh_calls', 0)} calls, "
+            f"best {p.get('stages', '?')} stages"
+            + (" (chosen)" if p.get("chosen") else ""))
+
+
 def main(argv=None):
     argv = list(sys.argv[1:] if argv is None else argv)
     extra = []
@@ -93,6 +103,9 @@ def main(argv=None):
     ap.add_argument("--telarc", default=os.path.join(ROOT, "build", "bin", "telarc"))
     ap.add_argument("--timeout", type=int, default=600, help="seconds per telarc call")
     ap.add_argument("--goal", type=float, default=10.0, help="seconds per case")
+    ap.add_argument("--search-time-limit", type=float, default=6.0,
+                    help="telarc --search-time-limit (one-stage and pipeline "
+                    "search together; the best plan found by then is used)")
     ap.add_argument("--json", help="write the results here")
     ap.add_argument("--keep-plans", metavar="DIR", help="keep every plan.json in DIR")
     a = ap.parse_args(argv)
@@ -118,12 +131,15 @@ def main(argv=None):
                 r = {"model": n, "params": params, "layers": layers, "devices": d,
                      "ok": False}
                 out = os.path.join(plans_dir, f"{n}.d{d}.plan.json")
-                args = ["--devices", str(d), "--profile", a.profile] + extra
+                args = ["--devices", str(d), "--profile", a.profile,
+                        "--search-time-limit", str(a.search_time_limit)] + extra
                 try:
                     plan, secs, rss, err = plan_bench.emit_plan(a.telarc, path, args, out,
                                                                 a.timeout)
                     info = plan_bench.search_info(plan)
-                    r.update(seconds=secs, rss=rss, mesh=mesh_text(plan.get("mesh", {})),
+                    pipe = plan_bench.pipeline_info(plan)
+                    r.update(seconds=secs, rss=rss, mesh=plan_bench.plan_text(plan),
+                             pipeline=pipe,
                              latency=plan_bench.plan_latency(plan),
                              memory=plan_bench.plan_memory(plan), search=info,
                              limit_hit=info.get("limit_hit", False)
@@ -140,9 +156,9 @@ def main(argv=None):
         if not a.keep_plans:
             shutil.rmtree(plans_dir, ignore_errors=True)
 
-    hdr = ["model", "params", "layers", "devices", "mesh", "telarc time", "search time",
-           "meshes", "max vars / cons", "tied layers", "predicted latency", "memory/device",
-           "peak RSS", f"goal < {a.goal:g} s"]
+    hdr = ["model", "params", "layers", "devices", "plan", "telarc time", "search time",
+           "meshes", "max vars / cons", "tied layers", "pipeline search",
+           "predicted latency", "memory/device", "peak RSS", f"goal < {a.goal:g} s"]
     rows = []
     for r in results:
         head = [r["model"], f"{r['params'] / 1e9:.1f}B", str(r["layers"]), str(r["devices"])]
@@ -159,12 +175,16 @@ def main(argv=None):
                             str(s.get("meshes", "-")),
                             "-" if s.get("variables") is None else
                             f"{s['variables']} / {s['constraints']}",
-                            s.get("layers", "-"), fmt_seconds(r["latency"]),
+                            s.get("layers", "-"), pipeline_cell(r.get("pipeline", {})),
+                            fmt_seconds(r["latency"]),
                             fmt_bytes(r["memory"]), fmt_bytes(r["rss"]), goal])
     print()
     print_markdown_table(hdr, rows)
-    print(f"\nprofile {a.profile}, input_ids [{a.batch}, {a.seq}], {a.dtype} weights; "
-          "telarc time = the whole `telarc --devices D --emit=plan` call, search time = cost.search.seconds")
+    print(f"\nprofile {a.profile}, input_ids [{a.batch}, {a.seq}], {a.dtype} weights, "
+          f"--search-time-limit {a.search_time_limit:g}; telarc time = the whole "
+          "`telarc --devices D --emit=plan` call, search time = cost.search.seconds "
+          "(the one-stage search), pipeline search = cost.search.pipeline; load average "
+          f"{os.getloadavg()[0]:.2f} at the end")
     if a.json:
         with open(a.json, "w") as f:
             json.dump(results, f, indent=1)

@@ -216,11 +216,11 @@ mlir::telar::planner::pricePipelinePlan(func::FuncOp main, const Plan &plan,
     for (const std::string &name : stages[s].ops) {
       auto it = names.find(name);
       if (it == names.end())
-        return main.emitError() << "stages[" << s << "].ops: unknown value '"
+        return mlir::emitError(main.getLoc()) << "stages[" << s << "].ops: unknown value '"
                                 << name << "'";
       Operation *op = it->second.getDefiningOp();
       if (!op)
-        return main.emitError() << "stages[" << s << "].ops: '" << name
+        return mlir::emitError(main.getLoc()) << "stages[" << s << "].ops: '" << name
                                 << "' is a graph input, computed by no op";
       stageOf.try_emplace(op, int64_t(s));
     }
@@ -242,7 +242,7 @@ mlir::telar::planner::pricePipelinePlan(func::FuncOp main, const Plan &plan,
     for (const auto &[name, sharding] : stages[s].shardings) {
       auto it = names.find(name);
       if (it == names.end())
-        return main.emitError() << "stages[" << s
+        return mlir::emitError(main.getLoc()) << "stages[" << s
                                 << "].shardings: unknown value '" << name
                                 << "'";
       auto in = f.fromMain.find(it->second);
@@ -254,7 +254,7 @@ mlir::telar::planner::pricePipelinePlan(func::FuncOp main, const Plan &plan,
     }
     FailureOr<PricedPlan> priced = pricePlan(stageFunc, local, profile);
     if (failed(priced))
-      return main.emitError() << "stage " << s << " cannot be priced";
+      return mlir::emitError(main.getLoc()) << "stage " << s << " cannot be priced";
     stage.priced = std::move(*priced);
     stage.description = llvm::formatv("{0} ops", stage.numOps).str();
     out->stages.push_back(std::move(stage));
@@ -372,7 +372,7 @@ FailureOr<PlanningResult> mlir::telar::planner::planAndPrice(
     bool pipelines = !po.disabled && po.stages != 1 && !userPlan &&
                      (options.devices >= 2 || forced);
     if (userPlan && (po.stages >= 2 || po.microbatches > 1))
-      return main.emitError()
+      return mlir::emitError(main.getLoc())
              << "--pipeline-stages and --microbatches do not combine with "
                 "--plan";
     // The one-stage plan (unless a pipeline is forced); when it does not
@@ -414,7 +414,11 @@ FailureOr<PlanningResult> mlir::telar::planner::planAndPrice(
           searchPipeline(main, profile, popts);
       if (failed(piped))
         return failure();
-      if (*piped && (forced || (*piped)->latency < result.oneStageLatency)) {
+      // With one microbatch a pipeline runs its stages one after another:
+      // unforced, it is chosen only when no one-stage plan fits.
+      bool competes =
+          *piped && (forced || (*piped)->microbatches > 1 || !result.search);
+      if (competes && (forced || (*piped)->latency < result.oneStageLatency)) {
         FailureOr<std::shared_ptr<PricedPipeline>> priced =
             pricePipelinePlan(main, (*piped)->plan, profile);
         if (failed(priced))
@@ -425,16 +429,18 @@ FailureOr<PlanningResult> mlir::telar::planner::planAndPrice(
         result.pipelineSearch = std::move(**piped);
       }
       if (!result.pipeline && !result.search) {
-        for (const std::string &e : oneStageErrors)
-          main.emitError() << e;
+        for (const std::string &e : oneStageErrors) {
+          InFlightDiagnostic d = mlir::emitError(main.getLoc()) << e;
+          d.attachNote() << "no pipeline of two or more stages fits either";
+        }
         if (oneStageErrors.empty())
-          main.emitError() << "no plan fits";
+          mlir::emitError(main.getLoc()) << "no plan fits";
         return failure();
       }
     }
   } else {
     if (!userPlan)
-      return main.emitError() << "no plan to price";
+      return mlir::emitError(main.getLoc()) << "no plan to price";
     plan = *userPlan;
     result.memoryLimit = profile.memoryBytes;
     if (!plan.stages.empty() || plan.schedule) {

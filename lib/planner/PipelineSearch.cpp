@@ -554,9 +554,13 @@ private:
   /// each planned directly (no bisection) while the time lasts.
   std::set<int64_t> allowedLengths;
   bool balancedOnly = false;
-  bool outOfTime() const {
-    return elapsedSince(start) >= options.timeLimitSeconds;
-  }
+  bool outOfTime() const { return elapsedSince(start) >= timeLimit; }
+
+public:
+  /// Seconds since `start` this microbatch count may use.
+  double timeLimit = std::numeric_limits<double>::infinity();
+
+private:
 
   std::vector<Operation *> opsOfUnits(int64_t begin, int64_t end) const {
     std::vector<Operation *> out;
@@ -707,8 +711,8 @@ MeshSearch PipelinePlanner::planStage(func::FuncOp func, int64_t size,
                                       double &seconds) {
   MeshSearch best;
   seconds = std::numeric_limits<double>::infinity();
-  double remaining =
-      std::max(0.05, options.timeLimitSeconds - elapsedSince(start));
+  double remaining = std::max(
+      0.05, std::min(options.timeLimitSeconds, timeLimit) - elapsedSince(start));
   for (const Mesh &mesh : getStageMeshes(size, nodeSize)) {
     ++planOnMeshCalls;
     MeshSearch s =
@@ -910,7 +914,7 @@ PipelinePlanner::run(std::string &error) {
   // balanced lengths floor(U / S) and ceil(U / S) and the submesh of D / S
   // devices; the DP still mixes them (stages of D / 2 and D / 4 devices,
   // ...). Stage costs are planned in the order of S until the time limit.
-  if (V == 1 && (D > 64 || U * int64_t(sizes.size()) > 256)) {
+  if (V == 1 && (D > 16 || U * int64_t(sizes.size()) > 256)) {
     std::vector<int64_t> counts;
     if (po.stages > 0)
       counts.push_back(po.stages);
@@ -1090,18 +1094,29 @@ mlir::telar::planner::searchPipeline(func::FuncOp main, const Profile &profile,
     return std::optional<PipelineSearchResult>();
   int64_t V = std::max<int64_t>(po.virtualStages, 1);
   if (V > 1 && (po.stages < 2 * V || po.stages % V))
-    return main.emitError()
+    return mlir::emitError(main.getLoc())
            << "--virtual-stages " << V
            << " needs --pipeline-stages P x " << V << " with P >= 2";
   if (options.devices < 2 && po.stages < 2)
     return std::optional<PipelineSearchResult>();
+  if (po.stages / V > options.devices)
+    return mlir::emitError(main.getLoc())
+           << "--pipeline-stages " << po.stages << " needs at least "
+           << po.stages / V << " devices (one per position); --devices is "
+           << options.devices;
   std::vector<int64_t> candidates = getMicrobatchCandidates(main, po);
   std::optional<PipelineSearchResult> best;
   std::vector<std::pair<int64_t, double>> perM;
   int64_t calls = 0;
   std::string lastError;
   ModuleOp module = main->getParentOfType<ModuleOp>();
-  for (int64_t m : candidates) {
+  // More microbatches first (they make the better pipelines), one last;
+  // each count gets its share of the time limit.
+  std::sort(candidates.begin(), candidates.end(), [](int64_t a, int64_t b) {
+    return (a == 1) != (b == 1) ? b == 1 : a > b;
+  });
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    int64_t m = candidates[i];
     if (best && elapsedSince(start) >= options.timeLimitSeconds)
       break;
     if (options.progress)
@@ -1124,18 +1139,20 @@ mlir::telar::planner::searchPipeline(func::FuncOp main, const Profile &profile,
       }
       if (failed(made)) {
         if (po.microbatches > 0)
-          return main.emitError() << why;
+          return mlir::emitError(main.getLoc()) << why;
         perM.push_back({m, std::numeric_limits<double>::infinity()});
         continue;
       }
     }
     PipelinePlanner planner(copyMain, profile, options, m, start);
+    planner.timeLimit = options.timeLimitSeconds * double(i + 1) /
+                        double(candidates.size());
     std::string error;
     std::optional<PipelineSearchResult> r = planner.run(error);
     calls += planner.planOnMeshCalls;
     if (!error.empty()) {
       if (po.stages > 0)
-        return main.emitError() << "--pipeline-stages " << po.stages << ": "
+        return mlir::emitError(main.getLoc()) << "--pipeline-stages " << po.stages << ": "
                                 << error;
       lastError = error;
     }
@@ -1145,7 +1162,7 @@ mlir::telar::planner::searchPipeline(func::FuncOp main, const Profile &profile,
   }
   if (!best) {
     if (po.stages > 0)
-      return main.emitError()
+      return mlir::emitError(main.getLoc())
              << "--pipeline-stages " << po.stages
              << ": no pipeline of that many stages fits the memory limit on "
              << options.devices << " devices";

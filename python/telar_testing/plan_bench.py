@@ -115,6 +115,32 @@ def search_info(plan):
     return info
 
 
+def plan_text(plan):
+    """The plan in a few words: its mesh ("data=8,model=8"), or for a
+    pipelined plan its stages, runs of equal submeshes grouped
+    ("2 x model=8 | 14 x data=2,model=8"), and its microbatches."""
+    stages = plan.get("stages")
+    if not stages:
+        return mesh_text(plan.get("mesh", {}))
+    runs = []
+    for s in stages:
+        m = mesh_text(s.get("mesh", {}))
+        if runs and runs[-1][1] == m:
+            runs[-1][0] += 1
+        else:
+            runs.append([1, m])
+    sched = plan.get("schedule") or {}
+    return (f"{len(stages)} stages: " + " | ".join(f"{n} x {m}" for n, m in runs)
+            + f", M={sched.get('microbatches', 1)}")
+
+
+def pipeline_info(plan):
+    """cost.search.pipeline (the pipeline search's statistics) or {}."""
+    s = (plan.get("cost") or {}).get("search")
+    p = s.get("pipeline") if isinstance(s, dict) else None
+    return p if isinstance(p, dict) else {}
+
+
 def mesh_text(mesh):
     """{"data": 8, "model": 8} -> "data=8,model=8" ("1" for one device)."""
     return ",".join(f"{k}={v}" for k, v in mesh.items()) or "1"

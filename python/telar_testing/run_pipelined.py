@@ -3,7 +3,8 @@
 
 Usage:
     .venv/bin/python python/telar_testing/run_pipelined.py --make DIR [--only gpt,llama]
-        [--cases 'gpt auto*'] [--sources auto,hand,error,memory] [--telarc build/bin/telarc]
+        [--cases 'gpt auto*'] [--sources auto,hand,error,refuse,memory]
+        [--telarc build/bin/telarc]
         [--telar-run PATH] [--jobs 1] [--timeout 180] [--rtol 1e-4] [--atol 1e-4]
         [--no-gloo] [--print-plans] [--keep] [--json out.json]
     .venv/bin/python python/telar_testing/run_pipelined.py --list
@@ -21,7 +22,9 @@ Plan sources:
     auto    the planner, forced to S stages:
                 telarc NAME.onnx --target cpu --devices 4 --pipeline-stages S
                     --microbatches M -o DIR/CASE/artifact -q
-            plan.json (in the artifact) must have S stages and M microbatches.
+            (a case may add --schedule 1f1b|interleaved and --virtual-stages
+            V: then S = positions x V). plan.json (in the artifact) must
+            have S stages, M microbatches and that schedule.
     hand    a hand-written staged plan.json (DIR/plans/CASE.json, printed with
             --print-plans), compiled with `telarc NAME.onnx --target cpu --plan
             P -o ...`. Its stages cut @main's ops, in program order, into S
@@ -31,9 +34,9 @@ Plan sources:
             weights and constant-only ops (ONNX Constant nodes and nodes whose
             operands are all weights or constants) left out of every stage
             (the compiler copies them into each stage using them, contract
-            section 1). With --tp 2 each stage is on {"model": 2} (first ranks
-            0, 2, ...) with the Megatron shardings of sharded_plans.py's tensor
-            parallel plan (`tp`; `ch` for resnet18) restricted to the stage:
+            section 1). With tp 2 (`s2xtp2` in the case name) each stage is
+            on {"model": 2} (first ranks 0, 2, ...) with the Megatron
+            shardings of sharded_plans.py's tensor parallel plan (`tp`; `ch` for resnet18) restricted to the stage:
             the plan's values the stage computes, and the weights its ops (or
             the constant-only ops it copies) read. Without, each stage is on
             one device. The schedule is {"kind": "gpipe", "microbatches": M}.
@@ -42,6 +45,11 @@ Plan sources:
             "--microbatches M does not divide the batch (B, dim 0 of 'X')" (X:
             the first graph input), and a hand plan with that schedule must
             fail with "does not divide the batch".
+    refuse  a model whose batch rows meet (REFUSED_AT: moe_einsum's CumSum
+            over every token, moe_topk's ScatterElements routing): M = 2
+            must be refused from the flag and from a hand plan's schedule,
+            the message naming that op ("'telar.cum_sum' (value ...) mixes
+            microbatches").
     memory  `telarc NAME.onnx --target cpu --devices 4 --memory-limit L` must
             choose a pipelined plan (plan.json has >= 2 stages) and run, and
             `--no-pipeline` with the same limit must fail (no plan without
@@ -172,7 +180,8 @@ def write_mlp(out_dir, name="mlp", check=True, **size):
 # ------------------------------------------------------------------- cases
 class Case:
     def __init__(self, model, source, stages=2, microbatches=1, batch=4, tp=1,
-                 gloo=False, limit=None, size=None, note=""):
+                 gloo=False, limit=None, size=None, note="", schedule=None, virtual=1):
+        self.schedule, self.virtual = schedule, virtual
         self.model, self.source, self.stages = model, source, stages
         self.microbatches, self.batch, self.tp = microbatches, batch, tp
         self.gloo, self.limit, self.size, self.note = gloo, limit, size, note
@@ -190,23 +199,24 @@ class Case:
         if self.source in ("error", "refuse"):
             return f"{self.model} {self.source} m{self.microbatches} b{self.batch}"
         tp = f"xtp{self.tp}" if self.tp > 1 else ""
-        return f"{self.model} {self.source} s{self.stages}{tp} m{self.microbatches} b{self.batch}"
+        v = f"v{self.virtual}" if self.virtual > 1 else ""
+        sched = f" {self.schedule}" if self.schedule else ""
+        return (f"{self.model} {self.source} s{self.stages}{v}{tp} m{self.microbatches} "
+                f"b{self.batch}{sched}")
 
     @property
     def slug(self):
         return re.sub(r"[^A-Za-z0-9_.-]", "_", self.name.replace(" ", "."))
 
 
-# The models whose microbatches never meet. The others' microbatch program
-# is refused (contract section 1: one program serves every microbatch):
-# moe_einsum's capacity CumSum runs over all tokens, moe_topk's
-# ScatterElements routing is computed whole. (The torch attention of
-# gpt/bert/vit, which flattens sequence and batch into one dim, and their
-# batch-shaped constants microbatch: makeMicrobatchProgram follows the batch
-# inside a dimension, docs/Pipeline.md "Microbatches".)
-MICROBATCHED = ("llama", "resnet18", "moe_grouped", "gpt", "bert", "vit")
-# Where the refusal is (the op the message names).
+# The models whose microbatches never meet (telarc makes their microbatch
+# program). The others' is refused, naming the op whose loop over the batch
+# is computed whole (contract section 1): moe_einsum's capacity CumSum runs
+# over every token (a real dependency between batch rows), moe_topk's
+# ScatterElements routing has a sharding rule that needs its rows
+# replicated.
 REFUSED_AT = {"moe_einsum": "telar.cum_sum", "moe_topk": "telar.scatter_elements"}
+MICROBATCHED = tuple(m for m in SUITE if m not in REFUSED_AT)
 
 
 def _suite_cases():
@@ -224,20 +234,23 @@ def _suite_cases():
         # batch and heads (sharded_plans.py), so the transformers run
         # microbatches of one row, the heads split a block split.
         if mb:
-            out.append(Case(m, "hand", 2, 2, 2 if m != "moe_grouped" else 4, tp=2,
-                            gloo=m in ("moe_grouped", "vit")))
+            out.append(Case(m, "hand", 2, 2, 4 if m == "moe_grouped" else 2, tp=2,
+                            gloo=m in ("vit", "moe_grouped")))
         else:
-            out.append(Case(m, "hand", 2, 1, 1 if m in ("gpt", "bert", "vit") else 4, tp=2,
-                            gloo=m == "vit"))
+            out.append(Case(m, "hand", 2, 1, 4, tp=2))
         # By hand: 2 stages on one device each (2 ranks).
         out.append(Case(m, "hand", 2, 4 if mb else 1, 4))
         if not mb:
             out.append(Case(m, "refuse", microbatches=2, batch=4))
     out += [
-        Case("gpt", "hand", 4, 1, 4, note="4 stages on one device each"),
+        Case("gpt", "hand", 4, 2, 4, note="4 stages on one device each"),
+        Case("gpt", "hand", 2, 1, 1, tp=2, note="one microbatch of one row"),
         Case("llama", "hand", 4, 2, 4, gloo=True, note="4 stages on one device each"),
         Case("llama", "auto", 2, 1, 4),
         Case("llama", "auto", 2, 4, 4, gloo=True),
+        Case("llama", "auto", 2, 4, 4, schedule="1f1b"),
+        Case("gpt", "auto", 4, 4, 4, schedule="interleaved", virtual=2, gloo=True,
+             note="2 positions x 2 virtual stages"),
         Case("llama", "error", microbatches=3, batch=4),
         Case("resnet18", "error", microbatches=3, batch=4),
         Case("mlp", "memory", batch=MLP_SIZES["memory"]["batch"], limit="8MB", gloo=True,
@@ -503,6 +516,10 @@ class PipelinedRunner(Runner):
                        "--pipeline-stages", str(case.stages), "--microbatches",
                        str(case.microbatches), "--search-time-limit",
                        str(a.search_time_limit), "-o", art, "-q"]
+                if case.schedule:
+                    cmd += ["--schedule", case.schedule]
+                if case.virtual > 1:
+                    cmd += ["--virtual-stages", str(case.virtual)]
             elif case.source == "memory":
                 # No plan without stages fits the limit...
                 rc, err, _, _ = run_cmd([a.telarc, onnx_path, "--devices", str(case.ranks),
@@ -585,6 +602,13 @@ class PipelinedRunner(Runner):
         if case.source != "memory" and res["plan_microbatches"] != case.microbatches:
             return (f"plan.json's schedule has {res['plan_microbatches']} microbatches, "
                     f"expected {case.microbatches}")
+        kind = sched.get("kind", "gpipe")
+        if case.schedule and kind != case.schedule:
+            return f"plan.json's schedule is {kind}, expected {case.schedule}"
+        if sched.get("virtual_stages", 1) != case.virtual:
+            return (f"plan.json's schedule has {sched.get('virtual_stages', 1)} virtual "
+                    f"stages, expected {case.virtual}")
+        res["schedule"] = kind
         if manifest.get("format_version") != 4 or "pipeline" not in manifest:
             return (f"manifest format_version {manifest.get('format_version')}"
                     f"{'' if 'pipeline' in manifest else ' without a pipeline'}, expected a "
@@ -645,7 +669,7 @@ class PipelinedRunner(Runner):
         """A model whose microbatches would meet: M > 1 must be refused, from
         the flag and from a plan's schedule, naming the op (REFUSED_AT)."""
         a = self.a
-        want = re.compile(r"'([a-z_.]+)' \(value '[^']*'\) mixes microbatches: ")
+        want = re.compile(r"'([a-z_.]+)' \(value '[^']*'\) mixes microbatches")
         hand = Case(case.model, "hand", 2, case.microbatches, case.batch)
         try:
             plan_path = self.write_hand_plan(hand, onnx_path)
@@ -685,6 +709,7 @@ def describe(res):
     one = max((o.get("telar-1", {}).get("max_abs", 0) for o in res["outputs"]), default=0)
     gloo = f", gloo {res['gloo_s']:.1f}s" if res["gloo_s"] is not None else ""
     return (f"PASS {res['case']} (stages {res['plan']}, M {res['plan_microbatches']}, "
+            f"{res.get('schedule', 'gpipe')}, "
             f"{res.get('transfers', 0)} transfers; vs single-device "
             f"{'bitwise' if res['bitwise'] else f'max abs {one:.1e}'}; "
             f"{res['compile_s']:.1f}s + {res['run_s']:.1f}s{gloo})")

@@ -8,6 +8,7 @@
 
 #include "telar/runtime/Pipeline.h"
 #include "telar/runtime/Runtime.h"
+#include "telar/sharding/Schedule.h"
 
 #include <gtest/gtest.h>
 
@@ -120,14 +121,13 @@ TEST(RuntimePipeline, Microbatches) {
   EXPECT_EQ(std::memcmp(all.data(), whole.data(), whole.getByteSize()), 0);
 
   // Concatenating the slices gives the whole back, on either dimension.
-  for (auto [dim, count] : {std::pair<int64_t, int64_t>{0, 4}, {0, 2},
-                            {1, 3}, {1, 6}, {0, 1}}) {
+  for (auto [dim, count] :
+       {std::pair<int64_t, int64_t>{0, 4}, {0, 2}, {1, 3}, {1, 6}, {0, 1}}) {
     Tensor rebuilt(DType::Float32, {4, 6});
     for (int64_t m = 0; m < count; ++m)
       insertMicrobatch(rebuilt, sliceMicrobatch(whole, dim, m, count), dim, m,
                        count);
-    EXPECT_EQ(std::memcmp(rebuilt.data(), whole.data(), whole.getByteSize()),
-              0)
+    EXPECT_EQ(std::memcmp(rebuilt.data(), whole.data(), whole.getByteSize()), 0)
         << "dim " << dim << ", " << count << " microbatches";
   }
 }
@@ -188,7 +188,8 @@ Manifest parse(const artifact::Manifest &m) {
   return Manifest::parse(artifact::writeManifestJson(m), "p/manifest.json");
 }
 
-void expectError(int line, const std::function<void(artifact::Manifest &)> &edit,
+void expectError(int line,
+                 const std::function<void(artifact::Manifest &)> &edit,
                  const std::string &message) {
   artifact::Manifest m = pipelinedManifest();
   edit(m);
@@ -248,165 +249,312 @@ TEST(RuntimePipeline, ManifestRoundTrip) {
 TEST(RuntimePipeline, ManifestErrors) {
   using M = artifact::Manifest;
   auto pipe = [](M &m) -> artifact::PipelineEntry & { return *m.pipeline; };
-  expectError(__LINE__, [](M &m) { m.formatVersion = 3; },
-              "field 'pipeline' needs format version 4");
-  expectError(__LINE__, [](M &m) { m.mesh = artifact::MeshEntry{{"a"}, {3}}; },
-              "field 'mesh' is not allowed in a pipelined artifact");
-  expectError(__LINE__, [](M &m) { m.worldSize.reset(); },
-              "missing field 'world_size' (a pipelined artifact says its "
-              "world size)");
-  expectError(__LINE__,
-              [](M &m) { m.programs = {{"main", "programs/main.so"}}; },
-              "field 'programs' must be empty in a pipelined artifact");
-  expectError(__LINE__, [&](M &m) { pipe(m).microbatches = 0; },
-              "field 'pipeline.microbatches' must be an integer >= 1, got 0");
-  expectError(__LINE__, [&](M &m) { pipe(m).schedule = "zigzag"; },
-              "field 'pipeline.schedule' is 'zigzag' (expected 'gpipe', "
-              "'1f1b' or 'interleaved')");
-  expectError(__LINE__, [&](M &m) { pipe(m).virtualStages = 2; },
-              "field 'pipeline.virtual_stages' is 2 with schedule 'gpipe'");
-  expectError(__LINE__,
-              [&](M &m) {
-                pipe(m).schedule = "interleaved";
-                pipe(m).virtualStages = 2;
-              },
-              "field 'pipeline.stages': interleaving needs at least 2 "
-              "positions, got 1");
-  expectError(__LINE__, [&](M &m) { pipe(m).stages[1].firstRank = -1; },
-              "field 'pipeline.stages[1].first_rank' must be an integer >= "
-              "0, got -1");
-  expectError(__LINE__, [&](M &m) { pipe(m).stages[1].numRanks = 3; },
-              "field 'pipeline.stages[1].num_ranks': ranks 1..3 are beyond "
-              "the world of 3 ranks");
-  expectError(__LINE__, [&](M &m) { pipe(m).stages[1].directory = "../x"; },
-              "pipeline.stages[1] field 'directory' ('../x') must be a "
-              "relative path inside the artifact");
-  expectError(__LINE__, [&](M &m) { pipe(m).stages[1].directory = "stage0"; },
-              "pipeline.stages[1] repeats the directory 'stage0'");
-  expectError(__LINE__,
-              [&](M &m) {
-                pipe(m).stages[1].firstRank = 0;
-                pipe(m).stages[1].numRanks = 1;
-              },
-              "pipeline.stages: stages 0 and 1 share rank 0");
-  expectError(__LINE__, [&](M &m) { pipe(m).stages[1].numRanks = 1; },
-              "pipeline.stages: rank 2 of the 3 is in no stage");
-  expectError(__LINE__, [&](M &m) { pipe(m).inputs.clear(); },
-              "field 'pipeline.inputs' lacks the top-level input 'x'");
-  expectError(__LINE__, [&](M &m) { pipe(m).inputs[0].name = "z"; },
-              "pipeline.inputs[0] names 'z', which is not a top-level input");
-  expectError(__LINE__, [&](M &m) { pipe(m).inputs[0].microbatchDim = 2; },
-              "field 'pipeline.inputs[0].microbatch_dim' must be a dimension "
-              "of 'x' (0..1) or -1 (whole), got 2");
-  expectError(__LINE__, [&](M &m) { pipe(m).microbatches = 3; },
-              "field 'pipeline.inputs[0].microbatch_dim': dim 0 of 'x' (4) "
-              "is not divisible by 3 microbatches");
-  expectError(__LINE__,
-              [&](M &m) { pipe(m).outputs.push_back({"y", 1, 0}); },
-              "pipeline.outputs[2] repeats 'y'");
-  expectError(__LINE__, [&](M &m) { pipe(m).outputs[0].stage = 2; },
-              "field 'pipeline.outputs[0].stage' is 2 but there are 2 stages");
-  expectError(__LINE__, [&](M &m) { pipe(m).transfers[0].toStage = 0; },
-              "pipeline.transfers[0] goes from stage 0 to stage 0");
-  expectError(__LINE__, [&](M &m) { pipe(m).transfers[0].dtype = "float7"; },
-              "pipeline.transfers[0] has unknown dtype 'float7'");
-  expectError(__LINE__,
-              [&](M &m) { pipe(m).transfers[0].messages[1].toRank = 0; },
-              "field 'pipeline.transfers[0].messages[1].to_rank' is 0, not a "
-              "rank of stage 1 (ranks 1..2)");
-  expectError(__LINE__,
-              [&](M &m) { pipe(m).transfers[0].messages[0].fromRank = 1; },
-              "field 'pipeline.transfers[0].messages[0].from_rank' is 1, not "
-              "a rank of stage 0 (ranks 0..0)");
-  expectError(__LINE__,
-              [&](M &m) { pipe(m).transfers[0].messages[0].sizes = {2}; },
-              "field 'pipeline.transfers[0].messages[0].sizes' must have 2 "
-              "sizes (one per dimension of the value), got [2]");
-  expectError(__LINE__,
-              [&](M &m) {
-                pipe(m).transfers[0].messages[1].fromOffsets = {0, 9};
-              },
-              "pipeline.transfers[0].messages[1] has a box beyond the value's "
-              "shape [2,16] in dimension 1");
-  expectError(__LINE__,
-              [&](M &m) {
-                std::swap(pipe(m).transfers[0].messages[0],
-                          pipe(m).transfers[0].messages[1]);
-              },
-              "pipeline.transfers[0].messages[1] is out of order");
-  expectError(__LINE__, [&](M &m) { pipe(m).scheduleTable.pop_back(); },
-              "field 'pipeline.schedule_table' has 2 lists, but the world "
-              "has 3 ranks");
-  expectError(__LINE__,
-              [&](M &m) { pipe(m).scheduleTable[0][0].op = "think"; },
-              "field 'pipeline.schedule_table[0][0].op' is 'think'");
-  expectError(__LINE__,
-              [&](M &m) { pipe(m).scheduleTable[1][1].stage = 0; },
-              "field 'pipeline.schedule_table[1][1].stage': stage 0 does not "
-              "run on rank 1 (ranks 0..0)");
-  expectError(__LINE__,
-              [&](M &m) { pipe(m).scheduleTable[1][1].microbatch = 2; },
-              "field 'pipeline.schedule_table[1][1].microbatch' is 2 but "
-              "there are 2 microbatches");
-  expectError(__LINE__,
-              [&](M &m) { pipe(m).scheduleTable[1][3].microbatch = 0; },
-              "pipeline.schedule_table[1][3] computes stage 1 on microbatch "
-              "0 a second time (step 1 did)");
-  expectError(__LINE__,
-              [&](M &m) {
-                auto &steps = pipe(m).scheduleTable[2];
-                steps.erase(steps.begin() + 3);
-              },
-              "field 'pipeline.schedule_table[2]' never computes stage 1 on "
-              "microbatch 1");
-  expectError(__LINE__,
-              [&](M &m) {
-                auto &steps = pipe(m).scheduleTable[0];
-                std::swap(steps[0], steps[1]);
-              },
-              "pipeline.schedule_table[0][0] sends transfer 0 of microbatch "
-              "0 before stage 0 computed it");
-  expectError(__LINE__,
-              [&](M &m) {
-                auto &steps = pipe(m).scheduleTable[1];
-                std::swap(steps[0], steps[1]);
-              },
-              "pipeline.schedule_table[1][1] receives transfer 0 of "
-              "microbatch 0 after stage 1 computed it");
-  expectError(__LINE__,
-              [&](M &m) {
-                auto &steps = pipe(m).scheduleTable[0];
-                steps.erase(steps.begin() + 3);
-              },
-              "field 'pipeline.schedule_table[0]' never sends transfer 0 "
-              "('h') of microbatch 1");
-  expectError(__LINE__,
-              [&](M &m) { pipe(m).scheduleTable[0][1].transfers = {1}; },
-              "field 'pipeline.schedule_table[0][1].transfers' names 1, not a "
-              "transfer (there are 1)");
-  expectError(__LINE__,
-              [&](M &m) { pipe(m).scheduleTable[0][1].transfers = {}; },
-              "field 'pipeline.schedule_table[0][1].transfers' is empty");
-  expectError(__LINE__,
-              [&](M &m) {
-                pipe(m).transfers[0].messages.pop_back();
-                pipe(m).transfers[0].messages[0].sizes = {2, 16};
-              },
-              "field 'pipeline.schedule_table[2][0].transfers' names transfer "
-              "0, in which rank 2 receives nothing");
+  expectError(
+      __LINE__, [](M &m) { m.formatVersion = 3; },
+      "field 'pipeline' needs format version 4");
+  expectError(
+      __LINE__,
+      [](M &m) {
+        m.mesh = artifact::MeshEntry{{"a"}, {3}};
+      },
+      "field 'mesh' is not allowed in a pipelined artifact");
+  expectError(
+      __LINE__, [](M &m) { m.worldSize.reset(); },
+      "missing field 'world_size' (a pipelined artifact says its "
+      "world size)");
+  expectError(
+      __LINE__,
+      [](M &m) {
+        m.programs = {{"main", "programs/main.so"}};
+      },
+      "field 'programs' must be empty in a pipelined artifact");
+  expectError(
+      __LINE__, [&](M &m) { pipe(m).microbatches = 0; },
+      "field 'pipeline.microbatches' must be an integer >= 1, got 0");
+  expectError(
+      __LINE__, [&](M &m) { pipe(m).schedule = "zigzag"; },
+      "field 'pipeline.schedule' is 'zigzag' (expected 'gpipe', "
+      "'1f1b' or 'interleaved')");
+  expectError(
+      __LINE__, [&](M &m) { pipe(m).virtualStages = 2; },
+      "field 'pipeline.virtual_stages' is 2 with schedule 'gpipe'");
+  expectError(
+      __LINE__,
+      [&](M &m) {
+        pipe(m).schedule = "interleaved";
+        pipe(m).virtualStages = 2;
+      },
+      "field 'pipeline.stages': interleaving needs at least 2 "
+      "positions, got 1");
+  expectError(
+      __LINE__, [&](M &m) { pipe(m).stages[1].firstRank = -1; },
+      "field 'pipeline.stages[1].first_rank' must be an integer >= "
+      "0, got -1");
+  expectError(
+      __LINE__, [&](M &m) { pipe(m).stages[1].numRanks = 3; },
+      "field 'pipeline.stages[1].num_ranks': ranks 1..3 are beyond "
+      "the world of 3 ranks");
+  expectError(
+      __LINE__, [&](M &m) { pipe(m).stages[1].directory = "../x"; },
+      "pipeline.stages[1] field 'directory' ('../x') must be a "
+      "relative path inside the artifact");
+  expectError(
+      __LINE__, [&](M &m) { pipe(m).stages[1].directory = "stage0"; },
+      "pipeline.stages[1] repeats the directory 'stage0'");
+  expectError(
+      __LINE__,
+      [&](M &m) {
+        pipe(m).stages[1].firstRank = 0;
+        pipe(m).stages[1].numRanks = 1;
+      },
+      "pipeline.stages: stages 0 and 1 share rank 0");
+  expectError(
+      __LINE__, [&](M &m) { pipe(m).stages[1].numRanks = 1; },
+      "pipeline.stages: rank 2 of the 3 is in no stage");
+  expectError(
+      __LINE__, [&](M &m) { pipe(m).inputs.clear(); },
+      "field 'pipeline.inputs' lacks the top-level input 'x'");
+  expectError(
+      __LINE__, [&](M &m) { pipe(m).inputs[0].name = "z"; },
+      "pipeline.inputs[0] names 'z', which is not a top-level input");
+  expectError(
+      __LINE__, [&](M &m) { pipe(m).inputs[0].microbatchDim = 2; },
+      "field 'pipeline.inputs[0].microbatch_dim' must be a dimension "
+      "of 'x' (0..1) or -1 (whole), got 2");
+  expectError(
+      __LINE__, [&](M &m) { pipe(m).microbatches = 3; },
+      "field 'pipeline.inputs[0].microbatch_dim': dim 0 of 'x' (4) "
+      "is not divisible by 3 microbatches");
+  expectError(
+      __LINE__,
+      [&](M &m) {
+        pipe(m).outputs.push_back({"y", 1, 0});
+      },
+      "pipeline.outputs[2] repeats 'y'");
+  expectError(
+      __LINE__, [&](M &m) { pipe(m).outputs[0].stage = 2; },
+      "field 'pipeline.outputs[0].stage' is 2 but there are 2 stages");
+  expectError(
+      __LINE__, [&](M &m) { pipe(m).transfers[0].toStage = 0; },
+      "pipeline.transfers[0] goes from stage 0 to stage 0");
+  expectError(
+      __LINE__, [&](M &m) { pipe(m).transfers[0].dtype = "float7"; },
+      "pipeline.transfers[0] has unknown dtype 'float7'");
+  expectError(
+      __LINE__, [&](M &m) { pipe(m).transfers[0].messages[1].toRank = 0; },
+      "field 'pipeline.transfers[0].messages[1].to_rank' is 0, not a "
+      "rank of stage 1 (ranks 1..2)");
+  expectError(
+      __LINE__, [&](M &m) { pipe(m).transfers[0].messages[0].fromRank = 1; },
+      "field 'pipeline.transfers[0].messages[0].from_rank' is 1, not "
+      "a rank of stage 0 (ranks 0..0)");
+  expectError(
+      __LINE__, [&](M &m) { pipe(m).transfers[0].messages[0].sizes = {2}; },
+      "field 'pipeline.transfers[0].messages[0].sizes' must have 2 "
+      "sizes (one per dimension of the value), got [2]");
+  expectError(
+      __LINE__,
+      [&](M &m) {
+        pipe(m).transfers[0].messages[1].fromOffsets = {0, 9};
+      },
+      "pipeline.transfers[0].messages[1] has a box beyond the value's "
+      "shape [2,16] in dimension 1");
+  expectError(
+      __LINE__,
+      [&](M &m) {
+        std::swap(pipe(m).transfers[0].messages[0],
+                  pipe(m).transfers[0].messages[1]);
+      },
+      "pipeline.transfers[0].messages[1] is out of order");
+  expectError(
+      __LINE__, [&](M &m) { pipe(m).scheduleTable.pop_back(); },
+      "field 'pipeline.schedule_table' has 2 lists, but the world "
+      "has 3 ranks");
+  expectError(
+      __LINE__, [&](M &m) { pipe(m).scheduleTable[0][0].op = "think"; },
+      "field 'pipeline.schedule_table[0][0].op' is 'think'");
+  expectError(
+      __LINE__, [&](M &m) { pipe(m).scheduleTable[1][1].stage = 0; },
+      "field 'pipeline.schedule_table[1][1].stage': stage 0 does not "
+      "run on rank 1 (ranks 0..0)");
+  expectError(
+      __LINE__, [&](M &m) { pipe(m).scheduleTable[1][1].microbatch = 2; },
+      "field 'pipeline.schedule_table[1][1].microbatch' is 2 but "
+      "there are 2 microbatches");
+  expectError(
+      __LINE__, [&](M &m) { pipe(m).scheduleTable[1][3].microbatch = 0; },
+      "pipeline.schedule_table[1][3] computes stage 1 on microbatch "
+      "0 a second time (step 1 did)");
+  expectError(
+      __LINE__,
+      [&](M &m) {
+        auto &steps = pipe(m).scheduleTable[2];
+        steps.erase(steps.begin() + 3);
+      },
+      "field 'pipeline.schedule_table[2]' never computes stage 1 on "
+      "microbatch 1");
+  expectError(
+      __LINE__,
+      [&](M &m) {
+        auto &steps = pipe(m).scheduleTable[0];
+        std::swap(steps[0], steps[1]);
+      },
+      "pipeline.schedule_table[0][0] sends transfer 0 of microbatch "
+      "0 before stage 0 computed it");
+  expectError(
+      __LINE__,
+      [&](M &m) {
+        auto &steps = pipe(m).scheduleTable[1];
+        std::swap(steps[0], steps[1]);
+      },
+      "pipeline.schedule_table[1][1] receives transfer 0 of "
+      "microbatch 0 after stage 1 computed it");
+  expectError(
+      __LINE__,
+      [&](M &m) {
+        auto &steps = pipe(m).scheduleTable[0];
+        steps.erase(steps.begin() + 3);
+      },
+      "field 'pipeline.schedule_table[0]' never sends transfer 0 "
+      "('h') of microbatch 1");
+  expectError(
+      __LINE__, [&](M &m) { pipe(m).scheduleTable[0][1].transfers = {1}; },
+      "field 'pipeline.schedule_table[0][1].transfers' names 1, not a "
+      "transfer (there are 1)");
+  expectError(
+      __LINE__, [&](M &m) { pipe(m).scheduleTable[0][1].transfers = {}; },
+      "field 'pipeline.schedule_table[0][1].transfers' is empty");
+  expectError(
+      __LINE__,
+      [&](M &m) {
+        pipe(m).transfers[0].messages.pop_back();
+        pipe(m).transfers[0].messages[0].sizes = {2, 16};
+      },
+      "field 'pipeline.schedule_table[2][0].transfers' names transfer "
+      "0, in which rank 2 receives nothing");
   // Rank 0 sends microbatch 1 first, ranks 1 and 2 receive microbatch 0
   // first: stuck once sends wait for their receives.
-  expectError(__LINE__,
-              [&](M &m) {
-                auto &steps = pipe(m).scheduleTable[0];
-                steps = {steps[0], steps[2], steps[3], steps[1]};
-              },
-              "field 'pipeline.schedule_table' deadlocks when a send waits for "
-              "its receive: rank 0 at schedule_table[0][2] (sending transfer 0 "
-              "of microbatch 1 to rank 1); rank 1 at schedule_table[1][0] "
-              "(receiving transfer 0 of microbatch 0 from rank 0); rank 2 at "
-              "schedule_table[2][0] (receiving transfer 0 of microbatch 0 from "
-              "rank 0)");
+  expectError(
+      __LINE__,
+      [&](M &m) {
+        auto &steps = pipe(m).scheduleTable[0];
+        steps = {steps[0], steps[2], steps[3], steps[1]};
+      },
+      "field 'pipeline.schedule_table' deadlocks when a send waits for "
+      "its receive: rank 0 at schedule_table[0][2] (sending transfer 0 "
+      "of microbatch 1 to rank 1); rank 1 at schedule_table[1][0] "
+      "(receiving transfer 0 of microbatch 0 from rank 0); rank 2 at "
+      "schedule_table[2][0] (receiving transfer 0 of microbatch 0 from "
+      "rank 0)");
+}
+
+/// A manifest around the table buildSchedule makes: P positions of R ranks
+/// each, every edge's value moved from each sender rank to each receiver
+/// rank (R x R messages, as between two differently split blocks).
+artifact::Manifest
+scheduledManifest(const telar_sharding::PipelineSchedule &table, int64_t R) {
+  const int64_t P = table.positions, S = table.getNumStages(),
+                M = table.microbatches;
+  artifact::Manifest m;
+  m.targetKind = "cpu";
+  m.worldSize = P * R;
+  m.inputs = {{"x", "float32", {2 * M, 4}}};
+  m.outputs = {{"y", "float32", {2 * M, 4}}};
+  artifact::PipelineEntry p;
+  p.microbatches = M;
+  p.schedule = telar_sharding::getScheduleKindName(table.kind);
+  p.virtualStages = table.virtualStages;
+  for (int64_t s = 0; s < S; ++s)
+    p.stages.push_back({"stage" + std::to_string(s), (s % P) * R, R});
+  p.inputs = {{"x", 0}};
+  p.outputs = {{"y", S - 1, 0}};
+  for (const telar_sharding::StageEdge &e : table.edges) {
+    artifact::PipelineTransferEntry x;
+    x.name = "v" + std::to_string(e.from);
+    x.fromStage = e.from;
+    x.toStage = e.to;
+    x.dtype = "float32";
+    x.shape = {R, R};
+    for (int64_t i = 0; i < R; ++i)
+      for (int64_t j = 0; j < R; ++j)
+        x.messages.push_back(
+            {(e.from % P) * R + i, (e.to % P) * R + j, {j, i}, {i, j}, {1, 1}});
+    p.transfers.push_back(x);
+  }
+  using Kind = telar_sharding::ScheduleStep::Kind;
+  for (int64_t rank = 0; rank < P * R; ++rank) {
+    std::vector<artifact::PipelineStepEntry> steps;
+    for (const telar_sharding::ScheduleStep &step : table.steps[rank / R]) {
+      if (step.kind == Kind::Forward) {
+        steps.push_back({"forward", step.microbatch, step.stage});
+        continue;
+      }
+      bool send = step.kind == Kind::Send;
+      artifact::PipelineStepEntry entry{send ? "send" : "recv", step.microbatch,
+                                        step.stage};
+      for (size_t t = 0; t < p.transfers.size(); ++t) {
+        const artifact::PipelineTransferEntry &x = p.transfers[t];
+        if ((send ? x.fromStage : x.toStage) != step.stage ||
+            (send ? x.toStage : x.fromStage) != step.peerStage)
+          continue;
+        for (const artifact::PipelineMessageEntry &msg : x.messages)
+          if ((send ? msg.fromRank : msg.toRank) == rank) {
+            entry.transfers.push_back(int64_t(t));
+            break;
+          }
+      }
+      if (!entry.transfers.empty())
+        steps.push_back(entry);
+    }
+    p.scheduleTable.push_back(steps);
+  }
+  m.pipeline = p;
+  return m;
+}
+
+// Every inference table sched's buildSchedule makes runs to its end in this
+// runtime when sends wait for their receives: positions of one and of two
+// ranks, chains and skip edges (to the next stage of the same position
+// with virtual stages: the recv step's exchange within the position).
+TEST(RuntimePipeline, BuiltSchedulesRun) {
+  using telar_sharding::ScheduleKind;
+  int64_t tables = 0;
+  for (ScheduleKind kind :
+       {ScheduleKind::GPipe, ScheduleKind::OneFOneB, ScheduleKind::Interleaved})
+    for (int64_t P : {2, 3, 4})
+      for (int64_t V : kind == ScheduleKind::Interleaved
+                           ? std::vector<int64_t>{2, 3}
+                           : std::vector<int64_t>{1})
+        for (int64_t M : {1, 2, 3, 4, 6, 8}) {
+          if (kind == ScheduleKind::Interleaved && M % P != 0)
+            continue;
+          const int64_t S = P * V;
+          std::vector<telar_sharding::StageEdge> chain, skips;
+          for (int64_t s = 0; s + 1 < S; ++s)
+            chain.push_back({s, s + 1});
+          int64_t skip = V > 1 ? P : 2;
+          skips = chain;
+          for (int64_t s = 0; s + skip < S; ++s)
+            skips.push_back({s, s + skip});
+          for (const auto &edges : {chain, skips})
+            for (int64_t R : {1, 2}) {
+              std::string error;
+              std::optional<telar_sharding::PipelineSchedule> table =
+                  telar_sharding::buildSchedule(kind, P, V, M, true, edges,
+                                                error);
+              ASSERT_TRUE(table) << error;
+              std::string got = errorOf([&] {
+                Manifest m = parse(scheduledManifest(*table, R));
+                EXPECT_EQ(m.pipeline->getNumStages(), S);
+              });
+              EXPECT_EQ(got, "")
+                  << telar_sharding::getScheduleKindName(kind) << " P=" << P
+                  << " V=" << V << " M=" << M << " R=" << R << " "
+                  << edges.size() << " edges";
+              ++tables;
+            }
+        }
+  EXPECT_GT(tables, 100);
 }
 
 } // namespace

@@ -145,6 +145,26 @@ std::string verifyTable(const PipelineSchedule &sc,
   return "";
 }
 
+/// Per stage and microbatch, the values it receives come in ascending
+/// producer stage and those it sends in ascending consumer stage.
+std::string checkAscending(const PipelineSchedule &sc) {
+  for (const auto &list : sc.steps) {
+    std::map<std::tuple<int64_t, int64_t, bool>, int64_t> last;
+    for (const ScheduleStep &st : list) {
+      if ((st.kind != Kind::Send && st.kind != Kind::Recv) || st.gradient)
+        continue;
+      auto key =
+          std::make_tuple(st.microbatch, st.stage, st.kind == Kind::Send);
+      auto it = last.find(key);
+      if (it != last.end() && it->second > st.peerStage)
+        return formatScheduleStep(st) + " after peer stage " +
+               std::to_string(it->second);
+      last[key] = st.peerStage;
+    }
+  }
+  return "";
+}
+
 /// The edge sets tried: the chain, the chain with skips (stage 0 used by
 /// stage 2 and by the last, and by the next stage on its own position), and
 /// (withPartial) a set without part of the chain, which shortens the
@@ -318,6 +338,9 @@ TEST(Schedule, EveryTableIsCompleteAndDeadlockFree) {
               ASSERT_EQ(verifyTable(*schedule, effective), "")
                   << label << "\n"
                   << str(*schedule);
+              if (forwardOnly || edges.empty())
+                ASSERT_EQ(checkAscending(*schedule), "") << label << "\n"
+                                                         << str(*schedule);
               ++tables;
             }
         }

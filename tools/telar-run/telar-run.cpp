@@ -357,9 +357,9 @@ std::vector<Tensor> readInputs(const Options &o, const Manifest &m,
       if (ext == ".npy" && s.isSharded() && artifact) {
         auto [dtype, shape] = readNpyType(file);
         check(dtype, shape);
-        inputs.push_back(readNpyBlock(
-            file, m.getBlockOffsets(s, artifact->getRank()),
-            artifact->getLocalShape(s)));
+        inputs.push_back(readNpyBlock(file,
+                                      m.getBlockOffsets(s, artifact->getRank()),
+                                      artifact->getLocalShape(s)));
         continue;
       }
       Tensor t = ext == ".npy" ? readNpy(file) : readTensorProto(file);
@@ -1077,7 +1077,9 @@ int runPipeline(const Options &o, const Job &job, Prepared &p, int threads) {
                    " (%s) done in %s ms (in stage programs %s ms, in "
                    "transfers %s ms)\n",
                    job.prefix().c_str(), run, steps,
-                   !o.bench ? "run" : timed ? "timed" : "warmup",
+                   !o.bench ? "run"
+                   : timed  ? "timed"
+                            : "warmup",
                    formatMs(stats.wallSeconds * 1e3).c_str(),
                    formatMs(stats.busySeconds * 1e3).c_str(),
                    formatMs(stats.waitSeconds * 1e3).c_str());
@@ -1093,8 +1095,7 @@ int runPipeline(const Options &o, const Job &job, Prepared &p, int threads) {
   double totalSeconds =
       std::chrono::duration<double>(Clock::now() - benchStart).count();
   std::vector<double> perRankSeconds = allGather<double>(
-      job,
-      {std::chrono::duration<double>(Clock::now() - runsStart).count()},
+      job, {std::chrono::duration<double>(Clock::now() - runsStart).count()},
       comm::DataType::F64);
   comm::Watchdog::setPhase("collecting the statistics");
   // A run's latency: its slowest rank's (every rank started it together).
@@ -1131,24 +1132,23 @@ int runPipeline(const Options &o, const Job &job, Prepared &p, int threads) {
   comm::Watchdog::endCollectives();
   if (job.rank != 0)
     return 0;
-  std::string shape = std::to_string(spec.getNumStages()) + " stage" +
-                      (spec.getNumStages() == 1 ? "" : "s") + " x " +
-                      std::to_string(spec.microbatches) + " microbatch" +
-                      (spec.microbatches == 1 ? "" : "es") + " (" +
-                      spec.schedule +
-                      (spec.virtualStages > 1
-                           ? ", " + std::to_string(spec.virtualStages) +
-                                 " virtual stages"
-                           : std::string()) +
-                      ")";
+  std::string shape =
+      std::to_string(spec.getNumStages()) + " stage" +
+      (spec.getNumStages() == 1 ? "" : "s") + " x " +
+      std::to_string(spec.microbatches) + " microbatch" +
+      (spec.microbatches == 1 ? "" : "es") + " (" + spec.schedule +
+      (spec.virtualStages > 1
+           ? ", " + std::to_string(spec.virtualStages) + " virtual stages"
+           : std::string()) +
+      ")";
   if (job.multi() && !o.quiet)
-    std::fprintf(stderr,
-                 "telar-run: %d ranks (%s), a pipeline of %s: %" PRId64
-                 " run%s in %.3f s (the slowest rank)\n",
-                 job.size, job.world->getBackendName(), shape.c_str(), steps,
-                 steps == 1 ? "" : "s",
-                 *std::max_element(perRankSeconds.begin(),
-                                   perRankSeconds.end()));
+    std::fprintf(
+        stderr,
+        "telar-run: %d ranks (%s), a pipeline of %s: %" PRId64
+        " run%s in %.3f s (the slowest rank)\n",
+        job.size, job.world->getBackendName(), shape.c_str(), steps,
+        steps == 1 ? "" : "s",
+        *std::max_element(perRankSeconds.begin(), perRankSeconds.end()));
   size_t maxPeak = 0;
   for (int r = 0; r < job.size; ++r)
     maxPeak = std::max(maxPeak, size_t(perRank[r * kFields + 9]));
@@ -1171,8 +1171,8 @@ int runPipeline(const Options &o, const Job &job, Prepared &p, int threads) {
   if (o.bench) {
     std::printf("benchmark: %d runs after %d warmup runs, %d rank%s x %d "
                 "threads, a pipeline of %s\n",
-                o.bench, o.warmup, job.size, job.size == 1 ? "" : "s",
-                threads, shape.c_str());
+                o.bench, o.warmup, job.size, job.size == 1 ? "" : "s", threads,
+                shape.c_str());
     std::printf("latency (ms, the whole batch through the pipeline): mean %s"
                 "  p50 %s  p90 %s  min %s\n",
                 formatMs(latency.mean).c_str(), formatMs(latency.p50).c_str(),
@@ -1226,22 +1226,21 @@ int runPipeline(const Options &o, const Job &job, Prepared &p, int threads) {
     nlohmann::ordered_json ranks = nlohmann::ordered_json::array();
     for (int r = 0; r < job.size; ++r) {
       const double *v = &perRank[r * kFields];
-      ranks.push_back(
-          {{"rank", r},
-           {"stages", stagesOf(r)},
-           {"latency_mean_ms", v[0]},
-           {"collective_ms_per_run", v[4]},
-           {"collective_calls_per_run", v[5]},
-           {"bytes_sent_per_run", int64_t(v[6] + v[7])},
-           {"peak_intermediate_bytes", int64_t(v[9])},
-           {"pipeline",
-            {{"busy_s", v[1]},
-             {"wait_s", v[2]},
-             {"wall_s", wall},
-             {"idle_fraction", idleOf(r)},
-             {"own_wall_s", v[3]},
-             {"messages_per_run", v[8]},
-             {"transfer_bytes_per_run", int64_t(v[7])}}}});
+      ranks.push_back({{"rank", r},
+                       {"stages", stagesOf(r)},
+                       {"latency_mean_ms", v[0]},
+                       {"collective_ms_per_run", v[4]},
+                       {"collective_calls_per_run", v[5]},
+                       {"bytes_sent_per_run", int64_t(v[6] + v[7])},
+                       {"peak_intermediate_bytes", int64_t(v[9])},
+                       {"pipeline",
+                        {{"busy_s", v[1]},
+                         {"wait_s", v[2]},
+                         {"wall_s", wall},
+                         {"idle_fraction", idleOf(r)},
+                         {"own_wall_s", v[3]},
+                         {"messages_per_run", v[8]},
+                         {"transfer_bytes_per_run", int64_t(v[7])}}}});
     }
     j["ranks"] = ranks;
     p.report << j.dump(2) << "\n";

@@ -192,7 +192,10 @@ cl::opt<bool> explain(
     "explain",
     cl::desc("Print why this plan: per op (repeated layers once) the "
              "sharding, compute, communication and bytes; the totals; the "
-             "runner-ups (pure data and pure tensor parallelism). To stdout, "
+             "runner-ups (pure data and pure tensor parallelism); for a "
+             "pipelined plan one row per stage (layers, submesh, first rank, "
+             "shardings, compute, communication, sends, memory) and the "
+             "predicted bubble. To stdout, "
              "or to stderr when --emit writes to stdout"),
     cl::cat(telarcCategory));
 

@@ -46,8 +46,7 @@ void unpackBox(void *block, const Shape &blockShape, const Shape &offsets,
 /// The shape of one of `microbatches` microbatches of a tensor of `shape`
 /// split along `dim` (-1: not split, `shape` itself). Throws Error when the
 /// dimension does not divide evenly.
-Shape getMicrobatchShape(const Shape &shape, int64_t dim,
-                         int64_t microbatches);
+Shape getMicrobatchShape(const Shape &shape, int64_t dim, int64_t microbatches);
 /// Microbatch `index` of `microbatches` of `whole` along `dim` (-1: a copy
 /// of the whole).
 Tensor sliceMicrobatch(const Tensor &whole, int64_t dim, int64_t index,
@@ -160,9 +159,15 @@ private:
   Pipeline() = default;
   struct Stage;
   Stage &getStage(int64_t stage) const;
-  /// Sends (or copies) / receives this rank's messages of `step`.
+  /// Sends (or copies) / receives this rank's messages of `step`; between
+  /// two stages of one position, the recv step exchanges them all.
   void send(const PipelineStepSpec &step, size_t index, PipelineStats &stats);
-  void recv(const PipelineStepSpec &step, size_t index);
+  void recv(const PipelineStepSpec &step, size_t index, PipelineStats &stats);
+  void sendMessage(int64_t transfer, const PipelineMessageSpec &msg,
+                   int64_t microbatch, size_t index, PipelineStats &stats);
+  void recvMessage(int64_t transfer, const PipelineMessageSpec &msg,
+                   int64_t microbatch, size_t index);
+  bool isWithinPosition(const PipelineTransferSpec &transfer) const;
   void *scratchBuffer(size_t bytes);
 
   std::string directory;

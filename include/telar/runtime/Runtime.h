@@ -17,9 +17,9 @@
 #include "telar/runtime/Abi.h"
 #include "telar/sharding/Sharding.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <algorithm>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -237,9 +237,7 @@ struct PipelineSpec {
   int64_t getNumPositions() const {
     return getNumStages() / std::max<int64_t>(1, virtualStages);
   }
-  int64_t getPosition(int64_t stage) const {
-    return stage % getNumPositions();
-  }
+  int64_t getPosition(int64_t stage) const { return stage % getNumPositions(); }
   /// The position whose ranks hold world rank `rank` (-1: none).
   int64_t getPositionOfRank(int64_t rank) const;
 };

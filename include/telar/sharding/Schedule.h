@@ -108,7 +108,10 @@ struct PipelineSchedule {
 /// list is a subsequence of one global order in which each Send/Recv pair is
 /// a single event, so the table is deadlock-free by construction. Transfers
 /// at the same point: values before gradients, then ascending (sender
-/// stage, receiver stage).
+/// stage, receiver stage). So in inference tables, and in training tables of
+/// the chain, a stage receives a microbatch's values in ascending producer
+/// stage and sends them in ascending consumer stage; with skip edges a
+/// training table may place them in another order (still deadlock-free).
 ///
 /// At equal stage times (simulateSchedule) the tables reach
 /// getTheoreticalBubble for every inference table (all kinds, with or
@@ -163,8 +166,9 @@ struct ScheduleTiming {
 /// (transfers free; a Send and its Recv complete together when both
 /// positions have reached them, as under blocking send/recv).
 /// `backwardSeconds` may be empty for a forward-only schedule.
-/// std::invalid_argument when the table deadlocks (checkSchedule's
-/// message) or a vector's size is not the number of stages.
+/// std::invalid_argument when the table is malformed or deadlocks (with
+/// checkSchedule's message for it; the dependency checks are
+/// checkSchedule's only) or a vector's size is not the number of stages.
 ScheduleTiming simulateSchedule(const PipelineSchedule &schedule,
                                 const std::vector<double> &forwardSeconds,
                                 const std::vector<double> &backwardSeconds);

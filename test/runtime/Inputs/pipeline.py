@@ -19,6 +19,9 @@ KIND is one of
                graph outputs from both stages
   interleaved  4 single-device stages on 2 ranks (virtual stages 2), with
                a value of stage 0 used by stage 2 (on the same rank: a copy)
+  interleaved-tp  the same on positions of 2 ranks (mesh model=2), that
+               value split by rows in stage 0 and by columns in stage 2:
+               the position's ranks exchange boxes
   single       one stage on one rank, microbatched
 """
 
@@ -105,6 +108,14 @@ KINDS = {
                         reference=interleaved_reference,
                         ranks=[(0, 1), (1, 1), (0, 1), (1, 1)], world=2,
                         outputs=[("y", 3)], schedule="interleaved", virtual=2),
+    # interleaved on positions of two ranks (mesh model=2): stage 0 keeps
+    # a0 split by rows, stage 2 takes it split by columns, so the two
+    # ranks of position 0 exchange boxes of it (the recv step's exchange).
+    "interleaved-tp": dict(stages=interleaved_stages,
+                           reference=interleaved_reference,
+                           ranks=[(0, 2), (2, 2), (0, 2), (2, 2)], world=4,
+                           outputs=[("y", 3)], schedule="interleaved",
+                           virtual=2),
     "single": dict(stages=lambda mb: tp_stages(mb)[:1],
                    reference=tp_reference, ranks=[(0, 1)], world=1,
                    outputs=[("h", 0)], schedule="gpipe", virtual=1),
@@ -115,9 +126,17 @@ TP_PLAN = {"mesh": {"model": 2},
            "shardings": {"h": [[], ["model"]], "w2": [["model"], []]}}
 
 
+# Per stage of the interleaved-tp kind: its plan on its two ranks.
+ITP_PLANS = [{"a0": [["model"], []]}, {}, {"a0": [[], ["model"]]}, {}]
+
+
 def models(out, microbatches):
     os.makedirs(out, exist_ok=True)
     mb = BATCH // microbatches
+    for s, shardings in enumerate(ITP_PLANS):
+        with open(os.path.join(out, "interleaved-tp_s%d-plan.json" % s),
+                  "w") as f:
+            json.dump({"mesh": {"model": 2}, "shardings": shardings}, f)
     for kind, spec in KINDS.items():
         for s, (ins, outs, nodes, weights) in enumerate(spec["stages"](mb)):
             save_model(os.path.join(out, "%s_s%d.onnx" % (kind, s)), ins, outs,
@@ -152,20 +171,34 @@ def stage_tensor(manifest, field, name):
     return spec, ((mesh["axes"], mesh["shape"]) if mesh else ([], []))
 
 
-def messages(from_manifest, from_first, to_manifest, to_first, to_ranks, name):
-    """The boxes of `name` from a sender stage holding it whole on each of
-    its ranks (one device, or replicated) to the receiver's blocks."""
-    spec, _ = stage_tensor(from_manifest, "outputs", name)
-    assert not any(spec.get("sharding", [])), "the sender holds it whole"
-    from_ranks = from_manifest.get("world_size", 1)
+def messages(from_manifest, from_first, to_manifest, to_first, name):
+    """The boxes of `name` from the sender stage's blocks to the receiver
+    stage's: each receiver's block intersected with each distinct sender
+    block, from the holder of that block chosen by the receiver's index."""
+    spec, from_mesh = stage_tensor(from_manifest, "outputs", name)
     to_spec, to_mesh = stage_tensor(to_manifest, "inputs", name)
+    shape = spec["shape"]
+    holders = {}
+    for i in range(from_manifest.get("world_size", 1)):
+        offsets, block = local_block(shape, spec.get("sharding", []),
+                                     from_mesh, i)
+        holders.setdefault((tuple(offsets), tuple(block)), []).append(i)
     result = []
-    for r in range(to_ranks):
-        offsets, block = local_block(to_spec["shape"],
-                                     to_spec.get("sharding", []), to_mesh, r)
-        result.append({"from_rank": from_first + r % from_ranks,
-                       "to_rank": to_first + r, "from_offsets": offsets,
-                       "to_offsets": [0] * len(offsets), "sizes": block})
+    for r in range(to_manifest.get("world_size", 1)):
+        to_offsets, to_block = local_block(shape, to_spec.get("sharding", []),
+                                           to_mesh, r)
+        for (offsets, block), ranks in sorted(holders.items()):
+            lo = [max(a, b) for a, b in zip(offsets, to_offsets)]
+            hi = [min(a + n, b + m) for a, n, b, m in
+                  zip(offsets, block, to_offsets, to_block)]
+            if any(h <= l for l, h in zip(lo, hi)):
+                continue
+            result.append({
+                "from_rank": from_first + ranks[r % len(ranks)],
+                "to_rank": to_first + r,
+                "from_offsets": [l - o for l, o in zip(lo, offsets)],
+                "to_offsets": [l - o for l, o in zip(lo, to_offsets)],
+                "sizes": [h - l for l, h in zip(lo, hi)]})
     return sorted(result, key=lambda m: (m["from_rank"], m["to_rank"]))
 
 
@@ -185,11 +218,11 @@ def assemble(kind, out, microbatches):
             if name not in producer:
                 continue
             a = producer[name]
-            (af, _), (bf, bn) = spec["ranks"][a], spec["ranks"][s]
+            af, bf = spec["ranks"][a][0], spec["ranks"][s][0]
             transfers.append({
                 "name": name, "from_stage": a, "to_stage": s,
                 "dtype": "float32", "shape": shape,
-                "messages": messages(manifests[a], af, manifests[s], bf, bn,
+                "messages": messages(manifests[a], af, manifests[s], bf,
                                      name)})
     transfers.sort(key=lambda t: (t["from_stage"], t["to_stage"]))
     # The schedule: per microbatch, each of the rank's stages receives from
