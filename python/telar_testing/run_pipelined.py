@@ -245,6 +245,8 @@ def _suite_cases():
     out += [
         Case("gpt", "hand", 4, 2, 4, note="4 stages on one device each"),
         Case("gpt", "hand", 2, 1, 1, tp=2, note="one microbatch of one row"),
+        Case("bert", "hand", 4, 2, 4, note="4 stages on one device each"),
+        Case("moe_einsum", "hand", 4, 1, 4, note="4 stages on one device each"),
         Case("llama", "hand", 4, 2, 4, gloo=True, note="4 stages on one device each"),
         Case("llama", "auto", 2, 1, 4),
         Case("llama", "auto", 2, 4, 4, gloo=True),
