@@ -407,9 +407,11 @@ FailureOr<PlanningResult> mlir::telar::planner::planAndPrice(
     }
     if (pipelines) {
       SearchOptions popts = options;
+      // The rest of the time limit, at least half of it.
       if (result.search)
         popts.timeLimitSeconds =
-            std::max(1.0, options.timeLimitSeconds - result.search->seconds);
+            std::max(options.timeLimitSeconds / 2,
+                     options.timeLimitSeconds - result.search->seconds);
       FailureOr<std::optional<PipelineSearchResult>> piped =
           searchPipeline(main, profile, popts);
       if (failed(piped))

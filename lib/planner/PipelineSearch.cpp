@@ -918,9 +918,17 @@ PipelinePlanner::run(std::string &error) {
     std::vector<int64_t> counts;
     if (po.stages > 0)
       counts.push_back(po.stages);
-    else
+    else {
       for (int64_t S = 2; S <= U; S *= 2)
         counts.push_back(S);
+      // And the stage counts of equal stages on whole nodes: S dividing
+      // the units, D / S a multiple of the node size.
+      for (int64_t S = 3; S <= U; ++S)
+        if ((S & (S - 1)) != 0 && U % S == 0 && D % S == 0 &&
+            nodeSize < std::numeric_limits<int64_t>::max() &&
+            (D / S) % nodeSize == 0)
+          counts.push_back(S);
+    }
     std::set<int64_t> kept;
     for (int64_t S : counts) {
       if (D % S)
