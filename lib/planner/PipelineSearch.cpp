@@ -632,34 +632,28 @@ void PipelinePlanner::computeUnits(int64_t wantUnits) {
     run += delta[p];
     crossing[p] = run;
   }
-  // The cut candidates: the positions with the fewest crossings, relaxed
-  // until there are enough for the units wanted.
-  std::vector<int64_t> cuts;
-  int64_t minimum = std::numeric_limits<int64_t>::max();
-  for (int64_t p = 1; p < n; ++p)
-    minimum = std::min(minimum, crossing[p]);
-  for (int64_t allowed = minimum; int64_t(cuts.size()) + 1 < wantUnits &&
-                                  allowed <= minimum + 8;
-       ++allowed) {
-    cuts.clear();
-    for (int64_t p = 1; p < n; ++p)
-      if (crossing[p] <= allowed)
-        cuts.push_back(p);
-  }
-  // A few units per stage wanted, spread evenly over the program.
-  const int64_t maxUnits = std::max<int64_t>(2 * wantUnits, 8);
+  // A few units per stage wanted, spread evenly over the program: in the
+  // window around each of the evenly spaced targets the position with the
+  // fewest crossings (the nearest to the target among equals). Any position
+  // is a valid cut (program order is a topological order); picking per
+  // window rather than among the global minima keeps the units balanced
+  // when the narrowest places cluster (bert's lie at its two ends).
+  const int64_t numUnits = std::min<int64_t>(std::max<int64_t>(2 * wantUnits, 8), n);
   std::vector<int64_t> chosen;
-  if (int64_t(cuts.size()) + 1 > maxUnits) {
-    for (int64_t i = 1; i < maxUnits; ++i) {
-      int64_t target = n * i / maxUnits;
-      auto it = std::lower_bound(cuts.begin(), cuts.end(), target);
-      if (it == cuts.end())
-        --it;
-      if (chosen.empty() || *it > chosen.back())
-        chosen.push_back(*it);
-    }
-  } else {
-    chosen = cuts;
+  for (int64_t i = 1; i < numUnits; ++i) {
+    int64_t target = n * i / numUnits;
+    int64_t lo = std::max<int64_t>(
+        {int64_t(1), (2 * n * i - n) / (2 * numUnits),
+         chosen.empty() ? int64_t(1) : chosen.back() + 1});
+    int64_t hi = std::min<int64_t>(n - 1, (2 * n * i + n) / (2 * numUnits));
+    int64_t best = -1;
+    for (int64_t p = lo; p <= hi; ++p)
+      if (best < 0 || crossing[p] < crossing[best] ||
+          (crossing[p] == crossing[best] &&
+           std::abs(p - target) < std::abs(best - target)))
+        best = p;
+    if (best > 0)
+      chosen.push_back(best);
   }
   int64_t from = 0;
   for (int64_t c : chosen) {
