@@ -447,31 +447,6 @@ std::vector<Mesh> getStageMeshes(int64_t size, int64_t nodeSize) {
   return {m};
 }
 
-/// Names the axes of a stage plan: "data" for an axis splitting dim 0 of a
-/// stage input, "model" otherwise (numbered when several share a role).
-Plan nameStageAxes(func::FuncOp func, const Plan &plan) {
-  StringRef nameAttr = TelarDialect::NameAttrHelper::getNameStr();
-  std::vector<bool> data(plan.mesh.getNumAxes(), false);
-  for (BlockArgument arg : func.getArguments()) {
-    auto name = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), nameAttr);
-    if (!name)
-      continue;
-    auto it = plan.shardings.find(name.getValue().str());
-    if (it == plan.shardings.end() || it->second.dims.empty())
-      continue;
-    for (int64_t a : it->second.dims[0])
-      data[a] = true;
-  }
-  Plan out = plan;
-  std::map<std::string, int> used;
-  for (int64_t a = 0; a < plan.mesh.getNumAxes(); ++a) {
-    std::string role = data[a] ? "data" : "model";
-    int n = used[role]++;
-    out.mesh.axisNames[a] = n ? role + std::to_string(n + 1) : role;
-  }
-  return out;
-}
-
 /// Local names of `a` -> the local names of the same values in `b`, when
 /// the two functions are the same up to names and weights (stages of equal
 /// layers); nullopt otherwise.
@@ -1022,7 +997,7 @@ PipelinePlanner::run(std::string &error) {
         return std::nullopt;
       }
       t += sendSeconds(*stage, size);
-      named = nameStageAxes(stage->func, ms.plan);
+      named = nameMeshAxes(stage->func, ms.plan);
     }
     seconds.push_back(t);
     PlanStage ps;

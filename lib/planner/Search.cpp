@@ -1041,10 +1041,7 @@ MeshSearch mlir::telar::planner::planOnMesh(
            layerCount);
 }
 
-/// Names the axes of an automatic mesh by what they split: "data" for an
-/// axis splitting the first dimension of a graph input, "model" otherwise
-/// (numbered when several axes share a role).
-static Plan nameAxes(func::FuncOp main, const Plan &plan) {
+Plan mlir::telar::planner::nameMeshAxes(func::FuncOp main, const Plan &plan) {
   StringRef nameAttr = TelarDialect::NameAttrHelper::getNameStr();
   std::vector<bool> data(plan.mesh.getNumAxes(), false);
   for (BlockArgument arg : main.getArguments()) {
@@ -1191,7 +1188,7 @@ mlir::telar::planner::searchPlan(func::FuncOp main, const Profile &profile,
            << int64_t(limit) << " (" << formatBytes(limit) << ")";
   }
   MeshSearch &chosen = result.meshes[result.chosen];
-  result.plan = fixedMesh ? chosen.plan : nameAxes(main, chosen.plan);
+  result.plan = fixedMesh ? chosen.plan : nameMeshAxes(main, chosen.plan);
   if (!fixedMesh)
     chosen.mesh = result.plan.mesh;
   return result;

@@ -121,6 +121,13 @@ struct SearchResult {
 std::vector<telar_sharding::Mesh>
 enumerateMeshes(int64_t devices, const telar_planner::Profile &profile);
 
+/// Names the axes of an automatic mesh (the planner's "x", "y", "z") by
+/// what they split: "data" for an axis splitting the first dimension of an
+/// argument of `main` (a graph input, or a stage's input), "model"
+/// otherwise (numbered when several axes share a role: "model2").
+telar_sharding::Plan nameMeshAxes(func::FuncOp main,
+                                  const telar_sharding::Plan &plan);
+
 /// How planOnMesh solves its integer program.
 enum class Solver {
   /// CBC, with resharding priced lazily (bounds, then exact prices for the
