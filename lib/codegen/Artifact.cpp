@@ -55,6 +55,24 @@ std::string numpyDtypeName(Type t) { return dtypeNames(t).first; }
 
 std::string safetensorsDtype(Type t) { return dtypeNames(t).second; }
 
+LogicalResult checkInterfaceType(Type type, const std::string &what,
+                                 const TargetBackend &target,
+                                 RankedTensorType &ranked, std::string &error) {
+  ranked = dyn_cast<RankedTensorType>(type);
+  if (!ranked || !ranked.hasStaticShape()) {
+    error = what + " has the dynamic type " + toString(type) +
+            "; give static shapes with --input-shape NAME=DxD...";
+    return failure();
+  }
+  if (!target.supportsElementType(ranked.getElementType())) {
+    error = what + " has the element type " +
+            toString(ranked.getElementType()) + ", which the " +
+            target.getName().upper() + " target does not support";
+    return failure();
+  }
+  return success();
+}
+
 LogicalResult CompileStages::run(StringRef name,
                                  function_ref<LogicalResult()> fn) {
   assert(next < names.size() && names[next] == name &&
@@ -161,20 +179,8 @@ LogicalResult readInputsAndOutputs(func::FuncOp main,
                                    ProgramInterface &interface,
                                    std::string &error) {
   auto checkType = [&](Type type, const std::string &what,
-                       RankedTensorType &ranked) -> LogicalResult {
-    ranked = dyn_cast<RankedTensorType>(type);
-    if (!ranked || !ranked.hasStaticShape()) {
-      error = what + " has the dynamic type " + toString(type) +
-              "; give static shapes with --input-shape NAME=DxD...";
-      return failure();
-    }
-    if (!target.supportsElementType(ranked.getElementType())) {
-      error = what + " has the element type " +
-              toString(ranked.getElementType()) + ", which the " +
-              target.getName().upper() + " target does not support";
-      return failure();
-    }
-    return success();
+                       RankedTensorType &ranked) {
+    return checkInterfaceType(type, what, target, ranked, error);
   };
   FunctionType fnType = main.getFunctionType();
   for (unsigned i = 0; i < fnType.getNumInputs(); ++i) {

@@ -89,18 +89,9 @@ LogicalResult describeInterface(func::FuncOp main, const TargetBackend &target,
   auto check = [&](Type type, const std::string &what,
                    const std::string &name,
                    std::vector<artifact::TensorEntry> &list) -> LogicalResult {
-    auto ranked = dyn_cast<RankedTensorType>(type);
-    if (!ranked || !ranked.hasStaticShape()) {
-      error = what + " has the dynamic type " + toString(type) +
-              "; give static shapes with --input-shape NAME=DxD...";
+    RankedTensorType ranked;
+    if (failed(checkInterfaceType(type, what, target, ranked, error)))
       return failure();
-    }
-    if (!target.supportsElementType(ranked.getElementType())) {
-      error = what + " has the element type " +
-              toString(ranked.getElementType()) + ", which the " +
-              target.getName().upper() + " target does not support";
-      return failure();
-    }
     list.push_back(describeTensor(name, ranked));
     return success();
   };

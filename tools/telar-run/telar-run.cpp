@@ -701,6 +701,38 @@ void printOutputs(const Options &o, const Job &job, const Prepared &p,
   }
 }
 
+/// The --report fields of every run (after "artifact" and its kind's own):
+/// latency, runs, threads, memory and sizes. `weightsBytes` and
+/// `prepackedBytes` are this rank's.
+void addRunReportFields(nlohmann::ordered_json &j, const Options &o,
+                        const Manifest &m, const Latency &latency,
+                        int iterations, int threads, size_t maxPeak,
+                        size_t weightsBytes, size_t prepackedBytes) {
+  size_t ioBytes = 0;
+  for (const TensorSpec &s : m.inputs)
+    ioBytes += s.byteSize();
+  for (const TensorSpec &s : m.outputs)
+    ioBytes += s.byteSize();
+  struct rusage usage;
+  getrusage(RUSAGE_SELF, &usage);
+  j["latency_ms"] = {{"mean", latency.mean},
+                     {"p50", latency.p50},
+                     {"p90", latency.p90},
+                     {"min", latency.min}};
+  j["iterations"] = iterations;
+  j["warmup"] = o.bench ? o.warmup : 0;
+  j["threads"] = threads;
+  j["peak_intermediate_bytes"] = maxPeak;
+  if (m.largestLiveSetBytes >= 0)
+    j["largest_live_set_bytes"] = m.largestLiveSetBytes;
+  j["weights_bytes"] = weightsBytes;
+  // The weights' packed copies (GEMM operands packed once, kept).
+  j["prepacked_bytes"] = prepackedBytes;
+  j["io_bytes"] = ioBytes;
+  // ru_maxrss is in KiB on Linux.
+  j["peak_rss_bytes"] = static_cast<int64_t>(usage.ru_maxrss) * 1024;
+}
+
 int runPipeline(const Options &o, const Job &job, Prepared &p, int threads);
 
 /// Statistics of one axis set, per run: calls, bytes sent, seconds.
@@ -949,32 +981,12 @@ int run(const Options &o, const Job &job) {
     }
 
   if (p.report.is_open()) {
-    size_t ioBytes = 0;
-    for (const TensorSpec &s : m.inputs)
-      ioBytes += s.byteSize();
-    for (const TensorSpec &s : m.outputs)
-      ioBytes += s.byteSize();
-    struct rusage usage;
-    getrusage(RUSAGE_SELF, &usage);
     nlohmann::ordered_json j;
     j["artifact"] = artifact.getDirectory();
     j["program"] = artifact.getProgram().name;
-    j["latency_ms"] = {{"mean", latency.mean},
-                       {"p50", latency.p50},
-                       {"p90", latency.p90},
-                       {"min", latency.min}};
-    j["iterations"] = iterations;
-    j["warmup"] = o.bench ? o.warmup : 0;
-    j["threads"] = threads;
-    j["peak_intermediate_bytes"] = maxPeak;
-    if (m.largestLiveSetBytes >= 0)
-      j["largest_live_set_bytes"] = m.largestLiveSetBytes;
-    j["weights_bytes"] = artifact.getWeightsBytes();
-    // The weights' packed copies (GEMM operands packed once, kept).
-    j["prepacked_bytes"] = artifact.getPrepackedBytes();
-    j["io_bytes"] = ioBytes;
-    // ru_maxrss is in KiB on Linux.
-    j["peak_rss_bytes"] = static_cast<int64_t>(usage.ru_maxrss) * 1024;
+    addRunReportFields(j, o, m, latency, iterations, threads, maxPeak,
+                       artifact.getWeightsBytes(),
+                       artifact.getPrepackedBytes());
     if (mesh) {
       j["world_size"] = job.size;
       nlohmann::ordered_json meshJson;
@@ -1194,34 +1206,16 @@ int runPipeline(const Options &o, const Job &job, Prepared &p, int threads) {
   }
 
   if (p.report.is_open()) {
-    size_t ioBytes = 0;
-    for (const TensorSpec &s : m.inputs)
-      ioBytes += s.byteSize();
-    for (const TensorSpec &s : m.outputs)
-      ioBytes += s.byteSize();
-    struct rusage usage;
-    getrusage(RUSAGE_SELF, &usage);
     nlohmann::ordered_json j;
     j["artifact"] = pipeline.getDirectory();
     j["pipeline"] = {{"stages", spec.getNumStages()},
                      {"microbatches", spec.microbatches},
                      {"schedule", spec.schedule},
                      {"virtual_stages", spec.virtualStages}};
-    j["latency_ms"] = {{"mean", latency.mean},
-                       {"p50", latency.p50},
-                       {"p90", latency.p90},
-                       {"min", latency.min}};
-    j["iterations"] = iterations;
-    j["warmup"] = o.bench ? o.warmup : 0;
-    j["threads"] = threads;
-    j["peak_intermediate_bytes"] = maxPeak;
-    if (m.largestLiveSetBytes >= 0)
-      j["largest_live_set_bytes"] = m.largestLiveSetBytes;
-    // Rank 0's stages.
-    j["weights_bytes"] = pipeline.getWeightsBytes();
-    j["prepacked_bytes"] = pipeline.getPrepackedBytes();
-    j["io_bytes"] = ioBytes;
-    j["peak_rss_bytes"] = static_cast<int64_t>(usage.ru_maxrss) * 1024;
+    // Weights: rank 0's stages.
+    addRunReportFields(j, o, m, latency, iterations, threads, maxPeak,
+                       pipeline.getWeightsBytes(),
+                       pipeline.getPrepackedBytes());
     j["world_size"] = job.size;
     nlohmann::ordered_json ranks = nlohmann::ordered_json::array();
     for (int r = 0; r < job.size; ++r) {

@@ -25,6 +25,8 @@ namespace mlir::telar {
 /// The manifest schema (plain C++, namespace ::telar_artifact).
 namespace artifact = ::telar_artifact;
 
+class TargetBackend;
+
 /// A tensor of a weight file and its bytes (row-major, the element type's
 /// storage size each; booleans a byte). A sharded weight (of a partitioned
 /// program) has its `sharding` (axis names per dimension) and
@@ -123,6 +125,13 @@ resolveSharding(const artifact::ShardingEntry &entry,
                 const std::vector<int64_t> &globalShape,
                 RankedTensorType localType, const telar_sharding::Mesh &mesh,
                 const std::string &what, std::string &error);
+
+/// Checks that `type` (of the interface tensor `what`, e.g. "input 'x'")
+/// can be in an artifact for `target`: a static shape and an element type
+/// the target supports; sets `ranked`, or `error` naming `what`.
+LogicalResult checkInterfaceType(Type type, const std::string &what,
+                                 const TargetBackend &target,
+                                 RankedTensorType &ranked, std::string &error);
 
 /// The manifest's description of a tensor of type `type`.
 artifact::TensorEntry describeTensor(StringRef name, RankedTensorType type);
