@@ -45,9 +45,14 @@ extern "C" {
 void omp_set_num_threads(int);
 int omp_get_max_threads(void);
 int omp_in_parallel(void);
+void kmp_set_blocktime(int msec);
 }
 
 namespace {
+
+/// How long (ms) libomp's idle workers spin before they sleep, unless
+/// KMP_BLOCKTIME says otherwise (telarrt_set_num_threads).
+constexpr int kDefaultBlocktimeMs = 1;
 
 [[noreturn]] void fatal(const char *kernel, const char *format, ...) {
   std::fprintf(stderr, "telar runtime: %s: ", kernel);
@@ -257,9 +262,16 @@ bool collapsedStride(const int64_t *sizes, const int64_t *strides, int first,
   return true;
 }
 
-/// Multiply-adds below which splitting a GEMM does not pay (OpenBLAS's own
-/// threshold for going multi-threaded is 4 * 65536).
-constexpr double kMinParallelWork = 1 << 18;
+/// Multiply-adds a thread's share of a kernel must have for the split to
+/// pay (telarrt_set_kernel_min_parallel_work): 2^21, 20-40 us of one core's
+/// GEMM, from the cost of a fork-join (2 us with libomp's workers spinning,
+/// 20 us when asleep) and of moving the operands to another core's cache.
+/// A product below it runs on the calling thread.
+double kMinParallelWork = [] {
+  const char *env = std::getenv("TELAR_KERNEL_MIN_PARALLEL_WORK");
+  double w = env && *env ? std::atof(env) : 0;
+  return w >= 1 ? w : double(1 << 21);
+}();
 /// The smallest block of rows or columns a thread gets (rounded up to a
 /// whole number of the GEMM's micro-tiles).
 constexpr int64_t kMinBlock = 16;
@@ -702,9 +714,24 @@ void telarrt_set_num_threads(int threads) {
   // The kernels split work across libomp's threads; OpenBLAS stays
   // single-threaded (Blas.cpp).
   omp_set_num_threads(threads);
+  // libomp's workers spin for KMP_BLOCKTIME (200 ms by default) after each
+  // parallel region before they sleep. A run forks regions microseconds
+  // apart, so some spinning keeps forks at ~2 us instead of the ~20 us of
+  // waking sleeping workers; but 200 ms of spinning between runs takes a
+  // core from whatever else runs (on a 2-core machine, a whole time slice
+  // of the next run's own thread). 1 ms covers the gaps within a run.
+  static const bool userBlocktime = std::getenv("KMP_BLOCKTIME") != nullptr;
+  if (!userBlocktime)
+    kmp_set_blocktime(kDefaultBlocktimeMs);
 }
 
 int telarrt_get_num_threads(void) { return omp_get_max_threads(); }
+
+double telarrt_set_kernel_min_parallel_work(double multiplyAdds) {
+  double old = kMinParallelWork;
+  kMinParallelWork = std::max(1.0, multiplyAdds);
+  return old;
+}
 
 int telarrt_context_set_gemm_kernel(TelarContext *ctx, int kernel) {
   if (kernel < TELARRT_GEMM_AUTO || kernel > TELARRT_GEMM_AVX512)

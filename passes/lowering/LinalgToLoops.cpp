@@ -2,7 +2,9 @@
 
 #include "telar/passes/lowering/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
@@ -133,6 +135,43 @@ linalg::LinalgOp moveOutputColumnInnermost(RewriterBase &rewriter,
                               : linalg::LinalgOp(*interchanged);
 }
 
+/// The cost of one iteration of `op`'s body, in rough scalar operations:
+/// each operand read or written, plus each payload op, transcendental math
+/// and divisions weighted by what they cost once expanded (math.exp and
+/// friends become ~10-20 instructions in libm or LLVM's expansions). A copy
+/// costs 2, an add 4, an erf-based GELU after telar-approximate-math about
+/// 50.
+int64_t iterationCost(linalg::LinalgOp op) {
+  int64_t cost = op->getNumOperands();
+  op->walk([&](Operation *inner) {
+    if (inner == op.getOperation() || inner->hasTrait<OpTrait::IsTerminator>())
+      return;
+    if (isa<math::ExpOp, math::Exp2Op, math::ExpM1Op, math::LogOp,
+            math::Log2Op, math::Log1pOp, math::TanhOp, math::ErfOp,
+            math::PowFOp, math::SinOp, math::CosOp, math::AtanOp,
+            math::Atan2Op, math::SqrtOp, math::RsqrtOp, math::CbrtOp>(inner))
+      cost += 16;
+    else if (isa<arith::DivFOp, arith::RemFOp, arith::DivSIOp, arith::DivUIOp,
+                 arith::RemSIOp, arith::RemUIOp>(inner))
+      cost += 4;
+    else if (!isa<arith::ConstantOp, linalg::IndexOp>(inner))
+      cost += 1;
+  });
+  return cost;
+}
+
+/// The work of `op`: iterations times their cost; dynamic ranges count as
+/// `unknown` (so that an op of unknown size runs on threads).
+int64_t loopNestWork(linalg::LinalgOp op, int64_t unknown) {
+  int64_t points = 1;
+  for (int64_t range : op.getStaticLoopRanges()) {
+    if (ShapedType::isDynamic(range))
+      return unknown;
+    points *= range;
+  }
+  return points * iterationCost(op);
+}
+
 struct TelarLinalgToLoops
     : public telar::impl::TelarLinalgToLoopsBase<TelarLinalgToLoops> {
   using Base::Base;
@@ -157,13 +196,9 @@ struct TelarLinalgToLoops
     IRRewriter rewriter(&getContext());
     for (linalg::LinalgOp op : ops) {
       op = moveOutputColumnInnermost(rewriter, op);
-      int64_t points = 1;
-      for (int64_t range : op.getStaticLoopRanges())
-        points = ShapedType::isDynamic(range) ? minParallelWork
-                                              : points * range;
       rewriter.setInsertionPoint(op);
       FailureOr<linalg::LinalgLoops> loops =
-          points >= minParallelWork
+          loopNestWork(op, minParallelWork) >= minParallelWork
               ? linalg::linalgOpToParallelLoops(rewriter, op)
               : linalg::linalgOpToLoops(rewriter, op);
       if (failed(loops)) {

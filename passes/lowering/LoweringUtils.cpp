@@ -215,6 +215,16 @@ Value telar::transposeTensor(OpBuilder &b, Location loc, Value v,
   SmallVector<int64_t> shape;
   for (int64_t p : perm)
     shape.push_back(type.getDimSize(p));
+  // A permutation that keeps the dimensions larger than 1 in order only
+  // moves unit dimensions: the same elements in the same order, a reshape
+  // rather than a copy (the [1, S, D] <-> [S, 1, D] transposes around
+  // attention).
+  SmallVector<int64_t> moved;
+  for (int64_t p : perm)
+    if (type.getDimSize(p) != 1)
+      moved.push_back(p);
+  if (llvm::is_sorted(moved))
+    return reshapeTensor(b, loc, v, type.clone(shape));
   Value init = emptyTensor(b, loc, type.clone(shape));
   return linalg::TransposeOp::create(b, loc, v, init, perm)->getResult(0);
 }

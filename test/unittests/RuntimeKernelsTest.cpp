@@ -422,6 +422,9 @@ TEST(RuntimeKernels, Conv2dNchw) {
 TEST(RuntimeKernels, ParallelSplits) {
   int saved = telarrt_get_num_threads();
   telarrt_set_num_threads(4);
+  // These products are small: split them anyway, as the kernels did when
+  // the threshold was 2^18 (the default wants 2^21 per thread).
+  double savedWork = telarrt_set_kernel_min_parallel_work(1 << 18);
   std::mt19937 rng(5);
   forEachGemmKernel([&] {
     for (const Layout &la : kLayouts)
@@ -448,6 +451,7 @@ TEST(RuntimeKernels, ParallelSplits) {
     }
   });
   telarrt_set_num_threads(saved);
+  telarrt_set_kernel_min_parallel_work(savedWork);
 }
 
 /// The runtime's GEMM packs a convolution's im2col panels straight from
@@ -459,6 +463,8 @@ TEST(RuntimeKernels, ParallelSplits) {
 /// to threads; each image split into pixel blocks or filter blocks).
 TEST(RuntimeKernels, Conv2dIm2colPanels) {
   int saved = telarrt_get_num_threads();
+  // Small images: split them across threads anyway.
+  double savedWork = telarrt_set_kernel_min_parallel_work(1 << 18);
   std::mt19937 rng(9);
   const ConvCase cases[] = {
       {{1, 3, 23, 23}, {8, 7}, 2, 2, 1, 1},   // 7x7 stride 2 (a stem)
@@ -489,6 +495,7 @@ TEST(RuntimeKernels, Conv2dIm2colPanels) {
     });
   }
   telarrt_set_num_threads(saved);
+  telarrt_set_kernel_min_parallel_work(savedWork);
 }
 
 /// Runs one matmul of (a copy of) `c` and returns the result's storage.
@@ -519,6 +526,7 @@ bool packsConstants(int64_t m, int64_t n) {
 /// the range is unregistered; the packed copies are counted and freed.
 TEST(RuntimeKernels, ConstantBPackedOnce) {
   int savedThreads = telarrt_get_num_threads();
+  double savedWork = telarrt_set_kernel_min_parallel_work(1 << 18);
   std::mt19937 rng(8);
   const std::array<int64_t, 3> shapes[] = {
       {2, 1, 2},    {5, 7, 3},    {13, 17, 33}, {12, 64, 65},
@@ -558,6 +566,7 @@ TEST(RuntimeKernels, ConstantBPackedOnce) {
     }
   });
   telarrt_set_num_threads(savedThreads);
+  telarrt_set_kernel_min_parallel_work(savedWork);
 }
 
 /// Only operands wholly inside a registered range are packed; overlapping

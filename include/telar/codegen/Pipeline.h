@@ -37,9 +37,9 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
       llvm::cl::init(true)};
   Option<int64_t> minParallelWork{
       *this, "min-parallel-work",
-      llvm::cl::desc("Iteration-space size from which a loop nest runs on "
-                     "threads"),
-      llvm::cl::init(32768)};
+      llvm::cl::desc("Work (iterations times operations per iteration) "
+                     "from which a loop nest runs on threads"),
+      llvm::cl::init(1 << 20)};
 };
 
 /// What follows the import: canonicalisation (which folds the shape

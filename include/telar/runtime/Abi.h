@@ -197,6 +197,14 @@ int telarrt_local_slice(TelarContext *ctx, int64_t dtype, int64_t axes,
 void telarrt_set_num_threads(int threads);
 int telarrt_get_num_threads(void);
 
+/* The multiply-adds each thread's share of a kernel must have for the
+ * kernel to split its work across the threads (default 2^21, or the
+ * environment variable TELAR_KERNEL_MIN_PARALLEL_WORK when the runtime
+ * loads): smaller products run on the calling thread, where forking would
+ * cost more than it saves. Returns the previous value; values below 1 are
+ * clamped to 1. Process-wide; not while a program runs. */
+double telarrt_set_kernel_min_parallel_work(double multiply_adds);
+
 /* The GEMM behind a context's kernels: the runtime's own for AVX-512 or
  * AVX2+FMA, or OpenBLAS. A new context uses TELARRT_GEMM_AUTO, the fastest
  * this CPU runs, unless the environment variable TELAR_GEMM_KERNEL (auto,

@@ -1,6 +1,6 @@
 // RUN: telar-opt %s --pass-pipeline='builtin.module(func.func(telar-linalg-to-loops{min-parallel-work=64}))' -split-input-file | FileCheck %s
 
-// 16x8 = 128 points: a parallel loop over the rows; the columns (innermost,
+// 16x8 = 128 points of 5 (3 operands, a multiply, an add): a parallel loop over the rows; the columns (innermost,
 // to be vectorised) and the reduction stay serial.
 // CHECK-LABEL: func.func @large
 // CHECK: scf.parallel (%{{[^,]*}}) =
@@ -26,13 +26,31 @@ func.func @three_d(%a: memref<8x32x64xf32>, %b: memref<8x32x64xf32>) {
 
 // -----
 
-// 4x4 = 16 points: sequential loops.
+// 4x4 = 16 points of a copy (2 per point: 32 < 64): sequential loops.
 // CHECK-LABEL: func.func @small
 // CHECK-NOT: scf.parallel
 // CHECK: scf.for
 // CHECK: scf.for
 func.func @small(%a: memref<4x4xf32>, %b: memref<4x4xf32>) {
   linalg.copy ins(%a : memref<4x4xf32>) outs(%b : memref<4x4xf32>)
+  return
+}
+
+// -----
+
+// The same 16 points with an exp in the body: 16 x (2 operands + 16) = 288
+// >= 64, worth threads.
+// CHECK-LABEL: func.func @small_but_costly
+// CHECK: scf.parallel
+// CHECK: math.exp
+func.func @small_but_costly(%a: memref<4x4xf32>, %b: memref<4x4xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%a : memref<4x4xf32>) outs(%b : memref<4x4xf32>) {
+  ^bb0(%x: f32, %y: f32):
+    %e = math.exp %x : f32
+    linalg.yield %e : f32
+  }
   return
 }
 

@@ -30,6 +30,20 @@ func.func @transpose(%x: tensor<2x8x4x16xf32>) -> tensor<2x4x8x16xf32> {
 
 // -----
 
+// A transpose that only moves unit dimensions keeps the elements in order:
+// a reshape, no copy.
+// CHECK-LABEL: func.func @transpose_unit_dims
+// CHECK-NOT: linalg.transpose
+// CHECK: tensor.collapse_shape
+// CHECK: tensor.expand_shape
+// CHECK-NOT: linalg.transpose
+func.func @transpose_unit_dims(%x: tensor<1x32x128xf32>) -> tensor<32x1x128xf32> {
+  %0 = telar.transpose %x {perm = array<i64: 1, 0, 2>} : (tensor<1x32x128xf32>) -> tensor<32x1x128xf32>
+  return %0 : tensor<32x1x128xf32>
+}
+
+// -----
+
 // Concat is a chain of insert_slice into one tensor.empty (empty inputs
 // skipped); split is one extract_slice per piece.
 // CHECK-LABEL: func.func @concat_split

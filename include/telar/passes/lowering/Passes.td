@@ -164,22 +164,27 @@ def TelarEarlyDealloc : Pass<"telar-early-dealloc", "func::FuncOp"> {
 }
 
 def TelarLinalgToLoops : Pass<"telar-linalg-to-loops", "func::FuncOp"> {
-  let summary = "Linalg ops on memrefs to loops, parallel ones only when large";
+  let summary = "Linalg ops on memrefs to loops, parallel ones only when they pay";
   let description = [{
     Each linalg op becomes loops: an `scf.parallel` over its leading
-    parallel dimensions when its iteration space has at least
-    `min-parallel-work` points (so that the OpenMP conversion runs it on
-    threads), sequential `scf.for` otherwise, since forking threads costs
-    more than a small op. Only the outermost loops are parallel (enough of
-    them for 64 iterations); the innermost loop stays sequential so that
-    LLVM vectorises it. Window reductions (pools) get the output's column
-    loop innermost instead of the window loops. `memref.copy` becomes loops
-    too (no call to MLIR's `memrefCopy` helper).
+    parallel dimensions when its work is at least `min-parallel-work`
+    (so that the OpenMP conversion runs it on threads), sequential `scf.for`
+    otherwise, since forking threads (about 2 us with spinning workers,
+    20 us with sleeping ones, plus moving the data to another core's cache)
+    costs more than a small op. The work is the iteration count times the
+    cost of one iteration: one per operand read or written plus one per
+    payload op, 4 per division, 16 per transcendental `math` op (a copy
+    costs 2 per point, an add 4, an erf-based GELU about 50). Only the outermost loops are parallel
+    (enough of them for 64 iterations); the innermost loop stays sequential
+    so that LLVM vectorises it. Window reductions (pools) get the output's
+    column loop innermost instead of the window loops. `memref.copy` becomes
+    loops too (no call to MLIR's `memrefCopy` helper).
   }];
   let options = [
     Option<"minParallelWork", "min-parallel-work", "int64_t",
-           /*default=*/"32768",
-           "Iteration-space size from which an op runs on threads">
+           /*default=*/"1048576",
+           "Work (iterations times operations per iteration) from which a "
+           "loop nest runs on threads">
   ];
   let dependentDialects = ["::mlir::scf::SCFDialect",
                            "::mlir::memref::MemRefDialect",
