@@ -27,7 +27,9 @@ For each size of --size (a comma list of make_models' sizes; default
    - onnxruntime: this script in a new python process (`--ort-worker`, below):
      a session with intra_op_num_threads=T, inter_op_num_threads=1, sequential
      execution, all graph optimisations, on the same inputs; W warm-up runs,
-     then N timed runs of session.run (timed in python with perf_counter).
+     then N timed runs of session.run (each timed in python with perf_counter,
+     so onnxruntime's python binding, some microseconds a run, is included:
+     what a user calling it from python gets).
    Each process reports the mean, p50 and p90 (nearest rank, as telar-run) of
    its N runs.
 4. Checks telar's outputs against onnxruntime's at each T (first process of
