@@ -7,6 +7,7 @@ Usage (the wrapper bench/cpu_vs_onnxruntime runs this with the project's .venv):
         [--reuse] [--telarc build/bin/telarc] [--telar-run PATH]
         [--telarc-arg ARG ...] [--flag-below 0.8] [--fail-below R]
         [--json out.json] [--timeout S]
+    bench/cpu_vs_onnxruntime --compare BEFORE.json AFTER.json
 
 For each size of --size (a comma list of make_models' sizes; default
 `bench,mini`):
@@ -55,6 +56,11 @@ process means within 15 % of each other (spread <= 15 %); and, with several
 thread counts, telar at the most threads no slower than at the fewest
 (telar ms ratio <= 1.0). --json FILE writes the configuration, every
 (size, model, threads) row with the per-process statistics, and the goals.
+
+--compare BEFORE.json AFTER.json prints, from two --json files (e.g. a
+baseline build's run and this build's), per size x T: telar ms before and
+after, the speedup, onnxruntime ms, the ratio, p90/p50 and spread before and
+after, and which goals the after run misses at T; it runs nothing.
 
 Exit 1 when a model fails to build, compile or run, or its outputs disagree
 with onnxruntime, or (with --fail-below R) a ratio is below R; 2 when a tool
@@ -415,6 +421,57 @@ def print_goals(gs, a):
           + f". {sum(g['all'] for g in ok)} of {len(gs)} (size, model) pairs meet all.")
 
 
+def row_goals(r):
+    """PASS, or MISS with the goals one row (one thread count) misses."""
+    if not r["ok"]:
+        return "FAILED"
+    miss = [name for name, ok in (("ratio", r["ratio"] >= GOAL_RATIO),
+                                  ("p90/p50", r["telar"]["p90_p50"] <= GOAL_P90_P50),
+                                  ("spread", r["telar"]["spread"] <= GOAL_SPREAD)) if not ok]
+    return f"MISS ({', '.join(miss)})" if miss else "PASS"
+
+
+def compare_runs(before_path, after_path):
+    """--compare: the before/after table of two --json files (no runs)."""
+    with open(before_path) as fh:
+        before = json.load(fh)
+    with open(after_path) as fh:
+        after = json.load(fh)
+    key = lambda r: (r["size"], r["threads"], r["name"])
+    old = {key(r): r for r in before["rows"]}
+    print(f"before: {before_path} (telar-run {before['config']['telar_run']})")
+    print(f"after:  {after_path} (telar-run {after['config']['telar_run']})")
+    groups = []
+    for r in after["rows"]:
+        if (r["size"], r["threads"]) not in groups:
+            groups.append((r["size"], r["threads"]))
+    hdr = ["model", "telar ms before", "telar ms after", "speedup", "ort ms after",
+           "ratio before", "ratio after", "p90/p50 before", "p90/p50 after",
+           "spread before", "spread after", "goals after"]
+    for size, t in groups:
+        print(f"\n### {size}, {t} thread{'s' if t > 1 else ''}\n")
+        rows = []
+        for r in after["rows"]:
+            if (r["size"], r["threads"]) != (size, t):
+                continue
+            b = old.get(key(r)) or {}
+            bt, at = b.get("telar") or {}, r.get("telar") or {}
+            speedup = (bt["mean"] / at["mean"] if bt.get("mean") and at.get("mean")
+                       else None)
+            rows.append([r["name"], f(bt.get("mean"), ".3f"), f(at.get("mean"), ".3f"),
+                         f(speedup, ".2f"), f((r.get("ort") or {}).get("mean"), ".3f"),
+                         f(b.get("ratio"), ".2f"), f(r.get("ratio"), ".2f"),
+                         f(bt.get("p90_p50"), ".2f"), f(at.get("p90_p50"), ".2f"),
+                         pct(bt.get("spread")), pct(at.get("spread")),
+                         row_goals(r)])
+        print_markdown_table(hdr, rows)
+    print("\nspeedup = telar ms before / after; ratio = onnxruntime ms / telar ms of each "
+          f"run; goals after: the after run's ratio >= {GOAL_RATIO:g}, p90/p50 <= "
+          f"{GOAL_P90_P50:g}, spread <= {GOAL_SPREAD * 100:.0f}% at this thread count "
+          "(MISS names the goals missed)")
+    return 0
+
+
 def int_list(text):
     try:
         xs = [int(x) for x in text.split(",") if x.strip()]
@@ -469,7 +526,12 @@ def main(argv=None):
                     help="flag ratios (ort ms / telar ms) below this (default 0.8)")
     ap.add_argument("--fail-below", type=float, help="exit 1 if a ratio is below this")
     ap.add_argument("--json", help="write the configuration, rows and goals here")
+    ap.add_argument("--compare", nargs=2, metavar=("BEFORE.json", "AFTER.json"),
+                    help="print the before/after table of two --json files and exit "
+                    "(runs nothing)")
     a = ap.parse_args(argv)
+    if a.compare:
+        return compare_runs(*a.compare)
     if a.processes < 1 or a.iters < 0 or (a.warmup is not None and a.warmup < 0):
         ap.error("--processes must be >= 1, --iters and --warmup >= 0")
     a.telarc = os.path.abspath(a.telarc)

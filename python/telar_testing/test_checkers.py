@@ -11,8 +11,10 @@ statistics and goal verdicts inputs they must fail.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import io
+import json
 import os
 import sys
 import tempfile
@@ -148,6 +150,30 @@ class BenchStatisticsTest(unittest.TestCase):
         self.assertEqual((bad["ratio"], bad["ratio_threads"]), (0.9, 2))
         failed = self.bench.goals([dict(rows[0], ok=False)], None)[0]
         self.assertFalse(failed["ok"])
+        self.assertEqual(self.bench.row_goals(rows[1]), "PASS")
+        self.assertEqual(self.bench.row_goals(rows[3]), "MISS (ratio, p90/p50, spread)")
+        self.assertEqual(self.bench.row_goals(dict(rows[0], ok=False)), "FAILED")
+
+    def test_compare_before_after(self):
+        def run(telar_ms, ort_ms):
+            t = {"mean": telar_ms, "p90_p50": 1.1, "spread": 0.05}
+            return {"config": {"telar_run": "x"}, "goals": [], "rows": [
+                {"size": "mini", "name": "gpt", "threads": 2, "ok": True,
+                 "ratio": ort_ms / telar_ms, "telar": t, "ort": {"mean": ort_ms}}]}
+        with tempfile.TemporaryDirectory() as d:
+            paths = [os.path.join(d, n) for n in ("before.json", "after.json")]
+            for p, r in zip(paths, (run(2.0, 1.0), run(0.8, 1.0))):
+                with open(p, "w") as f:
+                    json.dump(r, f)
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                self.bench.compare_runs(*paths)
+        row = [l for l in out.getvalue().splitlines() if l.startswith("| gpt")][0]
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        # model, before, after, speedup, ort, ratio before, ratio after, ..., goals
+        self.assertEqual(cells[:7], ["gpt", "2.000", "0.800", "2.50", "1.000", "0.50",
+                                     "1.25"])
+        self.assertEqual(cells[-1], "PASS")
 
 
 class NodeTestToleranceTest(unittest.TestCase):
