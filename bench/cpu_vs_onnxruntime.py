@@ -2,46 +2,83 @@
 """Telar on the CPU against onnxruntime's CPUExecutionProvider, model by model.
 
 Usage (the wrapper bench/cpu_vs_onnxruntime runs this with the project's .venv):
-    bench/cpu_vs_onnxruntime [--threads T] [--iters N] [--warmup W]
-        [--only gpt,llama] [--size bench|small] [--models DIR] [--reuse]
-        [--repeat R] [--telarc build/bin/telarc] [--telar-run PATH] [--json out.json]
-        [--telarc-arg ARG ...]
-        [--flag-below 0.7] [--fail-below R]
+    bench/cpu_vs_onnxruntime [--size bench,mini] [--threads 1,2] [--processes P]
+        [--iters N] [--budget S] [--warmup W] [--only gpt,llama] [--models DIR]
+        [--reuse] [--telarc build/bin/telarc] [--telar-run PATH]
+        [--telarc-arg ARG ...] [--flag-below 0.8] [--fail-below R]
+        [--json out.json] [--timeout S]
+    bench/cpu_vs_onnxruntime --compare BEFORE.json AFTER.json
 
-1. Builds the benchmark-size models (python/telar_testing/make_models.py --size
-   bench: gpt, bert, llama (d 512, 4 layers, 128 tokens), resnet18 at 224x224,
-   vit (ViT-S/16-like, 4 layers), moe_einsum, moe_topk) into DIR (default
-   build/bench-models/SIZE); --reuse keeps models already there.
-2. Compiles each with `telarc NAME.onnx -o DIR/NAME.artifact --target cpu -q`.
-3. Runs `telar-run ART --input ... --threads T --warmup W --bench N --report R`
-   (its report gives the latency and the peak intermediate memory).
-4. Runs onnxruntime (CPUExecutionProvider, intra_op_num_threads=T,
-   inter_op_num_threads=1, sequential execution, all graph optimisations) on
-   the same inputs: W warm-up runs, then N timed runs.
-5. Checks telar's outputs against onnxruntime's (rtol 1e-3, atol 1e-3: a sanity
-   check; run_models.py is the accuracy test) and prints a table: model, telar
-   ms and onnxruntime ms (mean over the N runs; p50 alongside), ratio =
-   ort ms / telar ms (telar's throughput relative to onnxruntime: > 1 is faster),
-   telar's peak intermediate MB, the graph's largest live set MB (what the
-   graph's tensors need when its ops run one by one, unfused; computed by
-   telarc), weights MB, compile seconds; a ratio below
-   --flag-below (0.7) is flagged `SLOW`.
+For each size of --size (a comma list of make_models' sizes; default
+`bench,mini`):
+1. Builds the models (python/telar_testing/make_models.py --size SIZE: gpt,
+   bert, t5_encoder, llama, vit, resnet18, moe_einsum, moe_grouped, moe_topk;
+   bench: d 512, 4 layers, 128 tokens, ResNet-18 at 224x224, ViT-S/16-like;
+   mini: hidden 128, 2 layers, 32 tokens, batch 1, ViT at 64x64 patch 16,
+   ResNet-18 at 64x64) into DIR/SIZE (DIR: --models, default build/bench-models);
+   --reuse keeps models already there.
+2. Compiles each model once (for every thread count):
+   `telarc NAME.onnx -o DIR/SIZE/NAME.artifact --target cpu -q [--telarc-arg ...]`.
+3. Per thread count T of --threads (a comma list; default `1,2`), times each
+   side in P fresh processes (--processes, default 3), alternating the two
+   sides (telar first in even rounds, onnxruntime first in odd ones):
+   - telar: `telar-run ART --input ... --threads T --warmup W --bench N
+     --report R -q` (its report gives the latency statistics and the peak
+     intermediate memory);
+   - onnxruntime: this script in a new python process (`--ort-worker`, below):
+     a session with intra_op_num_threads=T, inter_op_num_threads=1, sequential
+     execution, all graph optimisations, on the same inputs; W warm-up runs,
+     then N timed runs of session.run (each timed in python with perf_counter,
+     so onnxruntime's python binding, some microseconds a run, is included:
+     what a user calling it from python gets).
+   Each process reports the mean, p50 and p90 (nearest rank, as telar-run) of
+   its N runs.
+4. Checks telar's outputs against onnxruntime's at each T (first process of
+   each side; rtol 1e-3, atol 1e-3: a sanity check, run_models.py is the
+   accuracy test).
 
-With --repeat R, steps 3 and 4 alternate R times and each side keeps its best
-mean (a burst of other work on a shared machine then spoils one repetition
-rather than one side). T defaults to the number of cores (os.cpu_count()), N to
-20, W to 3. Exit 1
-when a model fails to build, compile or run, or its outputs disagree with
-onnxruntime, or (with --fail-below R) its ratio is below R; 2 when a tool is
-missing.
+N: --iters, or by default as many runs as fill --budget seconds (default 1.5)
+per process, from a probe run of telar-run (1 warm-up + 3 runs at the first
+thread count), between 20 and 1000; the same N for both sides and every T.
+W: --warmup, by default max(3, N // 10).
+
+Output: one markdown table per size x T: model; telar ms and onnxruntime ms
+(the median over the P processes of each process's mean); ratio = ort ms /
+telar ms of those (telar's throughput relative to onnxruntime: > 1 is faster);
+p50 and p90 per side (median over the processes of each process's p50 / p90);
+p90/p50 per side (within a process, the worst process); spread per side (of
+the process means: max / min - 1, %); telar's peak intermediate MB, compile
+seconds, the max abs difference of the outputs, and a flag (`SLOW` when the
+ratio is below --flag-below, default 0.8; `FAILED`). Then the goals of issue
+12 per size and model, each the worst over the thread counts, PASS/MISS:
+ratio >= 1.0; telar's p90 <= 1.25 x p50 within every process; telar's
+process means within 15 % of each other (spread <= 15 %); and, with several
+thread counts, telar at the most threads no slower than at the fewest
+(telar ms ratio <= 1.0). --json FILE writes the configuration, every
+(size, model, threads) row with the per-process statistics, and the goals.
+
+--compare BEFORE.json AFTER.json prints, from two --json files (e.g. a
+baseline build's run and this build's), per size x T: telar ms before and
+after, the speedup, onnxruntime ms, the ratio, p90/p50 and spread before and
+after, and which goals the after run misses at T; it runs nothing.
+
+Exit 1 when a model fails to build, compile or run, or its outputs disagree
+with onnxruntime, or (with --fail-below R) a ratio is below R; 2 when a tool
+is missing.
+
+Worker mode (used by step 3; no tables):
+    cpu_vs_onnxruntime.py --ort-worker MODEL.onnx --inputs IN.npz --threads T
+        --iters N --warmup W --result OUT.json [--save-outputs OUT.npz]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import shutil
+import subprocess
 import sys
 import time
 
@@ -55,7 +92,39 @@ from run_models import (first_error_line, output_file_name,  # noqa: E402
                         print_markdown_table, run_cmd)
 from tensor_compare import compare  # noqa: E402
 
+# The goals of issue 12 (in the benchmark, not in timed tests).
+GOAL_RATIO = 1.0
+GOAL_P90_P50 = 1.25
+GOAL_SPREAD = 0.15
+MIN_ITERS, MAX_ITERS = 20, 1000
 
+
+# ------------------------------------------------------------ statistics
+def summarize(ms):
+    """mean, p50, p90 (nearest rank, as telar-run's report) and min of `ms`."""
+    s = sorted(ms)
+    rank = lambda p: s[max(int(math.ceil(p / 100.0 * len(s))), 1) - 1]
+    return {"mean": float(sum(s) / len(s)), "p50": float(rank(50)),
+            "p90": float(rank(90)), "min": float(s[0])}
+
+
+def median(xs):
+    return float(np.median(xs))
+
+
+def aggregate(procs):
+    """One side's statistics over its processes (each a summarize() dict)."""
+    means = [p["mean"] for p in procs]
+    return {"mean": median(means),
+            "p50": median([p["p50"] for p in procs]),
+            "p90": median([p["p90"] for p in procs]),
+            "p90_p50": max(p["p90"] / p["p50"] if p["p50"] > 0 else math.inf
+                           for p in procs),
+            "spread": max(means) / min(means) - 1 if min(means) > 0 else math.inf,
+            "processes": procs}
+
+
+# ----------------------------------------------------- onnxruntime worker
 def ort_session(path, threads):
     import onnxruntime as ort
     so = ort.SessionOptions()
@@ -67,121 +136,384 @@ def ort_session(path, threads):
     return ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
 
 
-def bench_ort(sess, inputs, iters, warmup):
+def ort_worker(argv):
+    """Times one onnxruntime session in this (fresh) process; writes the
+    statistics as JSON and, with --save-outputs, the last run's outputs."""
+    ap = argparse.ArgumentParser(prog="cpu_vs_onnxruntime.py --ort-worker")
+    ap.add_argument("--ort-worker", required=True, metavar="MODEL.onnx")
+    ap.add_argument("--inputs", required=True)
+    ap.add_argument("--threads", type=int, required=True)
+    ap.add_argument("--iters", type=int, required=True)
+    ap.add_argument("--warmup", type=int, required=True)
+    ap.add_argument("--result", required=True)
+    ap.add_argument("--save-outputs")
+    a = ap.parse_args(argv)
+    with np.load(a.inputs) as z:
+        inputs = {k: z[k] for k in z.files}
+    sess = ort_session(a.ort_worker, a.threads)
     names = [o.name for o in sess.get_outputs()]
     outs = None
-    for _ in range(warmup):
+    for _ in range(a.warmup):
         outs = sess.run(names, inputs)
     lat = []
-    for _ in range(iters):
+    for _ in range(a.iters):
         t0 = time.perf_counter()
         outs = sess.run(names, inputs)
         lat.append((time.perf_counter() - t0) * 1e3)
-    lat = np.array(lat)
-    return ({"mean": float(lat.mean()), "p50": float(np.median(lat)),
-             "p90": float(np.percentile(lat, 90)), "min": float(lat.min())},
-            dict(zip(names, outs)))
+    if a.save_outputs:
+        np.savez(a.save_outputs, **dict(zip(names, outs)))
+    with open(a.result, "w") as f:
+        json.dump(summarize(lat), f)
+    return 0
 
 
-def bench_one(name, a):
-    d = a.models
-    res = {"name": name, "ok": False, "error": None, "compile_s": None, "telar": None,
-           "ort": None, "ratio": None, "peak_mb": None, "live_mb": None,
-           "weights_mb": None,
-           "max_abs_err": None}
-    art = os.path.join(d, f"{name}.artifact")
-    in_dir = os.path.join(d, f"{name}.in")
-    out_dir = os.path.join(d, f"{name}.out")
-    report = os.path.join(d, f"{name}.report.json")
-    with np.load(os.path.join(d, f"{name}.inputs.npz")) as z:
-        inputs = {k: z[k] for k in z.files}
-    shutil.rmtree(art, ignore_errors=True)
-    rc, err, secs = run_cmd([a.telarc, os.path.join(d, f"{name}.onnx"), "-o", art,
-                             "--target", "cpu", "-q"] + a.telarc_arg, a.timeout)
-    res["compile_s"] = secs
+# ------------------------------------------------------------ one model
+class Failure(Exception):
+    pass
+
+
+def run_telar(a, m, threads, iters, warmup, out_dir=None):
+    """One telar-run process; returns its report."""
+    cmd = [a.telar_run, m["art"], "--threads", str(threads), "--warmup", str(warmup),
+           "--bench", str(iters), "--report", m["report"], "-q"] + m["input_args"]
+    if out_dir:
+        shutil.rmtree(out_dir, ignore_errors=True)
+        cmd += ["--output-dir", out_dir]
+    if os.path.exists(m["report"]):
+        os.unlink(m["report"])
+    rc, err, _ = run_cmd(cmd, a.timeout)
     if rc != 0:
-        res["error"] = f"telarc rc={rc}: {first_error_line(err)}"
-        return res
-    with open(os.path.join(art, "manifest.json")) as f:
-        manifest = json.load(f)
+        raise Failure(f"telar-run rc={rc}: {first_error_line(err)}")
+    with open(m["report"]) as f:
+        return json.load(f)
+
+
+def run_ort(a, m, threads, iters, warmup, save_outputs=None):
+    """One onnxruntime worker process; returns its statistics."""
+    result = os.path.join(m["dir"], f"{m['name']}.ort.json")
+    if os.path.exists(result):
+        os.unlink(result)
+    cmd = [sys.executable, os.path.abspath(__file__), "--ort-worker", m["onnx"],
+           "--inputs", m["inputs_npz"], "--threads", str(threads), "--iters", str(iters),
+           "--warmup", str(warmup), "--result", result]
+    if save_outputs:
+        cmd += ["--save-outputs", save_outputs]
+    rc, err, _ = run_cmd(cmd, a.timeout)
+    if rc != 0:
+        raise Failure(f"onnxruntime worker rc={rc}: {first_error_line(err)}")
+    with open(result) as f:
+        return json.load(f)
+
+
+def prepare(name, size, a):
+    """Compiles one model (once for every thread count) and writes its inputs."""
+    d = os.path.join(a.models, size)
+    m = {"name": name, "dir": d, "onnx": os.path.join(d, f"{name}.onnx"),
+         "inputs_npz": os.path.join(d, f"{name}.inputs.npz"),
+         "art": os.path.join(d, f"{name}.artifact"),
+         "report": os.path.join(d, f"{name}.report.json"), "input_args": []}
+    shutil.rmtree(m["art"], ignore_errors=True)
+    rc, err, secs = run_cmd([a.telarc, m["onnx"], "-o", m["art"], "--target", "cpu", "-q"]
+                            + a.telarc_arg, a.timeout)
+    m["compile_s"] = secs
+    if rc != 0:
+        raise Failure(f"telarc rc={rc}: {first_error_line(err)}")
+    with open(os.path.join(m["art"], "manifest.json")) as f:
+        m["manifest"] = json.load(f)
+    in_dir = os.path.join(d, f"{name}.in")
     shutil.rmtree(in_dir, ignore_errors=True)
-    shutil.rmtree(out_dir, ignore_errors=True)
     os.makedirs(in_dir)
-    cmd = [a.telar_run, art, "--output-dir", out_dir, "--threads", str(a.threads),
-           "--warmup", str(a.warmup), "--bench", str(a.iters), "--report", report, "-q"]
-    for inp in manifest["inputs"]:
+    with np.load(m["inputs_npz"]) as z:
+        inputs = {k: z[k] for k in z.files}
+    for inp in m["manifest"]["inputs"]:
+        if inp["name"] not in inputs:
+            raise Failure(f"no data for input {inp['name']!r}")
         p = os.path.join(in_dir, output_file_name(inp["name"]) + ".npy")
         np.save(p, inputs[inp["name"]])
-        cmd += ["--input", f"{inp['name']}={p}"]
-    sess = ort_session(os.path.join(d, f"{name}.onnx"), a.threads)
-    # Alternate the two --repeat times and keep each one's best mean: on a shared
-    # machine, a burst of other work then hits one repetition, not one side.
-    for _ in range(a.repeat):
-        rc, err, _ = run_cmd(cmd, a.timeout)
-        if rc != 0:
-            res["error"] = f"telar-run rc={rc}: {first_error_line(err)}"
-            return res
-        with open(report) as f:
-            rep = json.load(f)
-        if res["telar"] is None or rep["latency_ms"]["mean"] < res["telar"]["mean"]:
-            res["telar"] = rep["latency_ms"]
-        res["peak_mb"] = rep.get("peak_intermediate_bytes", 0) / 1e6
-        res["live_mb"] = rep.get("largest_live_set_bytes", 0) / 1e6
-        res["weights_mb"] = rep.get("weights_bytes", 0) / 1e6
-        res["peak_rss_mb"] = rep.get("peak_rss_bytes", 0) / 1e6
-        lat, ort_out = bench_ort(sess, inputs, a.iters, a.warmup)
-        if res["ort"] is None or lat["mean"] < res["ort"]["mean"]:
-            res["ort"] = lat
-    res["ratio"] = res["ort"]["mean"] / res["telar"]["mean"] if res["telar"]["mean"] else None
+        m["input_args"] += ["--input", f"{inp['name']}={p}"]
+    return m
+
+
+def pick_iters(a, m):
+    """--iters, or the runs that fill --budget seconds per process (from a probe)."""
+    if a.iters:
+        return a.iters
+    rep = run_telar(a, m, a.threads[0], 3, 1)
+    ms = max(rep["latency_ms"]["mean"], 1e-3)
+    return int(min(MAX_ITERS, max(MIN_ITERS, round(a.budget * 1e3 / ms))))
+
+
+def check_outputs(m, out_dir, ort_npz):
     worst, problems = 0.0, []
-    for out in manifest["outputs"]:
+    with np.load(ort_npz) as z:
+        ref = {k: z[k] for k in z.files}
+    for out in m["manifest"]["outputs"]:
         path = os.path.join(out_dir, output_file_name(out["name"]) + ".npy")
         if not os.path.exists(path):
             problems.append(f"no output {out['name']}")
             continue
-        ok, mabs, _, msg = compare(np.load(path), ort_out[out["name"]], 1e-3, 1e-3)
+        if out["name"] not in ref:
+            problems.append(f"onnxruntime has no output {out['name']}")
+            continue
+        ok, mabs, _, msg = compare(np.load(path), ref[out["name"]], 1e-3, 1e-3)
         worst = max(worst, mabs)
         if not ok:
             problems.append(f"{out['name']}: {msg}")
-    res["max_abs_err"] = worst
+    return worst, problems
+
+
+def bench_threads(a, m, threads, iters, warmup):
+    """P processes per side at `threads`; returns the row's timing fields."""
+    out_dir = os.path.join(m["dir"], f"{m['name']}.out")
+    ort_npz = os.path.join(m["dir"], f"{m['name']}.ort_out.npz")
+    telar, ort = [], []
+    rep = None
+    for p in range(a.processes):
+        first = p == 0
+        sides = ["telar", "ort"] if p % 2 == 0 else ["ort", "telar"]
+        for side in sides:
+            if side == "telar":
+                rep = run_telar(a, m, threads, iters, warmup, out_dir if first else None)
+                if first:
+                    first_rep = rep
+                telar.append(dict(rep["latency_ms"]))
+            else:
+                ort.append(run_ort(a, m, threads, iters, warmup,
+                                   ort_npz if first else None))
+    row = {"telar": aggregate(telar), "ort": aggregate(ort),
+           "telar_threads": first_rep.get("threads"),
+           "peak_mb": first_rep.get("peak_intermediate_bytes", 0) / 1e6,
+           "live_mb": first_rep.get("largest_live_set_bytes", 0) / 1e6,
+           "weights_mb": first_rep.get("weights_bytes", 0) / 1e6,
+           "peak_rss_mb": first_rep.get("peak_rss_bytes", 0) / 1e6}
+    t = row["telar"]["mean"]
+    row["ratio"] = row["ort"]["mean"] / t if t > 0 else None
+    row["max_abs_err"], problems = check_outputs(m, out_dir, ort_npz)
     if problems:
-        res["error"] = "outputs differ from onnxruntime: " + "; ".join(problems)
-        return res
-    res["ok"] = True
+        row["error"] = "outputs differ from onnxruntime: " + "; ".join(problems)
+    return row
+
+
+def empty_row(size, name, threads, error, compile_s=None):
+    return {"size": size, "name": name, "threads": threads, "ok": False, "error": error,
+            "compile_s": compile_s, "iters": None, "warmup": None, "telar": None,
+            "ort": None, "ratio": None, "peak_mb": None, "live_mb": None,
+            "weights_mb": None, "max_abs_err": None}
+
+
+def bench_model(name, size, a):
+    """One row per thread count (the model compiled once)."""
+    try:
+        m = prepare(name, size, a)
+        iters = pick_iters(a, m)
+    except Exception as e:  # the model failed for every thread count
+        msg = str(e) if isinstance(e, Failure) else f"{type(e).__name__}: {e}"
+        return [empty_row(size, name, t, msg) for t in a.threads]
+    warmup = a.warmup if a.warmup is not None else max(3, iters // 10)
+    rows = []
+    for t in a.threads:
+        row = empty_row(size, name, t, None, m["compile_s"])
+        row.update(iters=iters, warmup=warmup)
+        try:
+            row.update(bench_threads(a, m, t, iters, warmup))
+            row["ok"] = row["error"] is None
+        except Exception as e:  # keep benchmarking the other thread counts
+            row["error"] = str(e) if isinstance(e, Failure) else f"{type(e).__name__}: {e}"
+        rows.append(row)
+        if row["ok"]:
+            tl, o = row["telar"], row["ort"]
+            print(f"{size} {name} {t} thr: telar {tl['mean']:.3f} ms (p90/p50 "
+                  f"{tl['p90_p50']:.2f}, spread {tl['spread'] * 100:.0f}%), onnxruntime "
+                  f"{o['mean']:.3f} ms, ratio {row['ratio']:.2f} ({iters} runs x "
+                  f"{a.processes} processes)", flush=True)
+        else:
+            print(f"{size} {name} {t} thr: FAILED: {row['error']}", flush=True)
+    return rows
+
+
+# -------------------------------------------------------------- reporting
+def f(x, spec):
+    return "-" if x is None else format(x, spec)
+
+
+def pct(x):
+    return "-" if x is None else f"{x * 100:.0f}%"
+
+
+def print_table(rows, a):
+    hdr = ["model", "telar ms", "ort ms", "ratio", "telar p50", "telar p90", "ort p50",
+           "ort p90", "telar p90/p50", "ort p90/p50", "telar spread", "ort spread",
+           "peak interm. MB", "compile s", "max abs err", "flag"]
+    out = []
+    for r in rows:
+        t, o = r["telar"] or {}, r["ort"] or {}
+        flag = ("FAILED" if not r["ok"] else
+                "SLOW" if r["ratio"] is not None and r["ratio"] < a.flag_below else "")
+        out.append([r["name"], f(t.get("mean"), ".3f"), f(o.get("mean"), ".3f"),
+                    f(r["ratio"], ".2f"), f(t.get("p50"), ".3f"), f(t.get("p90"), ".3f"),
+                    f(o.get("p50"), ".3f"), f(o.get("p90"), ".3f"),
+                    f(t.get("p90_p50"), ".2f"), f(o.get("p90_p50"), ".2f"),
+                    pct(t.get("spread")), pct(o.get("spread")), f(r["peak_mb"], ".1f"),
+                    f(r["compile_s"], ".1f"), f(r["max_abs_err"], ".1e"), flag])
+    print_markdown_table(hdr, out)
+
+
+def goals(rows, a):
+    """Per size and model: each goal's worst value over the thread counts."""
+    res = []
+    keys = []
+    for r in rows:
+        if (r["size"], r["name"]) not in keys:
+            keys.append((r["size"], r["name"]))
+    for size, name in keys:
+        mine = [r for r in rows if r["size"] == size and r["name"] == name]
+        g = {"size": size, "name": name, "ok": all(r["ok"] for r in mine)}
+        if g["ok"]:
+            # (value, threads) of the worst row: the lowest ratio, the highest others.
+            g["ratio"], g["ratio_threads"] = min((r["ratio"], r["threads"]) for r in mine)
+            g["p90_p50"], g["p90_p50_threads"] = max(
+                (r["telar"]["p90_p50"], r["threads"]) for r in mine)
+            g["spread"], g["spread_threads"] = max(
+                (r["telar"]["spread"], r["threads"]) for r in mine)
+            lo = min(mine, key=lambda r: r["threads"])
+            hi = max(mine, key=lambda r: r["threads"])
+            g["threads_scaling"] = (hi["telar"]["mean"] / lo["telar"]["mean"]
+                                    if hi is not lo else None)
+            g["pass"] = {"ratio": g["ratio"] >= GOAL_RATIO,
+                         "p90_p50": g["p90_p50"] <= GOAL_P90_P50,
+                         "spread": g["spread"] <= GOAL_SPREAD}
+            if g["threads_scaling"] is not None:
+                g["pass"]["threads"] = g["threads_scaling"] <= 1.0
+            g["all"] = all(g["pass"].values())
+        res.append(g)
     return res
 
 
-def print_table(results, a):
-    hdr = ["model", "telar ms", "ort ms", "ratio", "telar p50", "ort p50",
-           "peak interm. MB", "live set MB", "weights MB", "compile s", "max abs err",
-           "flag"]
+def print_goals(gs, a):
+    lo, hi = min(a.threads), max(a.threads)
+    hdr = ["size", "model", f"ratio >= {GOAL_RATIO:g}", f"p90/p50 <= {GOAL_P90_P50:g}",
+           f"spread <= {GOAL_SPREAD * 100:.0f}%"]
+    if hi != lo:
+        hdr.append(f"{hi} thr / {lo} thr <= 1")
+    hdr.append("goals")
+    verdict = lambda ok: "PASS" if ok else "MISS"
     rows = []
-    for r in results:
-        t, o = r["telar"] or {}, r["ort"] or {}
-        f = lambda x, s: "-" if x is None else format(x, s)
-        flag = ("FAILED" if not r["ok"] and r["error"] else
-                "SLOW" if r["ratio"] is not None and r["ratio"] < a.flag_below else "")
-        rows.append([r["name"], f(t.get("mean"), ".2f"), f(o.get("mean"), ".2f"),
-                     f(r["ratio"], ".2f"), f(t.get("p50"), ".2f"), f(o.get("p50"), ".2f"),
-                     f(r["peak_mb"], ".1f"), f(r["live_mb"], ".1f"),
-                     f(r["weights_mb"], ".1f"),
-                     f(r["compile_s"], ".1f"), f(r["max_abs_err"], ".1e"), flag])
+    for g in gs:
+        if not g["ok"]:
+            rows.append([g["size"], g["name"]] + ["-"] * (len(hdr) - 3) + ["FAILED"])
+            continue
+        p = g["pass"]
+        row = [g["size"], g["name"],
+               f"{g['ratio']:.2f} @{g['ratio_threads']} {verdict(p['ratio'])}",
+               f"{g['p90_p50']:.2f} @{g['p90_p50_threads']} {verdict(p['p90_p50'])}",
+               f"{g['spread'] * 100:.0f}% @{g['spread_threads']} {verdict(p['spread'])}"]
+        if hi != lo:
+            row.append(f"{g['threads_scaling']:.2f} {verdict(p['threads'])}")
+        row.append(verdict(g["all"]))
+        rows.append(row)
     print_markdown_table(hdr, rows)
+    ok = [g for g in gs if g["ok"]]
+    print(f"\ngoals (issue 12; worst over the thread counts, @ the threads where it is "
+          f"worst): telar's throughput >= {GOAL_RATIO:g} x onnxruntime's (median of "
+          f"process means); telar's p90 <= {GOAL_P90_P50:g} x p50 within every process; "
+          f"telar's process means within {GOAL_SPREAD * 100:.0f}% (max / min - 1)"
+          + (f"; telar at {hi} threads no slower than at {lo}" if hi != lo else "")
+          + f". {sum(g['all'] for g in ok)} of {len(gs)} (size, model) pairs meet all.")
+
+
+def row_goals(r):
+    """PASS, or MISS with the goals one row (one thread count) misses."""
+    if not r["ok"]:
+        return "FAILED"
+    miss = [name for name, ok in (("ratio", r["ratio"] >= GOAL_RATIO),
+                                  ("p90/p50", r["telar"]["p90_p50"] <= GOAL_P90_P50),
+                                  ("spread", r["telar"]["spread"] <= GOAL_SPREAD)) if not ok]
+    return f"MISS ({', '.join(miss)})" if miss else "PASS"
+
+
+def compare_runs(before_path, after_path):
+    """--compare: the before/after table of two --json files (no runs)."""
+    with open(before_path) as fh:
+        before = json.load(fh)
+    with open(after_path) as fh:
+        after = json.load(fh)
+    key = lambda r: (r["size"], r["threads"], r["name"])
+    old = {key(r): r for r in before["rows"]}
+    print(f"before: {before_path} (telar-run {before['config']['telar_run']})")
+    print(f"after:  {after_path} (telar-run {after['config']['telar_run']})")
+    groups = []
+    for r in after["rows"]:
+        if (r["size"], r["threads"]) not in groups:
+            groups.append((r["size"], r["threads"]))
+    hdr = ["model", "telar ms before", "telar ms after", "speedup", "ort ms after",
+           "ratio before", "ratio after", "p90/p50 before", "p90/p50 after",
+           "spread before", "spread after", "goals after"]
+    for size, t in groups:
+        print(f"\n### {size}, {t} thread{'s' if t > 1 else ''}\n")
+        rows = []
+        for r in after["rows"]:
+            if (r["size"], r["threads"]) != (size, t):
+                continue
+            b = old.get(key(r)) or {}
+            bt, at = b.get("telar") or {}, r.get("telar") or {}
+            speedup = (bt["mean"] / at["mean"] if bt.get("mean") and at.get("mean")
+                       else None)
+            rows.append([r["name"], f(bt.get("mean"), ".3f"), f(at.get("mean"), ".3f"),
+                         f(speedup, ".2f"), f((r.get("ort") or {}).get("mean"), ".3f"),
+                         f(b.get("ratio"), ".2f"), f(r.get("ratio"), ".2f"),
+                         f(bt.get("p90_p50"), ".2f"), f(at.get("p90_p50"), ".2f"),
+                         pct(bt.get("spread")), pct(at.get("spread")),
+                         row_goals(r)])
+        print_markdown_table(hdr, rows)
+    print("\nspeedup = telar ms before / after; ratio = onnxruntime ms / telar ms of each "
+          f"run; goals after: the after run's ratio >= {GOAL_RATIO:g}, p90/p50 <= "
+          f"{GOAL_P90_P50:g}, spread <= {GOAL_SPREAD * 100:.0f}% at this thread count "
+          "(MISS names the goals missed)")
+    return 0
+
+
+def int_list(text):
+    try:
+        xs = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a comma list of integers: {text!r}")
+    if not xs or min(xs) < 1:
+        raise argparse.ArgumentTypeError(f"want positive integers: {text!r}")
+    return xs
+
+
+def size_list(text):
+    xs = [x.strip() for x in text.split(",") if x.strip()]
+    bad = [x for x in xs if x not in make_models.SIZES]
+    if not xs or bad:
+        raise argparse.ArgumentTypeError(
+            f"sizes are a comma list of {', '.join(make_models.SIZES)}: {text!r}")
+    return xs
 
 
 def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    if "--ort-worker" in argv:
+        return ort_worker(argv)
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--threads", "-t", type=int, default=os.cpu_count() or 1)
-    ap.add_argument("--iters", "-n", type=int, default=20)
-    ap.add_argument("--warmup", "-w", type=int, default=3)
-    ap.add_argument("--repeat", "-r", type=int, default=1,
-                    help="alternate telar and onnxruntime R times, keep each one's "
-                    "best mean (for noisy machines; default 1)")
+    ap.add_argument("--size", type=size_list, default=size_list("bench,mini"),
+                    help="comma list of model sizes (default bench,mini)")
+    ap.add_argument("--threads", "-t", type=int_list, default=int_list("1,2"),
+                    help="comma list of thread counts (default 1,2)")
+    ap.add_argument("--processes", "-p", type=int, default=3,
+                    help="fresh processes per side, model and thread count (default 3)")
+    ap.add_argument("--iters", "-n", type=int, default=0,
+                    help="timed runs per process (default: as many as fill --budget)")
+    ap.add_argument("--budget", type=float, default=1.5,
+                    help="seconds of timed runs per process when --iters is not given "
+                    f"(default 1.5; between {MIN_ITERS} and {MAX_ITERS} runs)")
+    ap.add_argument("--warmup", "-w", type=int, default=None,
+                    help="warm-up runs per process (default max(3, N // 10))")
     ap.add_argument("--only", default="", help="comma-separated subset of: "
                     + ",".join(make_models.all_model_names()))
-    ap.add_argument("--size", choices=make_models.SIZES, default="bench")
-    ap.add_argument("--models", help="model dir (default build/bench-models/SIZE)")
+    ap.add_argument("--models", help="model dir; models go to DIR/SIZE "
+                    "(default build/bench-models)")
     ap.add_argument("--reuse", action="store_true",
                     help="do not rebuild models already in the model dir")
     ap.add_argument("--telarc", default=os.path.join(ROOT, "build", "bin", "telarc"))
@@ -190,60 +522,87 @@ def main(argv=None):
     ap.add_argument("--telarc-arg", action="append", default=[], metavar="ARG",
                     help="extra telarc flag (repeatable), e.g. "
                          "--telarc-arg=--library-calls=false to time generated GEMMs")
-    ap.add_argument("--flag-below", type=float, default=0.7,
-                    help="flag ratios (ort ms / telar ms) below this (default 0.7)")
+    ap.add_argument("--flag-below", type=float, default=0.8,
+                    help="flag ratios (ort ms / telar ms) below this (default 0.8)")
     ap.add_argument("--fail-below", type=float, help="exit 1 if a ratio is below this")
-    ap.add_argument("--json", help="write the results here")
+    ap.add_argument("--json", help="write the configuration, rows and goals here")
+    ap.add_argument("--compare", nargs=2, metavar=("BEFORE.json", "AFTER.json"),
+                    help="print the before/after table of two --json files and exit "
+                    "(runs nothing)")
     a = ap.parse_args(argv)
-    a.telar_run = a.telar_run or os.path.join(os.path.dirname(os.path.abspath(a.telarc)),
-                                              "telar-run")
+    if a.compare:
+        return compare_runs(*a.compare)
+    if a.processes < 1 or a.iters < 0 or (a.warmup is not None and a.warmup < 0):
+        ap.error("--processes must be >= 1, --iters and --warmup >= 0")
+    a.telarc = os.path.abspath(a.telarc)
+    a.telar_run = os.path.abspath(a.telar_run or os.path.join(os.path.dirname(a.telarc),
+                                                              "telar-run"))
     for tool in (a.telarc, a.telar_run):
         if not os.access(tool, os.X_OK):
             print(f"cpu_vs_onnxruntime: not executable: {tool}", file=sys.stderr)
             return 2
-    a.models = a.models or os.path.join(ROOT, "build", "bench-models", a.size)
+    a.models = a.models or os.path.join(ROOT, "build", "bench-models")
     names = [n for n in a.only.split(",") if n] or make_models.all_model_names()
     for n in names:
         if n not in make_models.all_model_names():
             ap.error(f"unknown model {n!r}")
 
-    todo = [n for n in names if not (a.reuse and os.path.exists(
-        os.path.join(a.models, f"{n}.inputs.npz")))]
-    if todo:
-        t0 = time.time()
-        if make_models.make(todo, a.models, a.size, check=False, log=lambda s: None):
-            return 1
-        print(f"built {len(todo)} models ({a.size}) in {a.models} in "
-              f"{time.time() - t0:.1f}s", flush=True)
-    print(f"threads {a.threads}, {a.warmup} warm-up + {a.iters} timed runs per model"
-          + (f", best of {a.repeat} alternations" if a.repeat > 1 else ""), flush=True)
-    results = []
-    for n in names:
-        try:
-            r = bench_one(n, a)
-        except Exception as e:  # keep benchmarking the others
-            r = {"name": n, "ok": False, "error": f"{type(e).__name__}: {e}",
-                 "compile_s": None, "telar": None, "ort": None, "ratio": None,
-                 "peak_mb": None, "weights_mb": None, "max_abs_err": None}
-        results.append(r)
-        if r["ok"]:
-            print(f"{n}: telar {r['telar']['mean']:.2f} ms, onnxruntime "
-                  f"{r['ort']['mean']:.2f} ms, ratio {r['ratio']:.2f}", flush=True)
-        else:
-            print(f"{n}: FAILED: {r['error']}", flush=True)
-    print()
-    print_table(results, a)
-    ok_ratios = [r["ratio"] for r in results if r["ok"] and r["ratio"]]
-    if ok_ratios:
-        geo = float(np.exp(np.mean(np.log(ok_ratios))))
-        print(f"\nratio = onnxruntime ms / telar ms (> 1: telar is faster); geometric "
-              f"mean {geo:.2f} over {len(ok_ratios)} models; SLOW: ratio < {a.flag_below}")
+    t_all = time.time()
+    print(f"telarc {a.telarc}, telar-run {a.telar_run}"
+          + (f", telarc args {' '.join(a.telarc_arg)}" if a.telarc_arg else ""))
+    print(f"sizes {','.join(a.size)}, threads {','.join(map(str, a.threads))}, "
+          f"{a.processes} processes per side, "
+          + (f"{a.iters} timed runs" if a.iters else f"timed runs filling {a.budget:g} s")
+          + " per process", flush=True)
+    rows = []
+    for size in a.size:
+        d = os.path.join(a.models, size)
+        todo = [n for n in names if not (a.reuse and os.path.exists(
+            os.path.join(d, f"{n}.inputs.npz")))]
+        built_failed = set()
+        if todo:
+            t0 = time.time()
+            for n in todo:  # one at a time: a model that fails to build is reported
+                if make_models.make([n], d, size, check=False, log=lambda s: None):
+                    built_failed.add(n)
+            print(f"built {len(todo) - len(built_failed)} models ({size}) in {d} in "
+                  f"{time.time() - t0:.1f}s", flush=True)
+        for n in names:
+            if n in built_failed:
+                rows += [empty_row(size, n, t, "make_models failed") for t in a.threads]
+                continue
+            rows += bench_model(n, size, a)
+    gs = goals(rows, a)
+    for size in a.size:
+        for t in a.threads:
+            print(f"\n### {size}, {t} thread{'s' if t > 1 else ''}\n")
+            print_table([r for r in rows if r["size"] == size and r["threads"] == t], a)
+    print("\nratio = onnxruntime ms / telar ms (> 1: telar is faster), ms = median of the "
+          f"{a.processes} process means; p50/p90 = median of the processes' p50/p90; "
+          "p90/p50 = the worst process's; spread = max / min - 1 of the process means; "
+          f"SLOW: ratio < {a.flag_below:g}")
+    for size in a.size:
+        for t in a.threads:
+            ok = [r["ratio"] for r in rows if r["size"] == size and r["threads"] == t
+                  and r["ok"] and r["ratio"]]
+            if ok:
+                geo = float(np.exp(np.mean(np.log(ok))))
+                print(f"geometric mean ratio {size}, {t} thr: {geo:.2f} over {len(ok)} "
+                      "models")
+    print("\n### goals\n")
+    print_goals(gs, a)
+    print(f"\n{time.time() - t_all:.0f}s in all")
     if a.json:
-        with open(a.json, "w") as f:
-            json.dump({"threads": a.threads, "iters": a.iters, "warmup": a.warmup,
-                       "size": a.size, "results": results}, f, indent=1)
-    failed = [r for r in results if not r["ok"]]
-    slow = [r for r in results if a.fail_below is not None and r["ratio"] is not None
+        with open(a.json, "w") as fh:
+            json.dump({"config": {"sizes": a.size, "threads": a.threads,
+                                  "processes": a.processes, "iters": a.iters or None,
+                                  "budget_s": None if a.iters else a.budget,
+                                  "warmup": a.warmup, "telarc": a.telarc,
+                                  "telar_run": a.telar_run, "telarc_args": a.telarc_arg,
+                                  "models": a.models},
+                       "rows": rows, "goals": gs}, fh, indent=1)
+    failed = [r for r in rows if not r["ok"]]
+    slow = [r for r in rows if a.fail_below is not None and r["ratio"] is not None
             and r["ratio"] < a.fail_below]
     return 1 if failed or slow else 0
 

@@ -3,6 +3,7 @@
 
 Usage:
     .venv/bin/python python/telar_testing/make_models.py --out build/models
+    .venv/bin/python python/telar_testing/make_models.py --out DIR --size mini
     .venv/bin/python python/telar_testing/make_models.py --out DIR --size bench
     .venv/bin/python python/telar_testing/make_models.py --out DIR --only llama,moe_topk
     .venv/bin/python python/telar_testing/make_models.py --out DIR --batch 4
@@ -17,8 +18,8 @@ Writes into DIR, for each model NAME:
                           (an independent check that the graph computes what it
                           should); onnxruntime must match them (rtol 1e-3, atol 1e-4)
 
-Models (--size small, the default, then --size bench):
-    gpt, bert, resnet18, vit, moe_einsum, moe_grouped
+Models (--size small, the default, then --size mini and --size bench):
+    gpt, bert, resnet18, vit, moe_einsum, moe_grouped, t5_encoder
                  torch.onnx.export at opset 17; see make_torch_models.py
     llama        Llama-style decoder with onnx.helper at opset 18: token embedding
                  (Gather); per layer RMSNorm (Pow, ReduceMean, Add, Sqrt, Div, Mul),
@@ -30,6 +31,8 @@ Models (--size small, the default, then --size bench):
                  residual Adds; final RMSNorm and LM head.
                  small: vocab 128, d 64, 4 heads (2 kv heads, head dim 16),
                  ffn 176, 2 layers, input_ids int64 [2, 16] -> logits [2, 16, 128]
+                 mini: vocab 512, d 128, 4 heads (2 kv heads, head dim 32),
+                 ffn 352, 2 layers, input_ids [1, 32]
                  bench: vocab 2048, d 512, 8 heads (4 kv), ffn 1408, 4 layers,
                  input_ids [1, 128]
     moe_topk     Mixtral-style top-2 routed MoE layer with onnx.helper at opset 18:
@@ -39,6 +42,7 @@ Models (--size small, the default, then --size bench):
                  batched MatMuls over [experts, tokens, d], outputs weighted by the
                  routing matrix and summed over experts (ReduceSum).
                  small: x float32 [2, 8, 32], 4 experts, hidden 64
+                 mini: x [1, 32, 128], 4 experts, hidden 256
                  bench: x [1, 128, 256], 8 experts, hidden 512
                  The router input is drawn so that the 2nd and 3rd largest logits
                  of every token differ by at least 1e-2: rounding differences
@@ -62,7 +66,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 HELPER_OPSET = 18
 SEED = 0
-SIZES = ("small", "bench")
+SIZES = ("small", "mini", "bench")
 
 
 # ------------------------------------------------------------------ utilities
@@ -128,6 +132,7 @@ def _weight(rng, *shape, scale=None):
 # ---------------------------------------------------------------------- llama
 LLAMA_SIZES = {
     "small": dict(vocab=128, d=64, heads=4, kv_heads=2, ffn=176, layers=2, batch=2, seq=16),
+    "mini": dict(vocab=512, d=128, heads=4, kv_heads=2, ffn=352, layers=2, batch=1, seq=32),
     "bench": dict(vocab=2048, d=512, heads=8, kv_heads=4, ffn=1408, layers=4, batch=1,
                   seq=128),
 }
@@ -281,6 +286,7 @@ def llama_numpy(c, w, ids):
 # ------------------------------------------------------------------- moe_topk
 MOE_SIZES = {
     "small": dict(batch=2, seq=8, d=32, hidden=64, experts=4, k=2),
+    "mini": dict(batch=1, seq=32, d=128, hidden=256, experts=4, k=2),
     "bench": dict(batch=1, seq=128, d=256, hidden=512, experts=8, k=2),
 }
 ROUTER_MARGIN = 1e-2
@@ -367,7 +373,7 @@ def torch_models():
 
 def all_model_names():
     # The torch list is static; avoid importing torch just to list names.
-    return (["gpt", "bert", "resnet18", "vit", "moe_einsum", "moe_grouped"]
+    return (["gpt", "bert", "resnet18", "vit", "moe_einsum", "moe_grouped", "t5_encoder"]
             + list(HELPER_MODELS))
 
 
@@ -436,7 +442,9 @@ def main(argv=None):
     p.add_argument("--out", required=True, help="output directory (created)")
     p.add_argument("--only", default="",
                    help="comma-separated subset of: " + ",".join(all_model_names()))
-    p.add_argument("--size", choices=SIZES, default="small")
+    p.add_argument("--size", choices=SIZES, default="small",
+                   help="small (default; for tests), mini (hidden 128, 32 tokens: "
+                        "the benchmark's small models) or bench")
     p.add_argument("--batch", type=int, default=None,
                    help="batch size of every model's inputs (default: the size's)")
     p.add_argument("--no-check", dest="check", action="store_false", default=True,

@@ -5,6 +5,7 @@ Usage:
     .venv/bin/python python/telar_testing/make_torch_models.py --out build/models
     .venv/bin/python python/telar_testing/make_torch_models.py --out DIR --only gpt,moe_einsum
     .venv/bin/python python/telar_testing/make_torch_models.py --out DIR --no-check
+    .venv/bin/python python/telar_testing/make_torch_models.py --out DIR --size mini
     .venv/bin/python python/telar_testing/make_torch_models.py --out DIR --size bench
 
 Writes into DIR, for each model NAME:
@@ -36,14 +37,32 @@ Models:
                 groups, each with its own per-expert capacity (cumsum within the
                 group, capacity factor 1), dispatch `gsec,gsd->egcd`, expert FFN on [E, G, C, d],
                 combine `gsec,egcd->gsd`; x float32 [2, 8, 32] -> y [2, 8, 32]
+    t5_encoder  T5's encoder, written here (no `transformers`): token embedding;
+                per layer T5LayerNorm (RMS scaling with a weight, no mean
+                subtraction, no bias, eps 1e-6) before self-attention and before
+                the FFN; self-attention without biases and without the 1/sqrt(d)
+                scaling, plus T5's bidirectional bucketed relative position bias
+                (32 buckets, max distance 128, buckets computed in the graph from
+                arange; the first layer's bias table shared by every layer, as in
+                T5) plus the additive padding mask (1 - attention_mask) * float32
+                min; ReLU FFN (wi, wo, no biases); residual adds; final
+                T5LayerNorm. d_model 64, 4 heads (d_kv 16), ff 256, 2 layers,
+                vocab 100; input_ids/attention_mask int64 [2, 16] (the last
+                sequence's tail padded) -> last_hidden_state [2, 16, 64]
 
 Sizes above are --size small (the default); --batch N overrides the batch
-dimension of every model's inputs (the sharded tests use 1, 2 and 4). --size bench makes benchmark-sized
-variants: gpt and bert d_model 512, 8 heads, 4 layers, ff 2048, vocab 2048,
-[1, 128] tokens; resnet18 at [1, 3, 224, 224]; vit ViT-S/16-like (224x224,
-patch 16, hidden 384, 6 heads, mlp 1536) with 4 layers; moe_einsum d 256, h 1024,
-8 experts, x [1, 128, 256]; moe_grouped d 256, h 1024, 8 experts, x [4, 32, 256]
-(4 groups of 32 tokens).
+dimension of every model's inputs (the sharded tests use 1, 2 and 4).
+--size mini makes small transformers as a user would first try them (the
+benchmark's second size): gpt, bert and t5_encoder d_model 128, 4 heads, ff 512,
+2 layers, vocab 512, [1, 32] tokens; resnet18 at [1, 3, 64, 64] (as small); vit
+image 64, patch 16 (17 tokens), hidden 128, 4 heads, mlp 512, 2 layers;
+moe_einsum d 128, h 512, 4 experts, x [1, 32, 128]; moe_grouped d 128, h 512,
+4 experts, x [2, 16, 128] (2 groups of 16 tokens).
+--size bench makes benchmark-sized variants: gpt, bert and t5_encoder d_model
+512, 8 heads, 4 layers, ff 2048, vocab 2048, [1, 128] tokens; resnet18 at
+[1, 3, 224, 224]; vit ViT-S/16-like (224x224, patch 16, hidden 384, 6 heads,
+mlp 1536) with 4 layers; moe_einsum d 256, h 1024, 8 experts, x [1, 128, 256];
+moe_grouped d 256, h 1024, 8 experts, x [4, 32, 256] (4 groups of 32 tokens).
 
 With --check (the default) each exported model is also run with onnxruntime and
 compared with torch's outputs; a mismatch is an error (exit 1).
@@ -229,55 +248,190 @@ class GShardGroupedMoE(nn.Module):
         return y.reshape(x.shape[0], x.shape[1], x.shape[2])
 
 
+# ------------------------------------------------------------------- T5 encoder
+class T5LayerNorm(nn.Module):
+    """T5's layer norm: RMS scaling with a weight, no mean subtraction, no bias."""
+
+    def __init__(self, d, eps=1e-6):
+        super().__init__()
+        self.eps = eps
+        # T5 initialises the weight to ones; random around 1 keeps the check honest.
+        self.weight = nn.Parameter(1.0 + 0.1 * torch.randn(d))
+
+    def forward(self, x):
+        var = x.pow(2).mean(-1, keepdim=True)
+        return self.weight * (x * torch.rsqrt(var + self.eps))
+
+
+def t5_relative_buckets(q_len, k_len, num_buckets=32, max_distance=128):
+    """T5's bidirectional relative-position buckets [q_len, k_len] (int64):
+    half the buckets per direction, the first half of those exact distances,
+    the rest logarithmic up to max_distance."""
+    rel = torch.arange(k_len)[None, :] - torch.arange(q_len)[:, None]   # key - query
+    half = num_buckets // 2
+    buckets = (rel > 0).to(torch.int64) * half
+    rel = rel.abs()
+    max_exact = half // 2
+    # clamp: the log branch is only taken for rel >= max_exact (log(0) never reaches
+    # the integer cast).
+    large = max_exact + (torch.log(rel.clamp(min=max_exact).to(torch.float32) / max_exact)
+                         / math.log(max_distance / max_exact)
+                         * (half - max_exact)).to(torch.int64)
+    large = torch.clamp(large, max=half - 1)
+    return buckets + torch.where(rel < max_exact, rel, large)
+
+
+class T5Attention(nn.Module):
+    """T5 self-attention: no biases, no 1/sqrt(d) scaling of the scores; the
+    position bias (and padding mask) is added to the scores."""
+
+    def __init__(self, d, heads, d_kv):
+        super().__init__()
+        self.heads, self.d_kv = heads, d_kv
+        inner = heads * d_kv
+        self.q = nn.Linear(d, inner, bias=False)
+        self.k = nn.Linear(d, inner, bias=False)
+        self.v = nn.Linear(d, inner, bias=False)
+        self.o = nn.Linear(inner, d, bias=False)
+
+    def forward(self, x, bias):
+        B, T, _ = x.shape
+        split = lambda t: t.view(B, T, self.heads, self.d_kv).transpose(1, 2)
+        q, k, v = split(self.q(x)), split(self.k(x)), split(self.v(x))
+        scores = torch.matmul(q, k.transpose(2, 3)) + bias      # [B, H, T, T]
+        probs = torch.softmax(scores.float(), dim=-1).type_as(scores)
+        out = torch.matmul(probs, v).transpose(1, 2).reshape(B, T, self.heads * self.d_kv)
+        return self.o(out)
+
+
+class T5Block(nn.Module):
+    def __init__(self, d, heads, d_kv, ff):
+        super().__init__()
+        self.ln_attn = T5LayerNorm(d)
+        self.attn = T5Attention(d, heads, d_kv)
+        self.ln_ff = T5LayerNorm(d)
+        self.wi = nn.Linear(d, ff, bias=False)
+        self.wo = nn.Linear(ff, d, bias=False)
+
+    def forward(self, x, bias):
+        x = x + self.attn(self.ln_attn(x), bias)
+        return x + self.wo(F.relu(self.wi(self.ln_ff(x))))
+
+
+class T5Encoder(nn.Module):
+    """T5's encoder stack: token embedding, pre-norm blocks (T5LayerNorm before
+    self-attention and before the ReLU FFN, residual adds), final T5LayerNorm.
+    The relative position bias (32 buckets, max distance 128) belongs to the first
+    layer and is shared by all layers, as in T5; the padding mask from
+    attention_mask is added to it ((1 - mask) * float32 min)."""
+
+    def __init__(self, vocab=100, d_model=64, heads=4, layers=2, ff=256,
+                 num_buckets=32, max_distance=128):
+        super().__init__()
+        assert d_model % heads == 0
+        self.num_buckets, self.max_distance = num_buckets, max_distance
+        self.embed = nn.Embedding(vocab, d_model)
+        self.rel_bias = nn.Embedding(num_buckets, heads)
+        self.blocks = nn.ModuleList(T5Block(d_model, heads, d_model // heads, ff)
+                                    for _ in range(layers))
+        self.ln_f = T5LayerNorm(d_model)
+
+    def forward(self, input_ids, attention_mask):
+        T = input_ids.shape[1]
+        buckets = t5_relative_buckets(T, T, self.num_buckets, self.max_distance)
+        bias = self.rel_bias(buckets).permute(2, 0, 1).unsqueeze(0)          # [1, H, T, T]
+        pad = (1.0 - attention_mask[:, None, None, :].to(torch.float32)) \
+            * torch.finfo(torch.float32).min                                   # [B, 1, 1, T]
+        bias = bias + pad
+        x = self.embed(input_ids)
+        for blk in self.blocks:
+            x = blk(x, bias)
+        return self.ln_f(x)
+
+
 # ----------------------------------------------------------------------- builders
-# Two sizes: "small" (the default; CI compiles and runs every model in seconds) and
-# "bench" (closer to real workloads, for bench/cpu_vs_onnxruntime).
-SIZES = ("small", "bench")
+# Three sizes: "small" (the default; CI compiles and runs every model in seconds),
+# "mini" (small transformers as users try them first: hidden 128, 2 layers, 32
+# tokens, batch 1; the benchmark's second size) and "bench" (closer to real
+# workloads, for bench/cpu_vs_onnxruntime).
+SIZES = ("small", "mini", "bench")
+
+# gpt and bert share these; t5_encoder too (heads * d_kv = d_model).
+TRANSFORMER_SIZES = {
+    "small": dict(vocab=100, seq=16, d_model=64, heads=4, layers=2, ff=256, batch=2),
+    "mini": dict(vocab=512, seq=32, d_model=128, heads=4, layers=2, ff=512, batch=1),
+    "bench": dict(vocab=2048, seq=128, d_model=512, heads=8, layers=4, ff=2048, batch=1),
+}
+RESNET_HW = {"small": 64, "mini": 64, "bench": 224}
+VIT_SIZES = {
+    "small": dict(image_size=32, patch_size=8, num_layers=2, num_heads=2, hidden_dim=64,
+                  mlp_dim=128),
+    "mini": dict(image_size=64, patch_size=16, num_layers=2, num_heads=4, hidden_dim=128,
+                 mlp_dim=512),
+    "bench": dict(image_size=224, patch_size=16, num_layers=4, num_heads=6, hidden_dim=384,
+                  mlp_dim=1536),
+}
+# moe_einsum: (batch, tokens, d, hidden, experts); moe_grouped: (groups, tokens per group, ...)
+MOE_EINSUM_SIZES = {"small": (2, 8, 32, 64, 4), "mini": (1, 32, 128, 512, 4),
+                    "bench": (1, 128, 256, 1024, 8)}
+MOE_GROUPED_SIZES = {"small": (2, 8, 32, 64, 4), "mini": (2, 16, 128, 512, 4),
+                     "bench": (4, 32, 256, 1024, 8)}
 
 
 def build_gpt(size="small", batch=None):
-    c = (dict(vocab=100, seq=16, d_model=64, heads=4, layers=2, ff=256, batch=2)
-         if size == "small" else
-         dict(vocab=2048, seq=128, d_model=512, heads=8, layers=4, ff=2048, batch=1))
-    batch = batch or c["batch"]
-    c.pop("batch")
+    c = dict(TRANSFORMER_SIZES[size])
+    default_batch = c.pop("batch")
+    batch = batch or default_batch
     model = TinyGPT(**c)
     g = torch.Generator().manual_seed(SEED + 1)
     inputs = {"input_ids": torch.randint(0, c["vocab"], (batch, c["seq"]), generator=g)}
     return model, inputs, ["logits"]
 
 
+def _padding_mask(batch, seq):
+    attn = torch.ones(batch, seq, dtype=torch.int64)
+    attn[-1, seq * 3 // 4:] = 0  # padded tail in the last sequence
+    return attn
+
+
 def build_bert(size="small", batch=None):
-    c = (dict(vocab=100, seq=16, d_model=64, heads=4, layers=2, ff=256, batch=2)
-         if size == "small" else
-         dict(vocab=2048, seq=128, d_model=512, heads=8, layers=4, ff=2048, batch=1))
-    batch, seq = batch or c["batch"], c["seq"]
-    c.pop("batch")
+    c = dict(TRANSFORMER_SIZES[size])
+    default_batch = c.pop("batch")
+    batch = batch or default_batch
+    seq = c["seq"]
     model = TinyBERT(**c)
     g = torch.Generator().manual_seed(SEED + 2)
     ids = torch.randint(0, c["vocab"], (batch, seq), generator=g)
     types = torch.zeros(batch, seq, dtype=torch.int64)
     types[:, seq // 2:] = 1
-    attn = torch.ones(batch, seq, dtype=torch.int64)
-    attn[-1, seq * 3 // 4:] = 0  # padded tail in the last sequence
-    inputs = {"input_ids": ids, "token_type_ids": types, "attention_mask": attn}
+    inputs = {"input_ids": ids, "token_type_ids": types,
+              "attention_mask": _padding_mask(batch, seq)}
     return model, inputs, ["sequence_output", "pooled_output"]
+
+
+def build_t5_encoder(size="small", batch=None):
+    c = dict(TRANSFORMER_SIZES[size])
+    default_batch = c.pop("batch")
+    batch = batch or default_batch
+    seq = c.pop("seq")
+    model = T5Encoder(**c)
+    g = torch.Generator().manual_seed(SEED + 7)
+    ids = torch.randint(0, c["vocab"], (batch, seq), generator=g)
+    inputs = {"input_ids": ids, "attention_mask": _padding_mask(batch, seq)}
+    return model, inputs, ["last_hidden_state"]
 
 
 def build_resnet18(size="small", batch=None):
     import torchvision
     model = torchvision.models.resnet18(weights=None)
-    hw = 64 if size == "small" else 224
+    hw = RESNET_HW[size]
     g = torch.Generator().manual_seed(SEED + 3)
     return model, {"input": torch.randn(batch or 1, 3, hw, hw, generator=g)}, ["logits"]
 
 
 def build_vit(size="small", batch=None):
     import torchvision
-    c = (dict(image_size=32, patch_size=8, num_layers=2, num_heads=2, hidden_dim=64,
-              mlp_dim=128) if size == "small" else
-         dict(image_size=224, patch_size=16, num_layers=4, num_heads=6, hidden_dim=384,
-              mlp_dim=1536))
+    c = VIT_SIZES[size]
     model = torchvision.models.VisionTransformer(num_classes=10, **c)
     # torchvision zero-initialises the class token and the classifier head, which
     # would make every output 0 and the numeric check vacuous: randomise them.
@@ -291,28 +445,22 @@ def build_vit(size="small", batch=None):
 
 
 def build_moe_einsum(size="small", batch=None):
-    if size == "small":
-        b, t, d, h, e = 2, 8, 32, 64, 4
-    else:
-        b, t, d, h, e = 1, 128, 256, 1024, 8
+    b, t, d, h, e = MOE_EINSUM_SIZES[size]
     b = batch or b
     model = GShardMoE(d=d, h=h, experts=e, k=2, tokens=b * t)
     g = torch.Generator().manual_seed(SEED + 5)
     return model, {"x": torch.randn(b, t, d, generator=g)}, ["y"]
 
+
 def build_moe_grouped(size="small", batch=None):
     # Groups are the batch rows: x [G, S, d].
-    if size == "small":
-        g, t, d, h, e = 2, 8, 32, 64, 4
-    else:
-        g, t, d, h, e = 4, 32, 256, 1024, 8
+    g, t, d, h, e = MOE_GROUPED_SIZES[size]
     g = batch or g
     # Capacity factor 1: some experts overflow in some groups (dropped
     # tokens), so the outputs depend on the per-group capacity.
     model = GShardGroupedMoE(d=d, h=h, experts=e, k=2, capacity_factor=1.0, group_size=t)
     gen = torch.Generator().manual_seed(SEED + 6)
     return model, {"x": torch.randn(g, t, d, generator=gen)}, ["y"]
-
 
 
 MODELS = {
@@ -322,6 +470,7 @@ MODELS = {
     "vit": build_vit,
     "moe_einsum": build_moe_einsum,
     "moe_grouped": build_moe_grouped,
+    "t5_encoder": build_t5_encoder,
 }
 
 
@@ -397,7 +546,8 @@ def main(argv=None):
     p.add_argument("--out", required=True, help="output directory (created)")
     p.add_argument("--only", default="", help="comma-separated subset of: " + ",".join(MODELS))
     p.add_argument("--size", choices=SIZES, default="small",
-                   help="small (default; for tests) or bench (benchmark sizes)")
+                   help="small (default; for tests), mini (hidden 128, 32 tokens) or "
+                        "bench (benchmark sizes)")
     p.add_argument("--batch", type=int, default=None,
                    help="batch size of every model's inputs (default: the size's)")
     p.add_argument("--check", dest="check", action="store_true", default=True,

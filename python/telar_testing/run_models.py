@@ -5,7 +5,7 @@ Usage:
     .venv/bin/python python/telar_testing/run_models.py --make build/models
     .venv/bin/python python/telar_testing/run_models.py build/models [--only gpt,llama]
         [--telarc build/bin/telarc] [--telar-run PATH] [--rtol 1e-4] [--atol 1e-4]
-        [--threads N] [--jobs 1] [--timeout 600] [--size small|bench] [--keep] [-v]
+        [--threads N] [--jobs 1] [--timeout 600] [--size small|mini|bench] [--keep] [-v]
 
 DIR (positional, or --make DIR to build the models there first with make_models.py
 at --size) holds NAME.onnx, NAME.inputs.npz and, when present, NAME.ort_outputs.npz
@@ -214,7 +214,7 @@ def main(argv=None):
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("dir", nargs="?", help="dir with NAME.onnx / NAME.inputs.npz")
     ap.add_argument("--make", metavar="DIR", help="build the models into DIR first")
-    ap.add_argument("--size", choices=("small", "bench"), default="small",
+    ap.add_argument("--size", choices=("small", "mini", "bench"), default="small",
                     help="model size for --make (default small)")
     ap.add_argument("--only", default="", help="comma-separated model names")
     ap.add_argument("--telarc", default="build/bin/telarc")

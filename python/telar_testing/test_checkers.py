@@ -5,13 +5,16 @@ Usage: .venv/bin/python python/telar_testing/test_checkers.py [-v]
 
 A checker that passes what it should reject hides every bug behind it: these
 tests feed the output comparison (tensor_compare), the node tests' tolerances,
-their allowlist summaries and the import-fold detection inputs they must fail.
+their allowlist summaries, the import-fold detection and the CPU benchmark's
+statistics and goal verdicts inputs they must fail.
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import io
+import json
 import os
 import sys
 import tempfile
@@ -105,6 +108,72 @@ class OneComparisonTest(unittest.TestCase):
         bench = load_path("bench", os.path.join(HERE, "..", "..", "bench",
                                                 "cpu_vs_onnxruntime.py"))
         self.assertIs(bench.compare, tensor_compare.compare)
+
+
+class BenchStatisticsTest(unittest.TestCase):
+    """bench/cpu_vs_onnxruntime's statistics and goal verdicts."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.bench = load_path("bench", os.path.join(HERE, "..", "..", "bench",
+                                                    "cpu_vs_onnxruntime.py"))
+
+    def test_nearest_rank_percentiles(self):  # as telar-run's report
+        s = self.bench.summarize([float(x) for x in range(10, 0, -1)])
+        self.assertEqual((s["mean"], s["p50"], s["p90"], s["min"]), (5.5, 5.0, 9.0, 1.0))
+        s = self.bench.summarize([3.0, 1.0, 2.0])
+        self.assertEqual((s["p50"], s["p90"]), (2.0, 3.0))
+
+    def test_aggregate_over_processes(self):
+        procs = [{"mean": 1.0, "p50": 1.0, "p90": 1.1, "min": 0.9},
+                 {"mean": 3.0, "p50": 2.0, "p90": 4.0, "min": 1.0},
+                 {"mean": 1.2, "p50": 1.2, "p90": 1.3, "min": 1.1}]
+        g = self.bench.aggregate(procs)
+        self.assertEqual((g["mean"], g["p50"], g["p90"]), (1.2, 1.2, 1.3))
+        self.assertAlmostEqual(g["p90_p50"], 2.0)   # the worst process
+        self.assertAlmostEqual(g["spread"], 2.0)    # 3.0 / 1.0 - 1
+
+    def test_goals_take_the_worst_thread_count(self):
+        def row(name, threads, ratio, telar_ms, p90_p50, spread):
+            return {"size": "mini", "name": name, "threads": threads, "ok": True,
+                    "ratio": ratio, "telar": {"mean": telar_ms, "p90_p50": p90_p50,
+                                              "spread": spread}}
+        rows = [row("good", 1, 1.2, 1.0, 1.1, 0.05), row("good", 2, 1.0, 0.6, 1.25, 0.15),
+                row("bad", 1, 1.3, 1.0, 1.1, 0.05), row("bad", 2, 0.9, 1.1, 1.3, 0.2)]
+        good, bad = self.bench.goals(rows, None)
+        self.assertTrue(good["all"])
+        self.assertEqual(good["pass"], {"ratio": True, "p90_p50": True, "spread": True,
+                                        "threads": True})
+        self.assertFalse(bad["all"])
+        self.assertEqual(bad["pass"], {"ratio": False, "p90_p50": False, "spread": False,
+                                       "threads": False})
+        self.assertEqual((bad["ratio"], bad["ratio_threads"]), (0.9, 2))
+        failed = self.bench.goals([dict(rows[0], ok=False)], None)[0]
+        self.assertFalse(failed["ok"])
+        self.assertEqual(self.bench.row_goals(rows[1]), "PASS")
+        self.assertEqual(self.bench.row_goals(rows[3]), "MISS (ratio, p90/p50, spread)")
+        self.assertEqual(self.bench.row_goals(dict(rows[0], ok=False)), "FAILED")
+
+    def test_compare_before_after(self):
+        def run(telar_ms, ort_ms):
+            t = {"mean": telar_ms, "p90_p50": 1.1, "spread": 0.05}
+            return {"config": {"telar_run": "x"}, "goals": [], "rows": [
+                {"size": "mini", "name": "gpt", "threads": 2, "ok": True,
+                 "ratio": ort_ms / telar_ms, "telar": t, "ort": {"mean": ort_ms}}]}
+        with tempfile.TemporaryDirectory() as d:
+            paths = [os.path.join(d, n) for n in ("before.json", "after.json")]
+            for p, r in zip(paths, (run(2.0, 1.0), run(0.8, 1.0))):
+                with open(p, "w") as f:
+                    json.dump(r, f)
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                self.bench.compare_runs(*paths)
+        row = [l for l in out.getvalue().splitlines() if l.startswith("| gpt")][0]
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        # model, before, after, speedup, ort, ratio before, ratio after, ..., goals
+        self.assertEqual(cells[:7], ["gpt", "2.000", "0.800", "2.50", "1.000", "0.50",
+                                     "1.25"])
+        self.assertEqual(cells[-1], "PASS")
 
 
 class NodeTestToleranceTest(unittest.TestCase):
