@@ -163,6 +163,7 @@ LogicalResult telar::emitObjectFile(ModuleOp module,
     error = "cannot create a target machine for " + target.triple;
     return failure();
   }
+  bool hasAvx512 = machine->getMCSubtargetInfo()->checkFeatures("+avx512f");
   llvmModule->setTargetTriple(triple);
   llvmModule->setDataLayout(machine->createDataLayout());
   // Attributes the vectorisers and the backend read per function.
@@ -172,6 +173,12 @@ LogicalResult telar::emitObjectFile(ModuleOp module,
     f.addFnAttr("target-cpu", target.cpu);
     if (!target.features.empty())
       f.addFnAttr("target-features", target.features);
+    // LLVM vectorises with 256-bit vectors on AVX-512 CPUs unless told
+    // otherwise (older Xeons clocked down for 512-bit ones); the runtime's
+    // GEMM runs 512-bit already, and the generated elementwise loops gain
+    // from the full width too.
+    if (hasAvx512)
+      f.addFnAttr("prefer-vector-width", "512");
   }
   allowReassociation(*llvmModule);
   if (llvm::verifyModule(*llvmModule, &llvm::errs())) {

@@ -93,6 +93,7 @@ void telar::buildCpuTranslationPipeline(OpPassManager &pm,
     // scf-to-cf would otherwise split them into several blocks, which
     // memref.alloca_scope does not allow.
     pm.addPass(createCanonicalizerPass());
+    pm.addNestedPass<func::FuncOp>(createTelarMergeParallelRegions());
   }
 
   // Everything to the LLVM dialect.

@@ -191,6 +191,23 @@ def TelarLinalgToLoops : Pass<"telar-linalg-to-loops", "func::FuncOp"> {
                            "::mlir::linalg::LinalgDialect"];
 }
 
+def TelarMergeParallelRegions
+    : Pass<"telar-merge-parallel-regions", "func::FuncOp"> {
+  let summary = "Consecutive OpenMP parallel regions become one";
+  let description = [{
+    After `convert-scf-to-openmp` every parallel loop has its own
+    `omp.parallel`: a fork and a join of the thread team per loop. Two
+    regions with only movable ops between them become one region running
+    both worksharing loops, whose implicit end-of-loop barrier keeps them
+    in order (a barrier costs a fraction of a fork-join). Movable:
+    allocations and side-effect-free ops without regions (they move before
+    the first region when their operands allow) and deallocations (they
+    move after the second). Regions with clauses (threads, if, private,
+    reductions) or `nowait` loops are left alone, and so is anything
+    separated by a runtime call or a sequential loop.
+  }];
+}
+
 def TelarAddRuntimeContext : Pass<"telar-add-runtime-context", "ModuleOp"> {
   let summary = "Give public functions the runtime context and a status result";
   let description = [{
