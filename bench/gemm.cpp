@@ -88,7 +88,7 @@ Case matmul(int64_t m, int64_t k, int64_t n, bool transB) {
             TelarMemRef2F32 db{b->data(), b->data(), 0, {k, n},
                                {transB ? 1 : n, transB ? k : 1}};
             TelarMemRef2F32 dc{c->data(), c->data(), 0, {m, n}, {n, 1}};
-            telarrt_matmul_f32(context, &da, &db, &dc);
+            telarrt_matmul_f32(context, &da, &db, &dc, TELAR_KERNEL_ACCUMULATE);
           }};
 }
 
@@ -111,7 +111,8 @@ Case batchMatmul(int64_t batch, int64_t m, int64_t k, int64_t n,
                                {k * n, transB ? 1 : n, transB ? k : 1}};
             TelarMemRef3F32 dc{
                 c->data(), c->data(), 0, {batch, m, n}, {m * n, n, 1}};
-            telarrt_batch_matmul_f32(context, &da, &db, &dc);
+            telarrt_batch_matmul_f32(context, &da, &db, &dc,
+                                     TELAR_KERNEL_ACCUMULATE);
           }};
 }
 
@@ -145,8 +146,8 @@ Case conv(int64_t c, int64_t hw, int64_t f, int64_t kernel) {
                                  0,
                                  {1, f, hw, hw},
                                  {f * hw * hw, hw * hw, hw, 1}};
-            telarrt_conv2d_nchw_f32(context, &di, &dw, &dout, 1, 1, 1,
-                                    1);
+            telarrt_conv2d_nchw_f32(context, &di, &dw, &dout, 1, 1, 1, 1, 0, 0,
+                                    TELAR_KERNEL_ACCUMULATE);
           }};
 }
 

@@ -8,15 +8,22 @@
 // shape; the callee gets memref descriptors through MLIR's C interface
 // (`_mlir_ciface_<name>`, which telar-lower-runtime-calls names
 // `telarrt_<name>`), after the function's runtime context, and returns a
-// status.
+// status. A trailing `flags` (TELAR_KERNEL_* in Abi.h) says whether the call
+// adds to its output (as the linalg op does) or overwrites it: the latter
+// when the output was just zero-filled, whose fill then goes.
 //
 //===----------------------------------------------------------------------===//
 
 #include "telar/passes/lowering/Passes.h"
 #include "telar/passes/lowering/RuntimeContext.h"
 
+#include "telar/runtime/Abi.h"
+
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace mlir::telar {
 #define GEN_PASS_DEF_TELARLINALGTOLIBRARYCALLS
@@ -56,6 +63,72 @@ func::FuncOp declareCallee(ModuleOp module, StringRef name,
   fn->setAttr("llvm.emit_c_interface", b.getUnitAttr());
   fn->setAttr(telar::kRuntimeStatusAttr, b.getUnitAttr());
   return fn;
+}
+
+/// The views of `root` (results of view-like ops on it, transitively) and
+/// `root` itself.
+void collectAliases(Value root, llvm::SmallPtrSetImpl<Value> &aliases) {
+  SmallVector<Value> work = {root};
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (!aliases.insert(v).second)
+      continue;
+    for (Operation *user : v.getUsers())
+      if (auto view = dyn_cast<ViewLikeOpInterface>(user))
+        if (view.getViewSource() == v)
+          for (Value r : user->getResults())
+            work.push_back(r);
+  }
+}
+
+/// The `linalg.fill` of zero that `op`'s output buffer got just before `op`
+/// (in the same block, nothing touching the buffer or a view of it in
+/// between), which `op` may overwrite instead of adding to; else null. The
+/// buffer must be an allocation or a function argument, whose aliases are
+/// all SSA views of it (not a global, which get_global may alias).
+linalg::FillOp zeroFillBefore(linalg::LinalgOp op) {
+  if (op.getNumDpsInits() != 1)
+    return nullptr;
+  Value out = op.getDpsInitOperand(0)->get();
+  // The buffer the output views, and every view of it.
+  Value root = out;
+  while (auto view = root.getDefiningOp<ViewLikeOpInterface>())
+    root = view.getViewSource();
+  auto arg = dyn_cast<BlockArgument>(root);
+  bool functionArgument =
+      arg && arg.getOwner()->isEntryBlock() &&
+      isa<FunctionOpInterface>(arg.getOwner()->getParentOp());
+  if (!functionArgument && !root.getDefiningOp<memref::AllocOp>() &&
+      !root.getDefiningOp<memref::AllocaOp>())
+    return nullptr;
+  llvm::SmallPtrSet<Value, 8> aliases;
+  collectAliases(root, aliases);
+  for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
+    if (auto fill = dyn_cast<linalg::FillOp>(prev)) {
+      if (fill.hasPureBufferSemantics() && fill.getOutputs().size() == 1 &&
+          fill.getOutputs()[0] == out) {
+        // -0.0 too: the product never is -0.0 where 0 + product is not
+        // itself (the kernels' sums start from +0.0).
+        if (matchPattern(fill.getInputs()[0], m_AnyZeroFloat()))
+          return fill;
+        return nullptr;
+      }
+    }
+    // Anything else in between must not touch the buffer: free of memory
+    // effects, or with none of its operands (or regions' captures) a view
+    // of it.
+    if (isMemoryEffectFree(prev))
+      continue;
+    bool touches = false;
+    prev->walk([&](Operation *nested) {
+      for (Value v : nested->getOperands())
+        if (aliases.contains(v))
+          touches = true;
+    });
+    if (touches)
+      return nullptr;
+  }
+  return nullptr;
 }
 
 void replaceWithCall(linalg::LinalgOp op, Value context, StringRef callee,
@@ -127,9 +200,11 @@ struct TelarLinalgToLibraryCalls
     if (missingContext)
       return signalPassFailure();
     for (linalg::LinalgOp op : matmuls)
-      replaceWithCall(op, contextOf(op), "telarrt_matmul_f32", {});
+      replaceWithCall(op, contextOf(op), "telarrt_matmul_f32",
+                      {overwriteFlags(op)});
     for (linalg::LinalgOp op : batchMatmuls)
-      replaceWithCall(op, contextOf(op), "telarrt_batch_matmul_f32", {});
+      replaceWithCall(op, contextOf(op), "telarrt_batch_matmul_f32",
+                      {overwriteFlags(op)});
     for (linalg::LinalgOp op : convs) {
       auto conv = cast<linalg::Conv2DNchwFchwOp>(op.getOperation());
       SmallVector<int64_t> args;
@@ -137,8 +212,22 @@ struct TelarLinalgToLibraryCalls
         args.push_back(s.getSExtValue());
       for (APInt d : conv.getDilations().getValues<APInt>())
         args.push_back(d.getSExtValue());
+      // Padding (top, left): the input comes padded.
+      args.push_back(0);
+      args.push_back(0);
+      args.push_back(overwriteFlags(op));
       replaceWithCall(op, contextOf(op), "telarrt_conv2d_nchw_f32", args);
     }
+  }
+
+  /// The call's flags: overwrite the output (and erase its fill) when it
+  /// was just zero-filled, else accumulate into it as the linalg op does.
+  static int64_t overwriteFlags(linalg::LinalgOp op) {
+    if (linalg::FillOp fill = zeroFillBefore(op)) {
+      fill->erase();
+      return 0;
+    }
+    return TELAR_KERNEL_ACCUMULATE;
   }
 
   /// Multiply-adds of a contraction: the product of all loop ranges.

@@ -90,7 +90,13 @@ def TelarLinalgToLibraryCalls : Pass<"telar-linalg-to-library-calls", "ModuleOp"
     `telarrt_conv2d_nchw_f32`, with the C interface for memref
     descriptors): the runtime's own AVX-512/AVX2 GEMM, OpenBLAS on other
     CPUs. Smaller ones stay linalg and are compiled inline.
-    The calls accumulate into the output, as the linalg ops do. Each call
+    The calls accumulate into the output, as the linalg ops do (flags
+    `TELAR_KERNEL_ACCUMULATE`), except where the output buffer was
+    zero-filled by a `linalg.fill` just before (same block, nothing reading
+    or writing the buffer or a view of it in between; the buffer an
+    allocation or a function argument): that fill is erased and the call
+    overwrites the output (flags 0). Convolutions get padding 0, 0 (their
+    input comes padded). Each call
     takes the enclosing function's runtime context first (from
     `telar-add-runtime-context`) and returns an `i32` status (the callee is
     marked `telar.runtime_status`), which `telar-lower-runtime-calls`
