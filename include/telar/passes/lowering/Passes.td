@@ -111,6 +111,27 @@ def TelarLinalgToLibraryCalls : Pass<"telar-linalg-to-library-calls", "ModuleOp"
                            "::mlir::LLVM::LLVMDialect"];
 }
 
+def TelarFoldAddIntoContractionInit
+    : Pass<"telar-fold-add-into-contraction-init", "ModuleOp"> {
+  let summary = "Fold bias and residual adds into the init of the contraction they follow";
+  let description = [{
+    On tensors: an elementwise `linalg.generic` computing `C + X` (all
+    loops parallel, identity output map), where `C` is the only use of a
+    `linalg.matmul`, `linalg.batch_matmul` or `linalg.conv_2d_nchw_fchw`
+    (possibly through `tensor.expand_shape` / `tensor.collapse_shape` ops
+    with no other user) whose init is a `linalg.fill` of zero, becomes that
+    contraction with init `X`: broadcast to the add's shape when its
+    indexing map is not the identity (a bias), and reshaped back to the
+    contraction's. The add and its pass over the output are gone; the
+    contraction adds its product to the bias. Runs per rank after
+    partitioning and before elementwise fusion (which would merge the add
+    into other elementwise work): a partial product that an all-reduce sums
+    is never followed by the add directly, so it never takes the bias.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def TelarFuseElementwise : Pass<"telar-fuse-elementwise", "ModuleOp"> {
   let summary = "Fuse elementwise linalg.generic chains, keeping named ops";
   let description = [{
