@@ -81,15 +81,35 @@ void collectAliases(Value root, llvm::SmallPtrSetImpl<Value> &aliases) {
   }
 }
 
-/// The `linalg.fill` of zero that `op`'s output buffer got just before `op`
-/// (in the same block, nothing touching the buffer or a view of it in
-/// between), which `op` may overwrite instead of adding to; else null. The
-/// buffer must be an allocation or a function argument, whose aliases are
-/// all SSA views of it (not a global, which get_global may alias).
-linalg::FillOp zeroFillBefore(linalg::LinalgOp op) {
-  if (op.getNumDpsInits() != 1)
-    return nullptr;
-  Value out = op.getDpsInitOperand(0)->get();
+/// Whether `op` writes zeros to all of `out` without reading anything: a
+/// `linalg.fill` of zero, or the generic form fusion leaves of one (no
+/// inputs, a body that yields a zero constant). -0.0 too: a product never
+/// is -0.0 where 0 + product would differ from it (the kernels' sums start
+/// from +0.0).
+bool isZeroFillOf(Operation *op, Value out) {
+  if (auto fill = dyn_cast<linalg::FillOp>(op))
+    return fill.hasPureBufferSemantics() && fill.getOutputs().size() == 1 &&
+           fill.getOutputs()[0] == out &&
+           matchPattern(fill.getInputs()[0], m_AnyZeroFloat());
+  auto g = dyn_cast<linalg::GenericOp>(op);
+  if (!g || !g.hasPureBufferSemantics() || g.getNumDpsInputs() != 0 ||
+      g.getNumDpsInits() != 1 || g.getDpsInitOperand(0)->get() != out ||
+      g.getNumParallelLoops() != g.getNumLoops() ||
+      !g.getMatchingIndexingMap(g.getDpsInitOperand(0)).isIdentity())
+    return false;
+  Block &body = g.getRegion().front();
+  auto yield = dyn_cast<linalg::YieldOp>(body.front());
+  return yield && yield.getNumOperands() == 1 &&
+         matchPattern(yield.getOperand(0), m_AnyZeroFloat());
+}
+
+/// The op that made all of `out` zero last before `before` (in the same
+/// block, nothing touching the buffer or a view of it in between): a zero
+/// fill (isZeroFillOf), or a `memref.copy` into it from a buffer that was
+/// itself zero then (found the same way, `depth` levels deep); else null.
+/// The buffer must be an allocation or a function argument, whose aliases
+/// are all SSA views of it (not a global, which get_global may alias).
+Operation *zeroWriterBefore(Operation *before, Value out, int depth) {
   // The buffer the output views, and every view of it.
   Value root = out;
   while (auto view = root.getDefiningOp<ViewLikeOpInterface>())
@@ -103,17 +123,15 @@ linalg::FillOp zeroFillBefore(linalg::LinalgOp op) {
     return nullptr;
   llvm::SmallPtrSet<Value, 8> aliases;
   collectAliases(root, aliases);
-  for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
-    if (auto fill = dyn_cast<linalg::FillOp>(prev)) {
-      if (fill.hasPureBufferSemantics() && fill.getOutputs().size() == 1 &&
-          fill.getOutputs()[0] == out) {
-        // -0.0 too: the product never is -0.0 where 0 + product is not
-        // itself (the kernels' sums start from +0.0).
-        if (matchPattern(fill.getInputs()[0], m_AnyZeroFloat()))
-          return fill;
-        return nullptr;
-      }
-    }
+  for (Operation *prev = before->getPrevNode(); prev;
+       prev = prev->getPrevNode()) {
+    if (isZeroFillOf(prev, out))
+      return prev;
+    if (auto copy = dyn_cast<memref::CopyOp>(prev);
+        copy && copy.getTarget() == out && depth > 0 &&
+        !aliases.contains(copy.getSource()))
+      return zeroWriterBefore(copy, copy.getSource(), depth - 1) ? prev
+                                                                 : nullptr;
     // Anything else in between must not touch the buffer: free of memory
     // effects, or with none of its operands (or regions' captures) a view
     // of it.
@@ -218,16 +236,45 @@ struct TelarLinalgToLibraryCalls
       args.push_back(overwriteFlags(op));
       replaceWithCall(op, contextOf(op), "telarrt_conv2d_nchw_f32", args);
     }
+    eraseUnreadFills();
   }
 
-  /// The call's flags: overwrite the output (and erase its fill) when it
-  /// was just zero-filled, else accumulate into it as the linalg op does.
-  static int64_t overwriteFlags(linalg::LinalgOp op) {
-    if (linalg::FillOp fill = zeroFillBefore(op)) {
-      fill->erase();
-      return 0;
+  /// The call's flags: overwrite the output (and erase what zeroed it)
+  /// when it was just zeroed, else accumulate into it as the linalg op
+  /// does. A zero fill shared through copies (tensor-level CSE merges the
+  /// fills of equal shapes; bufferization copies the one buffer into each
+  /// output) loses the copy; the fill itself goes once no copy reads it.
+  int64_t overwriteFlags(linalg::LinalgOp op) {
+    if (op.getNumDpsInits() != 1)
+      return TELAR_KERNEL_ACCUMULATE;
+    Operation *writer =
+        zeroWriterBefore(op, op.getDpsInitOperand(0)->get(), /*depth=*/1);
+    if (!writer)
+      return TELAR_KERNEL_ACCUMULATE;
+    if (auto copy = dyn_cast<memref::CopyOp>(writer))
+      sharedFills.insert(copy.getSource());
+    writer->erase();
+    return 0;
+  }
+
+  /// Zero-filled allocations that only copies read, whose fills go (with
+  /// them) once those copies are gone.
+  llvm::SetVector<Value> sharedFills;
+  void eraseUnreadFills() {
+    for (Value buffer : sharedFills) {
+      auto alloc = buffer.getDefiningOp<memref::AllocOp>();
+      if (!alloc)
+        continue;
+      SmallVector<Operation *> users(alloc->getUsers());
+      if (!llvm::all_of(users, [&](Operation *u) {
+            return isZeroFillOf(u, buffer);
+          }))
+        continue;
+      for (Operation *u : users)
+        u->erase();
+      alloc->erase();
     }
-    return TELAR_KERNEL_ACCUMULATE;
+    sharedFills.clear();
   }
 
   /// Multiply-adds of a contraction: the product of all loop ranges.

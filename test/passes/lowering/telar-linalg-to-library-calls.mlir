@@ -173,3 +173,54 @@ func.func @accumulate(%a: memref<64x64xf32>, %b: memref<64x32xf32>, %c: memref<6
   memref.dealloc %big : memref<64x64xf32>
   return
 }
+
+// -----
+
+// A zero fill shared through copies (tensor-level CSE merges equal fills;
+// bufferization copies the one buffer into each output): each copy goes,
+// and the fill with its buffer once nothing else reads it. The generic form
+// of a zero fill (what fusion leaves) goes too. A copy from a buffer that
+// was written after its fill stays.
+// CHECK-LABEL: func.func @copied_fill
+// CHECK-NOT: memref.copy
+// CHECK-NOT: linalg.fill
+// CHECK-NOT: linalg.generic
+// CHECK: %[[Z1:.+]] = arith.constant 0 : i64
+// CHECK-NEXT: call @telarrt_matmul_f32({{.*}}, %[[Z1]]) :
+// CHECK-NOT: memref.copy
+// CHECK: %[[Z2:.+]] = arith.constant 0 : i64
+// CHECK-NEXT: call @telarrt_matmul_f32({{.*}}, %[[Z2]]) :
+// CHECK-NOT: linalg.generic
+// CHECK: %[[Z3:.+]] = arith.constant 0 : i64
+// CHECK-NEXT: call @telarrt_matmul_f32({{.*}}, %[[Z3]]) :
+// CHECK: %[[KEPT:.+]] = memref.alloc
+// CHECK: linalg.fill ins(%{{.+}} : f32) outs(%[[KEPT]]
+// CHECK: linalg.fill ins(%{{.+}} : f32) outs(%[[KEPT]]
+// CHECK: memref.copy %[[KEPT]], %arg3
+// CHECK: %[[F:.+]] = arith.constant 1 : i64
+// CHECK-NEXT: call @telarrt_matmul_f32({{.*}}, %[[F]]) :
+// CHECK: return
+func.func @copied_fill(%a: memref<64x64xf32>, %b: memref<64x32xf32>, %c: memref<64x32xf32>, %d: memref<64x32xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %z = memref.alloc() : memref<64x32xf32>
+  linalg.fill ins(%zero : f32) outs(%z : memref<64x32xf32>)
+  %c1 = memref.alloc() : memref<64x32xf32>
+  memref.copy %z, %c1 : memref<64x32xf32> to memref<64x32xf32>
+  linalg.matmul ins(%a, %b : memref<64x64xf32>, memref<64x32xf32>) outs(%c1 : memref<64x32xf32>)
+  memref.copy %z, %c : memref<64x32xf32> to memref<64x32xf32>
+  linalg.matmul ins(%a, %b : memref<64x64xf32>, memref<64x32xf32>) outs(%c : memref<64x32xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%d : memref<64x32xf32>) {
+  ^bb0(%out: f32):
+    linalg.yield %zero : f32
+  }
+  linalg.matmul ins(%a, %b : memref<64x64xf32>, memref<64x32xf32>) outs(%d : memref<64x32xf32>)
+  %kept = memref.alloc() : memref<64x32xf32>
+  linalg.fill ins(%zero : f32) outs(%kept : memref<64x32xf32>)
+  linalg.fill ins(%one : f32) outs(%kept : memref<64x32xf32>)
+  memref.copy %kept, %c : memref<64x32xf32> to memref<64x32xf32>
+  linalg.matmul ins(%a, %b : memref<64x64xf32>, memref<64x32xf32>) outs(%c : memref<64x32xf32>)
+  memref.dealloc %c1 : memref<64x32xf32>
+  memref.dealloc %kept : memref<64x32xf32>
+  return
+}
