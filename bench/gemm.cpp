@@ -5,8 +5,11 @@
 // GFLOP/s of the runtime's kernels (matmul, batch matmul, conv) with the
 // GEMM the runtime picks for this CPU against the same kernels on OpenBLAS
 // (whose core type the environment's OPENBLAS_CORETYPE decides), on one
-// thread and on N (default: every hardware thread). Prints ratios; asserts
-// nothing about speed.
+// thread and on N (default: every hardware thread); then, on one thread,
+// the runtime's GEMM adding to its output (TELAR_KERNEL_ACCUMULATE) against
+// overwriting it (flags 0, as compiled programs call it after a zero fill,
+// which is then gone; the accumulating side is timed with that fill). Prints
+// ratios; asserts nothing about speed.
 //
 //===----------------------------------------------------------------------===//
 
@@ -68,6 +71,15 @@ double timeIt(const std::function<void()> &f, double minTime) {
 
 /// The context the kernels run on (its GEMM choice is what is compared).
 TelarContext *context = nullptr;
+/// The kernels' flags; with `zeroFirst`, the output is zero-filled before
+/// each call (what programs did before the overwriting kernels).
+int64_t flags = TELAR_KERNEL_ACCUMULATE;
+bool zeroFirst = false;
+
+void zero(std::vector<float> &v) {
+  if (zeroFirst)
+    std::fill(v.begin(), v.end(), 0.0f);
+}
 
 struct Case {
   std::string name;
@@ -88,7 +100,8 @@ Case matmul(int64_t m, int64_t k, int64_t n, bool transB) {
             TelarMemRef2F32 db{b->data(), b->data(), 0, {k, n},
                                {transB ? 1 : n, transB ? k : 1}};
             TelarMemRef2F32 dc{c->data(), c->data(), 0, {m, n}, {n, 1}};
-            telarrt_matmul_f32(context, &da, &db, &dc);
+            zero(*c);
+            telarrt_matmul_f32(context, &da, &db, &dc, flags);
           }};
 }
 
@@ -111,7 +124,8 @@ Case batchMatmul(int64_t batch, int64_t m, int64_t k, int64_t n,
                                {k * n, transB ? 1 : n, transB ? k : 1}};
             TelarMemRef3F32 dc{
                 c->data(), c->data(), 0, {batch, m, n}, {m * n, n, 1}};
-            telarrt_batch_matmul_f32(context, &da, &db, &dc);
+            zero(*c);
+            telarrt_batch_matmul_f32(context, &da, &db, &dc, flags);
           }};
 }
 
@@ -145,8 +159,9 @@ Case conv(int64_t c, int64_t hw, int64_t f, int64_t kernel) {
                                  0,
                                  {1, f, hw, hw},
                                  {f * hw * hw, hw * hw, hw, 1}};
-            telarrt_conv2d_nchw_f32(context, &di, &dw, &dout, 1, 1, 1,
-                                    1);
+            zero(*out);
+            telarrt_conv2d_nchw_f32(context, &di, &dw, &dout, 1, 1, 1, 1, 0,
+                                    0, flags);
           }};
 }
 
@@ -188,6 +203,9 @@ int main(int argc, char **argv) {
       batchMatmul(8, 16, 64, 16, true), batchMatmul(8, 16, 16, 64, false),
       batchMatmul(8, 128, 64, 128, true), conv(64, 56, 64, 3),
       conv(256, 14, 256, 1),
+      // Small products (the mini models: hidden 128, 32 tokens, 8 heads).
+      matmul(32, 128, 384, false),      matmul(32, 128, 128, false),
+      batchMatmul(8, 32, 16, 32, true), batchMatmul(8, 32, 32, 16, false),
   };
   std::vector<int> threadCounts = {1};
   if (threads > 1)
@@ -209,6 +227,24 @@ int main(int argc, char **argv) {
                   tBlas / tOurs);
       std::fflush(stdout);
     }
+  std::printf("\n%-26s %8s %10s %10s %7s\n", "GFLOP/s (m x k x n)", "threads",
+              "fill+acc", "overwrite", "ratio");
+  telarrt_set_num_threads(1);
+  telarrt_context_set_gemm_kernel(context, ours);
+  for (const Case &c : cases) {
+    if (c.name.find(only) == std::string::npos)
+      continue;
+    flags = TELAR_KERNEL_ACCUMULATE;
+    zeroFirst = true;
+    double tAcc = timeIt(c.run, minTime);
+    flags = 0;
+    zeroFirst = false;
+    double tOver = timeIt(c.run, minTime);
+    std::printf("%-26s %8d %10.1f %10.1f %7.2f\n", c.name.c_str(), 1,
+                c.flops / tAcc * 1e-9, c.flops / tOver * 1e-9, tAcc / tOver);
+    std::fflush(stdout);
+  }
+  flags = TELAR_KERNEL_ACCUMULATE;
   telarrt_context_destroy(context);
   return 0;
 }

@@ -287,9 +287,16 @@ void telar::runtime::detail::gemmPackB(GemmKernel kernel, const MatrixView &b,
 
 void telar::runtime::detail::gemm(GemmKernel kernel, const MatrixView &a,
                                   const MatrixView &b, const MatrixView &c,
-                                  const PackedB *packed) {
-  if (c.rows == 0 || c.cols == 0 || a.cols == 0)
+                                  const PackedB *packed, bool accumulate) {
+  if (c.rows == 0 || c.cols == 0)
     return;
+  if (a.cols == 0) { // an empty sum
+    if (!accumulate)
+      for (int64_t i = 0; i < c.rows; ++i)
+        for (int64_t j = 0; j < c.cols; ++j)
+          c.at(i, j) = 0.0f;
+    return;
+  }
   // A dimension of size 1 gets stride 1, so that the layout checks see a
   // single row or column as contiguous whatever its stride.
   auto normalise = [](MatrixView v) {
@@ -303,16 +310,23 @@ void telar::runtime::detail::gemm(GemmKernel kernel, const MatrixView &a,
   if (packed && packed->kernel != kernel)
     packed = nullptr;
   if (kernel == GemmKernel::Avx512)
-    avx512::gemmAnyLayout(na, nb, nc, packed);
+    avx512::gemmAnyLayout(na, nb, nc, packed, accumulate);
   else
-    avx2::gemmAnyLayout(na, nb, nc, packed);
+    avx2::gemmAnyLayout(na, nb, nc, packed, accumulate);
 }
 
 void telar::runtime::detail::gemmIm2col(GemmKernel kernel, const MatrixView &a,
                                         const Im2colB &conv,
-                                        const MatrixView &c) {
-  if (c.rows == 0 || c.cols == 0 || a.cols == 0)
+                                        const MatrixView &c, bool accumulate) {
+  if (c.rows == 0 || c.cols == 0)
     return;
+  if (a.cols == 0) { // an empty sum
+    if (!accumulate)
+      for (int64_t i = 0; i < c.rows; ++i)
+        for (int64_t j = 0; j < c.cols; ++j)
+          c.at(i, j) = 0.0f;
+    return;
+  }
   MatrixView na = a, nc = c;
   if (na.rows == 1)
     na.rs = 1;
@@ -330,7 +344,7 @@ void telar::runtime::detail::gemmIm2col(GemmKernel kernel, const MatrixView &a,
   // Only b's shape is read.
   MatrixView b{nullptr, a.cols, c.cols, 0, 0};
   if (kernel == GemmKernel::Avx512)
-    avx512::gemmUnitColumns(na, b, nc, nullptr, &conv);
+    avx512::gemmUnitColumns(na, b, nc, nullptr, accumulate, &conv);
   else
-    avx2::gemmUnitColumns(na, b, nc, nullptr, &conv);
+    avx2::gemmUnitColumns(na, b, nc, nullptr, accumulate, &conv);
 }

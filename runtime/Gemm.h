@@ -66,11 +66,13 @@ void gemmPackB(GemmKernel kernel, const MatrixView &b, int64_t k0, int64_t kc,
                int64_t j0, int64_t nc, float *dst);
 
 /// c += a . b on the calling thread with `kernel` (Avx2 or Avx512, which
-/// the CPU must support). Shapes must match (a: m x k, b: k x n, c: m x n);
-/// any strides; c must not overlap a or b. With `packed` (packed for
-/// `kernel`, of `b`), b's panels are read from there instead of packed.
+/// the CPU must support); without `accumulate`, c = a . b (c's old
+/// contents are never read: garbage or NaNs in it do not matter). Shapes
+/// must match (a: m x k, b: k x n, c: m x n); any strides; c must not
+/// overlap a or b. With `packed` (packed for `kernel`, of `b`), b's panels
+/// are read from there instead of packed.
 void gemm(GemmKernel kernel, const MatrixView &a, const MatrixView &b,
-          const MatrixView &c, const PackedB *packed = nullptr);
+          const MatrixView &c, const PackedB *packed, bool accumulate);
 
 /// The im2col matrix of one image of an NCHW convolution, as the `b` of a
 /// GEMM that packs its panels straight from the image (no im2col matrix in
@@ -86,13 +88,14 @@ struct Im2colB {
   int64_t p0;             // the output pixel of column 0
 };
 
-/// c += a . b with `b` the k x n im2col matrix `conv` (k = a.cols,
-/// n = c.cols), on the calling thread with `kernel` (Avx2 or Avx512).
+/// c += a . b (c = a . b without `accumulate`, as for gemm()) with `b` the
+/// k x n im2col matrix `conv` (k = a.cols, n = c.cols), on the calling
+/// thread with `kernel` (Avx2 or Avx512).
 /// c's columns must be contiguous (c.cs == 1, or one column). Bitwise the
 /// same as gemm() on the materialised im2col matrix (same blocking, same
 /// order of operations).
 void gemmIm2col(GemmKernel kernel, const MatrixView &a, const Im2colB &conv,
-                const MatrixView &c);
+                const MatrixView &c, bool accumulate);
 
 class ConstantCache;
 

@@ -145,11 +145,17 @@ int prepareVector(Vector &v, std::vector<float> &scratch) {
   return 1;
 }
 
-/// y += op(a) . x with `a` prepared as a BLAS operand of logical shape
-/// rows x cols (GEMM with one output row or column: OpenBLAS 0.3.21 does
-/// not forward those to GEMV itself, and GEMV reads `a` without packing).
+/// y += op(a) . x (y = op(a) . x without `accumulate`) with `a` prepared
+/// as a BLAS operand of logical shape rows x cols (GEMM with one output row
+/// or column: OpenBLAS 0.3.21 does not forward those to GEMV itself, and
+/// GEMV reads `a` without packing).
 void gemvAccumulate(const Operand &a, int64_t rows, int64_t cols, Vector x,
-                    Vector y) {
+                    Vector y, bool accumulate) {
+  // Zeroed rather than beta = 0: OpenBLAS scales y by beta, and NaN * 0 in
+  // an uninitialised y would stay NaN.
+  if (!accumulate)
+    for (int64_t i = 0; i < y.size; ++i)
+      y.p[i * y.inc] = 0.0f;
   std::vector<float> scratchX, scratchY;
   int incx = prepareVector(x, scratchX);
   Vector original = y;
@@ -180,16 +186,25 @@ const detail::PackedB *constantB(const Env &env, const View &a,
   return detail::constantPackedB(env.constants, env.kernel, b);
 }
 
-/// c += a . b for views of matching shapes; `packed`: b's panels packed
-/// ahead of time, if any (a PackedB of the whole of b, see Gemm.h).
+/// c += a . b for views of matching shapes, or c = a . b without
+/// `accumulate` (c's old contents are then never read); `packed`: b's
+/// panels packed ahead of time, if any (a PackedB of the whole of b, see
+/// Gemm.h).
 void gemmWith(const Env &env, const View &a, const View &b, const View &c,
-              const detail::PackedB *packed) {
+              const detail::PackedB *packed, bool accumulate) {
   int64_t m = c.rows, n = c.cols, k = a.cols;
-  if (m == 0 || n == 0 || k == 0)
+  if (m == 0 || n == 0)
     return;
+  if (k == 0) { // an empty sum
+    if (!accumulate)
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < n; ++j)
+          c.at(i, j) = 0.0f;
+    return;
+  }
   GemmKernel kernel = env.kernel;
   if (usesOwnGemm(kernel, c)) {
-    detail::gemm(kernel, a, b, c, packed);
+    detail::gemm(kernel, a, b, c, packed, accumulate);
     return;
   }
   // The kernels' entry points refuse larger products (fitsBlas).
@@ -200,41 +215,49 @@ void gemmWith(const Env &env, const View &a, const View &b, const View &c,
   std::vector<float> scratchA, scratchB;
   if (n == 1) {
     // c[:, 0] += a . b[:, 0]
-    gemvAccumulate(prepare(a, scratchA), m, k, {b.p, k, b.rs}, {c.p, m, c.rs});
+    gemvAccumulate(prepare(a, scratchA), m, k, {b.p, k, b.rs}, {c.p, m, c.rs},
+                   accumulate);
     return;
   }
   if (m == 1) {
     // c[0, :] += b^T . a[0, :]
     Operand ob = prepare(b, scratchB);
     ob.trans = flip(ob.trans);
-    gemvAccumulate(ob, n, k, {a.p, k, a.cs}, {c.p, n, c.cs});
+    gemvAccumulate(ob, n, k, {a.p, k, a.cs}, {c.p, n, c.cs}, accumulate);
     return;
   }
   Operand oa = prepare(a, scratchA);
   Operand ob = prepare(b, scratchB);
+  // beta = 0: OpenBLAS's GEMM then stores zeros before adding, never
+  // reading c.
+  float beta = accumulate ? 1.0f : 0.0f;
   int ldc;
   if (asRowMajor(c, ldc)) {
     blas().sgemm(CblasRowMajor, oa.trans, ob.trans, m, n, k, 1.0f, oa.p, oa.ld,
-                 ob.p, ob.ld, 1.0f, c.p, ldc);
+                 ob.p, ob.ld, beta, c.p, ldc);
   } else if (asTransposed(c, ldc)) {
     // c^T += b^T . a^T, with c^T row-major.
     blas().sgemm(CblasRowMajor, flip(ob.trans), flip(oa.trans), n, m, k, 1.0f,
-                 ob.p, ob.ld, oa.p, oa.ld, 1.0f, c.p, ldc);
+                 ob.p, ob.ld, oa.p, oa.ld, beta, c.p, ldc);
   } else {
     std::vector<float> dense;
-    pack(c, dense);
+    if (accumulate)
+      pack(c, dense);
+    else
+      dense.assign(static_cast<size_t>(m * n), 0.0f);
     blas().sgemm(CblasRowMajor, oa.trans, ob.trans, m, n, k, 1.0f, oa.p, oa.ld,
-                 ob.p, ob.ld, 1.0f, dense.data(), n);
+                 ob.p, ob.ld, beta, dense.data(), n);
     for (int64_t i = 0; i < m; ++i)
       for (int64_t j = 0; j < n; ++j)
         c.at(i, j) = dense[i * n + j];
   }
 }
 
-/// c += a . b for views of matching shapes (b packed once when constant).
-void gemmAccumulate(const Env &env, const View &a, const View &b,
-                    const View &c) {
-  gemmWith(env, a, b, c, constantB(env, a, b, c));
+/// c += a . b (c = a . b without `accumulate`) for views of matching
+/// shapes (b packed once when constant).
+void gemmAccumulate(const Env &env, const View &a, const View &b, const View &c,
+                    bool accumulate) {
+  gemmWith(env, a, b, c, constantB(env, a, b, c), accumulate);
 }
 
 /// The single stride of dimensions [first, last) of a view collapsed into
@@ -307,10 +330,10 @@ int availableThreads() {
   return omp_in_parallel() ? 1 : std::max(1, omp_get_max_threads());
 }
 
-/// c += a . b, split into blocks of columns (or rows, when c is tall) run
-/// on the OpenMP threads.
-void parallelGemm(const Env &env, const View &a, const View &b,
-                  const View &c) {
+/// c += a . b (c = a . b without `accumulate`), split into blocks of
+/// columns (or rows, when c is tall) run on the OpenMP threads.
+void parallelGemm(const Env &env, const View &a, const View &b, const View &c,
+                  bool accumulate) {
   int64_t m = c.rows, n = c.cols, k = a.cols;
   double work = double(m) * double(n) * double(k);
   bool splitColumns = n >= m;
@@ -326,7 +349,7 @@ void parallelGemm(const Env &env, const View &a, const View &b,
   // multiples of `unit`, whole panels of the packed b.
   const detail::PackedB *packed = constantB(env, a, b, c);
   if (blocks <= 1) {
-    gemmWith(env, a, b, c, packed);
+    gemmWith(env, a, b, c, packed, accumulate);
     return;
   }
 #pragma omp parallel for num_threads(blocks) schedule(static, 1)
@@ -344,10 +367,11 @@ void parallelGemm(const Env &env, const View &a, const View &b,
       }
       gemmWith(env, a, {b.p + lo * b.cs, b.rows, hi - lo, b.rs, b.cs},
                {c.p + lo * c.cs, c.rows, hi - lo, c.rs, c.cs},
-               packed ? &columns : nullptr);
+               packed ? &columns : nullptr, accumulate);
     } else {
       gemmWith(env, {a.p + lo * a.rs, hi - lo, a.cols, a.rs, a.cs}, b,
-               {c.p + lo * c.rs, hi - lo, c.cols, c.rs, c.cs}, packed);
+               {c.p + lo * c.rs, hi - lo, c.cols, c.rs, c.cs}, packed,
+               accumulate);
     }
   }
 }
@@ -388,6 +412,17 @@ bool fitsBlas(int64_t m, int64_t n, int64_t k) {
   return fitsInt(m) && fitsInt(n) && fitsInt(k);
 }
 
+/// Checks a kernel's flags (TELAR_KERNEL_*) against those it takes.
+bool checkFlags(TelarContext *ctx, const char *kernel, int64_t flags,
+                int64_t allowed) {
+  if ((flags & ~allowed) == 0)
+    return true;
+  detail::fail(ctx, TELAR_STATUS_INVALID_ARGUMENT,
+               "%s: unsupported flags 0x%llx", kernel,
+               (long long)(flags & ~allowed));
+  return false;
+}
+
 /// Runs a kernel body, turning an allocation failure (std::bad_alloc from
 /// its temporaries) into a status.
 template <typename Fn> int guarded(TelarContext *ctx, const char *kernel,
@@ -404,8 +439,10 @@ template <typename Fn> int guarded(TelarContext *ctx, const char *kernel,
 extern "C" {
 
 int telarrt_matmul_f32(TelarContext *ctx, TelarMemRef2F32 *a,
-                       TelarMemRef2F32 *b, TelarMemRef2F32 *c) {
+                       TelarMemRef2F32 *b, TelarMemRef2F32 *c, int64_t flags) {
   const char *kernel = "telarrt_matmul_f32";
+  if (!checkFlags(ctx, kernel, flags, TELAR_KERNEL_ACCUMULATE))
+    return TELAR_STATUS_INVALID_ARGUMENT;
   if (a->sizes[0] != c->sizes[0] || b->sizes[1] != c->sizes[1] ||
       a->sizes[1] != b->sizes[0])
     return detail::fail(ctx, TELAR_STATUS_INVALID_ARGUMENT,
@@ -425,14 +462,18 @@ int telarrt_matmul_f32(TelarContext *ctx, TelarMemRef2F32 *a,
                  {b->aligned + b->offset, b->sizes[0], b->sizes[1],
                   b->strides[0], b->strides[1]},
                  {c->aligned + c->offset, c->sizes[0], c->sizes[1],
-                  c->strides[0], c->strides[1]});
+                  c->strides[0], c->strides[1]},
+                 (flags & TELAR_KERNEL_ACCUMULATE) != 0);
     return TELAR_STATUS_OK;
   });
 }
 
 static int batchMatmul(TelarContext *ctx, const char *kernel,
                        TelarMemRef3F32 *a, TelarMemRef3F32 *b,
-                       TelarMemRef3F32 *c) {
+                       TelarMemRef3F32 *c, int64_t flags) {
+  if (!checkFlags(ctx, kernel, flags, TELAR_KERNEL_ACCUMULATE))
+    return TELAR_STATUS_INVALID_ARGUMENT;
+  bool accumulate = (flags & TELAR_KERNEL_ACCUMULATE) != 0;
   if (a->sizes[0] != c->sizes[0] || b->sizes[0] != c->sizes[0] ||
       a->sizes[1] != c->sizes[1] || b->sizes[2] != c->sizes[2] ||
       a->sizes[2] != b->sizes[1])
@@ -449,12 +490,14 @@ static int batchMatmul(TelarContext *ctx, const char *kernel,
                         (long long)a->sizes[2]);
   Env env = envOf(ctx);
   auto item = [&](int64_t i, auto gemm) {
-    gemm(env, View{a->aligned + a->offset + i * a->strides[0], a->sizes[1],
+    gemm(env,
+         View{a->aligned + a->offset + i * a->strides[0], a->sizes[1],
               a->sizes[2], a->strides[1], a->strides[2]},
          View{b->aligned + b->offset + i * b->strides[0], b->sizes[1],
               b->sizes[2], b->strides[1], b->strides[2]},
          View{c->aligned + c->offset + i * c->strides[0], c->sizes[1],
-              c->sizes[2], c->strides[1], c->strides[2]});
+              c->sizes[2], c->strides[1], c->strides[2]},
+         accumulate);
   };
   int64_t batch = c->sizes[0];
   double work = double(c->sizes[1]) * double(c->sizes[2]) * double(a->sizes[2]);
@@ -475,16 +518,25 @@ static int batchMatmul(TelarContext *ctx, const char *kernel,
 }
 
 int telarrt_batch_matmul_f32(TelarContext *ctx, TelarMemRef3F32 *a,
-                             TelarMemRef3F32 *b, TelarMemRef3F32 *c) {
+                             TelarMemRef3F32 *b, TelarMemRef3F32 *c,
+                             int64_t flags) {
   const char *kernel = "telarrt_batch_matmul_f32";
   return guarded(ctx, kernel,
-                 [&] { return batchMatmul(ctx, kernel, a, b, c); });
+                 [&] { return batchMatmul(ctx, kernel, a, b, c, flags); });
 }
 
 static int conv2dNchw(TelarContext *ctx, const char *kernel,
                       TelarMemRef4F32 *in, TelarMemRef4F32 *filter,
-                      TelarMemRef4F32 *out, int64_t sh, int64_t sw,
-                      int64_t dh, int64_t dw) {
+                      TelarMemRef4F32 *out, int64_t sh, int64_t sw, int64_t dh,
+                      int64_t dw, int64_t padTop, int64_t padLeft,
+                      int64_t flags) {
+  if (!checkFlags(ctx, kernel, flags, TELAR_KERNEL_ACCUMULATE))
+    return TELAR_STATUS_INVALID_ARGUMENT;
+  if (padTop != 0 || padLeft != 0)
+    return detail::fail(ctx, TELAR_STATUS_INVALID_ARGUMENT,
+                        "%s: implicit padding (%lld, %lld) is not supported",
+                        kernel, (long long)padTop, (long long)padLeft);
+  bool accumulate = (flags & TELAR_KERNEL_ACCUMULATE) != 0;
   const int64_t *is = in->sizes, *fs = filter->sizes, *os = out->sizes;
   int64_t n = is[0], c = is[1], h = is[2], w = is[3];
   int64_t f = fs[0], kh = fs[2], kw = fs[3];
@@ -502,8 +554,19 @@ static int conv2dNchw(TelarContext *ctx, const char *kernel,
           "%lld)",
           kernel, (long long)sh, (long long)sw, (long long)dh, (long long)dw);
   int64_t depth = c * kh * kw, pixels = oh * ow;
-  if (n == 0 || f == 0 || pixels == 0 || depth == 0)
+  if (n == 0 || f == 0 || pixels == 0)
     return TELAR_STATUS_OK;
+  if (depth == 0) { // an empty sum
+    if (!accumulate)
+      for (int64_t img = 0; img < n; ++img)
+        for (int64_t i = 0; i < f; ++i)
+          for (int64_t y = 0; y < oh; ++y)
+            for (int64_t x = 0; x < ow; ++x)
+              out->aligned[out->offset + img * out->strides[0] +
+                           i * out->strides[1] + y * out->strides[2] +
+                           x * out->strides[3]] = 0.0f;
+    return TELAR_STATUS_OK;
+  }
   if (!fitsBlas(f, pixels, depth))
     return detail::fail(ctx, TELAR_STATUS_INVALID_ARGUMENT,
                         "%s: a %lldx%lldx%lld product is too large", kernel,
@@ -595,13 +658,15 @@ static int conv2dNchw(TelarContext *ctx, const char *kernel,
       if (splitColumns) {
         conv.p0 = lo;
         detail::gemmIm2col(gemmKernel, filterView, conv,
-                           {imageOut + lo * outCol, f, hi - lo, ost[1], 1});
+                           {imageOut + lo * outCol, f, hi - lo, ost[1], 1},
+                           accumulate);
       } else {
-        detail::gemmIm2col(
-            gemmKernel,
-            {filterView.p + lo * filterView.rs, hi - lo, depth, filterView.rs,
-             filterView.cs},
-            conv, {imageOut + lo * ost[1], hi - lo, pixels, ost[1], 1});
+        detail::gemmIm2col(gemmKernel,
+                           {filterView.p + lo * filterView.rs, hi - lo, depth,
+                            filterView.rs, filterView.cs},
+                           conv,
+                           {imageOut + lo * ost[1], hi - lo, pixels, ost[1], 1},
+                           accumulate);
       }
     }
     return TELAR_STATUS_OK;
@@ -663,16 +728,17 @@ static int conv2dNchw(TelarContext *ctx, const char *kernel,
     float *imageOut = output + img * ost[0];
     if (outCollapses) {
       gemm(env, filterView, colView,
-           {imageOut + p0 * outCol, f, len, ost[1], outCol});
+           {imageOut + p0 * outCol, f, len, ost[1], outCol}, accumulate);
       return;
     }
     float *dense = scratch(1, static_cast<size_t>(f * len));
-    std::fill(dense, dense + f * len, 0.0f);
-    gemm(env, filterView, colView, {dense, f, len, len, 1});
+    gemm(env, filterView, colView, {dense, f, len, len, 1}, false);
     for (int64_t i = 0; i < f; ++i)
-      for (int64_t p = p0; p < p1; ++p)
-        imageOut[i * ost[1] + p / ow * ost[2] + p % ow * ost[3]] +=
-            dense[i * len + (p - p0)];
+      for (int64_t p = p0; p < p1; ++p) {
+        float &o = imageOut[i * ost[1] + p / ow * ost[2] + p % ow * ost[3]];
+        float v = dense[i * len + (p - p0)];
+        o = accumulate ? o + v : v;
+      }
   };
 
   // Tiles (of all images) to threads when there are enough of them to keep
@@ -701,10 +767,12 @@ static int conv2dNchw(TelarContext *ctx, const char *kernel,
 
 int telarrt_conv2d_nchw_f32(TelarContext *ctx, TelarMemRef4F32 *in,
                             TelarMemRef4F32 *filter, TelarMemRef4F32 *out,
-                            int64_t sh, int64_t sw, int64_t dh, int64_t dw) {
+                            int64_t sh, int64_t sw, int64_t dh, int64_t dw,
+                            int64_t padTop, int64_t padLeft, int64_t flags) {
   const char *kernel = "telarrt_conv2d_nchw_f32";
   return guarded(ctx, kernel, [&] {
-    return conv2dNchw(ctx, kernel, in, filter, out, sh, sw, dh, dw);
+    return conv2dNchw(ctx, kernel, in, filter, out, sh, sw, dh, dw, padTop,
+                      padLeft, flags);
   });
 }
 

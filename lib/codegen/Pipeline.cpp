@@ -55,6 +55,9 @@ void telar::buildCpuTranslationPipeline(OpPassManager &pm,
   collectives.runtime = usesRuntime;
   pm.addPass(createTelarLowerCollectives(collectives));
   pm.addPass(createCanonicalizerPass());
+  // Bias and residual adds into the GEMMs' inits, before fusion merges them
+  // into other elementwise work.
+  pm.addPass(createTelarFoldAddIntoContractionInit());
   pm.addPass(createTelarFuseElementwise());
   pm.addPass(createCSEPass());
   pm.addPass(createTelarApproximateMath());

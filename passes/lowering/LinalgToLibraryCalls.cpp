@@ -8,15 +8,22 @@
 // shape; the callee gets memref descriptors through MLIR's C interface
 // (`_mlir_ciface_<name>`, which telar-lower-runtime-calls names
 // `telarrt_<name>`), after the function's runtime context, and returns a
-// status.
+// status. A trailing `flags` (TELAR_KERNEL_* in Abi.h) says whether the call
+// adds to its output (as the linalg op does) or overwrites it: the latter
+// when the output was just zero-filled, whose fill then goes.
 //
 //===----------------------------------------------------------------------===//
 
 #include "telar/passes/lowering/Passes.h"
 #include "telar/passes/lowering/RuntimeContext.h"
 
+#include "telar/runtime/Abi.h"
+
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace mlir::telar {
 #define GEN_PASS_DEF_TELARLINALGTOLIBRARYCALLS
@@ -56,6 +63,90 @@ func::FuncOp declareCallee(ModuleOp module, StringRef name,
   fn->setAttr("llvm.emit_c_interface", b.getUnitAttr());
   fn->setAttr(telar::kRuntimeStatusAttr, b.getUnitAttr());
   return fn;
+}
+
+/// The views of `root` (results of view-like ops on it, transitively) and
+/// `root` itself.
+void collectAliases(Value root, llvm::SmallPtrSetImpl<Value> &aliases) {
+  SmallVector<Value> work = {root};
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (!aliases.insert(v).second)
+      continue;
+    for (Operation *user : v.getUsers())
+      if (auto view = dyn_cast<ViewLikeOpInterface>(user))
+        if (view.getViewSource() == v)
+          for (Value r : user->getResults())
+            work.push_back(r);
+  }
+}
+
+/// Whether `op` writes zeros to all of `out` without reading anything: a
+/// `linalg.fill` of zero, or the generic form fusion leaves of one (no
+/// inputs, a body that yields a zero constant). -0.0 too: a product never
+/// is -0.0 where 0 + product would differ from it (the kernels' sums start
+/// from +0.0).
+bool isZeroFillOf(Operation *op, Value out) {
+  if (auto fill = dyn_cast<linalg::FillOp>(op))
+    return fill.hasPureBufferSemantics() && fill.getOutputs().size() == 1 &&
+           fill.getOutputs()[0] == out &&
+           matchPattern(fill.getInputs()[0], m_AnyZeroFloat());
+  auto g = dyn_cast<linalg::GenericOp>(op);
+  if (!g || !g.hasPureBufferSemantics() || g.getNumDpsInputs() != 0 ||
+      g.getNumDpsInits() != 1 || g.getDpsInitOperand(0)->get() != out ||
+      g.getNumParallelLoops() != g.getNumLoops() ||
+      !g.getMatchingIndexingMap(g.getDpsInitOperand(0)).isIdentity())
+    return false;
+  Block &body = g.getRegion().front();
+  auto yield = dyn_cast<linalg::YieldOp>(body.front());
+  return yield && yield.getNumOperands() == 1 &&
+         matchPattern(yield.getOperand(0), m_AnyZeroFloat());
+}
+
+/// The op that made all of `out` zero last before `before` (in the same
+/// block, nothing touching the buffer or a view of it in between): a zero
+/// fill (isZeroFillOf), or a `memref.copy` into it from a buffer that was
+/// itself zero then (found the same way, `depth` levels deep); else null.
+/// The buffer must be an allocation or a function argument, whose aliases
+/// are all SSA views of it (not a global, which get_global may alias).
+Operation *zeroWriterBefore(Operation *before, Value out, int depth) {
+  // The buffer the output views, and every view of it.
+  Value root = out;
+  while (auto view = root.getDefiningOp<ViewLikeOpInterface>())
+    root = view.getViewSource();
+  auto arg = dyn_cast<BlockArgument>(root);
+  bool functionArgument =
+      arg && arg.getOwner()->isEntryBlock() &&
+      isa<FunctionOpInterface>(arg.getOwner()->getParentOp());
+  if (!functionArgument && !root.getDefiningOp<memref::AllocOp>() &&
+      !root.getDefiningOp<memref::AllocaOp>())
+    return nullptr;
+  llvm::SmallPtrSet<Value, 8> aliases;
+  collectAliases(root, aliases);
+  for (Operation *prev = before->getPrevNode(); prev;
+       prev = prev->getPrevNode()) {
+    if (isZeroFillOf(prev, out))
+      return prev;
+    if (auto copy = dyn_cast<memref::CopyOp>(prev);
+        copy && copy.getTarget() == out && depth > 0 &&
+        !aliases.contains(copy.getSource()))
+      return zeroWriterBefore(copy, copy.getSource(), depth - 1) ? prev
+                                                                 : nullptr;
+    // Anything else in between must not touch the buffer: free of memory
+    // effects, or with none of its operands (or regions' captures) a view
+    // of it.
+    if (isMemoryEffectFree(prev))
+      continue;
+    bool touches = false;
+    prev->walk([&](Operation *nested) {
+      for (Value v : nested->getOperands())
+        if (aliases.contains(v))
+          touches = true;
+    });
+    if (touches)
+      return nullptr;
+  }
+  return nullptr;
 }
 
 void replaceWithCall(linalg::LinalgOp op, Value context, StringRef callee,
@@ -127,9 +218,11 @@ struct TelarLinalgToLibraryCalls
     if (missingContext)
       return signalPassFailure();
     for (linalg::LinalgOp op : matmuls)
-      replaceWithCall(op, contextOf(op), "telarrt_matmul_f32", {});
+      replaceWithCall(op, contextOf(op), "telarrt_matmul_f32",
+                      {overwriteFlags(op)});
     for (linalg::LinalgOp op : batchMatmuls)
-      replaceWithCall(op, contextOf(op), "telarrt_batch_matmul_f32", {});
+      replaceWithCall(op, contextOf(op), "telarrt_batch_matmul_f32",
+                      {overwriteFlags(op)});
     for (linalg::LinalgOp op : convs) {
       auto conv = cast<linalg::Conv2DNchwFchwOp>(op.getOperation());
       SmallVector<int64_t> args;
@@ -137,8 +230,51 @@ struct TelarLinalgToLibraryCalls
         args.push_back(s.getSExtValue());
       for (APInt d : conv.getDilations().getValues<APInt>())
         args.push_back(d.getSExtValue());
+      // Padding (top, left): the input comes padded.
+      args.push_back(0);
+      args.push_back(0);
+      args.push_back(overwriteFlags(op));
       replaceWithCall(op, contextOf(op), "telarrt_conv2d_nchw_f32", args);
     }
+    eraseUnreadFills();
+  }
+
+  /// The call's flags: overwrite the output (and erase what zeroed it)
+  /// when it was just zeroed, else accumulate into it as the linalg op
+  /// does. A zero fill shared through copies (tensor-level CSE merges the
+  /// fills of equal shapes; bufferization copies the one buffer into each
+  /// output) loses the copy; the fill itself goes once no copy reads it.
+  int64_t overwriteFlags(linalg::LinalgOp op) {
+    if (op.getNumDpsInits() != 1)
+      return TELAR_KERNEL_ACCUMULATE;
+    Operation *writer =
+        zeroWriterBefore(op, op.getDpsInitOperand(0)->get(), /*depth=*/1);
+    if (!writer)
+      return TELAR_KERNEL_ACCUMULATE;
+    if (auto copy = dyn_cast<memref::CopyOp>(writer))
+      sharedFills.insert(copy.getSource());
+    writer->erase();
+    return 0;
+  }
+
+  /// Zero-filled allocations that only copies read, whose fills go (with
+  /// them) once those copies are gone.
+  llvm::SetVector<Value> sharedFills;
+  void eraseUnreadFills() {
+    for (Value buffer : sharedFills) {
+      auto alloc = buffer.getDefiningOp<memref::AllocOp>();
+      if (!alloc)
+        continue;
+      SmallVector<Operation *> users(alloc->getUsers());
+      if (!llvm::all_of(users, [&](Operation *u) {
+            return isZeroFillOf(u, buffer);
+          }))
+        continue;
+      for (Operation *u : users)
+        u->erase();
+      alloc->erase();
+    }
+    sharedFills.clear();
   }
 
   /// Multiply-adds of a contraction: the product of all loop ranges.

@@ -6,7 +6,9 @@
 // transposed/packed output cases; with every GEMM the CPU runs (the
 // runtime's AVX-512 and AVX2 ones, OpenBLAS), on shapes around their
 // micro-tile and cache-block edges, on one thread and on several; and with
-// `b` registered as constant (packed once and reused).
+// `b` registered as constant (packed once and reused). Each both adding to
+// the output (TELAR_KERNEL_ACCUMULATE) and overwriting it (an output full of
+// NaNs, which must not leak into the result).
 //
 //===----------------------------------------------------------------------===//
 
@@ -158,22 +160,38 @@ void expectNear(float got, double want, const std::string &where) {
   ASSERT_NEAR(got, want, 1e-4 * (1 + std::fabs(want))) << where;
 }
 
+/// The kernels' flags for adding to the output or overwriting it.
+int64_t flagsFor(bool accumulate) {
+  return accumulate ? TELAR_KERNEL_ACCUMULATE : 0;
+}
+
+/// Fills a tensor's elements (not its padding) with NaN: an output the
+/// overwriting kernels must never read.
+template <int R> void poison(StridedTensor<R> &t) {
+  t.forEach([&](const std::array<int64_t, R> &i) { t.at(i) = std::nanf(""); });
+}
+
 void checkMatmul(int64_t m, int64_t k, int64_t n, const Layout &la,
-                 const Layout &lb, const Layout &lc, std::mt19937 &rng) {
+                 const Layout &lb, const Layout &lc, std::mt19937 &rng,
+                 bool accumulate = true) {
   auto a = matrix(m, k, la, 3, rng);
   auto b = matrix(k, n, lb, 0, rng);
   auto c = matrix(m, n, lc, 5, rng);
   auto c0 = c;
+  if (!accumulate)
+    poison(c);
   auto da = a.descriptor<TelarMemRef2F32>();
   auto db = b.descriptor<TelarMemRef2F32>();
   auto dc = c.descriptor<TelarMemRef2F32>();
-  EXPECT_EQ(telarrt_matmul_f32(ctx(), &da, &db, &dc), TELAR_STATUS_OK);
+  EXPECT_EQ(telarrt_matmul_f32(ctx(), &da, &db, &dc, flagsFor(accumulate)),
+            TELAR_STATUS_OK);
   std::string where = std::string(la.name) + " x " + lb.name + " -> " +
                       lc.name + " " + std::to_string(m) + "x" +
-                      std::to_string(k) + "x" + std::to_string(n);
+                      std::to_string(k) + "x" + std::to_string(n) +
+                      (accumulate ? " +=" : " =");
   for (int64_t i = 0; i < m; ++i)
     for (int64_t j = 0; j < n; ++j) {
-      double want = c0.at({i, j});
+      double want = accumulate ? c0.at({i, j}) : 0.0;
       for (int64_t p = 0; p < k; ++p)
         want += double(a.at({i, p})) * b.at({p, j});
       expectNear(c.at({i, j}), want, where);
@@ -197,6 +215,20 @@ TEST(RuntimeKernels, MatmulAllLayouts) {
         for (const Layout &lb : kLayouts)
           for (const Layout &lc : kLayouts)
             checkMatmul(m, k, n, la, lb, lc, rng);
+  });
+}
+
+TEST(RuntimeKernels, MatmulOverwriteAllLayouts) {
+  std::mt19937 rng(12);
+  const std::array<int64_t, 3> shapes[] = {{5, 7, 3}, {1, 4, 6}, {6, 4, 1},
+                                           {1, 5, 1}, {3, 1, 2}, {16, 33, 9},
+                                           {4, 0, 5}};
+  forEachGemmKernel([&] {
+    for (const auto &[m, k, n] : shapes)
+      for (const Layout &la : kLayouts)
+        for (const Layout &lb : kLayouts)
+          for (const Layout &lc : kLayouts)
+            checkMatmul(m, k, n, la, lb, lc, rng, /*accumulate=*/false);
   });
 }
 
@@ -251,6 +283,33 @@ TEST(RuntimeKernels, GemmEdgeShapes) {
   });
 }
 
+/// Overwriting (the micro-kernel's store, full and edge tiles; only the
+/// first of several k blocks overwrites) on the same edges.
+TEST(RuntimeKernels, GemmOverwriteEdgeShapes) {
+  std::mt19937 rng(13);
+  forEachGemmKernel([&] {
+    int combo = 0;
+    auto next = [&](int64_t m, int64_t k, int64_t n) {
+      const Layout &la = kLayouts[combo % 4];
+      const Layout &lb = kLayouts[combo / 4 % 4];
+      const Layout &lc = kLayouts[combo / 16 % 4];
+      ++combo;
+      checkMatmul(m, k, n, la, lb, lc, rng, /*accumulate=*/false);
+    };
+    for (int64_t m : {1, 2, 6, 7, 12, 13, 25})
+      for (int64_t n : {1, 2, 9, 16, 17, 32, 33})
+        for (int64_t k : {1, 17, 64})
+          next(m, k, n);
+    for (int i = 0; i < 16; ++i) {
+      next(13, 300, 33); // two k blocks
+      next(12, 700, 17); // three
+      next(49, 20, 40);  // b packed by panels
+      next(530, 9, 35);  // b packed in blocks; four row blocks
+      next(5, 3, 2100);  // two column blocks
+    }
+  });
+}
+
 /// Zero (broadcast) and negative strides, and operands of one row or
 /// column whose other stride is arbitrary.
 TEST(RuntimeKernels, GemmOddStrides) {
@@ -274,7 +333,9 @@ TEST(RuntimeKernels, GemmOddStrides) {
       TelarMemRef2F32 da{a.data(), a.data(), 0, {m, k}, {0, 1}};
       TelarMemRef2F32 db{b.data(), b.data(), (k - 1) * n, {k, n}, {-n, 1}};
       TelarMemRef2F32 dc{c.data(), c.data(), 1, {m, n}, {1, m}};
-      EXPECT_EQ(telarrt_matmul_f32(ctx(), &da, &db, &dc), TELAR_STATUS_OK);
+      EXPECT_EQ(
+          telarrt_matmul_f32(ctx(), &da, &db, &dc, TELAR_KERNEL_ACCUMULATE),
+          TELAR_STATUS_OK);
       for (int64_t i = 0; i < m; ++i)
         for (int64_t j = 0; j < n; ++j) {
           double want = c0[1 + i + j * m];
@@ -294,7 +355,8 @@ TEST(RuntimeKernels, GemmOddStrides) {
     TelarMemRef2F32 da{a.data(), a.data(), 0, {1, 8}, {1 << 30, 1}};
     TelarMemRef2F32 db{b.data(), b.data(), 0, {8, 1}, {3, 1 << 30}};
     TelarMemRef2F32 dc{c.data(), c.data(), 2, {1, 1}, {1 << 30, 1 << 30}};
-    EXPECT_EQ(telarrt_matmul_f32(ctx(), &da, &db, &dc), TELAR_STATUS_OK);
+    EXPECT_EQ(telarrt_matmul_f32(ctx(), &da, &db, &dc, TELAR_KERNEL_ACCUMULATE),
+              TELAR_STATUS_OK);
     double want = 0;
     for (int p = 0; p < 8; ++p)
       want += double(a[p]) * b[3 * p];
@@ -311,7 +373,8 @@ TEST(RuntimeKernels, MatmulEmptyContraction) {
   auto da = a.descriptor<TelarMemRef2F32>();
   auto db = b.descriptor<TelarMemRef2F32>();
   auto dc = c.descriptor<TelarMemRef2F32>();
-  EXPECT_EQ(telarrt_matmul_f32(ctx(), &da, &db, &dc), TELAR_STATUS_OK);
+  EXPECT_EQ(telarrt_matmul_f32(ctx(), &da, &db, &dc, TELAR_KERNEL_ACCUMULATE),
+            TELAR_STATUS_OK);
   // Bitwise: the padding is NaN.
   EXPECT_EQ(std::memcmp(c.storage.data(), c0.storage.data(),
                         c.storage.size() * sizeof(float)),
@@ -319,7 +382,7 @@ TEST(RuntimeKernels, MatmulEmptyContraction) {
 }
 
 void checkBatchMatmul(int64_t batch, int64_t m, int64_t k, int64_t n,
-                      std::mt19937 &rng) {
+                      std::mt19937 &rng, bool accumulate = true) {
   // Batch not outermost in memory (as in a view of [M, B, K]), transposed
   // matrices, and an output with no unit stride.
   const std::array<int, 3> orders[] = {
@@ -331,14 +394,18 @@ void checkBatchMatmul(int64_t batch, int64_t m, int64_t k, int64_t n,
         StridedTensor<3> b({batch, k, n}, ob, 0, 2, rng);
         StridedTensor<3> c({batch, m, n}, oa, gap, 0, rng);
         auto c0 = c;
+        if (!accumulate)
+          poison(c);
         auto da = a.descriptor<TelarMemRef3F32>();
         auto db = b.descriptor<TelarMemRef3F32>();
         auto dc = c.descriptor<TelarMemRef3F32>();
-        EXPECT_EQ(telarrt_batch_matmul_f32(ctx(), &da, &db, &dc), TELAR_STATUS_OK);
+        EXPECT_EQ(telarrt_batch_matmul_f32(ctx(), &da, &db, &dc,
+                                           flagsFor(accumulate)),
+                  TELAR_STATUS_OK);
         for (int64_t s = 0; s < batch; ++s)
           for (int64_t i = 0; i < m; ++i)
             for (int64_t j = 0; j < n; ++j) {
-              double want = c0.at({s, i, j});
+              double want = accumulate ? c0.at({s, i, j}) : 0.0;
               for (int64_t p = 0; p < k; ++p)
                 want += double(a.at({s, i, p})) * b.at({s, p, j});
               expectNear(c.at({s, i, j}), want, "batch matmul");
@@ -352,6 +419,9 @@ TEST(RuntimeKernels, BatchMatmulStridedBatches) {
     checkBatchMatmul(4, 5, 6, 3, rng);
     checkBatchMatmul(3, 16, 64, 16, rng); // attention heads
     checkBatchMatmul(2, 13, 16, 33, rng);
+    checkBatchMatmul(4, 5, 6, 3, rng, /*accumulate=*/false);
+    checkBatchMatmul(3, 16, 64, 16, rng, /*accumulate=*/false);
+    checkBatchMatmul(2, 13, 300, 33, rng, /*accumulate=*/false);
   });
 }
 
@@ -364,7 +434,7 @@ struct ConvCase {
 void checkConv(const ConvCase &cc, const std::array<int, 4> &inOrder,
                const std::array<int, 4> &filterOrder,
                const std::array<int, 4> &outOrder, int64_t outGap,
-               std::mt19937 &rng) {
+               std::mt19937 &rng, bool accumulate = true) {
   auto [n, c, h, w] = cc.input;
   int64_t f = cc.kernel[0], kh = cc.kernel[1], kw = cc.kernel[1];
   int64_t oh = (h - cc.dh * (kh - 1) - 1) / cc.sh + 1;
@@ -373,14 +443,16 @@ void checkConv(const ConvCase &cc, const std::array<int, 4> &inOrder,
   StridedTensor<4> filter({f, c, kh, kw}, filterOrder, 0, 0, rng);
   StridedTensor<4> out({n, f, oh, ow}, outOrder, outGap, 1, rng);
   auto out0 = out;
+  if (!accumulate)
+    poison(out);
   auto di = in.descriptor<TelarMemRef4F32>();
   auto df = filter.descriptor<TelarMemRef4F32>();
   auto dout = out.descriptor<TelarMemRef4F32>();
-  ASSERT_EQ(telarrt_conv2d_nchw_f32(ctx(), &di, &df, &dout, cc.sh, cc.sw,
-                                    cc.dh, cc.dw),
+  ASSERT_EQ(telarrt_conv2d_nchw_f32(ctx(), &di, &df, &dout, cc.sh, cc.sw, cc.dh,
+                                    cc.dw, 0, 0, flagsFor(accumulate)),
             TELAR_STATUS_OK);
   out.forEach([&](const std::array<int64_t, 4> &o) {
-    double want = out0.at(o);
+    double want = accumulate ? out0.at(o) : 0.0;
     for (int64_t ci = 0; ci < c; ++ci)
       for (int64_t y = 0; y < kh; ++y)
         for (int64_t x = 0; x < kw; ++x)
@@ -413,6 +485,11 @@ TEST(RuntimeKernels, Conv2dNchw) {
       // output whose pixels do not collapse.
       checkConv(cc, nhwc, hwcf, nchw, 1, rng);
       checkConv(cc, nchw, nchw, nhwc, 0, rng);
+      // Overwriting, on the im2col panels, the im2col matrix and a dense
+      // temporary for an output whose pixels do not collapse.
+      checkConv(cc, nchw, nchw, nchw, 0, rng, /*accumulate=*/false);
+      checkConv(cc, nhwc, hwcf, nchw, 1, rng, /*accumulate=*/false);
+      checkConv(cc, nchw, nchw, nhwc, 0, rng, /*accumulate=*/false);
     }
   });
 }
@@ -437,6 +514,14 @@ TEST(RuntimeKernels, ParallelSplits) {
     checkMatmul(301, 50, 7, kLayouts[0], kLayouts[1], kLayouts[2], rng);
     checkBatchMatmul(9, 24, 40, 33, rng); // batch elements
     checkBatchMatmul(2, 64, 80, 96, rng); // blocks of each product
+    checkMatmul(40, 300, 130, kLayouts[0], kLayouts[0], kLayouts[0], rng,
+                /*accumulate=*/false);
+    checkMatmul(150, 200, 20, kLayouts[2], kLayouts[2], kLayouts[3], rng,
+                /*accumulate=*/false);
+    checkMatmul(1, 1000, 600, kLayouts[0], kLayouts[2], kLayouts[0], rng,
+                /*accumulate=*/false);
+    checkBatchMatmul(9, 24, 40, 33, rng, /*accumulate=*/false);
+    checkBatchMatmul(2, 64, 80, 96, rng, /*accumulate=*/false);
     const std::array<int, 4> nchw = {0, 1, 2, 3}, nhwc = {0, 2, 3, 1};
     for (const ConvCase &cc :
          {ConvCase{{1, 8, 30, 30}, {16, 3}, 1, 1, 1, 1},
@@ -448,6 +533,8 @@ TEST(RuntimeKernels, ParallelSplits) {
           ConvCase{{1, 64, 34, 34}, {16, 3}, 1, 1, 1, 1}}) {
       checkConv(cc, nchw, nchw, nchw, 0, rng);
       checkConv(cc, nhwc, nchw, nchw, 1, rng);
+      checkConv(cc, nchw, nchw, nchw, 0, rng, /*accumulate=*/false);
+      checkConv(cc, nhwc, nchw, nchw, 1, rng, /*accumulate=*/false);
     }
   });
   telarrt_set_num_threads(saved);
@@ -491,6 +578,7 @@ TEST(RuntimeKernels, Conv2dIm2colPanels) {
                      std::to_string(cc.sh) + "x" + std::to_string(cc.sw));
         checkConv(cc, nchw, nchw, nchw, 0, rng);
         checkConv(cc, nhwc, nchw, nchw, 0, rng);
+        checkConv(cc, nchw, nchw, nchw, 0, rng, /*accumulate=*/false);
       }
     });
   }
@@ -500,11 +588,14 @@ TEST(RuntimeKernels, Conv2dIm2colPanels) {
 
 /// Runs one matmul of (a copy of) `c` and returns the result's storage.
 std::vector<float> runMatmul(StridedTensor<2> &a, StridedTensor<2> &b,
-                             StridedTensor<2> c) {
+                             StridedTensor<2> c, bool accumulate = true) {
+  if (!accumulate)
+    poison(c);
   auto da = a.descriptor<TelarMemRef2F32>();
   auto db = b.descriptor<TelarMemRef2F32>();
   auto dc = c.descriptor<TelarMemRef2F32>();
-  EXPECT_EQ(telarrt_matmul_f32(ctx(), &da, &db, &dc), TELAR_STATUS_OK);
+  EXPECT_EQ(telarrt_matmul_f32(ctx(), &da, &db, &dc, flagsFor(accumulate)),
+            TELAR_STATUS_OK);
   return c.storage;
 }
 
@@ -547,14 +638,18 @@ TEST(RuntimeKernels, ConstantBPackedOnce) {
           auto b = matrix(k, n, lb, 2, rng);
           auto c = matrix(m, n, kLayouts[0], 0, rng);
           std::vector<float> want = runMatmul(a, b, c);
+          std::vector<float> wantOverwrite = runMatmul(a, b, c, false);
           EXPECT_EQ(weights().getBytes(), 0u) << where;
 
           const void *data = b.storage.data();
           size_t bytes = b.storage.size() * sizeof(float);
           weights().registerRange(data, bytes);
-          for (int repeat = 0; repeat < 3; ++repeat)
+          for (int repeat = 0; repeat < 3; ++repeat) {
             EXPECT_TRUE(sameBits(runMatmul(a, b, c), want))
                 << where << ", call " << repeat;
+            EXPECT_TRUE(sameBits(runMatmul(a, b, c, false), wantOverwrite))
+                << where << ", overwriting, call " << repeat;
+          }
           if (packsConstants(m, n))
             EXPECT_GE(weights().getBytes(), size_t(k * n * 4)) << where;
           else
@@ -633,7 +728,9 @@ TEST(RuntimeKernels, ConstantBatchB) {
           auto da = a.descriptor<TelarMemRef3F32>();
           auto db = b.descriptor<TelarMemRef3F32>();
           auto dc = out.descriptor<TelarMemRef3F32>();
-          EXPECT_EQ(telarrt_batch_matmul_f32(ctx(), &da, &db, &dc), TELAR_STATUS_OK);
+          EXPECT_EQ(telarrt_batch_matmul_f32(ctx(), &da, &db, &dc,
+                                             TELAR_KERNEL_ACCUMULATE),
+                    TELAR_STATUS_OK);
           return out.storage;
         };
         std::vector<float> want = run();
@@ -661,13 +758,15 @@ TEST(RuntimeKernels, InvalidOperands) {
   TelarMemRef2F32 a{x.data(), x.data(), 0, {2, 3}, {3, 1}};
   TelarMemRef2F32 b{x.data(), x.data(), 0, {4, 2}, {2, 1}};
   TelarMemRef2F32 c{x.data(), x.data(), 0, {2, 2}, {2, 1}};
-  EXPECT_EQ(telarrt_matmul_f32(context.get(), &a, &b, &c),
-            TELAR_STATUS_INVALID_ARGUMENT);
+  EXPECT_EQ(
+      telarrt_matmul_f32(context.get(), &a, &b, &c, TELAR_KERNEL_ACCUMULATE),
+      TELAR_STATUS_INVALID_ARGUMENT);
   EXPECT_EQ(context.getError(), "telarrt_matmul_f32: shapes 2x3 . 4x2 -> 2x2");
   context.clearError();
   TelarMemRef3F32 a3{x.data(), x.data(), 0, {2, 2, 2}, {4, 2, 1}};
   TelarMemRef3F32 c3{x.data(), x.data(), 0, {3, 2, 2}, {4, 2, 1}};
-  EXPECT_EQ(telarrt_batch_matmul_f32(context.get(), &a3, &a3, &c3),
+  EXPECT_EQ(telarrt_batch_matmul_f32(context.get(), &a3, &a3, &c3,
+                                     TELAR_KERNEL_ACCUMULATE),
             TELAR_STATUS_INVALID_ARGUMENT);
   EXPECT_EQ(context.getError(), "telarrt_batch_matmul_f32: shapes 2x2x2 . "
                                 "2x2x2 -> 3x2x2");
@@ -675,11 +774,23 @@ TEST(RuntimeKernels, InvalidOperands) {
   TelarMemRef4F32 in{x.data(), x.data(), 0, {1, 1, 3, 3}, {9, 9, 3, 1}};
   TelarMemRef4F32 filter{x.data(), x.data(), 0, {1, 1, 2, 2}, {4, 4, 2, 1}};
   TelarMemRef4F32 out{x.data(), x.data(), 0, {1, 1, 2, 2}, {4, 4, 2, 1}};
-  EXPECT_EQ(telarrt_conv2d_nchw_f32(context.get(), &in, &filter, &out, 0, 1,
-                                    1, 1),
+  EXPECT_EQ(telarrt_conv2d_nchw_f32(context.get(), &in, &filter, &out, 0, 1, 1,
+                                    1, 0, 0, TELAR_KERNEL_ACCUMULATE),
             TELAR_STATUS_INVALID_ARGUMENT);
   EXPECT_EQ(context.getError(), "telarrt_conv2d_nchw_f32: strides and "
                                 "dilations must be positive (0 1 1 1)");
+  // Flags a kernel does not take.
+  context.clearError();
+  TelarMemRef2F32 sq{x.data(), x.data(), 0, {2, 2}, {2, 1}};
+  EXPECT_EQ(telarrt_matmul_f32(context.get(), &sq, &sq, &c,
+                               TELAR_KERNEL_ACCUMULATE | TELAR_KERNEL_RELU),
+            TELAR_STATUS_INVALID_ARGUMENT);
+  EXPECT_EQ(context.getError(), "telarrt_matmul_f32: unsupported flags 0x2");
+  context.clearError();
+  EXPECT_EQ(telarrt_batch_matmul_f32(context.get(), &a3, &a3, &a3, 8),
+            TELAR_STATUS_INVALID_ARGUMENT);
+  EXPECT_EQ(context.getError(),
+            "telarrt_batch_matmul_f32: unsupported flags 0x8");
 }
 
 /// The packed copies belong to the PrepackedWeights (an artifact's) that
@@ -700,15 +811,21 @@ TEST(RuntimeKernels, PrepackedWeightsAreTheirOwn) {
   one.registerRange(b.storage.data(), b.storage.size() * sizeof(float));
   two.registerRange(b.storage.data(), b.storage.size() * sizeof(float));
   // No packed weights: nothing packed.
-  EXPECT_EQ(telarrt_matmul_f32(context.get(), &da, &db, &dc), TELAR_STATUS_OK);
+  EXPECT_EQ(
+      telarrt_matmul_f32(context.get(), &da, &db, &dc, TELAR_KERNEL_ACCUMULATE),
+      TELAR_STATUS_OK);
   EXPECT_EQ(one.getBytes(), 0u);
   EXPECT_EQ(two.getBytes(), 0u);
   context.setPrepackedWeights(&one);
-  EXPECT_EQ(telarrt_matmul_f32(context.get(), &da, &db, &dc), TELAR_STATUS_OK);
+  EXPECT_EQ(
+      telarrt_matmul_f32(context.get(), &da, &db, &dc, TELAR_KERNEL_ACCUMULATE),
+      TELAR_STATUS_OK);
   EXPECT_GE(one.getBytes(), 40u * 64 * 4);
   EXPECT_EQ(two.getBytes(), 0u);
   context.setPrepackedWeights(&two);
-  EXPECT_EQ(telarrt_matmul_f32(context.get(), &da, &db, &dc), TELAR_STATUS_OK);
+  EXPECT_EQ(
+      telarrt_matmul_f32(context.get(), &da, &db, &dc, TELAR_KERNEL_ACCUMULATE),
+      TELAR_STATUS_OK);
   EXPECT_EQ(two.getBytes(), one.getBytes());
   one.unregisterRange(b.storage.data(), b.storage.size() * sizeof(float));
   EXPECT_EQ(one.getBytes(), 0u);

@@ -425,7 +425,8 @@ void matmul(TelarContext *ctx, std::vector<float> &a, std::vector<float> &b,
   TelarMemRef2F32 da{a.data(), a.data(), 0, {m, k}, {k, 1}};
   TelarMemRef2F32 db{b.data(), b.data(), 0, {k, n}, {n, 1}};
   TelarMemRef2F32 dc{c.data(), c.data(), 0, {m, n}, {n, 1}};
-  if (telarrt_matmul_f32(ctx, &da, &db, &dc) != TELAR_STATUS_OK)
+  if (telarrt_matmul_f32(ctx, &da, &db, &dc, TELAR_KERNEL_ACCUMULATE) !=
+      TELAR_STATUS_OK)
     throw std::runtime_error(std::string("telarrt_matmul_f32 failed: ") +
                              telarrt_context_error(ctx));
 }
@@ -486,7 +487,8 @@ ComputeResult measureCompute(const Job &job, const Options &o, int threads) {
           TelarMemRef2F32 da{a.data(), a.data(), 0, {kTiny, kTiny}, {kTiny, 1}};
           TelarMemRef2F32 db{b.data(), b.data(), 0, {kTiny, kTiny}, {kTiny, 1}};
           TelarMemRef2F32 dc{c, c, 0, {kTiny, kTiny}, {kTiny, 1}};
-          int status = telarrt_matmul_f32(ctx.get(), &da, &db, &dc);
+          int status = telarrt_matmul_f32(ctx.get(), &da, &db, &dc,
+                                          TELAR_KERNEL_ACCUMULATE);
           telarrt_free(ctx.get(), c);
           if (status != TELAR_STATUS_OK)
             throw std::runtime_error("telarrt_matmul_f32 failed");

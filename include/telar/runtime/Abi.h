@@ -111,19 +111,32 @@ void telarrt_free(TelarContext *ctx, void *ptr);
  * the context. */
 void telarrt_context_free_live_blocks(TelarContext *ctx);
 
-/* The kernels return a status (recorded in the context when not OK). */
-/* c += a . b */
+/* The kernels return a status (recorded in the context when not OK). Each
+ * contraction kernel takes a trailing `flags`, a set of: */
+enum {
+  /* c += product; without it c = product (c's old contents are not read:
+   * garbage or NaNs in it do not matter). */
+  TELAR_KERNEL_ACCUMULATE = 1,
+  /* then c = max(c, 0) (convolutions only; not implemented yet: refused) */
+  TELAR_KERNEL_RELU = 2
+};
+/* c (+)= a . b */
 int telarrt_matmul_f32(TelarContext *ctx, TelarMemRef2F32 *a,
-                       TelarMemRef2F32 *b, TelarMemRef2F32 *c);
-/* c[i] += a[i] . b[i] */
+                       TelarMemRef2F32 *b, TelarMemRef2F32 *c, int64_t flags);
+/* c[i] (+)= a[i] . b[i] */
 int telarrt_batch_matmul_f32(TelarContext *ctx, TelarMemRef3F32 *a,
-                             TelarMemRef3F32 *b, TelarMemRef3F32 *c);
-/* out[n, f, y, x] += sum_{c, ky, kx} in[n, c, y*sh + ky*dh, x*sw + kx*dw]
- *                                   * filter[f, c, ky, kx]
- * (the input is already padded). */
+                             TelarMemRef3F32 *b, TelarMemRef3F32 *c,
+                             int64_t flags);
+/* out[n, f, y, x] (+)= sum_{c, ky, kx} in[n, c, y*sh + ky*dh - pad_top,
+ *                                         x*sw + kx*dw - pad_left]
+ *                                      * filter[f, c, ky, kx]
+ * Input pixels outside the image read as 0 (bottom and right padding are
+ * implied by the output size). Padding is not implemented yet: pad_top and
+ * pad_left must be 0 (the input already padded). */
 int telarrt_conv2d_nchw_f32(TelarContext *ctx, TelarMemRef4F32 *in,
                             TelarMemRef4F32 *filter, TelarMemRef4F32 *out,
-                            int64_t sh, int64_t sw, int64_t dh, int64_t dw);
+                            int64_t sh, int64_t sw, int64_t dh, int64_t dw,
+                            int64_t pad_top, int64_t pad_left, int64_t flags);
 
 /*===----------------------------------------------------------------------===
  * Collectives (runtime/comm; docs/Artifact.md)

@@ -33,7 +33,7 @@ typedef struct {
 typedef struct TelarContext TelarContext;
 void *telarrt_alloc(TelarContext *ctx, size_t size);
 void telarrt_free(TelarContext *ctx, void *ptr);
-int telarrt_matmul_f32(TelarContext *ctx, M2 *a, M2 *b, M2 *c);
+int telarrt_matmul_f32(TelarContext *ctx, M2 *a, M2 *b, M2 *c, int64_t flags);
 
 /* TELAR_STATUS_OUT_OF_MEMORY */
 enum { kOutOfMemory = 1 };
@@ -65,7 +65,7 @@ static int run(TelarContext *ctx, void **buffers, int64_t k) {
   M2 a = {t, t, 0, {2, k}, {1, 2}}; /* a view of t transposed */
   M2 b = {m, m, 0, {3, 4}, {4, 1}};
   M2 c = {acc, acc, 0, {2, 4}, {4, 1}};
-  int status = telarrt_matmul_f32(ctx, &a, &b, &c);
+  int status = telarrt_matmul_f32(ctx, &a, &b, &c, 1 /* accumulate */);
   if (status)
     return status;
   memcpy(prod, acc, 8 * sizeof(float));

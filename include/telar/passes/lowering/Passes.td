@@ -90,7 +90,13 @@ def TelarLinalgToLibraryCalls : Pass<"telar-linalg-to-library-calls", "ModuleOp"
     `telarrt_conv2d_nchw_f32`, with the C interface for memref
     descriptors): the runtime's own AVX-512/AVX2 GEMM, OpenBLAS on other
     CPUs. Smaller ones stay linalg and are compiled inline.
-    The calls accumulate into the output, as the linalg ops do. Each call
+    The calls accumulate into the output, as the linalg ops do (flags
+    `TELAR_KERNEL_ACCUMULATE`), except where the output buffer was
+    zero-filled by a `linalg.fill` just before (same block, nothing reading
+    or writing the buffer or a view of it in between; the buffer an
+    allocation or a function argument): that fill is erased and the call
+    overwrites the output (flags 0). Convolutions get padding 0, 0 (their
+    input comes padded). Each call
     takes the enclosing function's runtime context first (from
     `telar-add-runtime-context`) and returns an `i32` status (the callee is
     marked `telar.runtime_status`), which `telar-lower-runtime-calls`
@@ -103,6 +109,27 @@ def TelarLinalgToLibraryCalls : Pass<"telar-linalg-to-library-calls", "ModuleOp"
   let dependentDialects = ["::mlir::func::FuncDialect",
                            "::mlir::memref::MemRefDialect",
                            "::mlir::LLVM::LLVMDialect"];
+}
+
+def TelarFoldAddIntoContractionInit
+    : Pass<"telar-fold-add-into-contraction-init", "ModuleOp"> {
+  let summary = "Fold bias and residual adds into the init of the contraction they follow";
+  let description = [{
+    On tensors: an elementwise `linalg.generic` computing `C + X` (all
+    loops parallel, identity output map), where `C` is the only use of a
+    `linalg.matmul`, `linalg.batch_matmul` or `linalg.conv_2d_nchw_fchw`
+    (possibly through `tensor.expand_shape` / `tensor.collapse_shape` ops
+    with no other user) whose init is a `linalg.fill` of zero, becomes that
+    contraction with init `X`: broadcast to the add's shape when its
+    indexing map is not the identity (a bias), and reshaped back to the
+    contraction's. The add and its pass over the output are gone; the
+    contraction adds its product to the bias. Runs per rank after
+    partitioning and before elementwise fusion (which would merge the add
+    into other elementwise work): a partial product that an all-reduce sums
+    is never followed by the add directly, so it never takes the bias.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
 }
 
 def TelarFuseElementwise : Pass<"telar-fuse-elementwise", "ModuleOp"> {
