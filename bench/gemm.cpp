@@ -146,7 +146,7 @@ Case conv(int64_t c, int64_t hw, int64_t f, int64_t kernel) {
                                  {1, f, hw, hw},
                                  {f * hw * hw, hw * hw, hw, 1}};
             telarrt_conv2d_nchw_f32(context, &di, &dw, &dout, 1, 1, 1,
-                                    1);
+                                    1, 0, 0, TELAR_KERNEL_ACCUMULATE);
           }};
 }
 

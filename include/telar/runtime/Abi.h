@@ -118,12 +118,22 @@ int telarrt_matmul_f32(TelarContext *ctx, TelarMemRef2F32 *a,
 /* c[i] += a[i] . b[i] */
 int telarrt_batch_matmul_f32(TelarContext *ctx, TelarMemRef3F32 *a,
                              TelarMemRef3F32 *b, TelarMemRef3F32 *c);
-/* out[n, f, y, x] += sum_{c, ky, kx} in[n, c, y*sh + ky*dh, x*sw + kx*dw]
- *                                   * filter[f, c, ky, kx]
- * (the input is already padded). */
+/* The `flags` of the contraction kernels. */
+enum {
+  TELAR_KERNEL_ACCUMULATE = 1, /* c += product; without it c = product (c is
+                                  not read) */
+  TELAR_KERNEL_RELU = 2        /* then c = max(c, 0) (conv only for now) */
+};
+/* out[n, f, y, x] (+)= sum_{c, ky, kx} in[n, c, y*sh + ky*dh - pad_top,
+ *                                         x*sw + kx*dw - pad_left]
+ *                                    * filter[f, c, ky, kx]
+ * where input rows and columns outside the image read as 0 (bottom and
+ * right padding are implied by the output size); `+=` with
+ * TELAR_KERNEL_ACCUMULATE, then max(out, 0) with TELAR_KERNEL_RELU. */
 int telarrt_conv2d_nchw_f32(TelarContext *ctx, TelarMemRef4F32 *in,
                             TelarMemRef4F32 *filter, TelarMemRef4F32 *out,
-                            int64_t sh, int64_t sw, int64_t dh, int64_t dw);
+                            int64_t sh, int64_t sw, int64_t dh, int64_t dw,
+                            int64_t pad_top, int64_t pad_left, int64_t flags);
 
 /*===----------------------------------------------------------------------===
  * Collectives (runtime/comm; docs/Artifact.md)
