@@ -90,7 +90,16 @@ def TelarLinalgToLibraryCalls : Pass<"telar-linalg-to-library-calls", "ModuleOp"
     `telarrt_conv2d_nchw_f32`, with the C interface for memref
     descriptors): the runtime's own AVX-512/AVX2 GEMM, OpenBLAS on other
     CPUs. Smaller ones stay linalg and are compiled inline.
-    The calls accumulate into the output, as the linalg ops do. Each call
+    The calls accumulate into the output, as the linalg ops do.
+    A convolution whose input is what bufferization leaves of a zero
+    `tensor.pad` (an alloc filled with 0, the source copied into its
+    interior, nothing else reading it, the source not written in between)
+    reads the source instead, with `pad_top`/`pad_left` (implicit padding;
+    the padded copy goes with its last reader); pads as wide as the kernel's
+    span stay explicit. An elementwise `max(x, 0)` (`arith.maximumf`) that is
+    the first reader of the convolution's local output buffer, in place or
+    (as the buffer's last reader) into a fresh buffer of the same type,
+    becomes the kernel's ReLU epilogue (`TELAR_KERNEL_RELU`). Each call
     takes the enclosing function's runtime context first (from
     `telar-add-runtime-context`) and returns an `i32` status (the callee is
     marked `telar.runtime_status`), which `telar-lower-runtime-calls`
