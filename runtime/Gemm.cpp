@@ -97,6 +97,8 @@ struct Isa {
   static Mask mask(int n) {
     return n >= 16 ? Mask(0xFFFF) : n <= 0 ? Mask(0) : Mask((1u << n) - 1);
   }
+  /// Lanes [lo, hi) (clamped to [0, 16]).
+  static Mask maskRange(int lo, int hi) { return Mask(mask(hi) & ~mask(lo)); }
   static V loadMasked(const float *p, Mask m) {
     return _mm512_maskz_loadu_ps(m, p);
   }
@@ -116,6 +118,7 @@ struct Isa {
   static V broadcast(const float *p) { return _mm512_set1_ps(*p); }
   static V fma(V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); }
   static V add(V a, V b) { return _mm512_add_ps(a, b); }
+  static V max(V a, V b) { return _mm512_max_ps(a, b); }
 
   /// Transposes the 16 x 16 matrix whose rows are r[0..15].
   static void transpose(V r[16]) {
@@ -175,6 +178,10 @@ struct Isa {
     return _mm256_cmpgt_epi32(_mm256_set1_epi32(n),
                               _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
   }
+  /// Lanes [lo, hi) (clamped to [0, 8]).
+  static Mask maskRange(int lo, int hi) {
+    return _mm256_andnot_si256(mask(lo), mask(hi));
+  }
   static V loadMasked(const float *p, Mask m) {
     return _mm256_maskload_ps(p, m);
   }
@@ -195,6 +202,7 @@ struct Isa {
   static V broadcast(const float *p) { return _mm256_broadcast_ss(p); }
   static V fma(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
   static V add(V a, V b) { return _mm256_add_ps(a, b); }
+  static V max(V a, V b) { return _mm256_max_ps(a, b); }
 
   /// Transposes the 8 x 8 matrix whose rows are r[0..7].
   static void transpose(V r[8]) {

@@ -78,19 +78,25 @@ void gemm(GemmKernel kernel, const MatrixView &a, const MatrixView &b,
 /// GEMM that packs its panels straight from the image (no im2col matrix in
 /// between): row r = (ci * kh + y) * kw + x and column j (output pixel
 /// q = p0 + j, row-major over the output: oy = q / ow, ox = q % ow) hold
-/// image[ci * cs + (oy * sh + y * dh) * hs + (ox * sw + x * dw) * ws].
+/// image[ci * cs + iy * hs + ix * ws] with iy = oy * sh + y * dh - padTop and
+/// ix = ox * sw + x * dw - padLeft, or 0 when (iy, ix) is outside the
+/// h x w image (implicit zero padding).
 struct Im2colB {
   const float *image;
-  int64_t cs, hs, ws;     // input strides: channel, row, column
-  int64_t kh, kw;         // kernel size
-  int64_t sh, sw, dh, dw; // strides and dilations
-  int64_t ow;             // output width
-  int64_t p0;             // the output pixel of column 0
+  int64_t cs, hs, ws;       // input strides: channel, row, column
+  int64_t h, w;             // input size
+  int64_t kh, kw;           // kernel size
+  int64_t sh, sw, dh, dw;   // strides and dilations
+  int64_t padTop, padLeft;  // zero rows above, zero columns left of the image
+  int64_t ow;               // output width
+  int64_t p0;               // the output pixel of column 0
+  bool relu = false;        // epilogue of gemmIm2col: then c = max(c, 0)
 };
 
 /// c += a . b (c = a . b without `accumulate`, as for gemm()) with `b` the
 /// k x n im2col matrix `conv` (k = a.cols, n = c.cols), on the calling
-/// thread with `kernel` (Avx2 or Avx512).
+/// thread with `kernel` (Avx2 or Avx512), then c = max(c, 0) when conv.relu
+/// (each block of c once it is complete).
 /// c's columns must be contiguous (c.cs == 1, or one column). Bitwise the
 /// same as gemm() on the materialised im2col matrix (same blocking, same
 /// order of operations).

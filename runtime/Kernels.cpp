@@ -525,18 +525,25 @@ int telarrt_batch_matmul_f32(TelarContext *ctx, TelarMemRef3F32 *a,
                  [&] { return batchMatmul(ctx, kernel, a, b, c, flags); });
 }
 
+/// Sets every element of `out` to 0 (relu: to max(out, 0) instead; NaN
+/// stays NaN).
+static void overwriteOutput(TelarMemRef4F32 *out, bool relu) {
+  const int64_t *os = out->sizes, *ost = out->strides;
+  float *p = out->aligned + out->offset;
+  for (int64_t i = 0; i < os[0]; ++i)
+    for (int64_t j = 0; j < os[1]; ++j)
+      for (int64_t y = 0; y < os[2]; ++y)
+        for (int64_t x = 0; x < os[3]; ++x) {
+          float &v = p[i * ost[0] + j * ost[1] + y * ost[2] + x * ost[3]];
+          v = relu && (v > 0.0f || v != v) ? v : 0.0f;
+        }
+}
+
 static int conv2dNchw(TelarContext *ctx, const char *kernel,
                       TelarMemRef4F32 *in, TelarMemRef4F32 *filter,
-                      TelarMemRef4F32 *out, int64_t sh, int64_t sw, int64_t dh,
-                      int64_t dw, int64_t padTop, int64_t padLeft,
+                      TelarMemRef4F32 *out, int64_t sh, int64_t sw,
+                      int64_t dh, int64_t dw, int64_t padTop, int64_t padLeft,
                       int64_t flags) {
-  if (!checkFlags(ctx, kernel, flags, TELAR_KERNEL_ACCUMULATE))
-    return TELAR_STATUS_INVALID_ARGUMENT;
-  if (padTop != 0 || padLeft != 0)
-    return detail::fail(ctx, TELAR_STATUS_INVALID_ARGUMENT,
-                        "%s: implicit padding (%lld, %lld) is not supported",
-                        kernel, (long long)padTop, (long long)padLeft);
-  bool accumulate = (flags & TELAR_KERNEL_ACCUMULATE) != 0;
   const int64_t *is = in->sizes, *fs = filter->sizes, *os = out->sizes;
   int64_t n = is[0], c = is[1], h = is[2], w = is[3];
   int64_t f = fs[0], kh = fs[2], kw = fs[3];
@@ -553,31 +560,42 @@ static int conv2dNchw(TelarContext *ctx, const char *kernel,
           "%s: strides and dilations must be positive (%lld %lld %lld "
           "%lld)",
           kernel, (long long)sh, (long long)sw, (long long)dh, (long long)dw);
+  if (flags & ~int64_t(TELAR_KERNEL_ACCUMULATE | TELAR_KERNEL_RELU))
+    return detail::fail(ctx, TELAR_STATUS_INVALID_ARGUMENT,
+                        "%s: unknown flags %lld", kernel, (long long)flags);
+  // Each output row's (column's) window must overlap the image: the
+  // padding on each side is smaller than the kernel's span.
+  int64_t spanH = (kh - 1) * dh + 1, spanW = (kw - 1) * dw + 1;
+  int64_t padBottom = (oh - 1) * sh + spanH - padTop - h,
+          padRight = (ow - 1) * sw + spanW - padLeft - w;
+  if (oh > 0 && ow > 0 &&
+      (padTop < 0 || padLeft < 0 || padTop >= spanH || padLeft >= spanW ||
+       padBottom >= spanH || padRight >= spanW))
+    return detail::fail(ctx, TELAR_STATUS_INVALID_ARGUMENT,
+          "%s: a %lldx%lld output with kernel %lldx%lld, strides %lldx%lld and "
+          "dilations %lldx%lld needs padding %lld %lld %lld %lld (top, left, "
+          "bottom, right) around the %lldx%lld input: each must be at least 0 "
+          "and below the kernel's span",
+          kernel, (long long)oh, (long long)ow, (long long)kh, (long long)kw,
+          (long long)sh, (long long)sw, (long long)dh, (long long)dw,
+          (long long)padTop, (long long)padLeft, (long long)padBottom,
+          (long long)padRight, (long long)h, (long long)w);
+  bool accumulate = flags & TELAR_KERNEL_ACCUMULATE;
+  bool relu = flags & TELAR_KERNEL_RELU;
   int64_t depth = c * kh * kw, pixels = oh * ow;
-  if (n == 0 || f == 0 || pixels == 0)
-    return TELAR_STATUS_OK;
-  if (depth == 0) { // an empty sum
-    if (!accumulate)
-      for (int64_t img = 0; img < n; ++img)
-        for (int64_t i = 0; i < f; ++i)
-          for (int64_t y = 0; y < oh; ++y)
-            for (int64_t x = 0; x < ow; ++x)
-              out->aligned[out->offset + img * out->strides[0] +
-                           i * out->strides[1] + y * out->strides[2] +
-                           x * out->strides[3]] = 0.0f;
+  if (n == 0 || f == 0 || pixels == 0 || depth == 0) {
+    // An empty sum: c = 0 (ACCUMULATE unset: c is not read), then the ReLU.
+    if (!accumulate || relu)
+      overwriteOutput(out, /*relu=*/accumulate && relu);
     return TELAR_STATUS_OK;
   }
   if (!fitsBlas(f, pixels, depth))
     return detail::fail(ctx, TELAR_STATUS_INVALID_ARGUMENT,
                         "%s: a %lldx%lldx%lld product is too large", kernel,
                         (long long)f, (long long)pixels, (long long)depth);
-  if ((oh - 1) * sh + (kh - 1) * dh >= h || (ow - 1) * sw + (kw - 1) * dw >= w)
-    return detail::fail(ctx, TELAR_STATUS_INVALID_ARGUMENT,
-          "%s: a %lldx%lld output with kernel %lldx%lld, strides %lldx%lld and "
-          "dilations %lldx%lld reads past the %lldx%lld (padded) input",
-          kernel, (long long)oh, (long long)ow, (long long)kh, (long long)kw,
-          (long long)sh, (long long)sw, (long long)dh, (long long)dw,
-          (long long)h, (long long)w);
+  // Whether every window lies inside the image (no padding read).
+  bool inside = padTop == 0 && padLeft == 0 && padBottom <= 0 &&
+                padRight <= 0;
 
   const int64_t *ist = in->strides, *fst = filter->strides, *ost = out->strides;
   const float *input = in->aligned + in->offset;
@@ -611,7 +629,7 @@ static int conv2dNchw(TelarContext *ctx, const char *kernel,
   int64_t pixelStrides[2] = {ist[2] * sh, ist[3] * sw};
   int64_t pixelSizes[2] = {oh, ow};
   int64_t inCol;
-  bool direct = kh == 1 && kw == 1 &&
+  bool direct = kh == 1 && kw == 1 && inside &&
                 collapsedStride(pixelSizes, pixelStrides, 0, 2, inCol);
 
   // With the runtime's GEMM and an output whose pixels have unit stride,
@@ -653,7 +671,8 @@ static int conv2dNchw(TelarContext *ctx, const char *kernel,
                        ? extent
                        : extent * (i + 1) / perImage / unit * unit;
       detail::Im2colB conv{input + img * ist[0], ist[1], ist[2], ist[3],
-                           kh, kw, sh, sw, dh, dw, ow, 0};
+                           h, w, kh, kw, sh, sw, dh, dw, padTop, padLeft,
+                           ow, 0, relu};
       float *imageOut = output + img * ost[0];
       if (splitColumns) {
         conv.p0 = lo;
@@ -705,18 +724,33 @@ static int conv2dNchw(TelarContext *ctx, const char *kernel,
       for (int64_t r = 0; r < depth; ++r) {
         int64_t ci = r / (kh * kw), y = r / kw % kh, x = r % kw;
         float *dst = columns + r * len;
-        const float *src =
-            image + ci * ist[1] + y * dh * ist[2] + x * dw * ist[3];
+        // Output columns [xlo, xhi) read inside the image (the others, and
+        // rows outside it, read the zero padding).
+        int64_t off = padLeft - x * dw;
+        int64_t xlo = off <= 0 ? 0 : (off + sw - 1) / sw;
+        int64_t xhi = std::min<int64_t>(
+            ow, w - 1 + off < 0 ? 0 : (w - 1 + off) / sw + 1);
         // Output row by output row (the first and last may be partial).
         int64_t oy = p0 / ow, ox = p0 % ow;
         for (int64_t p = p0; p < p1; ++oy, ox = 0) {
           int64_t count = std::min(ow - ox, p1 - p);
-          const float *line = src + oy * sh * ist[2] + ox * sw * ist[3];
-          if (sw * ist[3] == 1)
-            std::copy(line, line + count, dst);
-          else
-            for (int64_t i = 0; i < count; ++i)
-              dst[i] = line[i * sw * ist[3]];
+          int64_t iy = oy * sh + y * dh - padTop;
+          int64_t lo = std::clamp(xlo, ox, ox + count),
+                  hi = std::clamp(xhi, lo, ox + count);
+          if (iy < 0 || iy >= h)
+            lo = hi = ox + count;
+          std::fill(dst, dst + (lo - ox), 0.0f);
+          std::fill(dst + (hi - ox), dst + count, 0.0f);
+          if (lo < hi) {
+            const float *line = image + ci * ist[1] + iy * ist[2] +
+                                (lo * sw + x * dw - padLeft) * ist[3];
+            float *d = dst + (lo - ox);
+            if (sw * ist[3] == 1)
+              std::copy(line, line + (hi - lo), d);
+            else
+              for (int64_t i = 0; i < hi - lo; ++i)
+                d[i] = line[i * sw * ist[3]];
+          }
           dst += count;
           p += count;
         }
@@ -762,17 +796,20 @@ static int conv2dNchw(TelarContext *ctx, const char *kernel,
       for (int64_t p0 = 0; p0 < pixels; p0 += tile)
         convolveTile(img, p0, std::min(pixels, p0 + tile), /*inner=*/true);
   }
+  if (relu)
+    overwriteOutput(out, /*relu=*/true);
   return TELAR_STATUS_OK;
 }
 
 int telarrt_conv2d_nchw_f32(TelarContext *ctx, TelarMemRef4F32 *in,
                             TelarMemRef4F32 *filter, TelarMemRef4F32 *out,
                             int64_t sh, int64_t sw, int64_t dh, int64_t dw,
-                            int64_t padTop, int64_t padLeft, int64_t flags) {
+                            int64_t pad_top, int64_t pad_left,
+                            int64_t flags) {
   const char *kernel = "telarrt_conv2d_nchw_f32";
   return guarded(ctx, kernel, [&] {
-    return conv2dNchw(ctx, kernel, in, filter, out, sh, sw, dh, dw, padTop,
-                      padLeft, flags);
+    return conv2dNchw(ctx, kernel, in, filter, out, sh, sw, dh, dw, pad_top,
+                      pad_left, flags);
   });
 }
 

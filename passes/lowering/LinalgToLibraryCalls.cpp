@@ -179,6 +179,302 @@ int64_t product(ArrayRef<int64_t> v) {
   return p;
 }
 
+//===----------------------------------------------------------------------===//
+// Convolutions: implicit padding and the ReLU epilogue
+//===----------------------------------------------------------------------===//
+
+/// The buffer `v` is a view of (through subviews, casts, reshapes).
+Value rootBuffer(Value v) {
+  while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
+    v = view.getViewSource();
+  return v;
+}
+
+/// Whether `a` and `b` may share memory: unless their root buffers are
+/// distinct allocations (or one is an allocation and the other a function
+/// argument or a global, which it cannot be).
+bool mayAlias(Value a, Value b) {
+  Value ra = rootBuffer(a), rb = rootBuffer(b);
+  if (ra == rb)
+    return true;
+  auto isAlloc = [](Value v) {
+    return v.getDefiningOp<memref::AllocOp>() ||
+           v.getDefiningOp<memref::AllocaOp>();
+  };
+  return !isAlloc(ra) && !isAlloc(rb);
+}
+
+/// Whether `op` may write (or free) memory that `buffer` may alias.
+bool mayWrite(Operation *op, Value buffer) {
+  if (auto call = dyn_cast<func::CallOp>(op)) {
+    // A runtime kernel (or any callee) reaches memory through its operands
+    // only (telar functions have no mutable globals).
+    return llvm::any_of(call.getOperands(), [&](Value v) {
+      return isa<BaseMemRefType>(v.getType()) && mayAlias(v, buffer);
+    });
+  }
+  std::optional<SmallVector<MemoryEffects::EffectInstance>> effects =
+      getEffectsRecursively(op);
+  if (!effects)
+    return true;
+  return llvm::any_of(*effects, [&](const MemoryEffects::EffectInstance &e) {
+    if (!isa<MemoryEffects::Write, MemoryEffects::Free>(e.getEffect()))
+      return false;
+    Value v = e.getValue();
+    return !v || mayAlias(v, buffer);
+  });
+}
+
+/// Whether `op` writes the constant 0.0 to every element of its one
+/// output, reading nothing: a linalg.fill of 0, or the linalg.map /
+/// linalg.generic without inputs that bufferized tensor.pad leaves (its
+/// body yields the pad value, next to unused linalg.index ops).
+bool isZeroFill(Operation *op, Value buffer) {
+  auto isZero = [](Value v) {
+    APFloat f(0.0f);
+    return matchPattern(v, m_ConstantFloat(&f)) && f.isPosZero();
+  };
+  if (auto fill = dyn_cast<linalg::FillOp>(op))
+    return fill.getOutputs().front() == buffer &&
+           isZero(fill.getInputs().front());
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp || !isa<linalg::GenericOp, linalg::MapOp>(op) ||
+      linalgOp.getNumDpsInputs() != 0 || linalgOp.getNumDpsInits() != 1 ||
+      linalgOp.getDpsInitOperand(0)->get() != buffer ||
+      linalgOp.getNumLoops() != linalgOp.getNumParallelLoops() ||
+      !linalgOp.getMatchingIndexingMap(linalgOp.getDpsInitOperand(0))
+           .isIdentity())
+    return false;
+  Block &body = op->getRegion(0).front();
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  return yield.getNumOperands() == 1 && isZero(yield.getOperand(0)) &&
+         llvm::all_of(body.without_terminator(), [](Operation &inner) {
+           return isa<linalg::IndexOp>(inner) && inner.use_empty();
+         });
+}
+
+/// What bufferization leaves of a tensor.pad with 0 that only convolutions
+/// read: `padded` = memref.alloc, zero-filled, then `source` copied into
+/// its subview at [0, 0, top, left]. The convolutions can read `source`
+/// instead, with top/left padding (bottom/right follow from the output).
+struct ZeroPadding {
+  Value padded, source;
+  int64_t top, left, bottom, right;
+  Operation *fill;
+  memref::SubViewOp subview;
+  memref::CopyOp copy;
+};
+
+std::optional<ZeroPadding> matchZeroPadding(Value padded) {
+  if (!padded.getDefiningOp<memref::AllocOp>())
+    return std::nullopt;
+  ZeroPadding pad{padded, {}, 0, 0, 0, 0, nullptr, {}, {}};
+  for (Operation *user : padded.getUsers()) {
+    if (auto sub = dyn_cast<memref::SubViewOp>(user)) {
+      if (pad.subview || !sub->hasOneUse())
+        return std::nullopt;
+      pad.subview = sub;
+      pad.copy = dyn_cast<memref::CopyOp>(*sub->user_begin());
+      if (!pad.copy || pad.copy.getTarget() != sub.getResult())
+        return std::nullopt;
+    } else if (isZeroFill(user, padded)) {
+      if (pad.fill)
+        return std::nullopt;
+      pad.fill = user;
+    } else if (!isa<linalg::Conv2DNchwFchwOp>(user) ||
+               cast<linalg::LinalgOp>(user).getDpsInputOperand(0)->get() !=
+                   padded) {
+      return std::nullopt; // read or written otherwise
+    }
+  }
+  if (!pad.fill || !pad.subview)
+    return std::nullopt;
+  // In one block: the fill, then the copy.
+  Block *block = padded.getParentBlock();
+  if (pad.fill->getBlock() != block || pad.copy->getBlock() != block ||
+      !pad.fill->isBeforeInBlock(pad.copy))
+    return std::nullopt;
+  // The source fills a whole-image window: unit strides, offsets only
+  // along the spatial axes.
+  memref::SubViewOp sub = pad.subview;
+  ArrayRef<int64_t> offsets = sub.getStaticOffsets(),
+                    sizes = sub.getStaticSizes(),
+                    strides = sub.getStaticStrides();
+  auto full = cast<MemRefType>(padded.getType()).getShape();
+  if (offsets.size() != 4 || ShapedType::isDynamicShape(offsets) ||
+      ShapedType::isDynamicShape(sizes) ||
+      llvm::any_of(strides, [](int64_t s) { return s != 1; }) ||
+      offsets[0] != 0 || offsets[1] != 0 || sizes[0] != full[0] ||
+      sizes[1] != full[1] || sub.getDroppedDims().any())
+    return std::nullopt;
+  pad.source = pad.copy.getSource();
+  pad.top = offsets[2];
+  pad.left = offsets[3];
+  pad.bottom = full[2] - sizes[2] - offsets[2];
+  pad.right = full[3] - sizes[3] - offsets[3];
+  return pad;
+}
+
+/// Whether `conv` can read `pad`'s source in place of the padded buffer:
+/// it follows the copy in the same block with nothing in between that may
+/// overwrite the source, and the runtime's kernel takes the padding (each
+/// side below the kernel's span).
+bool canReadUnpadded(linalg::Conv2DNchwFchwOp conv, const ZeroPadding &pad) {
+  if (conv->getBlock() != pad.copy->getBlock() ||
+      !pad.copy->isBeforeInBlock(conv))
+    return false;
+  auto kernel = cast<MemRefType>(conv.getInputs()[1].getType()).getShape();
+  auto dilations = conv.getDilations().getValues<int64_t>();
+  int64_t spanH = (kernel[2] - 1) * dilations[0] + 1,
+          spanW = (kernel[3] - 1) * dilations[1] + 1;
+  if (pad.top >= spanH || pad.bottom >= spanH || pad.left >= spanW ||
+      pad.right >= spanW)
+    return false;
+  for (Operation *op = pad.copy->getNextNode(); op != conv.getOperation();
+       op = op->getNextNode())
+    if (mayWrite(op, pad.source))
+      return false;
+  return true;
+}
+
+/// Whether `map` reads each loop's own position (an identity map, or one
+/// that indexes a size-1 dimension with the constant 0, as the elementwise
+/// lowering writes for broadcasts of size 1).
+bool isIdentityOn(AffineMap map, ArrayRef<int64_t> shape) {
+  if (map.getNumResults() != map.getNumDims() ||
+      map.getNumResults() != shape.size())
+    return false;
+  for (auto [i, e] : llvm::enumerate(map.getResults())) {
+    auto dim = dyn_cast<AffineDimExpr>(e);
+    auto cst = dyn_cast<AffineConstantExpr>(e);
+    if (!(dim && dim.getPosition() == i) &&
+        !(cst && cst.getValue() == 0 && shape[i] == 1))
+      return false;
+  }
+  return true;
+}
+
+/// The elementwise `dst = max(src, 0)` (arith.maximumf: NaN propagates,
+/// as in the kernel's epilogue) of the same shape: src if `op` is one.
+Value reluSource(Operation *op) {
+  auto generic = dyn_cast<linalg::GenericOp>(op);
+  if (!generic || generic.getNumDpsInputs() != 1 ||
+      generic.getNumDpsInits() != 1 ||
+      generic.getNumLoops() != generic.getNumParallelLoops())
+    return {};
+  Value src = generic.getDpsInputOperand(0)->get();
+  Value dst = generic.getDpsInitOperand(0)->get();
+  auto srcType = dyn_cast<MemRefType>(src.getType());
+  auto dstType = dyn_cast<MemRefType>(dst.getType());
+  if (!srcType || !dstType || srcType.getShape() != dstType.getShape() ||
+      !isIdentityOn(generic.getIndexingMapsArray()[0], srcType.getShape()) ||
+      !generic.getIndexingMapsArray()[1].isIdentity())
+    return {};
+  Block &body = generic.getRegion().front();
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  if (body.getOperations().size() != 2 || yield.getNumOperands() != 1)
+    return {};
+  auto max = yield.getOperand(0).getDefiningOp<arith::MaximumFOp>();
+  if (!max || max->getBlock() != &body)
+    return {};
+  Value in = body.getArgument(0);
+  Value other = max.getLhs() == in   ? max.getRhs()
+                : max.getRhs() == in ? max.getLhs()
+                                     : Value();
+  APFloat zero(0.0f);
+  if (!other || !matchPattern(other, m_ConstantFloat(&zero)) ||
+      !zero.isPosZero())
+    return {};
+  return src;
+}
+
+/// The ReLU a conv's result goes through, if the kernel can do it as its
+/// epilogue: `max(out, 0)` into `dst`, the first thing that reads the
+/// conv's output buffer `out` (a local buffer) afterwards, and either in
+/// place (`dst` is `out`) or the last (`out` is dead after it) into a local
+/// buffer of the same type first written by the ReLU, which can then be
+/// `out` instead.
+linalg::GenericOp matchReluEpilogue(linalg::Conv2DNchwFchwOp conv) {
+  Value out = conv.getOutputs()[0];
+  if (!out.getDefiningOp<memref::AllocOp>())
+    return {};
+  Block *block = conv->getBlock();
+  // The users after the conv (by their ancestors in the conv's block).
+  SmallVector<Operation *> later;
+  for (Operation *user : out.getUsers()) {
+    Operation *top = block->findAncestorOpInBlock(*user);
+    if (!top)
+      return {};
+    if (top != conv.getOperation() && !top->isBeforeInBlock(conv))
+      later.push_back(top);
+  }
+  if (later.empty())
+    return {};
+  Operation *first = *llvm::min_element(
+      later, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  if (reluSource(first) != out)
+    return {};
+  auto relu = cast<linalg::GenericOp>(first);
+  Value dst = relu.getDpsInitOperand(0)->get();
+  if (dst == out)
+    return relu;
+  if (llvm::any_of(later, [&](Operation *op) { return op != first; }))
+    return {};
+  // dst: a local buffer of the same type that nothing touches before the
+  // ReLU writes it.
+  if (dst.getType() != out.getType() || !dst.getDefiningOp<memref::AllocOp>())
+    return {};
+  for (Operation *user : dst.getUsers()) {
+    Operation *top = block->findAncestorOpInBlock(*user);
+    if (!top || (top != first && top->isBeforeInBlock(first)))
+      return {};
+  }
+  return relu;
+}
+
+/// The conv's runtime call arguments after its operands: strides,
+/// dilations, pad_top, pad_left, flags. Reads an unpadded input in place
+/// of a zero-padded copy (which goes when nothing else reads it) and
+/// folds a ReLU of the result into the call (RELU).
+SmallVector<int64_t> prepareConvCall(linalg::Conv2DNchwFchwOp conv) {
+  SmallVector<int64_t> args;
+  for (APInt s : conv.getStrides().getValues<APInt>())
+    args.push_back(s.getSExtValue());
+  for (APInt d : conv.getDilations().getValues<APInt>())
+    args.push_back(d.getSExtValue());
+  int64_t top = 0, left = 0;
+  Value padded = conv.getInputs()[0];
+  if (std::optional<ZeroPadding> pad = matchZeroPadding(padded)) {
+    if (canReadUnpadded(conv, *pad)) {
+      conv->setOperand(0, pad->source);
+      top = pad->top;
+      left = pad->left;
+      // The padded copy goes with its last reader.
+      if (llvm::all_of(padded.getUsers(), [&](Operation *user) {
+            return user == pad->fill || user == pad->subview.getOperation();
+          })) {
+        pad->copy->erase();
+        pad->subview->erase();
+        pad->fill->erase();
+        padded.getDefiningOp()->erase();
+      }
+    }
+  }
+  int64_t flags = TELAR_KERNEL_ACCUMULATE;
+  if (linalg::GenericOp relu = matchReluEpilogue(conv)) {
+    Value out = conv.getOutputs()[0];
+    Value dst = relu.getDpsInitOperand(0)->get();
+    relu->erase();
+    if (dst != out) {
+      dst.replaceAllUsesWith(out);
+      dst.getDefiningOp()->erase();
+    }
+    flags |= TELAR_KERNEL_RELU;
+  }
+  args.append({top, left, flags});
+  return args;
+}
+
 struct TelarLinalgToLibraryCalls
     : public telar::impl::TelarLinalgToLibraryCallsBase<
           TelarLinalgToLibraryCalls> {
@@ -217,25 +513,25 @@ struct TelarLinalgToLibraryCalls
         contextOf(op);
     if (missingContext)
       return signalPassFailure();
+    // The convolutions' padding and epilogues first, while every op
+    // between a pad's copy and its conv is still linalg (whose effects
+    // say exactly what they write, unlike the calls).
+    SmallVector<SmallVector<int64_t>> convArgs;
+    for (linalg::LinalgOp op : convs) {
+      convArgs.push_back(
+          prepareConvCall(cast<linalg::Conv2DNchwFchwOp>(op.getOperation())));
+      // Overwrite rather than accumulate when the output was just zeroed.
+      int64_t &flags = convArgs.back().back();
+      flags = (flags & ~int64_t(TELAR_KERNEL_ACCUMULATE)) | overwriteFlags(op);
+    }
     for (linalg::LinalgOp op : matmuls)
       replaceWithCall(op, contextOf(op), "telarrt_matmul_f32",
                       {overwriteFlags(op)});
     for (linalg::LinalgOp op : batchMatmuls)
       replaceWithCall(op, contextOf(op), "telarrt_batch_matmul_f32",
                       {overwriteFlags(op)});
-    for (linalg::LinalgOp op : convs) {
-      auto conv = cast<linalg::Conv2DNchwFchwOp>(op.getOperation());
-      SmallVector<int64_t> args;
-      for (APInt s : conv.getStrides().getValues<APInt>())
-        args.push_back(s.getSExtValue());
-      for (APInt d : conv.getDilations().getValues<APInt>())
-        args.push_back(d.getSExtValue());
-      // Padding (top, left): the input comes padded.
-      args.push_back(0);
-      args.push_back(0);
-      args.push_back(overwriteFlags(op));
+    for (auto [op, args] : llvm::zip(convs, convArgs))
       replaceWithCall(op, contextOf(op), "telarrt_conv2d_nchw_f32", args);
-    }
     eraseUnreadFills();
   }
 

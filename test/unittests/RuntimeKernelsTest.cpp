@@ -426,39 +426,57 @@ TEST(RuntimeKernels, BatchMatmulStridedBatches) {
 }
 
 struct ConvCase {
-  std::array<int64_t, 4> input;  // N C H W (padded)
+  std::array<int64_t, 4> input;  // N C H W (of the image, unpadded)
   std::array<int64_t, 2> kernel; // F, and KH = KW
   int64_t sh, sw, dh, dw;
+  // Zero padding: top, left (the kernel's pad_top, pad_left), bottom,
+  // right (implied by the output size).
+  std::array<int64_t, 4> pads = {0, 0, 0, 0};
 };
 
+/// Runs `cc` with `flags` (ACCUMULATE: onto a random output, else onto
+/// NaNs, which must not be read) and checks it against naive loops that
+/// read 0 outside the image.
 void checkConv(const ConvCase &cc, const std::array<int, 4> &inOrder,
                const std::array<int, 4> &filterOrder,
                const std::array<int, 4> &outOrder, int64_t outGap,
-               std::mt19937 &rng, bool accumulate = true) {
+               std::mt19937 &rng, int64_t flags = TELAR_KERNEL_ACCUMULATE) {
   auto [n, c, h, w] = cc.input;
+  auto [pt, pl, pb, pr] = cc.pads;
   int64_t f = cc.kernel[0], kh = cc.kernel[1], kw = cc.kernel[1];
-  int64_t oh = (h - cc.dh * (kh - 1) - 1) / cc.sh + 1;
-  int64_t ow = (w - cc.dw * (kw - 1) - 1) / cc.sw + 1;
+  int64_t oh = (h + pt + pb - cc.dh * (kh - 1) - 1) / cc.sh + 1;
+  int64_t ow = (w + pl + pr - cc.dw * (kw - 1) - 1) / cc.sw + 1;
   StridedTensor<4> in(cc.input, inOrder, 0, 2, rng);
   StridedTensor<4> filter({f, c, kh, kw}, filterOrder, 0, 0, rng);
   StridedTensor<4> out({n, f, oh, ow}, outOrder, outGap, 1, rng);
+  bool accumulate = flags & TELAR_KERNEL_ACCUMULATE;
+  if (!accumulate)
+    out.forEach([&](const std::array<int64_t, 4> &o) {
+      out.at(o) = std::nanf("");
+    });
   auto out0 = out;
   if (!accumulate)
     poison(out);
   auto di = in.descriptor<TelarMemRef4F32>();
   auto df = filter.descriptor<TelarMemRef4F32>();
   auto dout = out.descriptor<TelarMemRef4F32>();
-  ASSERT_EQ(telarrt_conv2d_nchw_f32(ctx(), &di, &df, &dout, cc.sh, cc.sw, cc.dh,
-                                    cc.dw, 0, 0, flagsFor(accumulate)),
-            TELAR_STATUS_OK);
+  ASSERT_EQ(telarrt_conv2d_nchw_f32(ctx(), &di, &df, &dout, cc.sh, cc.sw,
+                                    cc.dh, cc.dw, pt, pl, flags),
+            TELAR_STATUS_OK)
+      << telarrt_context_error(ctx());
   out.forEach([&](const std::array<int64_t, 4> &o) {
     double want = accumulate ? out0.at(o) : 0.0;
     for (int64_t ci = 0; ci < c; ++ci)
       for (int64_t y = 0; y < kh; ++y)
-        for (int64_t x = 0; x < kw; ++x)
-          want += double(in.at({o[0], ci, o[2] * cc.sh + y * cc.dh,
-                                o[3] * cc.sw + x * cc.dw})) *
-                  filter.at({o[1], ci, y, x});
+        for (int64_t x = 0; x < kw; ++x) {
+          int64_t iy = o[2] * cc.sh + y * cc.dh - pt,
+                  ix = o[3] * cc.sw + x * cc.dw - pl;
+          if (iy >= 0 && iy < h && ix >= 0 && ix < w)
+            want += double(in.at({o[0], ci, iy, ix})) *
+                    filter.at({o[1], ci, y, x});
+        }
+    if (flags & TELAR_KERNEL_RELU)
+      want = std::max(want, 0.0);
     expectNear(out.at(o), want, "conv");
   });
 }
@@ -487,9 +505,9 @@ TEST(RuntimeKernels, Conv2dNchw) {
       checkConv(cc, nchw, nchw, nhwc, 0, rng);
       // Overwriting, on the im2col panels, the im2col matrix and a dense
       // temporary for an output whose pixels do not collapse.
-      checkConv(cc, nchw, nchw, nchw, 0, rng, /*accumulate=*/false);
-      checkConv(cc, nhwc, hwcf, nchw, 1, rng, /*accumulate=*/false);
-      checkConv(cc, nchw, nchw, nhwc, 0, rng, /*accumulate=*/false);
+      checkConv(cc, nchw, nchw, nchw, 0, rng, /*flags=*/0);
+      checkConv(cc, nhwc, hwcf, nchw, 1, rng, /*flags=*/0);
+      checkConv(cc, nchw, nchw, nhwc, 0, rng, /*flags=*/0);
     }
   });
 }
@@ -533,8 +551,8 @@ TEST(RuntimeKernels, ParallelSplits) {
           ConvCase{{1, 64, 34, 34}, {16, 3}, 1, 1, 1, 1}}) {
       checkConv(cc, nchw, nchw, nchw, 0, rng);
       checkConv(cc, nhwc, nchw, nchw, 1, rng);
-      checkConv(cc, nchw, nchw, nchw, 0, rng, /*accumulate=*/false);
-      checkConv(cc, nhwc, nchw, nchw, 1, rng, /*accumulate=*/false);
+      checkConv(cc, nchw, nchw, nchw, 0, rng, /*flags=*/0);
+      checkConv(cc, nhwc, nchw, nchw, 1, rng, /*flags=*/0);
     }
   });
   telarrt_set_num_threads(saved);
@@ -578,12 +596,90 @@ TEST(RuntimeKernels, Conv2dIm2colPanels) {
                      std::to_string(cc.sh) + "x" + std::to_string(cc.sw));
         checkConv(cc, nchw, nchw, nchw, 0, rng);
         checkConv(cc, nhwc, nchw, nchw, 0, rng);
-        checkConv(cc, nchw, nchw, nchw, 0, rng, /*accumulate=*/false);
+        checkConv(cc, nchw, nchw, nchw, 0, rng, /*flags=*/0);
       }
     });
   }
   telarrt_set_num_threads(saved);
   telarrt_set_kernel_min_parallel_work(savedWork);
+}
+
+/// Implicit zero padding (pad_top / pad_left; bottom and right implied by
+/// the output size), against naive loops that read 0 outside the image:
+/// the GEMM's panels packed from the image (runs clipped at the left and
+/// right edges, rows above and below), the materialised im2col matrix
+/// (OpenBLAS; outputs whose pixels do not collapse), strides 1, 2 and 3,
+/// dilations, asymmetric pads, odd sizes, images smaller than the kernel
+/// and wider than a panel; on one thread and on 2 and 3.
+TEST(RuntimeKernels, Conv2dImplicitPadding) {
+  int saved = telarrt_get_num_threads();
+  std::mt19937 rng(12);
+  const ConvCase cases[] = {
+      {{1, 3, 23, 23}, {8, 7}, 2, 2, 1, 1, {3, 3, 3, 3}},  // the 7x7 stem
+      {{2, 5, 13, 11}, {7, 3}, 1, 1, 1, 1, {1, 1, 1, 1}},  // odd sizes
+      {{1, 16, 15, 17}, {5, 3}, 2, 2, 1, 1, {1, 1, 1, 1}}, // stride 2
+      {{1, 16, 14, 14}, {6, 3}, 2, 2, 1, 1, {1, 1, 0, 0}}, // implied 0
+      {{1, 4, 7, 7}, {9, 3}, 1, 1, 1, 1, {1, 1, 1, 1}},    // 7x7 maps
+      {{1, 64, 14, 14}, {16, 3}, 1, 1, 1, 1, {1, 1, 1, 1}}, // deep: blocks
+      {{2, 6, 15, 16}, {4, 3}, 3, 1, 2, 2, {2, 1, 0, 3}},  // dilation 2
+      {{1, 3, 9, 40}, {5, 3}, 1, 2, 1, 1, {2, 0, 1, 2}},   // wider than 32
+      {{1, 2, 4, 3}, {3, 5}, 1, 1, 1, 1, {2, 2, 2, 2}},    // image < kernel
+      {{1, 3, 12, 12}, {5, 5}, 1, 3, 1, 2, {4, 1, 0, 4}},  // stride 3
+      {{1, 8, 9, 9}, {70, 3}, 1, 1, 1, 1, {1, 1, 1, 1}},   // filter blocks
+      {{1, 7, 17, 15}, {9, 1}, 2, 2, 1, 1, {0, 0, 0, 0}},  // 1x1 stride 2
+  };
+  const std::array<int, 4> nchw = {0, 1, 2, 3}, nhwc = {0, 2, 3, 1};
+  for (int threads : {1, 2, 3}) {
+    telarrt_set_num_threads(threads);
+    SCOPED_TRACE("threads " + std::to_string(threads));
+    forEachGemmKernel([&] {
+      for (const ConvCase &cc : cases) {
+        SCOPED_TRACE(std::to_string(cc.input[1]) + "x" +
+                     std::to_string(cc.input[2]) + "x" +
+                     std::to_string(cc.input[3]) + " kernel " +
+                     std::to_string(cc.kernel[1]) + " stride " +
+                     std::to_string(cc.sh) + "x" + std::to_string(cc.sw) +
+                     " pads " + std::to_string(cc.pads[0]) + "," +
+                     std::to_string(cc.pads[1]) + "," +
+                     std::to_string(cc.pads[2]) + "," +
+                     std::to_string(cc.pads[3]));
+        checkConv(cc, nchw, nchw, nchw, 0, rng);
+        checkConv(cc, nhwc, nchw, nchw, 0, rng); // element by element
+        checkConv(cc, nchw, nchw, nchw, 1, rng); // im2col materialised
+      }
+    });
+  }
+  telarrt_set_num_threads(saved);
+}
+
+/// The flags: without ACCUMULATE the output is overwritten (its NaNs are
+/// never read); RELU clamps the result at 0 (with and without padding and
+/// accumulation, every path, several threads).
+TEST(RuntimeKernels, Conv2dFlags) {
+  int saved = telarrt_get_num_threads();
+  std::mt19937 rng(13);
+  const ConvCase cases[] = {
+      {{1, 5, 13, 11}, {7, 3}, 1, 1, 1, 1, {1, 1, 1, 1}},
+      {{2, 16, 12, 12}, {12, 3}, 2, 2, 1, 1, {1, 1, 0, 0}},
+      {{1, 64, 9, 9}, {40, 3}, 1, 1, 1, 1, {0, 0, 0, 0}},
+      {{1, 32, 8, 8}, {24, 1}, 1, 1, 1, 1, {0, 0, 0, 0}}, // read in place
+  };
+  const std::array<int, 4> nchw = {0, 1, 2, 3};
+  for (int threads : {1, 2}) {
+    telarrt_set_num_threads(threads);
+    SCOPED_TRACE("threads " + std::to_string(threads));
+    forEachGemmKernel([&] {
+      for (const ConvCase &cc : cases)
+        for (int64_t flags :
+             {int64_t(0), int64_t(TELAR_KERNEL_RELU),
+              int64_t(TELAR_KERNEL_ACCUMULATE | TELAR_KERNEL_RELU)}) {
+          SCOPED_TRACE("flags " + std::to_string(flags));
+          checkConv(cc, nchw, nchw, nchw, 0, rng, flags);
+          checkConv(cc, nchw, nchw, nchw, 1, rng, flags);
+        }
+    });
+  }
+  telarrt_set_num_threads(saved);
 }
 
 /// Runs one matmul of (a copy of) `c` and returns the result's storage.
@@ -774,11 +870,37 @@ TEST(RuntimeKernels, InvalidOperands) {
   TelarMemRef4F32 in{x.data(), x.data(), 0, {1, 1, 3, 3}, {9, 9, 3, 1}};
   TelarMemRef4F32 filter{x.data(), x.data(), 0, {1, 1, 2, 2}, {4, 4, 2, 1}};
   TelarMemRef4F32 out{x.data(), x.data(), 0, {1, 1, 2, 2}, {4, 4, 2, 1}};
-  EXPECT_EQ(telarrt_conv2d_nchw_f32(context.get(), &in, &filter, &out, 0, 1, 1,
-                                    1, 0, 0, TELAR_KERNEL_ACCUMULATE),
+  EXPECT_EQ(telarrt_conv2d_nchw_f32(context.get(), &in, &filter, &out, 0, 1,
+                                    1, 1, 0, 0, TELAR_KERNEL_ACCUMULATE),
             TELAR_STATUS_INVALID_ARGUMENT);
   EXPECT_EQ(context.getError(), "telarrt_conv2d_nchw_f32: strides and "
                                 "dilations must be positive (0 1 1 1)");
+  context.clearError();
+  // Padding as wide as the 2x2 kernel (top), and an output needing it at
+  // the bottom.
+  EXPECT_EQ(telarrt_conv2d_nchw_f32(context.get(), &in, &filter, &out, 1, 1,
+                                    1, 1, 2, 0, TELAR_KERNEL_ACCUMULATE),
+            TELAR_STATUS_INVALID_ARGUMENT);
+  EXPECT_EQ(context.getError(),
+            "telarrt_conv2d_nchw_f32: a 2x2 output with kernel 2x2, strides "
+            "1x1 and dilations 1x1 needs padding 2 0 -2 0 (top, left, "
+            "bottom, right) around the 3x3 input: each must be at least 0 "
+            "and below the kernel's span");
+  context.clearError();
+  EXPECT_EQ(telarrt_conv2d_nchw_f32(context.get(), &in, &filter, &out, 3, 1,
+                                    1, 1, 0, 0, TELAR_KERNEL_ACCUMULATE),
+            TELAR_STATUS_INVALID_ARGUMENT);
+  EXPECT_EQ(context.getError(),
+            "telarrt_conv2d_nchw_f32: a 2x2 output with kernel 2x2, strides "
+            "3x1 and dilations 1x1 needs padding 0 0 2 0 (top, left, "
+            "bottom, right) around the 3x3 input: each must be at least 0 "
+            "and below the kernel's span");
+  context.clearError();
+  EXPECT_EQ(telarrt_conv2d_nchw_f32(context.get(), &in, &filter, &out, 1, 1,
+                                    1, 1, 0, 0, 4),
+            TELAR_STATUS_INVALID_ARGUMENT);
+  EXPECT_EQ(context.getError(), "telarrt_conv2d_nchw_f32: unknown flags 4");
+  context.clearError();
   // Flags a kernel does not take.
   context.clearError();
   TelarMemRef2F32 sq{x.data(), x.data(), 0, {2, 2}, {2, 1}};

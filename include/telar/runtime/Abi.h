@@ -117,7 +117,7 @@ enum {
   /* c += product; without it c = product (c's old contents are not read:
    * garbage or NaNs in it do not matter). */
   TELAR_KERNEL_ACCUMULATE = 1,
-  /* then c = max(c, 0) (convolutions only; not implemented yet: refused) */
+  /* then c = max(c, 0) (convolutions only for now) */
   TELAR_KERNEL_RELU = 2
 };
 /* c (+)= a . b */
@@ -129,10 +129,10 @@ int telarrt_batch_matmul_f32(TelarContext *ctx, TelarMemRef3F32 *a,
                              int64_t flags);
 /* out[n, f, y, x] (+)= sum_{c, ky, kx} in[n, c, y*sh + ky*dh - pad_top,
  *                                         x*sw + kx*dw - pad_left]
- *                                      * filter[f, c, ky, kx]
- * Input pixels outside the image read as 0 (bottom and right padding are
- * implied by the output size). Padding is not implemented yet: pad_top and
- * pad_left must be 0 (the input already padded). */
+ *                                    * filter[f, c, ky, kx]
+ * where input rows and columns outside the image read as 0 (bottom and
+ * right padding are implied by the output size); `+=` with
+ * TELAR_KERNEL_ACCUMULATE, then max(out, 0) with TELAR_KERNEL_RELU. */
 int telarrt_conv2d_nchw_f32(TelarContext *ctx, TelarMemRef4F32 *in,
                             TelarMemRef4F32 *filter, TelarMemRef4F32 *out,
                             int64_t sh, int64_t sw, int64_t dh, int64_t dw,

@@ -34,20 +34,301 @@ func.func @batch_matmul(%a: memref<8x16x32xf32>, %b: memref<8x32x16xf32>, %c: me
 
 // -----
 
-// Strides, then dilations, padding (none: the input comes padded) and the
-// flags, as i64 arguments.
+// Strides, then dilations, pad_top, pad_left (0: nothing to pad) and the
+// flags (ACCUMULATE = 1) as i64 arguments.
 // CHECK-LABEL: func.func @conv
-// CHECK-DAG: %[[S0:.+]] = arith.constant 2 : i64
-// CHECK-DAG: %[[S1:.+]] = arith.constant 1 : i64
-// CHECK-DAG: %[[D0:.+]] = arith.constant 3 : i64
-// CHECK-DAG: %[[D1:.+]] = arith.constant 1 : i64
-// CHECK-DAG: %[[P0:.+]] = arith.constant 0 : i64
-// CHECK-DAG: %[[P1:.+]] = arith.constant 0 : i64
-// CHECK-DAG: %[[F:.+]] = arith.constant 1 : i64
-// CHECK: call @telarrt_conv2d_nchw_f32(%arg0, %{{.+}}, %{{.+}}, %{{.+}}, %[[S0]], %[[S1]], %[[D0]], %[[D1]], %[[P0]], %[[P1]], %[[F]])
+// (The constants are named after their values.)
+// CHECK: call @telarrt_conv2d_nchw_f32(%arg0, %{{[^,]+}}, %{{[^,]+}}, %{{[^,]+}}, %c2_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}}, %c3_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}}, %c0_i64{{[_0-9]*}}, %c0_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}})
+// CHECK: func.func private @telarrt_conv2d_nchw_f32(!llvm.ptr, memref<?x?x?x?xf32, strided<[?, ?, ?, ?], offset: ?>>, memref<?x?x?x?xf32, strided<[?, ?, ?, ?], offset: ?>>, memref<?x?x?x?xf32, strided<[?, ?, ?, ?], offset: ?>>, i64, i64, i64, i64, i64, i64, i64) -> i32
 func.func @conv(%x: memref<1x8x20x18xf32>, %w: memref<16x8x3x3xf32>, %y: memref<1x16x7x16xf32>) {
   linalg.conv_2d_nchw_fchw {strides = dense<[2, 1]> : tensor<2xi64>, dilations = dense<[3, 1]> : tensor<2xi64>}
     ins(%x, %w : memref<1x8x20x18xf32>, memref<16x8x3x3xf32>) outs(%y : memref<1x16x7x16xf32>)
+  return
+}
+
+// -----
+
+// Implicit padding: what bufferization leaves of a tensor.pad with 0 (an
+// alloc zero-filled by a linalg.map, the source copied into its interior)
+// goes; the kernel reads the source with pad_top 3 and pad_left 3.
+// CHECK-LABEL: func.func @conv_padded
+// CHECK-SAME: %[[X:[^:]+]]: memref<1x3x16x16xf32>
+// CHECK-NOT: memref.alloc
+// CHECK-NOT: memref.copy
+// CHECK: %[[CX:.+]] = memref.cast %[[X]] : memref<1x3x16x16xf32> to memref<?x?x?x?xf32
+// CHECK: call @telarrt_conv2d_nchw_f32(%arg0, %[[CX]], %{{[^,]+}}, %{{[^,]+}}, %c2_i64{{[_0-9]*}}, %c2_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}}, %c3_i64{{[_0-9]*}}, %c3_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}})
+// CHECK-NOT: linalg.map
+// CHECK: return
+func.func @conv_padded(%x: memref<1x3x16x16xf32>, %w: memref<8x3x7x7xf32>, %y: memref<1x8x8x8xf32>) {
+  %cst = arith.constant 0.000000e+00 : f32
+  %p = memref.alloc() {alignment = 64 : i64} : memref<1x3x22x22xf32>
+  linalg.map outs(%p : memref<1x3x22x22xf32>)
+    (%init: f32) {
+      %0 = linalg.index 0 : index
+      %1 = linalg.index 3 : index
+      linalg.yield %cst : f32
+    }
+  %sub = memref.subview %p[0, 0, 3, 3] [1, 3, 16, 16] [1, 1, 1, 1] : memref<1x3x22x22xf32> to memref<1x3x16x16xf32, strided<[1452, 484, 22, 1], offset: 69>>
+  memref.copy %x, %sub : memref<1x3x16x16xf32> to memref<1x3x16x16xf32, strided<[1452, 484, 22, 1], offset: 69>>
+  linalg.conv_2d_nchw_fchw {strides = dense<2> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+    ins(%p, %w : memref<1x3x22x22xf32>, memref<8x3x7x7xf32>) outs(%y : memref<1x8x8x8xf32>)
+  return
+}
+
+// -----
+
+// A linalg.fill of 0 too; asymmetric pads (top 2, left 0; the bottom and
+// right ones follow from the output size); two convolutions read the
+// padded buffer, both read the source, and the padded copy goes.
+// CHECK-LABEL: func.func @conv_padded_fill
+// CHECK-SAME: %[[X:[^:]+]]: memref<1x4x10x10xf32>
+// CHECK-NOT: memref.alloc() : memref<1x4x13x11xf32>
+// CHECK: %[[CX:.+]] = memref.cast %[[X]] : memref<1x4x10x10xf32> to memref<?x?x?x?xf32
+// CHECK: call @telarrt_conv2d_nchw_f32(%arg0, %[[CX]], %{{[^,]+}}, %{{[^,]+}}, %c1_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}}, %c2_i64{{[_0-9]*}}, %c0_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}})
+// CHECK: %[[CX2:.+]] = memref.cast %[[X]] : memref<1x4x10x10xf32> to memref<?x?x?x?xf32
+// CHECK: call @telarrt_conv2d_nchw_f32(%arg0, %[[CX2]], %{{[^,]+}}, %{{[^,]+}}, %c1_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}}, %c2_i64{{[_0-9]*}}, %c0_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}})
+// CHECK-NOT: memref.copy %arg1
+// CHECK-NOT: linalg.fill
+// CHECK: return
+func.func @conv_padded_fill(%x: memref<1x4x10x10xf32>, %w: memref<8x4x3x3xf32>, %y: memref<1x8x11x9xf32>, %z: memref<1x8x11x9xf32>) {
+  %cst = arith.constant 0.000000e+00 : f32
+  %p = memref.alloc() : memref<1x4x13x11xf32>
+  linalg.fill ins(%cst : f32) outs(%p : memref<1x4x13x11xf32>)
+  %sub = memref.subview %p[0, 0, 2, 0] [1, 4, 10, 10] [1, 1, 1, 1] : memref<1x4x13x11xf32> to memref<1x4x10x10xf32, strided<[572, 143, 11, 1], offset: 22>>
+  memref.copy %x, %sub : memref<1x4x10x10xf32> to memref<1x4x10x10xf32, strided<[572, 143, 11, 1], offset: 22>>
+  // (Local outputs: a function argument might share the source's memory.)
+  %a = memref.alloc() : memref<1x8x11x9xf32>
+  %b = memref.alloc() : memref<1x8x11x9xf32>
+  linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+    ins(%p, %w : memref<1x4x13x11xf32>, memref<8x4x3x3xf32>) outs(%a : memref<1x8x11x9xf32>)
+  linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+    ins(%p, %w : memref<1x4x13x11xf32>, memref<8x4x3x3xf32>) outs(%b : memref<1x8x11x9xf32>)
+  memref.copy %a, %y : memref<1x8x11x9xf32> to memref<1x8x11x9xf32>
+  memref.copy %b, %z : memref<1x8x11x9xf32> to memref<1x8x11x9xf32>
+  return
+}
+
+// -----
+
+// Padding kept: a pad value other than 0 (@pad_value), the source written
+// between the copy and the conv (@source_written), the padded buffer read
+// by something else (@padded_read), a pad as wide as the kernel's span
+// (@pad_too_wide).
+// CHECK-LABEL: func.func @pad_value
+// CHECK: memref.copy
+// CHECK: call @telarrt_conv2d_nchw_f32({{.*}}, %c0_i64{{[_0-9]*}}, %c0_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}})
+func.func @pad_value(%x: memref<1x4x10x10xf32>, %w: memref<8x4x3x3xf32>, %y: memref<1x8x10x10xf32>) {
+  %cst = arith.constant 1.000000e+00 : f32
+  %p = memref.alloc() : memref<1x4x12x12xf32>
+  linalg.fill ins(%cst : f32) outs(%p : memref<1x4x12x12xf32>)
+  %sub = memref.subview %p[0, 0, 1, 1] [1, 4, 10, 10] [1, 1, 1, 1] : memref<1x4x12x12xf32> to memref<1x4x10x10xf32, strided<[576, 144, 12, 1], offset: 13>>
+  memref.copy %x, %sub : memref<1x4x10x10xf32> to memref<1x4x10x10xf32, strided<[576, 144, 12, 1], offset: 13>>
+  linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+    ins(%p, %w : memref<1x4x12x12xf32>, memref<8x4x3x3xf32>) outs(%y : memref<1x8x10x10xf32>)
+  return
+}
+
+// CHECK-LABEL: func.func @source_written
+// CHECK: memref.copy
+// CHECK: linalg.fill
+// CHECK: call @telarrt_conv2d_nchw_f32({{.*}}, %c0_i64{{[_0-9]*}}, %c0_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}})
+func.func @source_written(%w: memref<8x4x3x3xf32>, %y: memref<1x8x10x10xf32>) {
+  %cst = arith.constant 0.000000e+00 : f32
+  %one = arith.constant 1.000000e+00 : f32
+  %x = memref.alloc() : memref<1x4x10x10xf32>
+  linalg.fill ins(%one : f32) outs(%x : memref<1x4x10x10xf32>)
+  %p = memref.alloc() : memref<1x4x12x12xf32>
+  linalg.fill ins(%cst : f32) outs(%p : memref<1x4x12x12xf32>)
+  %sub = memref.subview %p[0, 0, 1, 1] [1, 4, 10, 10] [1, 1, 1, 1] : memref<1x4x12x12xf32> to memref<1x4x10x10xf32, strided<[576, 144, 12, 1], offset: 13>>
+  memref.copy %x, %sub : memref<1x4x10x10xf32> to memref<1x4x10x10xf32, strided<[576, 144, 12, 1], offset: 13>>
+  linalg.fill ins(%cst : f32) outs(%x : memref<1x4x10x10xf32>)
+  linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+    ins(%p, %w : memref<1x4x12x12xf32>, memref<8x4x3x3xf32>) outs(%y : memref<1x8x10x10xf32>)
+  return
+}
+
+// CHECK-LABEL: func.func @padded_read
+// CHECK: memref.copy
+// CHECK: call @telarrt_conv2d_nchw_f32({{.*}}, %c0_i64{{[_0-9]*}}, %c0_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}})
+// CHECK: memref.copy %{{.+}}, %arg4
+func.func @padded_read(%x: memref<1x4x10x10xf32>, %w: memref<8x4x3x3xf32>, %y: memref<1x8x10x10xf32>, %q: memref<1x4x12x12xf32>) {
+  %cst = arith.constant 0.000000e+00 : f32
+  %p = memref.alloc() : memref<1x4x12x12xf32>
+  linalg.fill ins(%cst : f32) outs(%p : memref<1x4x12x12xf32>)
+  %sub = memref.subview %p[0, 0, 1, 1] [1, 4, 10, 10] [1, 1, 1, 1] : memref<1x4x12x12xf32> to memref<1x4x10x10xf32, strided<[576, 144, 12, 1], offset: 13>>
+  memref.copy %x, %sub : memref<1x4x10x10xf32> to memref<1x4x10x10xf32, strided<[576, 144, 12, 1], offset: 13>>
+  linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+    ins(%p, %w : memref<1x4x12x12xf32>, memref<8x4x3x3xf32>) outs(%y : memref<1x8x10x10xf32>)
+  memref.copy %p, %q : memref<1x4x12x12xf32> to memref<1x4x12x12xf32>
+  return
+}
+
+// CHECK-LABEL: func.func @pad_too_wide
+// CHECK: memref.copy
+// CHECK: call @telarrt_conv2d_nchw_f32({{.*}}, %c0_i64{{[_0-9]*}}, %c0_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}})
+func.func @pad_too_wide(%x: memref<1x4x10x10xf32>, %w: memref<8x4x1x1xf32>, %y: memref<1x8x12x12xf32>) {
+  %cst = arith.constant 0.000000e+00 : f32
+  %p = memref.alloc() : memref<1x4x12x12xf32>
+  linalg.fill ins(%cst : f32) outs(%p : memref<1x4x12x12xf32>)
+  %sub = memref.subview %p[0, 0, 1, 1] [1, 4, 10, 10] [1, 1, 1, 1] : memref<1x4x12x12xf32> to memref<1x4x10x10xf32, strided<[576, 144, 12, 1], offset: 13>>
+  memref.copy %x, %sub : memref<1x4x10x10xf32> to memref<1x4x10x10xf32, strided<[576, 144, 12, 1], offset: 13>>
+  linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+    ins(%p, %w : memref<1x4x12x12xf32>, memref<8x4x1x1xf32>) outs(%y : memref<1x8x12x12xf32>)
+  return
+}
+
+// -----
+
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#bcast = affine_map<(d0, d1, d2, d3) -> (0, d1, d2, d3)>
+
+// The ReLU epilogue: max(out, 0), the only reader of the conv's output
+// (a local buffer), into a fresh buffer that the later ops then read as
+// the conv's output; flags ACCUMULATE | RELU = 3. (The input map indexes
+// the batch dimension of size 1 with 0, as the elementwise lowering
+// writes it.)
+// CHECK-LABEL: func.func @conv_relu
+// CHECK: %[[OUT:.+]] = memref.alloc() : memref<1x8x8x8xf32>
+// CHECK: linalg.fill ins(%{{.+}} : f32) outs(%[[OUT]] : memref<1x8x8x8xf32>)
+// CHECK: call @telarrt_conv2d_nchw_f32(%arg0, %{{[^,]+}}, %{{[^,]+}}, %[[COUT:[^,]+]], %c1_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}}, %c0_i64{{[_0-9]*}}, %c0_i64{{[_0-9]*}}, %c3_i64{{[_0-9]*}})
+// CHECK-NOT: linalg.generic
+// CHECK-NOT: memref.alloc
+// CHECK: memref.copy %[[OUT]], %arg3
+func.func @conv_relu(%x: memref<1x4x10x10xf32>, %w: memref<8x4x3x3xf32>, %y: memref<1x8x8x8xf32>) {
+  %cst = arith.constant 0.000000e+00 : f32
+  %bias = arith.constant 5.000000e-01 : f32
+  %out = memref.alloc() : memref<1x8x8x8xf32>
+  linalg.fill ins(%bias : f32) outs(%out : memref<1x8x8x8xf32>)
+  linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+    ins(%x, %w : memref<1x4x10x10xf32>, memref<8x4x3x3xf32>) outs(%out : memref<1x8x8x8xf32>)
+  %r = memref.alloc() : memref<1x8x8x8xf32>
+  linalg.generic {indexing_maps = [#bcast, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+    ins(%out : memref<1x8x8x8xf32>) outs(%r : memref<1x8x8x8xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    %m = arith.maximumf %cst, %in : f32
+    linalg.yield %m : f32
+  }
+  memref.copy %r, %y : memref<1x8x8x8xf32> to memref<1x8x8x8xf32>
+  return
+}
+
+// -----
+
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+
+// In place (the ReLU writes the conv's output itself); implicit padding and
+// the epilogue together. The output was zero-filled: the call overwrites it
+// (flags RELU = 2, no ACCUMULATE), as in the cases below.
+// CHECK-LABEL: func.func @conv_relu_in_place
+// CHECK: call @telarrt_conv2d_nchw_f32(%arg0, %{{[^,]+}}, %{{[^,]+}}, %{{[^,]+}}, %c1_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}}, %c2_i64{{[_0-9]*}})
+// CHECK-NOT: linalg.generic
+// CHECK: memref.copy
+func.func @conv_relu_in_place(%x: memref<1x4x8x8xf32>, %w: memref<8x4x3x3xf32>, %y: memref<1x8x8x8xf32>) {
+  %cst = arith.constant 0.000000e+00 : f32
+  %p = memref.alloc() : memref<1x4x10x10xf32>
+  linalg.fill ins(%cst : f32) outs(%p : memref<1x4x10x10xf32>)
+  %sub = memref.subview %p[0, 0, 1, 1] [1, 4, 8, 8] [1, 1, 1, 1] : memref<1x4x10x10xf32> to memref<1x4x8x8xf32, strided<[400, 100, 10, 1], offset: 11>>
+  memref.copy %x, %sub : memref<1x4x8x8xf32> to memref<1x4x8x8xf32, strided<[400, 100, 10, 1], offset: 11>>
+  %out = memref.alloc() : memref<1x8x8x8xf32>
+  linalg.fill ins(%cst : f32) outs(%out : memref<1x8x8x8xf32>)
+  linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+    ins(%p, %w : memref<1x4x10x10xf32>, memref<8x4x3x3xf32>) outs(%out : memref<1x8x8x8xf32>)
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+    ins(%out : memref<1x8x8x8xf32>) outs(%out : memref<1x8x8x8xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    %m = arith.maximumf %in, %cst : f32
+    linalg.yield %m : f32
+  }
+  memref.copy %out, %y : memref<1x8x8x8xf32> to memref<1x8x8x8xf32>
+  return
+}
+
+// -----
+
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+
+// No epilogue: the output read again after the ReLU (@out_read_again), a
+// maxnumf (0 for NaN, unlike the kernel; @maxnum), more than a ReLU
+// (@relu_plus), the conv writing a function argument (@out_argument); each
+// with a local buffer for the ReLU's result, which could become the conv's.
+// CHECK-LABEL: func.func @out_read_again
+// CHECK: call @telarrt_conv2d_nchw_f32({{.*}}, %c0_i64{{[_0-9]*}}, %c0_i64{{[_0-9]*}}, %c0_i64{{[_0-9]*}})
+// CHECK: linalg.generic
+func.func @out_read_again(%x: memref<1x4x10x10xf32>, %w: memref<8x4x3x3xf32>, %y: memref<1x8x8x8xf32>, %z: memref<1x8x8x8xf32>) {
+  %cst = arith.constant 0.000000e+00 : f32
+  %out = memref.alloc() : memref<1x8x8x8xf32>
+  linalg.fill ins(%cst : f32) outs(%out : memref<1x8x8x8xf32>)
+  linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+    ins(%x, %w : memref<1x4x10x10xf32>, memref<8x4x3x3xf32>) outs(%out : memref<1x8x8x8xf32>)
+  %r = memref.alloc() : memref<1x8x8x8xf32>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+    ins(%out : memref<1x8x8x8xf32>) outs(%r : memref<1x8x8x8xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    %m = arith.maximumf %in, %cst : f32
+    linalg.yield %m : f32
+  }
+  memref.copy %r, %y : memref<1x8x8x8xf32> to memref<1x8x8x8xf32>
+  memref.copy %out, %z : memref<1x8x8x8xf32> to memref<1x8x8x8xf32>
+  return
+}
+
+// CHECK-LABEL: func.func @maxnum
+// CHECK: call @telarrt_conv2d_nchw_f32({{.*}}, %c0_i64{{[_0-9]*}}, %c0_i64{{[_0-9]*}}, %c0_i64{{[_0-9]*}})
+// CHECK: linalg.generic
+func.func @maxnum(%x: memref<1x4x10x10xf32>, %w: memref<8x4x3x3xf32>, %y: memref<1x8x8x8xf32>) {
+  %cst = arith.constant 0.000000e+00 : f32
+  %out = memref.alloc() : memref<1x8x8x8xf32>
+  linalg.fill ins(%cst : f32) outs(%out : memref<1x8x8x8xf32>)
+  linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+    ins(%x, %w : memref<1x4x10x10xf32>, memref<8x4x3x3xf32>) outs(%out : memref<1x8x8x8xf32>)
+  %r = memref.alloc() : memref<1x8x8x8xf32>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+    ins(%out : memref<1x8x8x8xf32>) outs(%r : memref<1x8x8x8xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    %m = arith.maxnumf %in, %cst : f32
+    linalg.yield %m : f32
+  }
+  memref.copy %r, %y : memref<1x8x8x8xf32> to memref<1x8x8x8xf32>
+  return
+}
+
+// CHECK-LABEL: func.func @relu_plus
+// CHECK: call @telarrt_conv2d_nchw_f32({{.*}}, %c0_i64{{[_0-9]*}}, %c0_i64{{[_0-9]*}}, %c0_i64{{[_0-9]*}})
+// CHECK: linalg.generic
+func.func @relu_plus(%x: memref<1x4x10x10xf32>, %w: memref<8x4x3x3xf32>, %y: memref<1x8x8x8xf32>) {
+  %cst = arith.constant 0.000000e+00 : f32
+  %one = arith.constant 1.000000e+00 : f32
+  %out = memref.alloc() : memref<1x8x8x8xf32>
+  linalg.fill ins(%cst : f32) outs(%out : memref<1x8x8x8xf32>)
+  linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+    ins(%x, %w : memref<1x4x10x10xf32>, memref<8x4x3x3xf32>) outs(%out : memref<1x8x8x8xf32>)
+  %r = memref.alloc() : memref<1x8x8x8xf32>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+    ins(%out : memref<1x8x8x8xf32>) outs(%r : memref<1x8x8x8xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    %m = arith.maximumf %in, %cst : f32
+    %a = arith.addf %m, %one : f32
+    linalg.yield %a : f32
+  }
+  memref.copy %r, %y : memref<1x8x8x8xf32> to memref<1x8x8x8xf32>
+  return
+}
+
+// CHECK-LABEL: func.func @out_argument
+// CHECK: call @telarrt_conv2d_nchw_f32({{.*}}, %c0_i64{{[_0-9]*}}, %c0_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}})
+// CHECK: linalg.generic
+func.func @out_argument(%x: memref<1x4x10x10xf32>, %w: memref<8x4x3x3xf32>, %out: memref<1x8x8x8xf32>, %y: memref<1x8x8x8xf32>) {
+  %cst = arith.constant 0.000000e+00 : f32
+  linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+    ins(%x, %w : memref<1x4x10x10xf32>, memref<8x4x3x3xf32>) outs(%out : memref<1x8x8x8xf32>)
+  %r = memref.alloc() : memref<1x8x8x8xf32>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+    ins(%out : memref<1x8x8x8xf32>) outs(%r : memref<1x8x8x8xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    %m = arith.maximumf %in, %cst : f32
+    linalg.yield %m : f32
+  }
+  memref.copy %r, %y : memref<1x8x8x8xf32> to memref<1x8x8x8xf32>
   return
 }
 

@@ -95,8 +95,16 @@ def TelarLinalgToLibraryCalls : Pass<"telar-linalg-to-library-calls", "ModuleOp"
     zero-filled by a `linalg.fill` just before (same block, nothing reading
     or writing the buffer or a view of it in between; the buffer an
     allocation or a function argument): that fill is erased and the call
-    overwrites the output (flags 0). Convolutions get padding 0, 0 (their
-    input comes padded). Each call
+    overwrites the output (flags 0).
+    A convolution whose input is what bufferization leaves of a zero
+    `tensor.pad` (an alloc filled with 0, the source copied into its
+    interior, nothing else reading it, the source not written in between)
+    reads the source instead, with `pad_top`/`pad_left` (implicit padding;
+    the padded copy goes with its last reader); pads as wide as the kernel's
+    span stay explicit. An elementwise `max(x, 0)` (`arith.maximumf`) that is
+    the first reader of the convolution's local output buffer, in place or
+    (as the buffer's last reader) into a fresh buffer of the same type,
+    becomes the kernel's ReLU epilogue (`TELAR_KERNEL_RELU`). Each call
     takes the enclosing function's runtime context first (from
     `telar-add-runtime-context`) and returns an `i32` status (the callee is
     marked `telar.runtime_status`), which `telar-lower-runtime-calls`
