@@ -149,6 +149,86 @@ Operation *zeroWriterBefore(Operation *before, Value out, int depth) {
   return nullptr;
 }
 
+/// The allocation or function argument that `v` views, or null (a global,
+/// or something else whose aliases need not be SSA views of it).
+Value localBuffer(Value v) {
+  while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
+    v = view.getViewSource();
+  auto arg = dyn_cast<BlockArgument>(v);
+  if (arg && arg.getOwner()->isEntryBlock() &&
+      isa<FunctionOpInterface>(arg.getOwner()->getParentOp()))
+    return v;
+  if (v.getDefiningOp<memref::AllocOp>() || v.getDefiningOp<memref::AllocaOp>())
+    return v;
+  return nullptr;
+}
+
+/// Whether any op strictly between `from` and `to` (same block) may write
+/// `buffer` or a view of it (conservatively: has memory effects and takes
+/// one of them).
+bool writtenBetween(Operation *from, Operation *to, Value buffer) {
+  llvm::SmallPtrSet<Value, 8> aliases;
+  collectAliases(buffer, aliases);
+  for (Operation *op = from->getNextNode(); op && op != to;
+       op = op->getNextNode()) {
+    if (isMemoryEffectFree(op))
+      continue;
+    bool touches = false;
+    op->walk([&](Operation *nested) {
+      for (Value v : nested->getOperands())
+        if (aliases.contains(v)) {
+          // Reading it is fine.
+          auto effects = dyn_cast<MemoryEffectOpInterface>(nested);
+          if (!effects || effects.getEffectOnValue<MemoryEffects::Write>(v) ||
+              effects.getEffectOnValue<MemoryEffects::Free>(v))
+            touches = true;
+        }
+    });
+    if (touches)
+      return true;
+  }
+  return false;
+}
+
+/// Operands of `op` (a matmul or batch matmul going to the runtime, which
+/// takes any strides) that are an allocation only a `linalg.transpose`
+/// before `op` fills and only `op` reads: the transposed view of the
+/// transpose's input (memref.transpose) replaces it, and the copy goes,
+/// when that input is an allocation or argument not written in between.
+void foldTransposedOperands(linalg::LinalgOp op) {
+  for (OpOperand *operand : op.getDpsInputOperands()) {
+    auto alloc = operand->get().getDefiningOp<memref::AllocOp>();
+    if (!alloc)
+      continue;
+    linalg::TransposeOp transpose;
+    bool others = false;
+    for (OpOperand &use : alloc->getUses()) {
+      if (use.getOwner() == op)
+        continue;
+      auto t = dyn_cast<linalg::TransposeOp>(use.getOwner());
+      if (t && !transpose && t.getInit() == alloc.getResult())
+        transpose = t;
+      else
+        others = true;
+    }
+    if (others || !transpose || transpose->getBlock() != op->getBlock() ||
+        !transpose->isBeforeInBlock(op) || !transpose.hasPureBufferSemantics())
+      continue;
+    Value input = transpose.getInput();
+    Value root = localBuffer(input);
+    if (!root || writtenBetween(transpose, op, root))
+      continue;
+    OpBuilder b(op);
+    AffineMap map = AffineMap::getPermutationMap(transpose.getPermutation(),
+                                                 b.getContext());
+    Value view = memref::TransposeOp::create(b, op.getLoc(), input,
+                                             AffineMapAttr::get(map));
+    operand->set(view);
+    transpose->erase();
+    alloc->erase();
+  }
+}
+
 void replaceWithCall(linalg::LinalgOp op, Value context, StringRef callee,
                      ArrayRef<int64_t> intArgs) {
   ModuleOp module = op->getParentOfType<ModuleOp>();
@@ -513,6 +593,11 @@ struct TelarLinalgToLibraryCalls
         contextOf(op);
     if (missingContext)
       return signalPassFailure();
+    // Transposed operands as strided views (before the calls: the views
+    // are cast like any operand).
+    for (auto *list : {&matmuls, &batchMatmuls})
+      for (linalg::LinalgOp op : *list)
+        foldTransposedOperands(op);
     // The convolutions' padding and epilogues first, while every op
     // between a pad's copy and its conv is still linalg (whose effects
     // say exactly what they write, unlike the calls).

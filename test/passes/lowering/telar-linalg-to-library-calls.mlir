@@ -505,3 +505,42 @@ func.func @copied_fill(%a: memref<64x64xf32>, %b: memref<64x32xf32>, %c: memref<
   memref.dealloc %kept : memref<64x32xf32>
   return
 }
+
+// -----
+
+// A transpose whose output only the matmul reads: the call reads the
+// transposed view of its input instead (the runtime takes any strides), and
+// the copy and its buffer go. Not when the buffer has another reader, nor
+// when the input is written in between.
+// CHECK-LABEL: func.func @transposed_operand
+// CHECK-SAME: %[[K:[^:]+]]: memref<16x8x16xf32>, %[[Q:[^:]+]]: memref<8x16x16xf32>
+// CHECK-NOT: linalg.transpose
+// CHECK: %[[KT:.+]] = memref.transpose %[[K]] (d0, d1, d2) -> (d1, d2, d0) : memref<16x8x16xf32> to memref<8x16x16xf32, strided<[16, 1, 128]>>
+// CHECK: %[[V:.+]] = memref.cast %[[KT]]
+// CHECK: call @telarrt_batch_matmul_f32(%{{.+}}, %{{.+}}, %[[V]],
+// CHECK: %[[T2:.+]] = memref.alloc
+// CHECK: linalg.transpose ins(%[[K]] {{.*}} outs(%[[T2]]
+// CHECK: linalg.copy
+// CHECK: call @telarrt_batch_matmul_f32
+// CHECK: %[[T3:.+]] = memref.alloc
+// CHECK: linalg.transpose ins(%[[K]] {{.*}} outs(%[[T3]]
+// CHECK: linalg.fill
+// CHECK: call @telarrt_batch_matmul_f32
+// CHECK: return
+func.func @transposed_operand(%k: memref<16x8x16xf32>, %q: memref<8x16x16xf32>, %c: memref<8x16x16xf32>, %d: memref<8x16x16xf32>) {
+  %one = arith.constant 1.0 : f32
+  %t = memref.alloc() : memref<8x16x16xf32>
+  linalg.transpose ins(%k : memref<16x8x16xf32>) outs(%t : memref<8x16x16xf32>) permutation = [1, 2, 0]
+  linalg.batch_matmul ins(%q, %t : memref<8x16x16xf32>, memref<8x16x16xf32>) outs(%c : memref<8x16x16xf32>)
+  // Another reader.
+  %t2 = memref.alloc() : memref<8x16x16xf32>
+  linalg.transpose ins(%k : memref<16x8x16xf32>) outs(%t2 : memref<8x16x16xf32>) permutation = [1, 2, 0]
+  linalg.copy ins(%t2 : memref<8x16x16xf32>) outs(%d : memref<8x16x16xf32>)
+  linalg.batch_matmul ins(%q, %t2 : memref<8x16x16xf32>, memref<8x16x16xf32>) outs(%c : memref<8x16x16xf32>)
+  // The input written in between.
+  %t3 = memref.alloc() : memref<8x16x16xf32>
+  linalg.transpose ins(%k : memref<16x8x16xf32>) outs(%t3 : memref<8x16x16xf32>) permutation = [1, 2, 0]
+  linalg.fill ins(%one : f32) outs(%k : memref<16x8x16xf32>)
+  linalg.batch_matmul ins(%q, %t3 : memref<8x16x16xf32>, memref<8x16x16xf32>) outs(%c : memref<8x16x16xf32>)
+  return
+}

@@ -95,7 +95,13 @@ def TelarLinalgToLibraryCalls : Pass<"telar-linalg-to-library-calls", "ModuleOp"
     zero-filled by a `linalg.fill` just before (same block, nothing reading
     or writing the buffer or a view of it in between; the buffer an
     allocation or a function argument): that fill is erased and the call
-    overwrites the output (flags 0).
+    overwrites the output (flags 0); a zero-filled buffer copied into the
+    output counts too (the copy goes, and the fill once nothing reads it),
+    as does a `linalg.generic` yielding zero. An operand of a matmul or
+    batch matmul that only a `linalg.transpose` fills and only the
+    contraction reads becomes the `memref.transpose` view of the
+    transpose's input (unwritten in between): the kernels take any
+    strides, so the copy goes.
     A convolution whose input is what bufferization leaves of a zero
     `tensor.pad` (an alloc filled with 0, the source copied into its
     interior, nothing else reading it, the source not written in between)
