@@ -286,14 +286,15 @@ bool collapsedStride(const int64_t *sizes, const int64_t *strides, int first,
 }
 
 /// Multiply-adds a thread's share of a kernel must have for the split to
-/// pay (telarrt_set_kernel_min_parallel_work): 2^21, 20-40 us of one core's
-/// GEMM, from the cost of a fork-join (2 us with libomp's workers spinning,
-/// 20 us when asleep) and of moving the operands to another core's cache.
-/// A product below it runs on the calling thread.
+/// pay (telarrt_set_kernel_min_parallel_work): 2^18, a few microseconds of
+/// one core's GEMM, against a fork-join of ~2 us with libomp's workers
+/// spinning. Measured on the mini models (hidden 128, 32 tokens) at 2
+/// threads: 2^18 ran 10-40 % faster than 2^20 or 2^21, and faster than one
+/// thread. A product below it runs on the calling thread.
 double kMinParallelWork = [] {
   const char *env = std::getenv("TELAR_KERNEL_MIN_PARALLEL_WORK");
   double w = env && *env ? std::atof(env) : 0;
-  return w >= 1 ? w : double(1 << 21);
+  return w >= 1 ? w : double(1 << 18);
 }();
 /// The smallest block of rows or columns a thread gets (rounded up to a
 /// whole number of the GEMM's micro-tiles).

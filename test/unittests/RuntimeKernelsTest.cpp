@@ -517,8 +517,8 @@ TEST(RuntimeKernels, Conv2dNchw) {
 TEST(RuntimeKernels, ParallelSplits) {
   int saved = telarrt_get_num_threads();
   telarrt_set_num_threads(4);
-  // These products are small: split them anyway, as the kernels did when
-  // the threshold was 2^18 (the default wants 2^21 per thread).
+  // The threshold these cases were written for (the default, but a
+  // TELAR_KERNEL_MIN_PARALLEL_WORK in the environment must not change them).
   double savedWork = telarrt_set_kernel_min_parallel_work(1 << 18);
   std::mt19937 rng(5);
   forEachGemmKernel([&] {
@@ -568,7 +568,7 @@ TEST(RuntimeKernels, ParallelSplits) {
 /// to threads; each image split into pixel blocks or filter blocks).
 TEST(RuntimeKernels, Conv2dIm2colPanels) {
   int saved = telarrt_get_num_threads();
-  // Small images: split them across threads anyway.
+  // The threshold these cases were written for (see ParallelSplits).
   double savedWork = telarrt_set_kernel_min_parallel_work(1 << 18);
   std::mt19937 rng(9);
   const ConvCase cases[] = {

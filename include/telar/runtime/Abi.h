@@ -211,7 +211,7 @@ void telarrt_set_num_threads(int threads);
 int telarrt_get_num_threads(void);
 
 /* The multiply-adds each thread's share of a kernel must have for the
- * kernel to split its work across the threads (default 2^21, or the
+ * kernel to split its work across the threads (default 2^18, or the
  * environment variable TELAR_KERNEL_MIN_PARALLEL_WORK when the runtime
  * loads): smaller products run on the calling thread, where forking would
  * cost more than it saves. Returns the previous value; values below 1 are
