@@ -293,27 +293,37 @@ void telar::runtime::detail::gemmPackB(GemmKernel kernel, const MatrixView &b,
     avx2::packB(nb, k0, kc, j0, nc, dst, nc);
 }
 
+namespace {
+/// Handles a product with nothing to compute: an empty c, or an empty sum
+/// (c = 0 unless accumulating). Returns whether it did.
+bool emptyProduct(const MatrixView &a, const MatrixView &c, bool accumulate) {
+  if (c.rows == 0 || c.cols == 0)
+    return true;
+  if (a.cols != 0)
+    return false;
+  if (!accumulate)
+    for (int64_t i = 0; i < c.rows; ++i)
+      for (int64_t j = 0; j < c.cols; ++j)
+        c.at(i, j) = 0.0f;
+  return true;
+}
+
+/// `v` with stride 1 on a dimension of size 1, so that the layout checks
+/// see a single row or column as contiguous whatever its stride.
+MatrixView normalise(MatrixView v) {
+  if (v.rows == 1)
+    v.rs = 1;
+  if (v.cols == 1)
+    v.cs = 1;
+  return v;
+}
+} // namespace
+
 void telar::runtime::detail::gemm(GemmKernel kernel, const MatrixView &a,
                                   const MatrixView &b, const MatrixView &c,
                                   const PackedB *packed, bool accumulate) {
-  if (c.rows == 0 || c.cols == 0)
+  if (emptyProduct(a, c, accumulate))
     return;
-  if (a.cols == 0) { // an empty sum
-    if (!accumulate)
-      for (int64_t i = 0; i < c.rows; ++i)
-        for (int64_t j = 0; j < c.cols; ++j)
-          c.at(i, j) = 0.0f;
-    return;
-  }
-  // A dimension of size 1 gets stride 1, so that the layout checks see a
-  // single row or column as contiguous whatever its stride.
-  auto normalise = [](MatrixView v) {
-    if (v.rows == 1)
-      v.rs = 1;
-    if (v.cols == 1)
-      v.cs = 1;
-    return v;
-  };
   MatrixView na = normalise(a), nb = normalise(b), nc = normalise(c);
   if (packed && packed->kernel != kernel)
     packed = nullptr;
@@ -326,24 +336,9 @@ void telar::runtime::detail::gemm(GemmKernel kernel, const MatrixView &a,
 void telar::runtime::detail::gemmIm2col(GemmKernel kernel, const MatrixView &a,
                                         const Im2colB &conv,
                                         const MatrixView &c, bool accumulate) {
-  if (c.rows == 0 || c.cols == 0)
+  if (emptyProduct(a, c, accumulate))
     return;
-  if (a.cols == 0) { // an empty sum
-    if (!accumulate)
-      for (int64_t i = 0; i < c.rows; ++i)
-        for (int64_t j = 0; j < c.cols; ++j)
-          c.at(i, j) = 0.0f;
-    return;
-  }
-  MatrixView na = a, nc = c;
-  if (na.rows == 1)
-    na.rs = 1;
-  if (na.cols == 1)
-    na.cs = 1;
-  if (nc.rows == 1)
-    nc.rs = 1;
-  if (nc.cols == 1)
-    nc.cs = 1;
+  MatrixView na = normalise(a), nc = normalise(c);
   if (nc.cs != 1) {
     std::fprintf(stderr, "telar runtime: gemmIm2col needs an output with "
                          "contiguous columns\n");
