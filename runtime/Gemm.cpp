@@ -19,6 +19,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <immintrin.h>
+#include <type_traits>
 #include <utility>
 
 using namespace telar::runtime::detail;
@@ -350,4 +351,25 @@ void telar::runtime::detail::gemmIm2col(GemmKernel kernel, const MatrixView &a,
     avx512::gemmUnitColumns(na, b, nc, nullptr, accumulate, &conv);
   else
     avx2::gemmUnitColumns(na, b, nc, nullptr, accumulate, &conv);
+}
+
+void telar::runtime::detail::gemmOffsetRows(GemmKernel kernel,
+                                            const MatrixView &a,
+                                            const OffsetRowsB &b,
+                                            const MatrixView &c,
+                                            bool accumulate) {
+  if (emptyProduct(a, c, accumulate))
+    return;
+  MatrixView na = normalise(a), nc = normalise(c);
+  if (nc.cs != 1) {
+    std::fprintf(stderr, "telar runtime: gemmOffsetRows needs an output with "
+                         "contiguous columns\n");
+    std::abort();
+  }
+  // Only b's shape is read.
+  MatrixView shape{nullptr, a.cols, c.cols, 0, 0};
+  if (kernel == GemmKernel::Avx512)
+    avx512::gemmUnitColumns(na, shape, nc, nullptr, accumulate, nullptr, &b);
+  else
+    avx2::gemmUnitColumns(na, shape, nc, nullptr, accumulate, nullptr, &b);
 }

@@ -103,6 +103,28 @@ struct Im2colB {
 void gemmIm2col(GemmKernel kernel, const MatrixView &a, const Im2colB &conv,
                 const MatrixView &c, bool accumulate);
 
+/// The `b` of a GEMM whose rows are contiguous runs at offsets from `base`:
+/// element (k, j) is base[rowOffsets[k] + j] (rowOffsets has a.cols
+/// entries). A convolution's im2col matrix is one over its input laid out
+/// as phase planes (convPhasePlanes in Kernels.cpp). Its panels are packed
+/// as an im2col matrix's are (one row is two vector loads: measured faster
+/// than reading the unaligned rows in place, ~15 % at 7 x 7).
+struct OffsetRowsB {
+  const float *base;
+  const int64_t *rowOffsets;
+  bool relu = false; // epilogue of gemmOffsetRows: then c = max(c, 0)
+};
+
+/// c += a . b (c = a . b without `accumulate`, as for gemm()) with `b` read
+/// in place as `rows` says, on the calling thread with `kernel` (Avx2 or
+/// Avx512), then c = max(c, 0) when rows.relu (each block of c once it is
+/// complete). c's columns must be contiguous (c.cs == 1, or one column).
+/// The same blocking and order of operations as gemm(), so bitwise the
+/// same result as gemm() on the materialised b (with the same c).
+void gemmOffsetRows(GemmKernel kernel, const MatrixView &a,
+                    const OffsetRowsB &rows, const MatrixView &c,
+                    bool accumulate);
+
 class ConstantCache;
 
 /// The packed form of `b` for `kernel` when `b` lies wholly inside a range

@@ -300,21 +300,34 @@ double kMinParallelWork = [] {
 /// whole number of the GEMM's micro-tiles).
 constexpr int64_t kMinBlock = 16;
 
+/// Bytes of the output tile of a convolution on phase planes (a part of
+/// L2).
+constexpr int64_t kConvTileBytes = 256 << 10;
+
 /// Bytes of an im2col tile (a part of L2; Zen 5 has 1 MiB per core) and its
 /// fewest columns.
 constexpr int64_t kIm2colTileBytes = 512 << 10;
 constexpr int64_t kMinIm2colTile = 64;
 
-/// Whether convolutions pack their GEMM panels straight from the input
-/// (Im2colB) rather than through an im2col matrix: TELAR_CONV_IM2COL_PANELS
-/// (read on first use; 0 turns it off, for comparisons).
-bool convPanelsEnabled() {
-  static const bool enabled = [] {
-    const char *env = std::getenv("TELAR_CONV_IM2COL_PANELS");
-    return !env || std::strcmp(env, "0") != 0;
-  }();
-  return enabled;
-}
+/// How convolutions feed their GEMM (TELARRT_CONV_* in Abi.h): the
+/// environment's TELAR_CONV_METHOD (auto, planes, panels, im2col) when the
+/// runtime loads, then telarrt_set_conv_method.
+int convMethod = [] {
+  const char *env = std::getenv("TELAR_CONV_METHOD");
+  if (!env || !*env || !std::strcmp(env, "auto"))
+    return int(TELARRT_CONV_AUTO);
+  if (!std::strcmp(env, "planes"))
+    return int(TELARRT_CONV_PHASE_PLANES);
+  if (!std::strcmp(env, "panels"))
+    return int(TELARRT_CONV_IM2COL_PANELS);
+  if (!std::strcmp(env, "im2col"))
+    return int(TELARRT_CONV_IM2COL);
+  std::fprintf(stderr,
+               "telar runtime: ignoring TELAR_CONV_METHOD=%s (expected auto, "
+               "planes, panels or im2col)\n",
+               env);
+  return int(TELARRT_CONV_AUTO);
+}();
 
 /// Per-thread scratch buffers (slot 0: im2col, 1: a dense output), grown as
 /// needed and kept, uninitialised.
@@ -540,6 +553,180 @@ static void overwriteOutput(TelarMemRef4F32 *out, bool relu) {
         }
 }
 
+namespace {
+/// One NCHW convolution's geometry (sizes of the unpadded input).
+struct ConvShape {
+  int64_t n, c, h, w, f, kh, kw, oh, ow, sh, sw, dh, dw, padTop, padLeft;
+};
+
+/// floor(a / b) for b > 0.
+int64_t floorDiv(int64_t a, int64_t b) {
+  return a >= 0 ? a / b : -((-a + b - 1) / b);
+}
+
+/// The convolution on phase planes (TELARRT_CONV_PHASE_PLANES): each
+/// image's zero-padded input P is split into sh x sw planes, plane (py, px)
+/// holding P[r * sh + py][col * sw + px] for hq x wq positions (r, col).
+/// Output pixel (oy, ox) at kernel position (y, x) reads P[oy * sh + y * dh]
+/// [ox * sw + x * dw], which is position (oy + y * dh / sh, ox + x * dw / sw)
+/// of plane (y * dh % sh, x * dw % sw). Numbering the output pixels
+/// q = oy * wq + ox, with wq - ow extra columns per output row that are
+/// computed and dropped, turns each row (ci, y, x) of the im2col matrix into
+/// one contiguous run of a plane, which the GEMM reads in place
+/// (OffsetRowsB): no im2col matrix and no panels packed from the image;
+/// the price is the planes (a copy of the input) and the extra columns
+/// (2 of every 58 at 56 x 56, 2 of 9 at 7 x 7). A unit-stride convolution
+/// without padding reads its input in place as its one plane. The GEMM
+/// writes output rows of wq columns into a per-thread tile, copied into the
+/// output without the extra columns (with the accumulation and the ReLU);
+/// with wq == ow it writes the output itself.
+/// The filter `a` is F x (C*KH*KW); the output's pixels have unit stride.
+void convPhasePlanes(GemmKernel kernel, const View &a, const float *input,
+                     const int64_t *ist, float *output, const int64_t *ost,
+                     const ConvShape &s, bool accumulate, bool relu) {
+  int64_t spanH = (s.kh - 1) * s.dh, spanW = (s.kw - 1) * s.dw;
+  int64_t phases = s.sh * s.sw;
+  bool inPlace = s.sh == 1 && s.sw == 1 && s.padTop == 0 && s.padLeft == 0 &&
+                 ist[3] == 1 && s.oh + spanH <= s.h && s.ow + spanW <= s.w &&
+                 ist[2] >= s.w;
+  int64_t wq = inPlace ? ist[2] : s.ow + spanW / s.sw;
+  int64_t hq = s.oh + spanH / s.sh;
+  int64_t planeSize = hq * wq;
+  int64_t channelStride = inPlace ? ist[1] : phases * planeSize;
+  int64_t depth = s.c * s.kh * s.kw;
+  int64_t columns = (s.oh - 1) * wq + s.ow;
+  bool direct = wq == s.ow;
+
+  // The planes the kernel reads (a 1x1 stride-2 kernel reads one of 4).
+  std::vector<char> planeUsed(static_cast<size_t>(phases), 0);
+  std::vector<int64_t> offsets(static_cast<size_t>(depth));
+  for (int64_t ci = 0; ci < s.c; ++ci)
+    for (int64_t y = 0; y < s.kh; ++y)
+      for (int64_t x = 0; x < s.kw; ++x) {
+        int64_t ry = y * s.dh, rx = x * s.dw;
+        int64_t plane = ry % s.sh * s.sw + rx % s.sw;
+        planeUsed[plane] = 1;
+        offsets[(ci * s.kh + y) * s.kw + x] = ci * channelStride +
+                                              plane * planeSize +
+                                              ry / s.sh * wq + rx / s.sw;
+      }
+
+  // Work items: tiles of columns (whole micro-tiles; a tile's rows of the
+  // output stay in L2), and blocks of filters when there are fewer tiles
+  // than threads.
+  int64_t tileCols = detail::gemmTileCols(kernel);
+  int64_t tileRows = detail::gemmTileRows(kernel);
+  int threads = availableThreads();
+  double work = double(s.f) * double(depth) * double(columns);
+  bool parallel = threads > 1 && work >= kMinParallelWork;
+  int64_t fit = std::max<int64_t>(
+      tileCols, (kConvTileBytes / int64_t(sizeof(float)) / s.f) / tileCols *
+                    tileCols);
+  int64_t colTiles = (columns + fit - 1) / fit;
+  if (parallel && colTiles % threads != 0 && colTiles < 4 * threads)
+    colTiles = std::min((columns + tileCols - 1) / tileCols,
+                        (colTiles + threads - 1) / threads * threads);
+  int64_t colTile =
+      ((columns + colTiles - 1) / colTiles + tileCols - 1) / tileCols *
+      tileCols;
+  colTiles = (columns + colTile - 1) / colTile;
+  int64_t rowUnit = (kMinBlock + tileRows - 1) / tileRows * tileRows;
+  int64_t rowBlocks = 1;
+  if (parallel && colTiles < threads)
+    rowBlocks = std::max<int64_t>(
+        1, std::min<int64_t>((threads + colTiles - 1) / colTiles,
+                             s.f / rowUnit));
+  int64_t items = colTiles * rowBlocks;
+  parallel = parallel && items > 1;
+  int used = parallel ? static_cast<int>(std::min<int64_t>(threads, items))
+                      : 1;
+
+  float *planes =
+      inPlace ? nullptr
+              : scratch(0, static_cast<size_t>(s.c * channelStride));
+  for (int64_t img = 0; img < s.n; ++img) {
+    const float *image = input + img * ist[0];
+    const float *base = inPlace ? image : planes;
+    float *imageOut = output + img * ost[0];
+#pragma omp parallel num_threads(used) if (parallel)
+    {
+      if (!inPlace) {
+#pragma omp for schedule(static)
+        for (int64_t ci = 0; ci < s.c; ++ci)
+          for (int64_t py = 0; py < s.sh; ++py)
+            for (int64_t px = 0; px < s.sw; ++px) {
+              if (!planeUsed[py * s.sw + px])
+                continue;
+              float *plane =
+                  planes + ci * channelStride + (py * s.sw + px) * planeSize;
+              // Plane columns [lo, hi) lie inside the image.
+              int64_t lo = std::clamp<int64_t>(
+                  -floorDiv(px - s.padLeft, s.sw), 0, wq);
+              int64_t hi = std::clamp<int64_t>(
+                  floorDiv(s.w - 1 + s.padLeft - px, s.sw) + 1, lo, wq);
+              for (int64_t r = 0; r < hq; ++r) {
+                float *row = plane + r * wq;
+                int64_t iy = r * s.sh + py - s.padTop;
+                if (iy < 0 || iy >= s.h || lo == hi) {
+                  std::fill(row, row + wq, 0.0f);
+                  continue;
+                }
+                std::fill(row, row + lo, 0.0f);
+                std::fill(row + hi, row + wq, 0.0f);
+                const float *line = image + ci * ist[1] + iy * ist[2] +
+                                    (lo * s.sw + px - s.padLeft) * ist[3];
+                int64_t step = s.sw * ist[3];
+                if (step == 1)
+                  std::copy(line, line + (hi - lo), row + lo);
+                else
+                  for (int64_t i = lo; i < hi; ++i, line += step)
+                    row[i] = *line;
+              }
+            }
+      }
+#pragma omp for schedule(static)
+      for (int64_t item = 0; item < items; ++item) {
+        int64_t rb = item / colTiles, ct = item % colTiles;
+        int64_t r0 = rb == 0 ? 0 : s.f * rb / rowBlocks / rowUnit * rowUnit;
+        int64_t r1 = rb + 1 == rowBlocks
+                         ? s.f
+                         : s.f * (rb + 1) / rowBlocks / rowUnit * rowUnit;
+        int64_t c0 = ct * colTile, c1 = std::min(columns, c0 + colTile);
+        View rows{a.p + r0 * a.rs, r1 - r0, depth, a.rs, a.cs};
+        if (direct) {
+          detail::gemmOffsetRows(kernel, rows, {base + c0, offsets.data(), relu},
+                                 {imageOut + r0 * ost[1] + c0, r1 - r0,
+                                  c1 - c0, ost[1], 1},
+                                 accumulate);
+          continue;
+        }
+        int64_t ldt = c1 - c0;
+        float *tile = scratch(1, static_cast<size_t>((r1 - r0) * ldt));
+        detail::gemmOffsetRows(kernel, rows, {base + c0, offsets.data()},
+                               {tile, r1 - r0, ldt, ldt, 1},
+                               /*accumulate=*/false);
+        // The tile's output rows without their extra columns.
+        for (int64_t q = c0; q < c1;) {
+          int64_t oy = q / wq, ox = q % wq;
+          int64_t end = std::min(c1, (oy + 1) * wq);
+          int64_t count = std::min(end, oy * wq + s.ow) - q;
+          for (int64_t i = r0; i < r1 && count > 0; ++i) {
+            const float *src = tile + (i - r0) * ldt + (q - c0);
+            float *dst = imageOut + i * ost[1] + oy * s.ow + ox;
+            for (int64_t t = 0; t < count; ++t) {
+              float v = accumulate ? dst[t] + src[t] : src[t];
+              // NaN stays NaN (arith.maximumf).
+              dst[t] = relu && v < 0.0f ? 0.0f : v;
+            }
+          }
+          q = end;
+        }
+      }
+    }
+  }
+}
+} // namespace
+
 static int conv2dNchw(TelarContext *ctx, const char *kernel,
                       TelarMemRef4F32 *in, TelarMemRef4F32 *filter,
                       TelarMemRef4F32 *out, int64_t sh, int64_t sw,
@@ -642,8 +829,24 @@ static int conv2dNchw(TelarContext *ctx, const char *kernel,
   // boundaries.
   Env env = envOf(ctx);
   GemmKernel gemmKernel = env.kernel;
-  if (convPanelsEnabled() && gemmKernel != GemmKernel::OpenBlas && !direct &&
-      outCollapses && (outCol == 1 || pixels == 1)) {
+  bool ownGemm = gemmKernel != GemmKernel::OpenBlas;
+  bool unitPixels = outCollapses && (outCol == 1 || pixels == 1);
+  // AUTO: phase planes, except for 1x1 kernels (measured on ResNet-18's
+  // layers, bench/conv.cpp: planes win by 10-50 % on every 3x3 and 7x7
+  // layer, but a strided 1x1 kernel reads a quarter of its input, which
+  // the panels pick straight from the image for less than a plane costs).
+  bool pointwise = kh == 1 && kw == 1;
+  if (ownGemm && unitPixels &&
+      (convMethod == TELARRT_CONV_PHASE_PLANES ||
+       (convMethod == TELARRT_CONV_AUTO && !pointwise))) {
+    convPhasePlanes(gemmKernel, filterView, input, ist, output, ost,
+                    {n, c, h, w, f, kh, kw, oh, ow, sh, sw, dh, dw, padTop,
+                     padLeft},
+                    accumulate, relu);
+    return TELAR_STATUS_OK;
+  }
+  if (ownGemm && unitPixels && !direct &&
+      convMethod != TELARRT_CONV_IM2COL) {
     int threads = availableThreads();
     double work = double(f) * double(depth) * double(pixels) * double(n);
     bool splitColumns = pixels >= f;
@@ -832,6 +1035,14 @@ void telarrt_set_num_threads(int threads) {
 }
 
 int telarrt_get_num_threads(void) { return omp_get_max_threads(); }
+
+int telarrt_set_conv_method(int method) {
+  if (method < TELARRT_CONV_AUTO || method > TELARRT_CONV_IM2COL)
+    return -1;
+  int old = convMethod;
+  convMethod = method;
+  return old;
+}
 
 double telarrt_set_kernel_min_parallel_work(double multiplyAdds) {
   double old = kMinParallelWork;

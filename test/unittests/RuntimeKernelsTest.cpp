@@ -436,17 +436,19 @@ struct ConvCase {
 
 /// Runs `cc` with `flags` (ACCUMULATE: onto a random output, else onto
 /// NaNs, which must not be read) and checks it against naive loops that
-/// read 0 outside the image.
+/// read 0 outside the image. The input is a view of the first w columns of
+/// a tensor `inExtraColumns` wider.
 void checkConv(const ConvCase &cc, const std::array<int, 4> &inOrder,
                const std::array<int, 4> &filterOrder,
                const std::array<int, 4> &outOrder, int64_t outGap,
-               std::mt19937 &rng, int64_t flags = TELAR_KERNEL_ACCUMULATE) {
+               std::mt19937 &rng, int64_t flags = TELAR_KERNEL_ACCUMULATE,
+               int64_t inExtraColumns = 0) {
   auto [n, c, h, w] = cc.input;
   auto [pt, pl, pb, pr] = cc.pads;
   int64_t f = cc.kernel[0], kh = cc.kernel[1], kw = cc.kernel[1];
   int64_t oh = (h + pt + pb - cc.dh * (kh - 1) - 1) / cc.sh + 1;
   int64_t ow = (w + pl + pr - cc.dw * (kw - 1) - 1) / cc.sw + 1;
-  StridedTensor<4> in(cc.input, inOrder, 0, 2, rng);
+  StridedTensor<4> in({n, c, h, w + inExtraColumns}, inOrder, 0, 2, rng);
   StridedTensor<4> filter({f, c, kh, kw}, filterOrder, 0, 0, rng);
   StridedTensor<4> out({n, f, oh, ow}, outOrder, outGap, 1, rng);
   bool accumulate = flags & TELAR_KERNEL_ACCUMULATE;
@@ -458,6 +460,7 @@ void checkConv(const ConvCase &cc, const std::array<int, 4> &inOrder,
   if (!accumulate)
     poison(out);
   auto di = in.descriptor<TelarMemRef4F32>();
+  di.sizes[3] = w;
   auto df = filter.descriptor<TelarMemRef4F32>();
   auto dout = out.descriptor<TelarMemRef4F32>();
   ASSERT_EQ(telarrt_conv2d_nchw_f32(ctx(), &di, &df, &dout, cc.sh, cc.sw,
@@ -559,13 +562,33 @@ TEST(RuntimeKernels, ParallelSplits) {
   telarrt_set_kernel_min_parallel_work(savedWork);
 }
 
-/// The runtime's GEMM packs a convolution's im2col panels straight from
-/// the input: runs of output pixels across output rows (outputs narrower
-/// and wider than a panel, odd sizes), strides 1 and 2 (vector loads) and
-/// others (element by element), dilations, 1x1 / 3x3 / 7x7 kernels, depths
-/// across several panel blocks, more filters than the GEMM packs panel by
-/// panel, a channels-last input; on one thread and on 2, 3 and 4 (images
-/// to threads; each image split into pixel blocks or filter blocks).
+/// Runs `body` with each way of feeding the GEMM a convolution asks for
+/// (TELARRT_CONV_*), then restores the default.
+void forEachConvMethod(const std::function<void()> &body) {
+  for (int method : {TELARRT_CONV_AUTO, TELARRT_CONV_PHASE_PLANES,
+                     TELARRT_CONV_IM2COL_PANELS, TELARRT_CONV_IM2COL}) {
+    ASSERT_GE(telarrt_set_conv_method(method), 0);
+    SCOPED_TRACE("conv method " + std::to_string(method));
+    body();
+  }
+  telarrt_set_conv_method(TELARRT_CONV_AUTO);
+}
+
+TEST(RuntimeKernels, ConvMethodRejectsUnknown) {
+  EXPECT_EQ(telarrt_set_conv_method(4), -1);
+  EXPECT_EQ(telarrt_set_conv_method(-1), -1);
+  EXPECT_EQ(telarrt_set_conv_method(TELARRT_CONV_AUTO), TELARRT_CONV_AUTO);
+}
+
+/// The runtime's GEMM reads a convolution's im2col matrix from the input
+/// itself, through phase planes or panels packed straight from the image:
+/// runs of output pixels across output rows (outputs narrower and wider
+/// than a panel, odd sizes), strides 1 and 2 (vector loads) and others
+/// (element by element), dilations, 1x1 / 3x3 / 7x7 kernels, depths across
+/// several panel blocks, more filters than the GEMM packs panel by panel,
+/// a channels-last input, an input read in place as its own plane (rows
+/// wider than the image); on one thread and on 2, 3 and 4 (images to
+/// threads; each image split into pixel blocks or filter blocks).
 TEST(RuntimeKernels, Conv2dIm2colPanels) {
   int saved = telarrt_get_num_threads();
   // The threshold these cases were written for (see ParallelSplits).
@@ -582,22 +605,28 @@ TEST(RuntimeKernels, Conv2dIm2colPanels) {
       {{1, 40, 9, 9}, {70, 3}, 1, 1, 1, 1},   // more filters than pixels
       {{1, 4, 9, 8}, {530, 3}, 1, 1, 1, 1},   // over 512 filters
       {{4, 3, 12, 12}, {2, 5}, 1, 3, 1, 1},   // 4 images, stride 3
+      {{2, 16, 10, 9}, {20, 1}, 1, 1, 1, 1},  // 1x1: one plane, in place
+      {{1, 12, 11, 13}, {6, 3}, 1, 1, 3, 2},  // dilated, in place
   };
   const std::array<int, 4> nchw = {0, 1, 2, 3}, nhwc = {0, 2, 3, 1};
   for (int threads : {1, 2, 3, 4}) {
     telarrt_set_num_threads(threads);
     SCOPED_TRACE("threads " + std::to_string(threads));
     forEachGemmKernel([&] {
-      for (const ConvCase &cc : cases) {
-        SCOPED_TRACE(std::to_string(cc.input[1]) + "x" +
-                     std::to_string(cc.input[2]) + "x" +
-                     std::to_string(cc.input[3]) + " kernel " +
-                     std::to_string(cc.kernel[1]) + " stride " +
-                     std::to_string(cc.sh) + "x" + std::to_string(cc.sw));
-        checkConv(cc, nchw, nchw, nchw, 0, rng);
-        checkConv(cc, nhwc, nchw, nchw, 0, rng);
-        checkConv(cc, nchw, nchw, nchw, 0, rng, /*flags=*/0);
-      }
+      forEachConvMethod([&] {
+        for (const ConvCase &cc : cases) {
+          SCOPED_TRACE(std::to_string(cc.input[1]) + "x" +
+                       std::to_string(cc.input[2]) + "x" +
+                       std::to_string(cc.input[3]) + " kernel " +
+                       std::to_string(cc.kernel[1]) + " stride " +
+                       std::to_string(cc.sh) + "x" + std::to_string(cc.sw));
+          checkConv(cc, nchw, nchw, nchw, 0, rng);
+          checkConv(cc, nhwc, nchw, nchw, 0, rng);
+          checkConv(cc, nchw, nchw, nchw, 0, rng, /*flags=*/0);
+          checkConv(cc, nchw, nchw, nchw, 0, rng, /*flags=*/0,
+                    /*inExtraColumns=*/3);
+        }
+      });
     });
   }
   telarrt_set_num_threads(saved);
@@ -633,20 +662,24 @@ TEST(RuntimeKernels, Conv2dImplicitPadding) {
     telarrt_set_num_threads(threads);
     SCOPED_TRACE("threads " + std::to_string(threads));
     forEachGemmKernel([&] {
-      for (const ConvCase &cc : cases) {
-        SCOPED_TRACE(std::to_string(cc.input[1]) + "x" +
-                     std::to_string(cc.input[2]) + "x" +
-                     std::to_string(cc.input[3]) + " kernel " +
-                     std::to_string(cc.kernel[1]) + " stride " +
-                     std::to_string(cc.sh) + "x" + std::to_string(cc.sw) +
-                     " pads " + std::to_string(cc.pads[0]) + "," +
-                     std::to_string(cc.pads[1]) + "," +
-                     std::to_string(cc.pads[2]) + "," +
-                     std::to_string(cc.pads[3]));
-        checkConv(cc, nchw, nchw, nchw, 0, rng);
-        checkConv(cc, nhwc, nchw, nchw, 0, rng); // element by element
-        checkConv(cc, nchw, nchw, nchw, 1, rng); // im2col materialised
-      }
+      forEachConvMethod([&] {
+        for (const ConvCase &cc : cases) {
+          SCOPED_TRACE(std::to_string(cc.input[1]) + "x" +
+                       std::to_string(cc.input[2]) + "x" +
+                       std::to_string(cc.input[3]) + " kernel " +
+                       std::to_string(cc.kernel[1]) + " stride " +
+                       std::to_string(cc.sh) + "x" + std::to_string(cc.sw) +
+                       " pads " + std::to_string(cc.pads[0]) + "," +
+                       std::to_string(cc.pads[1]) + "," +
+                       std::to_string(cc.pads[2]) + "," +
+                       std::to_string(cc.pads[3]));
+          checkConv(cc, nchw, nchw, nchw, 0, rng);
+          checkConv(cc, nhwc, nchw, nchw, 0, rng); // element by element
+          checkConv(cc, nchw, nchw, nchw, 1, rng); // im2col materialised
+          checkConv(cc, nchw, nchw, nchw, 0, rng, TELAR_KERNEL_ACCUMULATE,
+                    /*inExtraColumns=*/2);
+        }
+      });
     });
   }
   telarrt_set_num_threads(saved);
@@ -669,14 +702,16 @@ TEST(RuntimeKernels, Conv2dFlags) {
     telarrt_set_num_threads(threads);
     SCOPED_TRACE("threads " + std::to_string(threads));
     forEachGemmKernel([&] {
-      for (const ConvCase &cc : cases)
-        for (int64_t flags :
-             {int64_t(0), int64_t(TELAR_KERNEL_RELU),
-              int64_t(TELAR_KERNEL_ACCUMULATE | TELAR_KERNEL_RELU)}) {
-          SCOPED_TRACE("flags " + std::to_string(flags));
-          checkConv(cc, nchw, nchw, nchw, 0, rng, flags);
-          checkConv(cc, nchw, nchw, nchw, 1, rng, flags);
-        }
+      forEachConvMethod([&] {
+        for (const ConvCase &cc : cases)
+          for (int64_t flags :
+               {int64_t(0), int64_t(TELAR_KERNEL_RELU),
+                int64_t(TELAR_KERNEL_ACCUMULATE | TELAR_KERNEL_RELU)}) {
+            SCOPED_TRACE("flags " + std::to_string(flags));
+            checkConv(cc, nchw, nchw, nchw, 0, rng, flags);
+            checkConv(cc, nchw, nchw, nchw, 1, rng, flags);
+          }
+      });
     });
   }
   telarrt_set_num_threads(saved);
