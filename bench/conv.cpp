@@ -1,7 +1,7 @@
 //===- conv.cpp - The runtime's convolution on ResNet-18's layers ---------===//
 //
 // telar-conv-bench [--threads N] [--min-time SECONDS] [--only SUBSTRING]
-//                  [--explicit-pad] [--relu] [--batch B]
+//                  [--explicit-pad] [--relu] [--batch B] [--methods]
 //
 // Milliseconds and GFLOP/s of telarrt_conv2d_nchw_f32 on each distinct
 // convolution of ResNet-18 at 224x224 (batch 1 unless --batch), with the
@@ -9,8 +9,10 @@
 // convolutions (each layer times the number of times it occurs). The
 // padding is implicit (pad_top/pad_left, the unpadded image as input)
 // unless --explicit-pad passes an input padded beforehand (as before the
-// kernels took pads); --relu asks for the ReLU epilogue. Asserts nothing
-// about speed.
+// kernels took pads); --relu asks for the ReLU epilogue. --methods times
+// each conv method (telarrt_set_conv_method: phase planes, im2col panels,
+// im2col) on each layer, taking turns round by round, and prints the
+// ratio of panels to planes. Asserts nothing about speed.
 //
 //===----------------------------------------------------------------------===//
 
@@ -60,24 +62,38 @@ std::vector<float> randomVector(size_t n, unsigned seed) {
   return v;
 }
 
-/// Seconds per call of `f`: the best of 5 rounds of at least `minTime`/5.
-double timeIt(const std::function<void()> &f, double minTime) {
+/// Seconds per call of each of `fs`: the best of `rounds` rounds of at
+/// least `minTime / rounds` each, the functions taking turns round by
+/// round (so that a slow phase of the machine hits them all alike).
+std::vector<double> timeEach(const std::vector<std::function<void()>> &fs,
+                             double minTime, int rounds = 5) {
   using Clock = std::chrono::steady_clock;
-  f(); // warm up (scratch buffers, threads, packed weights)
-  double best = 1e30;
-  for (int round = 0; round < 5; ++round) {
-    int calls = 0;
-    auto start = Clock::now();
-    double elapsed;
-    do {
-      f();
-      ++calls;
-      elapsed = std::chrono::duration<double>(Clock::now() - start).count();
-    } while (elapsed < minTime / 5);
-    best = std::min(best, elapsed / calls);
-  }
+  std::vector<double> best(fs.size(), 1e30);
+  for (const auto &f : fs)
+    f(); // warm up (scratch buffers, threads, packed weights)
+  for (int round = 0; round < rounds; ++round)
+    for (size_t i = 0; i < fs.size(); ++i) {
+      int calls = 0;
+      auto start = Clock::now();
+      double elapsed;
+      do {
+        fs[i]();
+        ++calls;
+        elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+      } while (elapsed < minTime / rounds);
+      best[i] = std::min(best[i], elapsed / calls);
+    }
   return best;
 }
+
+/// The conv methods --methods compares (TELARRT_CONV_*), by name.
+struct Method {
+  const char *name;
+  int value;
+};
+const Method kMethods[] = {{"planes", TELARRT_CONV_PHASE_PLANES},
+                           {"panels", TELARRT_CONV_IM2COL_PANELS},
+                           {"im2col", TELARRT_CONV_IM2COL}};
 
 TelarMemRef4F32 dense(float *p, int64_t n, int64_t c, int64_t h, int64_t w) {
   return {p, p, 0, {n, c, h, w}, {c * h * w, h * w, w, 1}};
@@ -89,7 +105,7 @@ int main(int argc, char **argv) {
   int threads = std::max(1u, std::thread::hardware_concurrency());
   double minTime = 0.3;
   std::string only;
-  bool explicitPad = false, relu = false;
+  bool explicitPad = false, relu = false, methods = false;
   int64_t batch = 1;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
@@ -105,11 +121,13 @@ int main(int argc, char **argv) {
       explicitPad = true;
     } else if (arg == "--relu") {
       relu = true;
+    } else if (arg == "--methods") {
+      methods = true;
     } else {
       std::fprintf(stderr,
                    "usage: telar-conv-bench [--threads N] [--min-time S] "
                    "[--only SUBSTRING] [--explicit-pad] [--relu] "
-                   "[--batch B]\n");
+                   "[--batch B] [--methods]\n");
       return 2;
     }
   }
@@ -118,8 +136,16 @@ int main(int argc, char **argv) {
   std::printf("threads %d, batch %lld, %s padding%s\n", threads,
               (long long)batch, explicitPad ? "explicit" : "implicit",
               relu ? ", ReLU epilogue" : "");
-  std::printf("%-32s %9s %9s %9s\n", "layer", "ms", "GFLOP/s", "x count");
+  if (methods) {
+    std::printf("%-32s", "layer (ms)");
+    for (const Method &m : kMethods)
+      std::printf(" %9s", m.name);
+    std::printf(" %15s\n", "panels / planes");
+  } else {
+    std::printf("%-32s %9s %9s %9s\n", "layer", "ms", "GFLOP/s", "x count");
+  }
   double total = 0;
+  std::vector<double> totals(std::size(kMethods), 0.0);
   for (const Layer &l : kLayers) {
     if (!only.empty() && std::string(l.name).find(only) == std::string::npos)
       continue;
@@ -139,22 +165,45 @@ int main(int argc, char **argv) {
     TelarMemRef4F32 df = dense(filter.data(), l.f, l.c, l.k, l.k);
     TelarMemRef4F32 dout = dense(result.data(), batch, l.f, out, out);
     int64_t flags = TELAR_KERNEL_ACCUMULATE | (relu ? TELAR_KERNEL_RELU : 0);
-    double s = timeIt(
-        [&] {
-          if (telarrt_conv2d_nchw_f32(context, &di, &df, &dout, l.stride,
-                                      l.stride, 1, 1, pad, pad, flags) !=
-              TELAR_STATUS_OK) {
-            std::fprintf(stderr, "%s\n", telarrt_context_error(context));
-            std::exit(1);
-          }
-        },
-        minTime);
+    auto conv = [&] {
+      if (telarrt_conv2d_nchw_f32(context, &di, &df, &dout, l.stride,
+                                  l.stride, 1, 1, pad, pad, flags) !=
+          TELAR_STATUS_OK) {
+        std::fprintf(stderr, "%s\n", telarrt_context_error(context));
+        std::exit(1);
+      }
+    };
+    if (methods) {
+      std::vector<std::function<void()>> fs;
+      for (const Method &m : kMethods)
+        fs.push_back([&, m] {
+          telarrt_set_conv_method(m.value);
+          conv();
+        });
+      std::vector<double> t = timeEach(fs, minTime * std::size(kMethods));
+      telarrt_set_conv_method(TELARRT_CONV_AUTO);
+      std::printf("%-32s", l.name);
+      for (size_t i = 0; i < t.size(); ++i) {
+        std::printf(" %9.3f", t[i] * 1e3);
+        totals[i] += t[i] * l.count;
+      }
+      std::printf(" %15.2f\n", t[1] / t[0]);
+      continue;
+    }
+    double s = timeEach({conv}, minTime)[0];
     double flops = 2.0 * batch * l.f * l.c * l.k * l.k * out * out;
     std::printf("%-32s %9.3f %9.1f %9.3f\n", l.name, s * 1e3, flops / s / 1e9,
                 s * 1e3 * l.count);
     total += s * l.count;
   }
-  std::printf("%-32s %9.3f\n", "total (x count)", total * 1e3);
+  if (methods) {
+    std::printf("%-32s", "total (x count)");
+    for (double t : totals)
+      std::printf(" %9.3f", t * 1e3);
+    std::printf(" %15.2f\n", totals[1] / totals[0]);
+  } else {
+    std::printf("%-32s %9.3f\n", "total (x count)", total * 1e3);
+  }
   telarrt_context_destroy(context);
   return 0;
 }

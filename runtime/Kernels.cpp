@@ -611,35 +611,52 @@ void convPhasePlanes(GemmKernel kernel, const View &a, const float *input,
                                               ry / s.sh * wq + rx / s.sw;
       }
 
-  // Work items: tiles of columns (whole micro-tiles; a tile's rows of the
-  // output stay in L2), and blocks of filters when there are fewer tiles
-  // than threads.
+  // Work items: blocks of filters times tiles of columns, both of whole
+  // micro-tiles. Each thread gets the same number of items; the split of
+  // the filters is the one (dividing the threads) that gives the fewest
+  // micro-tiles to the busiest thread (at 14 x 14, 256 filters, 2 threads:
+  // 7 column panels split 4 + 3 against 22 row panels 11 + 11). Then the
+  // columns are cut into tiles whose output rows fit in L2.
   int64_t tileCols = detail::gemmTileCols(kernel);
   int64_t tileRows = detail::gemmTileRows(kernel);
+  int64_t colPanels = (columns + tileCols - 1) / tileCols;
+  int64_t rowPanels = (s.f + tileRows - 1) / tileRows;
   int threads = availableThreads();
   double work = double(s.f) * double(depth) * double(columns);
   bool parallel = threads > 1 && work >= kMinParallelWork;
-  int64_t fit = std::max<int64_t>(
-      tileCols, (kConvTileBytes / int64_t(sizeof(float)) / s.f) / tileCols *
-                    tileCols);
-  int64_t colTiles = (columns + fit - 1) / fit;
-  if (parallel && colTiles % threads != 0 && colTiles < 4 * threads)
-    colTiles = std::min((columns + tileCols - 1) / tileCols,
-                        (colTiles + threads - 1) / threads * threads);
-  int64_t colTile =
-      ((columns + colTiles - 1) / colTiles + tileCols - 1) / tileCols *
-      tileCols;
-  colTiles = (columns + colTile - 1) / colTile;
-  int64_t rowUnit = (kMinBlock + tileRows - 1) / tileRows * tileRows;
-  int64_t rowBlocks = 1;
-  if (parallel && colTiles < threads)
-    rowBlocks = std::max<int64_t>(
-        1, std::min<int64_t>((threads + colTiles - 1) / colTiles,
-                             s.f / rowUnit));
+  auto ceilDiv = [](int64_t a, int64_t b) { return (a + b - 1) / b; };
+  int64_t rowBlocks = 1, colGroups = 1;
+  if (parallel) {
+    int64_t best = -1;
+    for (int64_t rb = 1; rb <= threads; ++rb) {
+      if (threads % rb || rb > rowPanels || threads / rb > colPanels)
+        continue;
+      int64_t cost = ceilDiv(colPanels, threads / rb) * ceilDiv(rowPanels, rb);
+      if (best < 0 || cost < best) {
+        best = cost;
+        rowBlocks = rb;
+        colGroups = threads / rb;
+      }
+    }
+  }
+  int64_t blockRows = ceilDiv(rowPanels, rowBlocks) * tileRows;
+  int64_t fitPanels = std::max<int64_t>(
+      1, kConvTileBytes / int64_t(sizeof(float)) / blockRows / tileCols);
+  // Tiles: a multiple of the column groups, each at most fitPanels wide.
+  int64_t colTiles =
+      std::min(colPanels, ceilDiv(ceilDiv(colPanels, fitPanels), colGroups) *
+                              colGroups);
+  int64_t colTile = ceilDiv(colPanels, colTiles) * tileCols;
+  colTiles = ceilDiv(columns, colTile);
   int64_t items = colTiles * rowBlocks;
   parallel = parallel && items > 1;
   int used = parallel ? static_cast<int>(std::min<int64_t>(threads, items))
                       : 1;
+  // Row block b: filters [rowEdge(b), rowEdge(b + 1)).
+  auto rowEdge = [&](int64_t b) {
+    return std::min(s.f, (rowPanels * b + rowBlocks / 2) / rowBlocks *
+                             tileRows);
+  };
 
   float *planes =
       inPlace ? nullptr
@@ -687,10 +704,9 @@ void convPhasePlanes(GemmKernel kernel, const View &a, const float *input,
 #pragma omp for schedule(static)
       for (int64_t item = 0; item < items; ++item) {
         int64_t rb = item / colTiles, ct = item % colTiles;
-        int64_t r0 = rb == 0 ? 0 : s.f * rb / rowBlocks / rowUnit * rowUnit;
-        int64_t r1 = rb + 1 == rowBlocks
-                         ? s.f
-                         : s.f * (rb + 1) / rowBlocks / rowUnit * rowUnit;
+        int64_t r0 = rowEdge(rb), r1 = rb + 1 == rowBlocks ? s.f : rowEdge(rb + 1);
+        if (r0 >= r1)
+          continue;
         int64_t c0 = ct * colTile, c1 = std::min(columns, c0 + colTile);
         View rows{a.p + r0 * a.rs, r1 - r0, depth, a.rs, a.cs};
         if (direct) {
