@@ -581,9 +581,12 @@ int64_t floorDiv(int64_t a, int64_t b) {
 /// output without the extra columns (with the accumulation and the ReLU);
 /// with wq == ow it writes the output itself.
 /// The filter `a` is F x (C*KH*KW); the output's pixels have unit stride.
+/// With `bias` (F values `biasStride` apart), bias[f] goes into the copy
+/// (or, writing the output itself, into each block before its GEMM).
 void convPhasePlanes(GemmKernel kernel, const View &a, const float *input,
                      const int64_t *ist, float *output, const int64_t *ost,
-                     const ConvShape &s, bool accumulate, bool relu) {
+                     const ConvShape &s, bool accumulate, bool relu,
+                     const float *bias, int64_t biasStride) {
   int64_t spanH = (s.kh - 1) * s.dh, spanW = (s.kw - 1) * s.dw;
   int64_t phases = s.sh * s.sw;
   bool inPlace = s.sh == 1 && s.sw == 1 && s.padTop == 0 && s.padLeft == 0 &&
@@ -710,10 +713,17 @@ void convPhasePlanes(GemmKernel kernel, const View &a, const float *input,
         int64_t c0 = ct * colTile, c1 = std::min(columns, c0 + colTile);
         View rows{a.p + r0 * a.rs, r1 - r0, depth, a.rs, a.cs};
         if (direct) {
+          if (bias)
+            for (int64_t i = r0; i < r1; ++i) {
+              float *o = imageOut + i * ost[1];
+              float b = bias[i * biasStride];
+              for (int64_t q = c0; q < c1; ++q)
+                o[q] = accumulate ? o[q] + b : b;
+            }
           detail::gemmOffsetRows(kernel, rows, {base + c0, offsets.data(), relu},
                                  {imageOut + r0 * ost[1] + c0, r1 - r0,
                                   c1 - c0, ost[1], 1},
-                                 accumulate);
+                                 accumulate || bias);
           continue;
         }
         int64_t ldt = c1 - c0;
@@ -729,10 +739,27 @@ void convPhasePlanes(GemmKernel kernel, const View &a, const float *input,
           for (int64_t i = r0; i < r1 && count > 0; ++i) {
             const float *src = tile + (i - r0) * ldt + (q - c0);
             float *dst = imageOut + i * ost[1] + oy * s.ow + ox;
-            for (int64_t t = 0; t < count; ++t) {
-              float v = accumulate ? dst[t] + src[t] : src[t];
-              // NaN stays NaN (arith.maximumf).
-              dst[t] = relu && v < 0.0f ? 0.0f : v;
+            float b = bias ? bias[i * biasStride] : 0.0f;
+            // Each case its own loop, for the vectoriser; NaN stays NaN
+            // under the ReLU (arith.maximumf).
+            if (!accumulate && !relu && !bias) {
+              std::copy(src, src + count, dst);
+            } else if (!accumulate && !relu) {
+              for (int64_t t = 0; t < count; ++t)
+                dst[t] = src[t] + b;
+            } else if (!accumulate) {
+              for (int64_t t = 0; t < count; ++t) {
+                float v = src[t] + b;
+                dst[t] = v < 0.0f ? 0.0f : v;
+              }
+            } else if (!relu) {
+              for (int64_t t = 0; t < count; ++t)
+                dst[t] = dst[t] + (src[t] + b);
+            } else {
+              for (int64_t t = 0; t < count; ++t) {
+                float v = dst[t] + (src[t] + b);
+                dst[t] = v < 0.0f ? 0.0f : v;
+              }
             }
           }
           q = end;
@@ -743,11 +770,28 @@ void convPhasePlanes(GemmKernel kernel, const View &a, const float *input,
 }
 } // namespace
 
+/// out = bias (out += bias with `accumulate`) on every pixel of each
+/// filter's output.
+static void addBias(TelarMemRef4F32 *out, const float *bias,
+                    int64_t biasStride, bool accumulate) {
+  const int64_t *os = out->sizes, *ost = out->strides;
+  float *p = out->aligned + out->offset;
+  for (int64_t i = 0; i < os[0]; ++i)
+    for (int64_t j = 0; j < os[1]; ++j) {
+      float b = bias[j * biasStride];
+      for (int64_t y = 0; y < os[2]; ++y) {
+        float *row = p + i * ost[0] + j * ost[1] + y * ost[2];
+        for (int64_t x = 0; x < os[3]; ++x)
+          row[x * ost[3]] = accumulate ? row[x * ost[3]] + b : b;
+      }
+    }
+}
+
 static int conv2dNchw(TelarContext *ctx, const char *kernel,
                       TelarMemRef4F32 *in, TelarMemRef4F32 *filter,
-                      TelarMemRef4F32 *out, int64_t sh, int64_t sw,
-                      int64_t dh, int64_t dw, int64_t padTop, int64_t padLeft,
-                      int64_t flags) {
+                      const TelarMemRef1F32 *biasRef, TelarMemRef4F32 *out,
+                      int64_t sh, int64_t sw, int64_t dh, int64_t dw,
+                      int64_t padTop, int64_t padLeft, int64_t flags) {
   const int64_t *is = in->sizes, *fs = filter->sizes, *os = out->sizes;
   int64_t n = is[0], c = is[1], h = is[2], w = is[3];
   int64_t f = fs[0], kh = fs[2], kw = fs[3];
@@ -764,9 +808,9 @@ static int conv2dNchw(TelarContext *ctx, const char *kernel,
           "%s: strides and dilations must be positive (%lld %lld %lld "
           "%lld)",
           kernel, (long long)sh, (long long)sw, (long long)dh, (long long)dw);
-  if (flags & ~int64_t(TELAR_KERNEL_ACCUMULATE | TELAR_KERNEL_RELU))
-    return detail::fail(ctx, TELAR_STATUS_INVALID_ARGUMENT,
-                        "%s: unknown flags %lld", kernel, (long long)flags);
+  if (!checkFlags(ctx, kernel, flags,
+                  TELAR_KERNEL_ACCUMULATE | TELAR_KERNEL_RELU))
+    return TELAR_STATUS_INVALID_ARGUMENT;
   // Each output row's (column's) window must overlap the image: the
   // padding on each side is smaller than the kernel's span.
   int64_t spanH = (kh - 1) * dh + 1, spanW = (kw - 1) * dw + 1;
@@ -784,13 +828,25 @@ static int conv2dNchw(TelarContext *ctx, const char *kernel,
           (long long)sh, (long long)sw, (long long)dh, (long long)dw,
           (long long)padTop, (long long)padLeft, (long long)padBottom,
           (long long)padRight, (long long)h, (long long)w);
+  if (biasRef && biasRef->sizes[0] != f)
+    return detail::fail(ctx, TELAR_STATUS_INVALID_ARGUMENT,
+                        "%s: a bias of %lld values for %lld filters", kernel,
+                        (long long)biasRef->sizes[0], (long long)f);
+  const float *bias =
+      biasRef ? biasRef->aligned + biasRef->offset : nullptr;
+  int64_t biasStride = biasRef ? biasRef->strides[0] : 0;
   bool accumulate = flags & TELAR_KERNEL_ACCUMULATE;
   bool relu = flags & TELAR_KERNEL_RELU;
   int64_t depth = c * kh * kw, pixels = oh * ow;
   if (n == 0 || f == 0 || pixels == 0 || depth == 0) {
-    // An empty sum: c = 0 (ACCUMULATE unset: c is not read), then the ReLU.
-    if (!accumulate || relu)
-      overwriteOutput(out, /*relu=*/accumulate && relu);
+    // An empty sum: c = 0 (ACCUMULATE unset: c is not read), plus the bias,
+    // then the ReLU.
+    if (bias)
+      addBias(out, bias, biasStride, accumulate);
+    else if (!accumulate)
+      overwriteOutput(out, /*relu=*/false);
+    if (relu)
+      overwriteOutput(out, /*relu=*/true);
     return TELAR_STATUS_OK;
   }
   if (!fitsBlas(f, pixels, depth))
@@ -858,8 +914,13 @@ static int conv2dNchw(TelarContext *ctx, const char *kernel,
     convPhasePlanes(gemmKernel, filterView, input, ist, output, ost,
                     {n, c, h, w, f, kh, kw, oh, ow, sh, sw, dh, dw, padTop,
                      padLeft},
-                    accumulate, relu);
+                    accumulate, relu, bias, biasStride);
     return TELAR_STATUS_OK;
+  }
+  // The other ways add the bias to the output first.
+  if (bias) {
+    addBias(out, bias, biasStride, accumulate);
+    accumulate = true;
   }
   if (ownGemm && unitPixels && !direct &&
       convMethod != TELARRT_CONV_IM2COL) {
@@ -1028,8 +1089,21 @@ int telarrt_conv2d_nchw_f32(TelarContext *ctx, TelarMemRef4F32 *in,
                             int64_t flags) {
   const char *kernel = "telarrt_conv2d_nchw_f32";
   return guarded(ctx, kernel, [&] {
-    return conv2dNchw(ctx, kernel, in, filter, out, sh, sw, dh, dw, pad_top,
-                      pad_left, flags);
+    return conv2dNchw(ctx, kernel, in, filter, nullptr, out, sh, sw, dh, dw,
+                      pad_top, pad_left, flags);
+  });
+}
+
+int telarrt_conv2d_nchw_bias_f32(TelarContext *ctx, TelarMemRef4F32 *in,
+                                 TelarMemRef4F32 *filter,
+                                 TelarMemRef1F32 *bias, TelarMemRef4F32 *out,
+                                 int64_t sh, int64_t sw, int64_t dh,
+                                 int64_t dw, int64_t pad_top, int64_t pad_left,
+                                 int64_t flags) {
+  const char *kernel = "telarrt_conv2d_nchw_bias_f32";
+  return guarded(ctx, kernel, [&] {
+    return conv2dNchw(ctx, kernel, in, filter, bias, out, sh, sw, dh, dw,
+                      pad_top, pad_left, flags);
   });
 }
 

@@ -103,13 +103,46 @@ bool isZeroFillOf(Operation *op, Value out) {
          matchPattern(yield.getOperand(0), m_AnyZeroFloat());
 }
 
-/// The op that made all of `out` zero last before `before` (in the same
-/// block, nothing touching the buffer or a view of it in between): a zero
-/// fill (isZeroFillOf), or a `memref.copy` into it from a buffer that was
-/// itself zero then (found the same way, `depth` levels deep); else null.
+/// The 1-D buffer whose broadcast along dimensions 0, 2 and 3 `op` writes
+/// to all of the rank-4 `out`, reading nothing else (a conv's bias: a
+/// `linalg.broadcast`, or the generic form of one); else null.
+Value biasBroadcastInto(Operation *op, Value out) {
+  auto outType = dyn_cast<MemRefType>(out.getType());
+  if (!outType || outType.getRank() != 4)
+    return {};
+  if (auto bc = dyn_cast<linalg::BroadcastOp>(op)) {
+    if (!bc.hasPureBufferSemantics() || bc.getInit() != out ||
+        bc.getDimensions() != ArrayRef<int64_t>{0, 2, 3})
+      return {};
+    return bc.getInput();
+  }
+  auto g = dyn_cast<linalg::GenericOp>(op);
+  if (!g || !g.hasPureBufferSemantics() || g.getNumDpsInputs() != 1 ||
+      g.getNumDpsInits() != 1 || g.getDpsInitOperand(0)->get() != out ||
+      g.getNumParallelLoops() != g.getNumLoops() ||
+      !g.getMatchingIndexingMap(g.getDpsInitOperand(0)).isIdentity())
+    return {};
+  OpOperand *input = g.getDpsInputOperand(0);
+  MLIRContext *ctx = op->getContext();
+  if (g.getMatchingIndexingMap(input) !=
+      AffineMap::get(4, 0, getAffineDimExpr(1, ctx)))
+    return {};
+  Block &body = g.getRegion().front();
+  auto yield = dyn_cast<linalg::YieldOp>(body.front());
+  if (!yield || yield.getNumOperands() != 1 ||
+      yield.getOperand(0) != body.getArgument(0))
+    return {};
+  return input->get();
+}
+
+/// The op that set all of `out` last before `before` as `sets` says (in the
+/// same block, nothing touching the buffer or a view of it in between):
+/// one `sets` accepts, or a `memref.copy` into it from a buffer that was
+/// itself so set then (found the same way, `depth` levels deep); else null.
 /// The buffer must be an allocation or a function argument, whose aliases
 /// are all SSA views of it (not a global, which get_global may alias).
-Operation *zeroWriterBefore(Operation *before, Value out, int depth) {
+Operation *initWriterBefore(Operation *before, Value out, int depth,
+                            function_ref<bool(Operation *, Value)> sets) {
   // The buffer the output views, and every view of it.
   Value root = out;
   while (auto view = root.getDefiningOp<ViewLikeOpInterface>())
@@ -125,13 +158,14 @@ Operation *zeroWriterBefore(Operation *before, Value out, int depth) {
   collectAliases(root, aliases);
   for (Operation *prev = before->getPrevNode(); prev;
        prev = prev->getPrevNode()) {
-    if (isZeroFillOf(prev, out))
+    if (sets(prev, out))
       return prev;
     if (auto copy = dyn_cast<memref::CopyOp>(prev);
         copy && copy.getTarget() == out && depth > 0 &&
         !aliases.contains(copy.getSource()))
-      return zeroWriterBefore(copy, copy.getSource(), depth - 1) ? prev
-                                                                 : nullptr;
+      return initWriterBefore(copy, copy.getSource(), depth - 1, sets)
+                 ? prev
+                 : nullptr;
     // Anything else in between must not touch the buffer: free of memory
     // effects, or with none of its operands (or regions' captures) a view
     // of it.
@@ -147,6 +181,17 @@ Operation *zeroWriterBefore(Operation *before, Value out, int depth) {
       return nullptr;
   }
   return nullptr;
+}
+
+/// The op that made all of `out` zero last before `before`
+/// (initWriterBefore with zero fills, isZeroFillOf).
+Operation *zeroWriterBefore(Operation *before, Value out, int depth) {
+  return initWriterBefore(before, out, depth, isZeroFillOf);
+}
+
+/// Whether `op` broadcasts a bias into all of `buffer` (biasBroadcastInto).
+bool isBiasBroadcastOf(Operation *op, Value buffer) {
+  return static_cast<bool>(biasBroadcastInto(op, buffer));
 }
 
 /// The allocation or function argument that `v` views, or null (a global,
@@ -230,13 +275,14 @@ void foldTransposedOperands(linalg::LinalgOp op) {
 }
 
 void replaceWithCall(linalg::LinalgOp op, Value context, StringRef callee,
-                     ArrayRef<int64_t> intArgs) {
+                     ArrayRef<int64_t> intArgs,
+                     std::optional<SmallVector<Value>> memrefs = {}) {
   ModuleOp module = op->getParentOfType<ModuleOp>();
   OpBuilder b(op);
   Location loc = op.getLoc();
   SmallVector<Value> args = {context};
   SmallVector<Type> types = {context.getType()};
-  for (Value v : op->getOperands()) {
+  for (Value v : memrefs ? *memrefs : SmallVector<Value>(op->getOperands())) {
     auto t = cast<MemRefType>(v.getType());
     auto dyn = dynamicStridedType(b.getContext(), t.getRank(),
                                   t.getElementType());
@@ -602,12 +648,21 @@ struct TelarLinalgToLibraryCalls
     // between a pad's copy and its conv is still linalg (whose effects
     // say exactly what they write, unlike the calls).
     SmallVector<SmallVector<int64_t>> convArgs;
+    SmallVector<Value> convBiases;
     for (linalg::LinalgOp op : convs) {
       convArgs.push_back(
           prepareConvCall(cast<linalg::Conv2DNchwFchwOp>(op.getOperation())));
-      // Overwrite rather than accumulate when the output was just zeroed.
+      // Overwrite rather than accumulate when the output was just zeroed,
+      // or add the bias it was just set to.
       int64_t &flags = convArgs.back().back();
       flags = (flags & ~int64_t(TELAR_KERNEL_ACCUMULATE)) | overwriteFlags(op);
+      Value bias;
+      if (flags & TELAR_KERNEL_ACCUMULATE) {
+        bias = foldBiasInit(op);
+        if (bias)
+          flags &= ~int64_t(TELAR_KERNEL_ACCUMULATE);
+      }
+      convBiases.push_back(bias);
     }
     for (linalg::LinalgOp op : matmuls)
       replaceWithCall(op, contextOf(op), "telarrt_matmul_f32",
@@ -615,9 +670,43 @@ struct TelarLinalgToLibraryCalls
     for (linalg::LinalgOp op : batchMatmuls)
       replaceWithCall(op, contextOf(op), "telarrt_batch_matmul_f32",
                       {overwriteFlags(op)});
-    for (auto [op, args] : llvm::zip(convs, convArgs))
-      replaceWithCall(op, contextOf(op), "telarrt_conv2d_nchw_f32", args);
+    for (auto [op, args, bias] : llvm::zip(convs, convArgs, convBiases)) {
+      if (!bias) {
+        replaceWithCall(op, contextOf(op), "telarrt_conv2d_nchw_f32", args);
+        continue;
+      }
+      SmallVector<Value> operands(op->getOperands());
+      operands.insert(operands.begin() + 2, bias);
+      replaceWithCall(op, contextOf(op), "telarrt_conv2d_nchw_bias_f32", args,
+                      operands);
+    }
     eraseUnreadFills();
+  }
+
+  /// The bias `op`'s (a conv's) output was just set to, whose broadcast (or
+  /// copy of a shared broadcast) then goes: the call adds it with the
+  /// result. Null when there is none, or when the bias buffer may change
+  /// between the broadcast and the conv.
+  Value foldBiasInit(linalg::LinalgOp op) {
+    Value out = op.getDpsInitOperand(0)->get();
+    Operation *writer = initWriterBefore(op, out, /*depth=*/1,
+                                         isBiasBroadcastOf);
+    if (!writer)
+      return {};
+    Operation *broadcast = writer;
+    Value source = out;
+    if (auto copy = dyn_cast<memref::CopyOp>(writer)) {
+      source = copy.getSource();
+      broadcast = initWriterBefore(copy, source, 0, isBiasBroadcastOf);
+    }
+    Value bias = biasBroadcastInto(broadcast, source);
+    if (!localBuffer(bias) ||
+        writtenBetween(broadcast, op.getOperation(), bias))
+      return {};
+    if (source != out)
+      sharedFills.insert(source);
+    writer->erase();
+    return bias;
   }
 
   /// The call's flags: overwrite the output (and erase what zeroed it)
@@ -638,8 +727,8 @@ struct TelarLinalgToLibraryCalls
     return 0;
   }
 
-  /// Zero-filled allocations that only copies read, whose fills go (with
-  /// them) once those copies are gone.
+  /// Allocations zero-filled (or set to a bias) that only copies read,
+  /// whose fills go (with them) once those copies are gone.
   llvm::SetVector<Value> sharedFills;
   void eraseUnreadFills() {
     for (Value buffer : sharedFills) {
@@ -648,7 +737,7 @@ struct TelarLinalgToLibraryCalls
         continue;
       SmallVector<Operation *> users(alloc->getUsers());
       if (!llvm::all_of(users, [&](Operation *u) {
-            return isZeroFillOf(u, buffer);
+            return isZeroFillOf(u, buffer) || isBiasBroadcastOf(u, buffer);
           }))
         continue;
       for (Operation *u : users)

@@ -437,12 +437,14 @@ struct ConvCase {
 /// Runs `cc` with `flags` (ACCUMULATE: onto a random output, else onto
 /// NaNs, which must not be read) and checks it against naive loops that
 /// read 0 outside the image. The input is a view of the first w columns of
-/// a tensor `inExtraColumns` wider.
+/// a tensor `inExtraColumns` wider. With `bias`, through
+/// telarrt_conv2d_nchw_bias_f32 with a random bias (every other element of
+/// a buffer).
 void checkConv(const ConvCase &cc, const std::array<int, 4> &inOrder,
                const std::array<int, 4> &filterOrder,
                const std::array<int, 4> &outOrder, int64_t outGap,
                std::mt19937 &rng, int64_t flags = TELAR_KERNEL_ACCUMULATE,
-               int64_t inExtraColumns = 0) {
+               int64_t inExtraColumns = 0, bool bias = false) {
   auto [n, c, h, w] = cc.input;
   auto [pt, pl, pb, pr] = cc.pads;
   int64_t f = cc.kernel[0], kh = cc.kernel[1], kw = cc.kernel[1];
@@ -463,12 +465,22 @@ void checkConv(const ConvCase &cc, const std::array<int, 4> &inOrder,
   di.sizes[3] = w;
   auto df = filter.descriptor<TelarMemRef4F32>();
   auto dout = out.descriptor<TelarMemRef4F32>();
-  ASSERT_EQ(telarrt_conv2d_nchw_f32(ctx(), &di, &df, &dout, cc.sh, cc.sw,
-                                    cc.dh, cc.dw, pt, pl, flags),
-            TELAR_STATUS_OK)
-      << telarrt_context_error(ctx());
+  std::vector<float> biasData(static_cast<size_t>(2 * f), std::nanf(""));
+  std::uniform_real_distribution<float> dist(-1, 1);
+  for (int64_t i = 0; i < f; ++i)
+    biasData[2 * i] = dist(rng);
+  TelarMemRef1F32 db{biasData.data(), biasData.data(), 0, {f}, {2}};
+  int status = bias ? telarrt_conv2d_nchw_bias_f32(ctx(), &di, &df, &db,
+                                                   &dout, cc.sh, cc.sw, cc.dh,
+                                                   cc.dw, pt, pl, flags)
+                    : telarrt_conv2d_nchw_f32(ctx(), &di, &df, &dout, cc.sh,
+                                              cc.sw, cc.dh, cc.dw, pt, pl,
+                                              flags);
+  ASSERT_EQ(status, TELAR_STATUS_OK) << telarrt_context_error(ctx());
   out.forEach([&](const std::array<int64_t, 4> &o) {
     double want = accumulate ? out0.at(o) : 0.0;
+    if (bias)
+      want += biasData[2 * o[1]];
     for (int64_t ci = 0; ci < c; ++ci)
       for (int64_t y = 0; y < kh; ++y)
         for (int64_t x = 0; x < kw; ++x) {
@@ -678,6 +690,8 @@ TEST(RuntimeKernels, Conv2dImplicitPadding) {
           checkConv(cc, nchw, nchw, nchw, 1, rng); // im2col materialised
           checkConv(cc, nchw, nchw, nchw, 0, rng, TELAR_KERNEL_ACCUMULATE,
                     /*inExtraColumns=*/2);
+          checkConv(cc, nchw, nchw, nchw, 0, rng, /*flags=*/0,
+                    /*inExtraColumns=*/0, /*bias=*/true);
         }
       });
     });
@@ -696,6 +710,7 @@ TEST(RuntimeKernels, Conv2dFlags) {
       {{2, 16, 12, 12}, {12, 3}, 2, 2, 1, 1, {1, 1, 0, 0}},
       {{1, 64, 9, 9}, {40, 3}, 1, 1, 1, 1, {0, 0, 0, 0}},
       {{1, 32, 8, 8}, {24, 1}, 1, 1, 1, 1, {0, 0, 0, 0}}, // read in place
+      {{1, 0, 5, 5}, {3, 3}, 1, 1, 1, 1, {1, 1, 1, 1}},   // an empty sum
   };
   const std::array<int, 4> nchw = {0, 1, 2, 3};
   for (int threads : {1, 2}) {
@@ -710,6 +725,12 @@ TEST(RuntimeKernels, Conv2dFlags) {
             SCOPED_TRACE("flags " + std::to_string(flags));
             checkConv(cc, nchw, nchw, nchw, 0, rng, flags);
             checkConv(cc, nchw, nchw, nchw, 1, rng, flags);
+            // With a bias: added with the result (phase planes) or to the
+            // output beforehand; an output whose pixels do not collapse.
+            for (int64_t f2 : {flags, flags | TELAR_KERNEL_ACCUMULATE}) {
+              checkConv(cc, nchw, nchw, nchw, 0, rng, f2, 0, /*bias=*/true);
+              checkConv(cc, nchw, nchw, nchw, 1, rng, f2, 0, /*bias=*/true);
+            }
           }
       });
     });
@@ -934,7 +955,16 @@ TEST(RuntimeKernels, InvalidOperands) {
   EXPECT_EQ(telarrt_conv2d_nchw_f32(context.get(), &in, &filter, &out, 1, 1,
                                     1, 1, 0, 0, 4),
             TELAR_STATUS_INVALID_ARGUMENT);
-  EXPECT_EQ(context.getError(), "telarrt_conv2d_nchw_f32: unknown flags 4");
+  EXPECT_EQ(context.getError(),
+            "telarrt_conv2d_nchw_f32: unsupported flags 0x4");
+  context.clearError();
+  // A bias that is not one value per filter.
+  TelarMemRef1F32 bias{x.data(), x.data(), 0, {2}, {1}};
+  EXPECT_EQ(telarrt_conv2d_nchw_bias_f32(context.get(), &in, &filter, &bias,
+                                         &out, 1, 1, 1, 1, 0, 0, 0),
+            TELAR_STATUS_INVALID_ARGUMENT);
+  EXPECT_EQ(context.getError(),
+            "telarrt_conv2d_nchw_bias_f32: a bias of 2 values for 1 filters");
   context.clearError();
   // Flags a kernel does not take.
   context.clearError();

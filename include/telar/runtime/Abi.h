@@ -16,8 +16,16 @@
 extern "C" {
 #endif
 
-/* MLIR's strided memref descriptors of f32, ranks 2 to 4: element
+/* MLIR's strided memref descriptors of f32, ranks 1 to 4: element
  * (i, j) of a rank-2 one is aligned[offset + i*strides[0] + j*strides[1]]. */
+typedef struct TelarMemRef1F32 {
+  float *allocated;
+  float *aligned;
+  int64_t offset;
+  int64_t sizes[1];
+  int64_t strides[1];
+} TelarMemRef1F32;
+
 typedef struct TelarMemRef2F32 {
   float *allocated;
   float *aligned;
@@ -137,6 +145,16 @@ int telarrt_conv2d_nchw_f32(TelarContext *ctx, TelarMemRef4F32 *in,
                             TelarMemRef4F32 *filter, TelarMemRef4F32 *out,
                             int64_t sh, int64_t sw, int64_t dh, int64_t dw,
                             int64_t pad_top, int64_t pad_left, int64_t flags);
+/* The same plus bias[f] on every output pixel of filter f (bias has F
+ * elements, any stride): out = bias + conv, or out += bias + conv with
+ * TELAR_KERNEL_ACCUMULATE, then the ReLU. The bias is added with the
+ * result, not as a pass over the output beforehand. */
+int telarrt_conv2d_nchw_bias_f32(TelarContext *ctx, TelarMemRef4F32 *in,
+                                 TelarMemRef4F32 *filter,
+                                 TelarMemRef1F32 *bias, TelarMemRef4F32 *out,
+                                 int64_t sh, int64_t sw, int64_t dh,
+                                 int64_t dw, int64_t pad_top, int64_t pad_left,
+                                 int64_t flags);
 
 /*===----------------------------------------------------------------------===
  * Collectives (runtime/comm; docs/Artifact.md)

@@ -544,3 +544,92 @@ func.func @transposed_operand(%k: memref<16x8x16xf32>, %q: memref<8x16x16xf32>, 
   linalg.batch_matmul ins(%q, %t3 : memref<8x16x16xf32>, memref<8x16x16xf32>) outs(%c : memref<8x16x16xf32>)
   return
 }
+
+// -----
+
+// A conv output just set to its bias (linalg.broadcast along N, H and W,
+// or the generic form fusion leaves) goes to telarrt_conv2d_nchw_bias_f32,
+// which adds the bias itself: the broadcast goes and the call overwrites
+// (flags 0), also through copies of one shared broadcast (whose buffer goes
+// with its last copy), and with the ReLU epilogue (flags 2).
+// CHECK-LABEL: func.func @conv_bias
+// CHECK-NOT: linalg.broadcast
+// CHECK-NOT: linalg.generic
+// CHECK-NOT: memref.copy
+// CHECK: %[[B1:.+]] = memref.cast %arg3 : memref<16xf32> to memref<?xf32, strided<[?], offset: ?>>
+// CHECK: call @telarrt_conv2d_nchw_bias_f32(%arg0, %{{[^,]+}}, %{{[^,]+}}, %[[B1]], %{{[^,]+}}, {{.*}}, %c0_i64{{[_0-9]*}}, %c0_i64{{[_0-9]*}}, %c0_i64{{[_0-9]*}}) :
+// CHECK: call @telarrt_conv2d_nchw_bias_f32({{.*}}, %c0_i64{{[_0-9]*}}, %c0_i64{{[_0-9]*}}, %c0_i64{{[_0-9]*}}) :
+// CHECK: call @telarrt_conv2d_nchw_bias_f32({{.*}}, %c0_i64{{[_0-9]*}}, %c0_i64{{[_0-9]*}}, %c2_i64{{[_0-9]*}}) :
+// CHECK-NOT: linalg.generic
+// CHECK-NOT: memref.alloc
+// CHECK: memref.copy
+// CHECK: return
+// CHECK: func.func private @telarrt_conv2d_nchw_bias_f32(!llvm.ptr, memref<?x?x?x?xf32, strided<[?, ?, ?, ?], offset: ?>>, memref<?x?x?x?xf32, strided<[?, ?, ?, ?], offset: ?>>, memref<?xf32, strided<[?], offset: ?>>, memref<?x?x?x?xf32, strided<[?, ?, ?, ?], offset: ?>>, i64, i64, i64, i64, i64, i64, i64) -> i32
+func.func @conv_bias(%x: memref<1x8x10x10xf32>, %w: memref<16x8x3x3xf32>, %bias: memref<16xf32>,
+                     %y: memref<1x16x8x8xf32>, %z: memref<1x16x8x8xf32>, %r: memref<1x16x8x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  // Shared through copies.
+  %shared = memref.alloc() : memref<1x16x8x8xf32>
+  linalg.broadcast ins(%bias : memref<16xf32>) outs(%shared : memref<1x16x8x8xf32>) dimensions = [0, 2, 3]
+  memref.copy %shared, %y : memref<1x16x8x8xf32> to memref<1x16x8x8xf32>
+  linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+    ins(%x, %w : memref<1x8x10x10xf32>, memref<16x8x3x3xf32>) outs(%y : memref<1x16x8x8xf32>)
+  memref.copy %shared, %z : memref<1x16x8x8xf32> to memref<1x16x8x8xf32>
+  linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+    ins(%x, %w : memref<1x8x10x10xf32>, memref<16x8x3x3xf32>) outs(%z : memref<1x16x8x8xf32>)
+  // The generic form, then a ReLU in place.
+  %out = memref.alloc() : memref<1x16x8x8xf32>
+  linalg.generic {indexing_maps = [affine_map<(n, f, h, w) -> (f)>, affine_map<(n, f, h, w) -> (n, f, h, w)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%bias : memref<16xf32>) outs(%out : memref<1x16x8x8xf32>) {
+  ^bb0(%b: f32, %o: f32):
+    linalg.yield %b : f32
+  }
+  linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+    ins(%x, %w : memref<1x8x10x10xf32>, memref<16x8x3x3xf32>) outs(%out : memref<1x16x8x8xf32>)
+  %relu = memref.alloc() : memref<1x16x8x8xf32>
+  linalg.generic {indexing_maps = [affine_map<(n, f, h, w) -> (n, f, h, w)>, affine_map<(n, f, h, w) -> (n, f, h, w)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%out : memref<1x16x8x8xf32>) outs(%relu : memref<1x16x8x8xf32>) {
+  ^bb0(%o: f32, %d: f32):
+    %m = arith.maximumf %o, %zero : f32
+    linalg.yield %m : f32
+  }
+  memref.copy %relu, %r : memref<1x16x8x8xf32> to memref<1x16x8x8xf32>
+  return
+}
+
+// -----
+
+// The broadcast stays and the conv accumulates onto it (plain kernel,
+// flags 1) when: the bias is written between the broadcast and the conv;
+// the broadcast is along other dimensions; the output is read in between.
+// CHECK-LABEL: func.func @conv_bias_stays
+// CHECK: linalg.broadcast
+// CHECK: linalg.fill
+// CHECK: call @telarrt_conv2d_nchw_f32({{.*}}, %c0_i64{{[_0-9]*}}, %c0_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}}) :
+// CHECK: linalg.broadcast
+// CHECK: call @telarrt_conv2d_nchw_f32({{.*}}, %c0_i64{{[_0-9]*}}, %c0_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}}) :
+// CHECK: linalg.broadcast
+// CHECK: memref.copy
+// CHECK: call @telarrt_conv2d_nchw_f32({{.*}}, %c0_i64{{[_0-9]*}}, %c0_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}}) :
+// CHECK-NOT: bias_f32
+func.func @conv_bias_stays(%x: memref<1x8x10x10xf32>, %w: memref<16x8x3x3xf32>, %bias: memref<16xf32>,
+                           %rows: memref<8xf32>, %y: memref<1x16x8x8xf32>, %z: memref<1x16x8x8xf32>) {
+  %one = arith.constant 1.0 : f32
+  // The bias written in between.
+  linalg.broadcast ins(%bias : memref<16xf32>) outs(%y : memref<1x16x8x8xf32>) dimensions = [0, 2, 3]
+  linalg.fill ins(%one : f32) outs(%bias : memref<16xf32>)
+  linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+    ins(%x, %w : memref<1x8x10x10xf32>, memref<16x8x3x3xf32>) outs(%y : memref<1x16x8x8xf32>)
+  // Along the rows, not the filters.
+  linalg.broadcast ins(%rows : memref<8xf32>) outs(%y : memref<1x16x8x8xf32>) dimensions = [0, 1, 3]
+  linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+    ins(%x, %w : memref<1x8x10x10xf32>, memref<16x8x3x3xf32>) outs(%y : memref<1x16x8x8xf32>)
+  // The output read in between.
+  linalg.broadcast ins(%bias : memref<16xf32>) outs(%y : memref<1x16x8x8xf32>) dimensions = [0, 2, 3]
+  memref.copy %y, %z : memref<1x16x8x8xf32> to memref<1x16x8x8xf32>
+  linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+    ins(%x, %w : memref<1x8x10x10xf32>, memref<16x8x3x3xf32>) outs(%y : memref<1x16x8x8xf32>)
+  return
+}

@@ -110,7 +110,14 @@ def TelarLinalgToLibraryCalls : Pass<"telar-linalg-to-library-calls", "ModuleOp"
     span stay explicit. An elementwise `max(x, 0)` (`arith.maximumf`) that is
     the first reader of the convolution's local output buffer, in place or
     (as the buffer's last reader) into a fresh buffer of the same type,
-    becomes the kernel's ReLU epilogue (`TELAR_KERNEL_RELU`). Each call
+    becomes the kernel's ReLU epilogue (`TELAR_KERNEL_RELU`). A
+    convolution whose output was just set to a bias (a `linalg.broadcast`
+    of a 1-D buffer along dimensions 0, 2 and 3, or the `linalg.generic`
+    form of one; directly, or through a copy of a shared broadcast, as for
+    zero fills; the bias buffer an allocation or argument unwritten since)
+    calls `telarrt_conv2d_nchw_bias_f32` instead, which adds the bias with
+    the result: the broadcast (or the copy) goes and the call overwrites.
+    Each call
     takes the enclosing function's runtime context first (from
     `telar-add-runtime-context`) and returns an `i32` status (the callee is
     marked `telar.runtime_status`), which `telar-lower-runtime-calls`
