@@ -373,3 +373,25 @@ void telar::runtime::detail::gemmOffsetRows(GemmKernel kernel,
   else
     avx2::gemmUnitColumns(na, shape, nc, nullptr, accumulate, nullptr, &b);
 }
+
+void telar::runtime::detail::gemmOffsetColumnsA(
+    GemmKernel kernel, const OffsetRowsB &a, int64_t k, const MatrixView &b,
+    const PackedB *packed, const MatrixView &c, bool accumulate) {
+  MatrixView shape{nullptr, c.rows, k, 0, 0};
+  if (emptyProduct(shape, c, accumulate))
+    return;
+  MatrixView nb = normalise(b), nc = normalise(c);
+  if (nc.cs != 1) {
+    std::fprintf(stderr, "telar runtime: gemmOffsetColumnsA needs an output "
+                         "with contiguous columns\n");
+    std::abort();
+  }
+  if (packed && packed->kernel != kernel)
+    packed = nullptr;
+  if (kernel == GemmKernel::Avx512)
+    avx512::gemmUnitColumns(shape, nb, nc, packed, accumulate, nullptr,
+                            nullptr, &a);
+  else
+    avx2::gemmUnitColumns(shape, nb, nc, packed, accumulate, nullptr, nullptr,
+                          &a);
+}

@@ -125,6 +125,15 @@ void gemmOffsetRows(GemmKernel kernel, const MatrixView &a,
                     const OffsetRowsB &rows, const MatrixView &c,
                     bool accumulate);
 
+/// c += a . b (c = a . b without `accumulate`) with `a` the m x k matrix
+/// (m = c.rows) whose element (i, k) is a.base[a.rowOffsets[k] + i]: a
+/// convolution's transposed im2col matrix over phase planes, with the
+/// pixels as rows. `b` and `packed` as for gemm(); c's columns must be
+/// contiguous. On the calling thread with `kernel` (Avx2 or Avx512).
+void gemmOffsetColumnsA(GemmKernel kernel, const OffsetRowsB &a, int64_t k,
+                        const MatrixView &b, const PackedB *packed,
+                        const MatrixView &c, bool accumulate);
+
 class ConstantCache;
 
 /// The packed form of `b` for `kernel` when `b` lies wholly inside a range

@@ -583,10 +583,19 @@ int64_t floorDiv(int64_t a, int64_t b) {
 /// The filter `a` is F x (C*KH*KW); the output's pixels have unit stride.
 /// With `bias` (F values `biasStride` apart), bias[f] goes into the copy
 /// (or, writing the output itself, into each block before its GEMM).
-void convPhasePlanes(GemmKernel kernel, const View &a, const float *input,
+///
+/// When the output has fewer columns than a micro-tile has (small maps,
+/// e.g. ResNet-18's last stage at 64 x 64: 6 columns of 32) and at least
+/// two micro-tiles of filters, the product is transposed: the pixels
+/// become the rows (packed straight from the planes, gemmOffsetColumnsA)
+/// and the filters the columns (the filter's transpose, packed once per
+/// artifact when it is a registered constant), so no lanes idle; the tile
+/// is then transposed into the output.
+void convPhasePlanes(const Env &env, const View &a, const float *input,
                      const int64_t *ist, float *output, const int64_t *ost,
                      const ConvShape &s, bool accumulate, bool relu,
                      const float *bias, int64_t biasStride) {
+  GemmKernel kernel = env.kernel;
   int64_t spanH = (s.kh - 1) * s.dh, spanW = (s.kw - 1) * s.dw;
   int64_t phases = s.sh * s.sw;
   bool inPlace = s.sh == 1 && s.sw == 1 && s.padTop == 0 && s.padLeft == 0 &&
@@ -600,19 +609,24 @@ void convPhasePlanes(GemmKernel kernel, const View &a, const float *input,
   int64_t columns = (s.oh - 1) * wq + s.ow;
   bool direct = wq == s.ow;
 
-  // The planes the kernel reads (a 1x1 stride-2 kernel reads one of 4).
+  // The planes the kernel reads (a 1x1 stride-2 kernel reads one of 4),
+  // and each im2col row's offset: the parts of kernel row y and kernel
+  // column x once, then per channel.
   std::vector<char> planeUsed(static_cast<size_t>(phases), 0);
+  std::vector<int64_t> rowPart(static_cast<size_t>(s.kh)),
+      colPart(static_cast<size_t>(s.kw));
+  for (int64_t y = 0; y < s.kh; ++y)
+    rowPart[y] = (y * s.dh % s.sh) * s.sw * planeSize + y * s.dh / s.sh * wq;
+  for (int64_t x = 0; x < s.kw; ++x)
+    colPart[x] = (x * s.dw % s.sw) * planeSize + x * s.dw / s.sw;
+  for (int64_t y = 0; y < s.kh; ++y)
+    for (int64_t x = 0; x < s.kw; ++x)
+      planeUsed[y * s.dh % s.sh * s.sw + x * s.dw % s.sw] = 1;
   std::vector<int64_t> offsets(static_cast<size_t>(depth));
-  for (int64_t ci = 0; ci < s.c; ++ci)
+  for (int64_t ci = 0, k = 0; ci < s.c; ++ci)
     for (int64_t y = 0; y < s.kh; ++y)
-      for (int64_t x = 0; x < s.kw; ++x) {
-        int64_t ry = y * s.dh, rx = x * s.dw;
-        int64_t plane = ry % s.sh * s.sw + rx % s.sw;
-        planeUsed[plane] = 1;
-        offsets[(ci * s.kh + y) * s.kw + x] = ci * channelStride +
-                                              plane * planeSize +
-                                              ry / s.sh * wq + rx / s.sw;
-      }
+      for (int64_t x = 0; x < s.kw; ++x)
+        offsets[k++] = ci * channelStride + rowPart[y] + colPart[x];
 
   // Work items: blocks of filters times tiles of columns, both of whole
   // micro-tiles. Each thread gets the same number of items; the split of
@@ -652,6 +666,23 @@ void convPhasePlanes(GemmKernel kernel, const View &a, const float *input,
   int64_t colTile = ceilDiv(colPanels, colTiles) * tileCols;
   colTiles = ceilDiv(columns, colTile);
   int64_t items = colTiles * rowBlocks;
+  // Transposed (pixels as rows): blocks of filters, whole micro-tiles of
+  // columns, one per thread.
+  bool transposed = columns < tileCols && s.f >= 2 * tileCols;
+  const detail::PackedB *packedFilter = nullptr;
+  if (transposed) {
+    rowBlocks = 1;
+    colTiles = 1;
+    items = parallel ? std::min<int64_t>(threads, ceilDiv(s.f, tileCols)) : 1;
+    packedFilter =
+        detail::constantPackedB(env.constants, kernel, a.transposed());
+  }
+  // Transposed block b: filters [filterEdge(b), filterEdge(b + 1)).
+  auto filterEdge = [&](int64_t b) {
+    return b == items ? s.f
+                      : std::min(s.f, ceilDiv(s.f, tileCols) * b / items *
+                                          tileCols);
+  };
   parallel = parallel && items > 1;
   int used = parallel ? static_cast<int>(std::min<int64_t>(threads, items))
                       : 1;
@@ -704,8 +735,43 @@ void convPhasePlanes(GemmKernel kernel, const View &a, const float *input,
               }
             }
       }
+      int64_t transposedItems = transposed ? items : 0;
+      int64_t plainItems = transposed ? 0 : items;
 #pragma omp for schedule(static)
-      for (int64_t item = 0; item < items; ++item) {
+      for (int64_t item = 0; item < transposedItems; ++item) {
+        int64_t f0 = filterEdge(item), f1 = filterEdge(item + 1);
+        if (f0 >= f1)
+          continue;
+        // tile[q][f - f0] = sum_k planes[offsets[k] + q] * filter[f][k].
+        detail::PackedB columnsOf;
+        if (packedFilter) {
+          columnsOf = *packedFilter;
+          columnsOf.col0 += f0;
+        }
+        View wt = a.transposed();
+        int64_t ldt = f1 - f0;
+        float *tile = scratch(1, static_cast<size_t>(columns * ldt));
+        detail::gemmOffsetColumnsA(
+            kernel, {base, offsets.data()}, depth,
+            {wt.p + f0 * wt.cs, wt.rows, ldt, wt.rs, wt.cs},
+            packedFilter ? &columnsOf : nullptr, {tile, columns, ldt, ldt, 1},
+            /*accumulate=*/false);
+        for (int64_t f = f0; f < f1; ++f) {
+          float b = bias ? bias[f * biasStride] : 0.0f;
+          float *dst = imageOut + f * ost[1];
+          for (int64_t q = 0; q < columns; ++q) {
+            int64_t oy = q / wq, ox = q % wq;
+            if (ox >= s.ow)
+              continue;
+            float &o = dst[oy * s.ow + ox];
+            float v = tile[q * ldt + (f - f0)] + b;
+            v = accumulate ? o + v : v;
+            o = relu && v < 0.0f ? 0.0f : v;
+          }
+        }
+      }
+#pragma omp for schedule(static)
+      for (int64_t item = 0; item < plainItems; ++item) {
         int64_t rb = item / colTiles, ct = item % colTiles;
         int64_t r0 = rowEdge(rb), r1 = rb + 1 == rowBlocks ? s.f : rowEdge(rb + 1);
         if (r0 >= r1)
@@ -911,7 +977,7 @@ static int conv2dNchw(TelarContext *ctx, const char *kernel,
   if (ownGemm && unitPixels &&
       (convMethod == TELARRT_CONV_PHASE_PLANES ||
        (convMethod == TELARRT_CONV_AUTO && !pointwise))) {
-    convPhasePlanes(gemmKernel, filterView, input, ist, output, ost,
+    convPhasePlanes(env, filterView, input, ist, output, ost,
                     {n, c, h, w, f, kh, kw, oh, ow, sh, sw, dh, dw, padTop,
                      padLeft},
                     accumulate, relu, bias, biasStride);

@@ -619,6 +619,11 @@ TEST(RuntimeKernels, Conv2dIm2colPanels) {
       {{4, 3, 12, 12}, {2, 5}, 1, 3, 1, 1},   // 4 images, stride 3
       {{2, 16, 10, 9}, {20, 1}, 1, 1, 1, 1},  // 1x1: one plane, in place
       {{1, 12, 11, 13}, {6, 3}, 1, 1, 3, 2},  // dilated, in place
+      // Fewer output columns than a micro-tile, many filters: the pixels
+      // as the GEMM's rows (transposed).
+      {{2, 16, 6, 6}, {80, 3}, 1, 1, 1, 1},   // 4x4 outputs, 80 filters
+      {{1, 24, 7, 7}, {130, 3}, 2, 2, 1, 1},  // stride 2, 3x3 outputs
+      {{1, 8, 6, 6}, {70, 1}, 2, 2, 1, 1},    // 1x1 stride 2
   };
   const std::array<int, 4> nchw = {0, 1, 2, 3}, nhwc = {0, 2, 3, 1};
   for (int threads : {1, 2, 3, 4}) {
@@ -711,6 +716,7 @@ TEST(RuntimeKernels, Conv2dFlags) {
       {{1, 64, 9, 9}, {40, 3}, 1, 1, 1, 1, {0, 0, 0, 0}},
       {{1, 32, 8, 8}, {24, 1}, 1, 1, 1, 1, {0, 0, 0, 0}}, // read in place
       {{1, 0, 5, 5}, {3, 3}, 1, 1, 1, 1, {1, 1, 1, 1}},   // an empty sum
+      {{1, 8, 4, 4}, {96, 3}, 1, 1, 1, 1, {1, 1, 1, 1}},  // transposed
   };
   const std::array<int, 4> nchw = {0, 1, 2, 3};
   for (int threads : {1, 2}) {
