@@ -702,38 +702,38 @@ void convPhasePlanes(const Env &env, const View &a, const float *input,
 #pragma omp parallel num_threads(used) if (parallel)
     {
       if (!inPlace) {
+        // Plane by plane (a 3-channel stem has 12 planes to share out).
 #pragma omp for schedule(static)
-        for (int64_t ci = 0; ci < s.c; ++ci)
-          for (int64_t py = 0; py < s.sh; ++py)
-            for (int64_t px = 0; px < s.sw; ++px) {
-              if (!planeUsed[py * s.sw + px])
-                continue;
-              float *plane =
-                  planes + ci * channelStride + (py * s.sw + px) * planeSize;
-              // Plane columns [lo, hi) lie inside the image.
-              int64_t lo = std::clamp<int64_t>(
-                  -floorDiv(px - s.padLeft, s.sw), 0, wq);
-              int64_t hi = std::clamp<int64_t>(
-                  floorDiv(s.w - 1 + s.padLeft - px, s.sw) + 1, lo, wq);
-              for (int64_t r = 0; r < hq; ++r) {
-                float *row = plane + r * wq;
-                int64_t iy = r * s.sh + py - s.padTop;
-                if (iy < 0 || iy >= s.h || lo == hi) {
-                  std::fill(row, row + wq, 0.0f);
-                  continue;
-                }
-                std::fill(row, row + lo, 0.0f);
-                std::fill(row + hi, row + wq, 0.0f);
-                const float *line = image + ci * ist[1] + iy * ist[2] +
-                                    (lo * s.sw + px - s.padLeft) * ist[3];
-                int64_t step = s.sw * ist[3];
-                if (step == 1)
-                  std::copy(line, line + (hi - lo), row + lo);
-                else
-                  for (int64_t i = lo; i < hi; ++i, line += step)
-                    row[i] = *line;
-              }
+        for (int64_t cp = 0; cp < s.c * phases; ++cp) {
+          int64_t ci = cp / phases, py = cp % phases / s.sw, px = cp % s.sw;
+          if (!planeUsed[py * s.sw + px])
+            continue;
+          float *plane =
+              planes + ci * channelStride + (py * s.sw + px) * planeSize;
+          // Plane columns [lo, hi) lie inside the image.
+          int64_t lo =
+              std::clamp<int64_t>(-floorDiv(px - s.padLeft, s.sw), 0, wq);
+          int64_t hi = std::clamp<int64_t>(
+              floorDiv(s.w - 1 + s.padLeft - px, s.sw) + 1, lo, wq);
+          for (int64_t r = 0; r < hq; ++r) {
+            float *row = plane + r * wq;
+            int64_t iy = r * s.sh + py - s.padTop;
+            if (iy < 0 || iy >= s.h || lo == hi) {
+              std::fill(row, row + wq, 0.0f);
+              continue;
             }
+            std::fill(row, row + lo, 0.0f);
+            std::fill(row + hi, row + wq, 0.0f);
+            const float *line = image + ci * ist[1] + iy * ist[2] +
+                                (lo * s.sw + px - s.padLeft) * ist[3];
+            int64_t step = s.sw * ist[3];
+            if (step == 1)
+              std::copy(line, line + (hi - lo), row + lo);
+            else
+              for (int64_t i = lo; i < hi; ++i, line += step)
+                row[i] = *line;
+          }
+        }
       }
       int64_t transposedItems = transposed ? items : 0;
       int64_t plainItems = transposed ? 0 : items;
