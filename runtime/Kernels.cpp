@@ -572,10 +572,10 @@ int64_t floorDiv(int64_t a, int64_t b) {
 /// of plane (y * dh % sh, x * dw % sw). Numbering the output pixels
 /// q = oy * wq + ox, with wq - ow extra columns per output row that are
 /// computed and dropped, turns each row (ci, y, x) of the im2col matrix into
-/// one contiguous run of a plane, which the GEMM reads in place
-/// (OffsetRowsB): no im2col matrix and no panels packed from the image;
-/// the price is the planes (a copy of the input) and the extra columns
-/// (2 of every 58 at 56 x 56, 2 of 9 at 7 x 7). A unit-stride convolution
+/// one contiguous run of a plane, which the GEMM packs with two vector
+/// loads (OffsetRowsB): no im2col matrix, no padding checks, no runs; the
+/// price is the planes (a copy of the input) and the extra columns (2 of
+/// every 58 at 56 x 56, 2 of 9 at 7 x 7). A unit-stride convolution
 /// without padding reads its input in place as its one plane. The GEMM
 /// writes output rows of wq columns into a per-thread tile, copied into the
 /// output without the extra columns (with the accumulation and the ReLU);
@@ -773,7 +773,8 @@ void convPhasePlanes(const Env &env, const View &a, const float *input,
 #pragma omp for schedule(static)
       for (int64_t item = 0; item < plainItems; ++item) {
         int64_t rb = item / colTiles, ct = item % colTiles;
-        int64_t r0 = rowEdge(rb), r1 = rb + 1 == rowBlocks ? s.f : rowEdge(rb + 1);
+        int64_t r0 = rowEdge(rb);
+        int64_t r1 = rb + 1 == rowBlocks ? s.f : rowEdge(rb + 1);
         if (r0 >= r1)
           continue;
         int64_t c0 = ct * colTile, c1 = std::min(columns, c0 + colTile);
@@ -786,10 +787,10 @@ void convPhasePlanes(const Env &env, const View &a, const float *input,
               for (int64_t q = c0; q < c1; ++q)
                 o[q] = accumulate ? o[q] + b : b;
             }
-          detail::gemmOffsetRows(kernel, rows, {base + c0, offsets.data(), relu},
-                                 {imageOut + r0 * ost[1] + c0, r1 - r0,
-                                  c1 - c0, ost[1], 1},
-                                 accumulate || bias);
+          detail::gemmOffsetRows(
+              kernel, rows, {base + c0, offsets.data(), relu},
+              {imageOut + r0 * ost[1] + c0, r1 - r0, c1 - c0, ost[1], 1},
+              accumulate || bias);
           continue;
         }
         int64_t ldt = c1 - c0;
