@@ -334,23 +334,40 @@ void telar::runtime::detail::gemm(GemmKernel kernel, const MatrixView &a,
     avx2::gemmAnyLayout(na, nb, nc, packed, accumulate);
 }
 
+namespace {
+/// gemmUnitColumns of `kernel` for the entry points that read b (or a)
+/// through `conv`, `rowsB` or `colsA` (the views then only give shapes);
+/// c's columns must be contiguous (`entry` names the caller when not).
+void unitColumnsGemm(const char *entry, GemmKernel kernel, const MatrixView &a,
+                     const MatrixView &b, const MatrixView &c,
+                     const PackedB *packed, bool accumulate,
+                     const Im2colB *conv, const OffsetRowsB *rowsB,
+                     const OffsetRowsB *colsA) {
+  if (emptyProduct(a, c, accumulate))
+    return;
+  MatrixView na = normalise(a), nb = normalise(b), nc = normalise(c);
+  if (nc.cs != 1) {
+    std::fprintf(stderr,
+                 "telar runtime: %s needs an output with contiguous "
+                 "columns\n",
+                 entry);
+    std::abort();
+  }
+  if (packed && packed->kernel != kernel)
+    packed = nullptr;
+  if (kernel == GemmKernel::Avx512)
+    avx512::gemmUnitColumns(na, nb, nc, packed, accumulate, conv, rowsB,
+                            colsA);
+  else
+    avx2::gemmUnitColumns(na, nb, nc, packed, accumulate, conv, rowsB, colsA);
+}
+} // namespace
+
 void telar::runtime::detail::gemmIm2col(GemmKernel kernel, const MatrixView &a,
                                         const Im2colB &conv,
                                         const MatrixView &c, bool accumulate) {
-  if (emptyProduct(a, c, accumulate))
-    return;
-  MatrixView na = normalise(a), nc = normalise(c);
-  if (nc.cs != 1) {
-    std::fprintf(stderr, "telar runtime: gemmIm2col needs an output with "
-                         "contiguous columns\n");
-    std::abort();
-  }
-  // Only b's shape is read.
-  MatrixView b{nullptr, a.cols, c.cols, 0, 0};
-  if (kernel == GemmKernel::Avx512)
-    avx512::gemmUnitColumns(na, b, nc, nullptr, accumulate, &conv);
-  else
-    avx2::gemmUnitColumns(na, b, nc, nullptr, accumulate, &conv);
+  unitColumnsGemm("gemmIm2col", kernel, a, {nullptr, a.cols, c.cols, 0, 0}, c,
+                  nullptr, accumulate, &conv, nullptr, nullptr);
 }
 
 void telar::runtime::detail::gemmOffsetRows(GemmKernel kernel,
@@ -358,40 +375,14 @@ void telar::runtime::detail::gemmOffsetRows(GemmKernel kernel,
                                             const OffsetRowsB &b,
                                             const MatrixView &c,
                                             bool accumulate) {
-  if (emptyProduct(a, c, accumulate))
-    return;
-  MatrixView na = normalise(a), nc = normalise(c);
-  if (nc.cs != 1) {
-    std::fprintf(stderr, "telar runtime: gemmOffsetRows needs an output with "
-                         "contiguous columns\n");
-    std::abort();
-  }
-  // Only b's shape is read.
-  MatrixView shape{nullptr, a.cols, c.cols, 0, 0};
-  if (kernel == GemmKernel::Avx512)
-    avx512::gemmUnitColumns(na, shape, nc, nullptr, accumulate, nullptr, &b);
-  else
-    avx2::gemmUnitColumns(na, shape, nc, nullptr, accumulate, nullptr, &b);
+  unitColumnsGemm("gemmOffsetRows", kernel, a,
+                  {nullptr, a.cols, c.cols, 0, 0}, c, nullptr, accumulate,
+                  nullptr, &b, nullptr);
 }
 
 void telar::runtime::detail::gemmOffsetColumnsA(
     GemmKernel kernel, const OffsetRowsB &a, int64_t k, const MatrixView &b,
     const PackedB *packed, const MatrixView &c, bool accumulate) {
-  MatrixView shape{nullptr, c.rows, k, 0, 0};
-  if (emptyProduct(shape, c, accumulate))
-    return;
-  MatrixView nb = normalise(b), nc = normalise(c);
-  if (nc.cs != 1) {
-    std::fprintf(stderr, "telar runtime: gemmOffsetColumnsA needs an output "
-                         "with contiguous columns\n");
-    std::abort();
-  }
-  if (packed && packed->kernel != kernel)
-    packed = nullptr;
-  if (kernel == GemmKernel::Avx512)
-    avx512::gemmUnitColumns(shape, nb, nc, packed, accumulate, nullptr,
-                            nullptr, &a);
-  else
-    avx2::gemmUnitColumns(shape, nb, nc, packed, accumulate, nullptr, nullptr,
-                          &a);
+  unitColumnsGemm("gemmOffsetColumnsA", kernel, {nullptr, c.rows, k, 0, 0}, b,
+                  c, packed, accumulate, nullptr, nullptr, &a);
 }

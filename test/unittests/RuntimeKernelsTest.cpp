@@ -21,6 +21,7 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <initializer_list>
 #include <numeric>
 #include <random>
 #include <string>
@@ -586,6 +587,34 @@ void forEachConvMethod(const std::function<void()> &body) {
   telarrt_set_conv_method(TELARRT_CONV_AUTO);
 }
 
+/// Runs `body` on each case on each of `threads`, GEMM kernel and conv
+/// method, with the case in the trace; restores the thread count.
+void forEachConvSetting(std::initializer_list<int> threads,
+                        const std::vector<ConvCase> &cases,
+                        const std::function<void(const ConvCase &)> &body) {
+  int saved = telarrt_get_num_threads();
+  for (int t : threads) {
+    telarrt_set_num_threads(t);
+    SCOPED_TRACE("threads " + std::to_string(t));
+    forEachGemmKernel([&] {
+      forEachConvMethod([&] {
+        for (const ConvCase &cc : cases) {
+          SCOPED_TRACE(
+              std::to_string(cc.input[1]) + "x" + std::to_string(cc.input[2]) +
+              "x" + std::to_string(cc.input[3]) + " kernel " +
+              std::to_string(cc.kernel[1]) + " stride " +
+              std::to_string(cc.sh) + "x" + std::to_string(cc.sw) + " pads " +
+              std::to_string(cc.pads[0]) + "," + std::to_string(cc.pads[1]) +
+              "," + std::to_string(cc.pads[2]) + "," +
+              std::to_string(cc.pads[3]));
+          body(cc);
+        }
+      });
+    });
+  }
+  telarrt_set_num_threads(saved);
+}
+
 TEST(RuntimeKernels, ConvMethodRejectsUnknown) {
   EXPECT_EQ(telarrt_set_conv_method(4), -1);
   EXPECT_EQ(telarrt_set_conv_method(-1), -1);
@@ -602,11 +631,10 @@ TEST(RuntimeKernels, ConvMethodRejectsUnknown) {
 /// wider than the image); on one thread and on 2, 3 and 4 (images to
 /// threads; each image split into pixel blocks or filter blocks).
 TEST(RuntimeKernels, Conv2dIm2colPanels) {
-  int saved = telarrt_get_num_threads();
   // The threshold these cases were written for (see ParallelSplits).
   double savedWork = telarrt_set_kernel_min_parallel_work(1 << 18);
   std::mt19937 rng(9);
-  const ConvCase cases[] = {
+  const std::vector<ConvCase> cases = {
       {{1, 3, 23, 23}, {8, 7}, 2, 2, 1, 1},   // 7x7 stride 2 (a stem)
       {{2, 5, 13, 11}, {7, 3}, 1, 1, 1, 1},   // odd sizes, 9 x 11 outputs
       {{1, 64, 20, 19}, {16, 3}, 1, 1, 1, 1}, // depth 576: several blocks
@@ -626,27 +654,13 @@ TEST(RuntimeKernels, Conv2dIm2colPanels) {
       {{1, 8, 6, 6}, {70, 1}, 2, 2, 1, 1},    // 1x1 stride 2
   };
   const std::array<int, 4> nchw = {0, 1, 2, 3}, nhwc = {0, 2, 3, 1};
-  for (int threads : {1, 2, 3, 4}) {
-    telarrt_set_num_threads(threads);
-    SCOPED_TRACE("threads " + std::to_string(threads));
-    forEachGemmKernel([&] {
-      forEachConvMethod([&] {
-        for (const ConvCase &cc : cases) {
-          SCOPED_TRACE(std::to_string(cc.input[1]) + "x" +
-                       std::to_string(cc.input[2]) + "x" +
-                       std::to_string(cc.input[3]) + " kernel " +
-                       std::to_string(cc.kernel[1]) + " stride " +
-                       std::to_string(cc.sh) + "x" + std::to_string(cc.sw));
-          checkConv(cc, nchw, nchw, nchw, 0, rng);
-          checkConv(cc, nhwc, nchw, nchw, 0, rng);
-          checkConv(cc, nchw, nchw, nchw, 0, rng, /*flags=*/0);
-          checkConv(cc, nchw, nchw, nchw, 0, rng, /*flags=*/0,
-                    /*inExtraColumns=*/3);
-        }
-      });
-    });
-  }
-  telarrt_set_num_threads(saved);
+  forEachConvSetting({1, 2, 3, 4}, cases, [&](const ConvCase &cc) {
+    checkConv(cc, nchw, nchw, nchw, 0, rng);
+    checkConv(cc, nhwc, nchw, nchw, 0, rng);
+    checkConv(cc, nchw, nchw, nchw, 0, rng, /*flags=*/0);
+    checkConv(cc, nchw, nchw, nchw, 0, rng, /*flags=*/0,
+              /*inExtraColumns=*/3);
+  });
   telarrt_set_kernel_min_parallel_work(savedWork);
 }
 
@@ -658,9 +672,8 @@ TEST(RuntimeKernels, Conv2dIm2colPanels) {
 /// dilations, asymmetric pads, odd sizes, images smaller than the kernel
 /// and wider than a panel; on one thread and on 2 and 3.
 TEST(RuntimeKernels, Conv2dImplicitPadding) {
-  int saved = telarrt_get_num_threads();
   std::mt19937 rng(12);
-  const ConvCase cases[] = {
+  const std::vector<ConvCase> cases = {
       {{1, 3, 23, 23}, {8, 7}, 2, 2, 1, 1, {3, 3, 3, 3}},  // the 7x7 stem
       {{2, 5, 13, 11}, {7, 3}, 1, 1, 1, 1, {1, 1, 1, 1}},  // odd sizes
       {{1, 16, 15, 17}, {5, 3}, 2, 2, 1, 1, {1, 1, 1, 1}}, // stride 2
@@ -675,42 +688,23 @@ TEST(RuntimeKernels, Conv2dImplicitPadding) {
       {{1, 7, 17, 15}, {9, 1}, 2, 2, 1, 1, {0, 0, 0, 0}},  // 1x1 stride 2
   };
   const std::array<int, 4> nchw = {0, 1, 2, 3}, nhwc = {0, 2, 3, 1};
-  for (int threads : {1, 2, 3}) {
-    telarrt_set_num_threads(threads);
-    SCOPED_TRACE("threads " + std::to_string(threads));
-    forEachGemmKernel([&] {
-      forEachConvMethod([&] {
-        for (const ConvCase &cc : cases) {
-          SCOPED_TRACE(std::to_string(cc.input[1]) + "x" +
-                       std::to_string(cc.input[2]) + "x" +
-                       std::to_string(cc.input[3]) + " kernel " +
-                       std::to_string(cc.kernel[1]) + " stride " +
-                       std::to_string(cc.sh) + "x" + std::to_string(cc.sw) +
-                       " pads " + std::to_string(cc.pads[0]) + "," +
-                       std::to_string(cc.pads[1]) + "," +
-                       std::to_string(cc.pads[2]) + "," +
-                       std::to_string(cc.pads[3]));
-          checkConv(cc, nchw, nchw, nchw, 0, rng);
-          checkConv(cc, nhwc, nchw, nchw, 0, rng); // element by element
-          checkConv(cc, nchw, nchw, nchw, 1, rng); // im2col materialised
-          checkConv(cc, nchw, nchw, nchw, 0, rng, TELAR_KERNEL_ACCUMULATE,
-                    /*inExtraColumns=*/2);
-          checkConv(cc, nchw, nchw, nchw, 0, rng, /*flags=*/0,
-                    /*inExtraColumns=*/0, /*bias=*/true);
-        }
-      });
-    });
-  }
-  telarrt_set_num_threads(saved);
+  forEachConvSetting({1, 2, 3}, cases, [&](const ConvCase &cc) {
+    checkConv(cc, nchw, nchw, nchw, 0, rng);
+    checkConv(cc, nhwc, nchw, nchw, 0, rng); // element by element
+    checkConv(cc, nchw, nchw, nchw, 1, rng); // im2col materialised
+    checkConv(cc, nchw, nchw, nchw, 0, rng, TELAR_KERNEL_ACCUMULATE,
+              /*inExtraColumns=*/2);
+    checkConv(cc, nchw, nchw, nchw, 0, rng, /*flags=*/0,
+              /*inExtraColumns=*/0, /*bias=*/true);
+  });
 }
 
 /// The flags: without ACCUMULATE the output is overwritten (its NaNs are
 /// never read); RELU clamps the result at 0 (with and without padding and
 /// accumulation, every path, several threads).
 TEST(RuntimeKernels, Conv2dFlags) {
-  int saved = telarrt_get_num_threads();
   std::mt19937 rng(13);
-  const ConvCase cases[] = {
+  const std::vector<ConvCase> cases = {
       {{1, 5, 13, 11}, {7, 3}, 1, 1, 1, 1, {1, 1, 1, 1}},
       {{2, 16, 12, 12}, {12, 3}, 2, 2, 1, 1, {1, 1, 0, 0}},
       {{1, 64, 9, 9}, {40, 3}, 1, 1, 1, 1, {0, 0, 0, 0}},
@@ -719,29 +713,21 @@ TEST(RuntimeKernels, Conv2dFlags) {
       {{1, 8, 4, 4}, {96, 3}, 1, 1, 1, 1, {1, 1, 1, 1}},  // transposed
   };
   const std::array<int, 4> nchw = {0, 1, 2, 3};
-  for (int threads : {1, 2}) {
-    telarrt_set_num_threads(threads);
-    SCOPED_TRACE("threads " + std::to_string(threads));
-    forEachGemmKernel([&] {
-      forEachConvMethod([&] {
-        for (const ConvCase &cc : cases)
-          for (int64_t flags :
-               {int64_t(0), int64_t(TELAR_KERNEL_RELU),
-                int64_t(TELAR_KERNEL_ACCUMULATE | TELAR_KERNEL_RELU)}) {
-            SCOPED_TRACE("flags " + std::to_string(flags));
-            checkConv(cc, nchw, nchw, nchw, 0, rng, flags);
-            checkConv(cc, nchw, nchw, nchw, 1, rng, flags);
-            // With a bias: added with the result (phase planes) or to the
-            // output beforehand; an output whose pixels do not collapse.
-            for (int64_t f2 : {flags, flags | TELAR_KERNEL_ACCUMULATE}) {
-              checkConv(cc, nchw, nchw, nchw, 0, rng, f2, 0, /*bias=*/true);
-              checkConv(cc, nchw, nchw, nchw, 1, rng, f2, 0, /*bias=*/true);
-            }
-          }
-      });
-    });
-  }
-  telarrt_set_num_threads(saved);
+  forEachConvSetting({1, 2}, cases, [&](const ConvCase &cc) {
+    for (int64_t flags :
+         {int64_t(0), int64_t(TELAR_KERNEL_RELU),
+          int64_t(TELAR_KERNEL_ACCUMULATE | TELAR_KERNEL_RELU)}) {
+      SCOPED_TRACE("flags " + std::to_string(flags));
+      checkConv(cc, nchw, nchw, nchw, 0, rng, flags);
+      checkConv(cc, nchw, nchw, nchw, 1, rng, flags);
+      // With a bias: added with the result (phase planes) or to the output
+      // beforehand; an output whose pixels do not collapse.
+      for (int64_t f2 : {flags, flags | TELAR_KERNEL_ACCUMULATE}) {
+        checkConv(cc, nchw, nchw, nchw, 0, rng, f2, 0, /*bias=*/true);
+        checkConv(cc, nchw, nchw, nchw, 1, rng, f2, 0, /*bias=*/true);
+      }
+    }
+  });
 }
 
 /// Runs one matmul of (a copy of) `c` and returns the result's storage.
