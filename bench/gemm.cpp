@@ -193,8 +193,9 @@ int main(int argc, char **argv) {
   }
   int ours = telarrt_context_set_gemm_kernel(context, TELARRT_GEMM_AUTO);
   const char *core = std::getenv("OPENBLAS_CORETYPE");
-  std::printf("ours: %s; OpenBLAS core type: %s\n", kernelName(ours),
-              core ? core : "(detected)");
+  std::printf("ours: %s; OpenBLAS kernels: %s (OPENBLAS_CORETYPE %s)\n",
+              kernelName(ours), telarrt_blas_core_name(),
+              core ? core : "unset");
 
   std::vector<Case> cases = {
       matmul(512, 512, 512, false),     matmul(1024, 1024, 1024, false),

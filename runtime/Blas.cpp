@@ -2,11 +2,14 @@
 //
 // The runtime dlopens OpenBLAS instead of linking it, to choose its kernels:
 // OpenBLAS picks them in its library constructor from OPENBLAS_CORETYPE or
-// its CPU detection, and Debian's 0.3.21 does not know AMD's AVX-512 CPUs
-// (Zen 4, Zen 5), which get its AVX2 "Haswell" kernels at about half the
-// speed of its AVX-512 "SkylakeX" ones. On those CPUs, unless the user set
-// OPENBLAS_CORETYPE, the runtime asks for SkylakeX (what later OpenBLAS
-// releases choose there). OPENBLAS_NUM_THREADS=1 keeps OpenBLAS from
+// its CPU detection, and Debian's 0.3.21 does not know every CPU: AMD's
+// AVX-512 ones (Zen 4, Zen 5) get its AVX2 "Haswell" kernels at about half
+// the speed of its AVX-512 "SkylakeX" ones, and a Sapphire Rapids Xeon in a
+// VM (CPUID model "Intel Xeon Processor") gets its SSE3 "Prescott" ones
+// (512^3 sgemm at 20 against 51 GFLOP/s with SkylakeX). So, unless the user
+// set OPENBLAS_CORETYPE, the runtime asks for SkylakeX on any CPU with
+// AVX-512 (F, BW, VL, DQ, CD) and for Haswell on any other with AVX2 and
+// FMA: what OpenBLAS detects on the CPUs it knows, kernel for kernel. OPENBLAS_NUM_THREADS=1 keeps OpenBLAS from
 // starting a thread pool it would never use (the kernels run it
 // single-threaded on libomp's threads). Both variables are set only while
 // OpenBLAS loads, so that other libraries in the process (numpy's OpenBLAS)
@@ -15,6 +18,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Blas.h"
+#include "telar/runtime/Abi.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -26,13 +30,17 @@ using namespace telar::runtime::detail;
 
 namespace {
 
-bool amdWithAvx512() {
+/// The OpenBLAS core type whose kernels this CPU runs best, or null (let
+/// OpenBLAS detect).
+const char *coreTypeFor() {
   __builtin_cpu_init();
-  return __builtin_cpu_is("amd") && __builtin_cpu_supports("avx512f") &&
-         __builtin_cpu_supports("avx512bw") &&
-         __builtin_cpu_supports("avx512vl") &&
-         __builtin_cpu_supports("avx512dq") &&
-         __builtin_cpu_supports("avx512cd");
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+      __builtin_cpu_supports("avx512vl") &&
+      __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512cd"))
+    return "SkylakeX";
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+    return "Haswell";
+  return nullptr;
 }
 
 /// Sets an environment variable the user did not set, until destroyed.
@@ -63,9 +71,8 @@ Blas load() {
   {
     ScopedDefaultEnv threads("OPENBLAS_NUM_THREADS", "1");
     std::unique_ptr<ScopedDefaultEnv> core;
-    if (amdWithAvx512())
-      core =
-          std::make_unique<ScopedDefaultEnv>("OPENBLAS_CORETYPE", "SkylakeX");
+    if (const char *type = coreTypeFor())
+      core = std::make_unique<ScopedDefaultEnv>("OPENBLAS_CORETYPE", type);
     handle = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
     if (!handle)
       handle = dlopen("libopenblas.so", RTLD_NOW | RTLD_LOCAL);
@@ -97,6 +104,8 @@ const Blas &telar::runtime::detail::blas() {
   static const Blas b = load();
   return b;
 }
+
+const char *telarrt_blas_core_name(void) { return blas().coreName(); }
 
 // Load while the process is (normally) still single-threaded: setenv and
 // getenv are not thread-safe.

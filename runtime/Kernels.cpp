@@ -970,10 +970,12 @@ static int conv2dNchw(TelarContext *ctx, const char *kernel,
   GemmKernel gemmKernel = env.kernel;
   bool ownGemm = gemmKernel != GemmKernel::OpenBlas;
   bool unitPixels = outCollapses && (outCol == 1 || pixels == 1);
-  // AUTO: phase planes, except for 1x1 kernels (measured on ResNet-18's
-  // layers, bench/conv.cpp: planes win by 10-50 % on every 3x3 and 7x7
-  // layer, but a strided 1x1 kernel reads a quarter of its input, which
-  // the panels pick straight from the image for less than a plane costs).
+  // AUTO: phase planes, except for 1x1 kernels. Measured on ResNet-18's
+  // layers (telar-conv-bench --methods, the methods taking turns): planes
+  // 1.03-1.30x the panels' speed on the stride-1 3x3 layers and the 7x7
+  // stem, 0.91-1.11x on the strided 3x3 ones, but 0.77-0.96x on the
+  // strided 1x1 ones, which read a quarter of their input: the panels pick
+  // it straight from the image for less than building its plane costs.
   bool pointwise = kh == 1 && kw == 1;
   if (ownGemm && unitPixels &&
       (convMethod == TELARRT_CONV_PHASE_PLANES ||

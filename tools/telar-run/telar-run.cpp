@@ -106,7 +106,7 @@ Runs a compiled Telar artifact (the directory telarc -o writes).
                       backend) and print a progress line per rank and step
   -q, --quiet         print only errors and --bench's statistics
   -h, --help          print this help
-  --version           print the version
+  --version           print the version (and which kernels OpenBLAS runs)
 
 Ranks that no MPI launcher starts (Kubernetes pods, Ray actors, plain
 processes) meet at a TCP rendezvous served by rank 0 (the Gloo backend):
@@ -185,8 +185,10 @@ Options parseArguments(int argc, char **argv) {
       std::exit(0);
     }
     if (arg == "--version") {
-      std::printf("telar-run %s (artifact format version %" PRId64 ")\n",
-                  TELAR_VERSION, kArtifactFormatVersion);
+      std::printf("telar-run %s (artifact format version %" PRId64 ")\n"
+                  "OpenBLAS kernels: %s\n",
+                  TELAR_VERSION, kArtifactFormatVersion,
+                  telarrt_blas_core_name());
       std::exit(0);
     }
     if (arg == "-q" || arg == "--quiet") {

@@ -258,6 +258,11 @@ enum {
 };
 int telarrt_set_conv_method(int method);
 
+/* The kernels OpenBLAS runs (openblas_get_corename, e.g. "SkylakeX"): the
+ * runtime asks for SkylakeX on CPUs with AVX-512 and Haswell on those with
+ * AVX2 and FMA when it loads OpenBLAS, unless OPENBLAS_CORETYPE is set. */
+const char *telarrt_blas_core_name(void);
+
 /* The GEMM behind a context's kernels: the runtime's own for AVX-512 or
  * AVX2+FMA, or OpenBLAS. A new context uses TELARRT_GEMM_AUTO, the fastest
  * this CPU runs, unless the environment variable TELAR_GEMM_KERNEL (auto,
