@@ -115,9 +115,9 @@ struct OffsetRowsB {
   bool relu = false; // epilogue of gemmOffsetRows: then c = max(c, 0)
 };
 
-/// c += a . b (c = a . b without `accumulate`, as for gemm()) with `b` read
-/// in place as `rows` says, on the calling thread with `kernel` (Avx2 or
-/// Avx512), then c = max(c, 0) when rows.relu (each block of c once it is
+/// c += a . b (c = a . b without `accumulate`, as for gemm()) with `b` the
+/// matrix `rows` describes (its panels packed from there), on the calling
+/// thread with `kernel` (Avx2 or Avx512), then c = max(c, 0) when rows.relu (each block of c once it is
 /// complete). c's columns must be contiguous (c.cs == 1, or one column).
 /// The same blocking and order of operations as gemm(), so bitwise the
 /// same result as gemm() on the materialised b (with the same c).
