@@ -16,20 +16,22 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "BenchUtil.h"
 #include "telar/runtime/Abi.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
-#include <random>
 #include <string>
 #include <thread>
 #include <vector>
 
 namespace {
+
+using telar::bench::randomVector;
+using telar::bench::timeEach;
 
 struct Layer {
   const char *name;
@@ -52,39 +54,6 @@ const Layer kLayers[] = {
     {"layer4 3x3 512->512 @7", 512, 512, 3, 1, 1, 7, 3},
     {"layer4 ds 1x1/2 256->512 @14", 256, 512, 1, 2, 0, 14, 1},
 };
-
-std::vector<float> randomVector(size_t n, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-1, 1);
-  std::vector<float> v(n);
-  for (float &x : v)
-    x = dist(rng);
-  return v;
-}
-
-/// Seconds per call of each of `fs`: the best of `rounds` rounds of at
-/// least `minTime / rounds` each, the functions taking turns round by
-/// round (so that a slow phase of the machine hits them all alike).
-std::vector<double> timeEach(const std::vector<std::function<void()>> &fs,
-                             double minTime, int rounds = 5) {
-  using Clock = std::chrono::steady_clock;
-  std::vector<double> best(fs.size(), 1e30);
-  for (const auto &f : fs)
-    f(); // warm up (scratch buffers, threads, packed weights)
-  for (int round = 0; round < rounds; ++round)
-    for (size_t i = 0; i < fs.size(); ++i) {
-      int calls = 0;
-      auto start = Clock::now();
-      double elapsed;
-      do {
-        fs[i]();
-        ++calls;
-        elapsed = std::chrono::duration<double>(Clock::now() - start).count();
-      } while (elapsed < minTime / rounds);
-      best[i] = std::min(best[i], elapsed / calls);
-    }
-  return best;
-}
 
 /// The conv methods --methods compares (TELARRT_CONV_*), by name.
 struct Method {
@@ -180,7 +149,8 @@ int main(int argc, char **argv) {
           telarrt_set_conv_method(m.value);
           conv();
         });
-      std::vector<double> t = timeEach(fs, minTime * std::size(kMethods));
+      std::vector<double> t =
+          timeEach(fs, minTime * std::size(kMethods), /*rounds=*/5);
       telarrt_set_conv_method(TELARRT_CONV_AUTO);
       std::printf("%-32s", l.name);
       for (size_t i = 0; i < t.size(); ++i) {
@@ -190,7 +160,7 @@ int main(int argc, char **argv) {
       std::printf(" %15.2f\n", t[1] / t[0]);
       continue;
     }
-    double s = timeEach({conv}, minTime)[0];
+    double s = timeEach({conv}, minTime, /*rounds=*/5)[0];
     double flops = 2.0 * batch * l.f * l.c * l.k * l.k * out * out;
     std::printf("%-32s %9.3f %9.1f %9.3f\n", l.name, s * 1e3, flops / s / 1e9,
                 s * 1e3 * l.count);

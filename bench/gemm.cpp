@@ -13,21 +13,23 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "BenchUtil.h"
 #include "telar/runtime/Abi.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <memory>
-#include <random>
 #include <string>
 #include <thread>
 #include <vector>
 
 namespace {
+
+using telar::bench::randomVector;
+using telar::bench::timeIt;
 
 const char *kernelName(int k) {
   switch (k) {
@@ -39,34 +41,6 @@ const char *kernelName(int k) {
     return "avx512";
   }
   return "?";
-}
-
-std::vector<float> randomVector(size_t n, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-1, 1);
-  std::vector<float> v(n);
-  for (float &x : v)
-    x = dist(rng);
-  return v;
-}
-
-/// Seconds per call of `f`: the best of 3 rounds of at least `minTime`/3.
-double timeIt(const std::function<void()> &f, double minTime) {
-  using Clock = std::chrono::steady_clock;
-  f(); // warm up (scratch buffers, threads, caches)
-  double best = 1e30;
-  for (int round = 0; round < 3; ++round) {
-    int calls = 0;
-    auto start = Clock::now();
-    double elapsed;
-    do {
-      f();
-      ++calls;
-      elapsed = std::chrono::duration<double>(Clock::now() - start).count();
-    } while (elapsed < minTime / 3);
-    best = std::min(best, elapsed / calls);
-  }
-  return best;
 }
 
 /// The context the kernels run on (its GEMM choice is what is compared).
@@ -220,9 +194,9 @@ int main(int argc, char **argv) {
         continue;
       telarrt_set_num_threads(t);
       telarrt_context_set_gemm_kernel(context, ours);
-      double tOurs = timeIt(c.run, minTime);
+      double tOurs = timeIt(c.run, minTime, /*rounds=*/3);
       telarrt_context_set_gemm_kernel(context, TELARRT_GEMM_OPENBLAS);
-      double tBlas = timeIt(c.run, minTime);
+      double tBlas = timeIt(c.run, minTime, /*rounds=*/3);
       std::printf("%-26s %8d %10.1f %10.1f %7.2f\n", c.name.c_str(), t,
                   c.flops / tOurs * 1e-9, c.flops / tBlas * 1e-9,
                   tBlas / tOurs);
@@ -237,10 +211,10 @@ int main(int argc, char **argv) {
       continue;
     flags = TELAR_KERNEL_ACCUMULATE;
     zeroFirst = true;
-    double tAcc = timeIt(c.run, minTime);
+    double tAcc = timeIt(c.run, minTime, /*rounds=*/3);
     flags = 0;
     zeroFirst = false;
-    double tOver = timeIt(c.run, minTime);
+    double tOver = timeIt(c.run, minTime, /*rounds=*/3);
     std::printf("%-26s %8d %10.1f %10.1f %7.2f\n", c.name.c_str(), 1,
                 c.flops / tAcc * 1e-9, c.flops / tOver * 1e-9, tAcc / tOver);
     std::fflush(stdout);
