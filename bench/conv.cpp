@@ -61,6 +61,7 @@ struct Method {
   int value;
 };
 const Method kMethods[] = {{"planes", TELARRT_CONV_PHASE_PLANES},
+                           {"direct", TELARRT_CONV_DIRECT},
                            {"panels", TELARRT_CONV_IM2COL_PANELS},
                            {"im2col", TELARRT_CONV_IM2COL}};
 

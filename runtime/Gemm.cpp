@@ -27,7 +27,7 @@ using namespace telar::runtime::detail;
 namespace {
 
 /// Per-thread scratch buffers for packed panels: slot 0 holds B's, 1 A's,
-/// 2 a dense copy of C. They grow as needed and live as long as the thread
+/// 2 a dense copy of C, 3 a direct convolution's tile. They grow as needed and live as long as the thread
 /// (libomp's workers persist, so steady-state GEMMs allocate nothing).
 float *workspace(int slot, size_t floats) {
   struct Buffer {
@@ -35,7 +35,7 @@ float *workspace(int slot, size_t floats) {
     size_t size = 0;
     ~Buffer() { std::free(p); }
   };
-  thread_local Buffer buffers[3];
+  thread_local Buffer buffers[4];
   Buffer &b = buffers[slot];
   if (floats > b.size) {
     std::free(b.p);
@@ -378,6 +378,27 @@ void telar::runtime::detail::gemmOffsetRows(GemmKernel kernel,
   unitColumnsGemm("gemmOffsetRows", kernel, a,
                   {nullptr, a.cols, c.cols, 0, 0}, c, nullptr, accumulate,
                   nullptr, &b, nullptr);
+}
+
+int64_t telar::runtime::detail::convDirectMaxTile(GemmKernel kernel) {
+  return kernel == GemmKernel::Avx512 ? avx512::kMR : avx2::kMR;
+}
+
+void telar::runtime::detail::convDirect(GemmKernel kernel,
+                                        const DirectConv &conv,
+                                        const PackedB &filter, int64_t y0,
+                                        int64_t y1, int64_t f0, int64_t f1) {
+  if (y0 >= y1 || f0 >= f1)
+    return;
+  if (filter.kernel != kernel) {
+    std::fprintf(stderr, "telar runtime: convDirect's filter is packed for "
+                         "another kernel\n");
+    std::abort();
+  }
+  if (kernel == GemmKernel::Avx512)
+    avx512::convDirect(conv, filter, y0, y1, f0, f1);
+  else
+    avx2::convDirect(conv, filter, y0, y1, f0, f1);
 }
 
 void telar::runtime::detail::gemmOffsetColumnsA(

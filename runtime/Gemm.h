@@ -134,6 +134,42 @@ void gemmOffsetColumnsA(GemmKernel kernel, const OffsetRowsB &a, int64_t k,
                         const MatrixView &b, const PackedB *packed,
                         const MatrixView &c, bool accumulate);
 
+/// One image's convolution over phase planes computed directly: output
+/// pixel (oy, ox) of filter f is
+///   out[f * filterStride + oy * ow + ox]
+///     = sum_k base[oy * rowStride + ox + offsets[k]] * filter[f][k]
+/// (plus bias[f * biasStride] with `bias`; plus the old value with
+/// `accumulate`; then max(0, .) with `relu`). Its micro-kernel takes
+/// output pixels as its rows, broadcast from the planes in place (nothing
+/// of the input is packed), and kNR filters as its columns, read from the
+/// packed transpose of the filter; tiles follow the output rows, so no
+/// lane computes a pixel that is dropped. The results go through a
+/// per-thread tile of blockPixels pixels at most, transposed into the
+/// output with the epilogue.
+struct DirectConv {
+  const float *base;      // the planes (or the input read in place)
+  const int64_t *offsets; // depth entries: where contraction index k reads
+  int64_t depth;          // C * KH * KW
+  int64_t rowStride;      // between output rows in the planes (wq)
+  int64_t ow;             // output width
+  int64_t blockPixels;    // pixels per tile block (whole output rows)
+  float *out;             // filter 0's output map (ow-wide rows, dense)
+  int64_t filterStride;   // between filters' output maps
+  const float *bias = nullptr;
+  int64_t biasStride = 0;
+  bool accumulate = false, relu = false;
+};
+
+/// Output rows [y0, y1) of filters [f0, f1) of `conv` on the calling
+/// thread with `kernel` (Avx2 or Avx512), `filter` the filter's transpose
+/// (depth x F) packed for it (col0 0; f0 a multiple of gemmTileCols).
+void convDirect(GemmKernel kernel, const DirectConv &conv,
+                const PackedB &filter, int64_t y0, int64_t y1, int64_t f0,
+                int64_t f1);
+
+/// The most output pixels of one direct micro-tile.
+int64_t convDirectMaxTile(GemmKernel kernel);
+
 class ConstantCache;
 
 /// The packed form of `b` for `kernel` when `b` lies wholly inside a range

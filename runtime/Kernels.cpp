@@ -304,18 +304,25 @@ constexpr int64_t kMinBlock = 16;
 /// L2).
 constexpr int64_t kConvTileBytes = 256 << 10;
 
+/// Output pixels per tile block of a direct convolution (DirectConv in
+/// Gemm.h): its tile (pixels x 32 filters) fills a part of L2.
+constexpr int64_t kDirectBlockPixels = 256;
+
 /// Bytes of an im2col tile (a part of L2; Zen 5 has 1 MiB per core) and its
 /// fewest columns.
 constexpr int64_t kIm2colTileBytes = 512 << 10;
 constexpr int64_t kMinIm2colTile = 64;
 
 /// How convolutions feed their GEMM (TELARRT_CONV_* in Abi.h): the
-/// environment's TELAR_CONV_METHOD (auto, planes, panels, im2col) when the
+/// environment's TELAR_CONV_METHOD (auto, direct, planes, panels, im2col)
+/// when the
 /// runtime loads, then telarrt_set_conv_method.
 int convMethod = [] {
   const char *env = std::getenv("TELAR_CONV_METHOD");
   if (!env || !*env || !std::strcmp(env, "auto"))
     return int(TELARRT_CONV_AUTO);
+  if (!std::strcmp(env, "direct"))
+    return int(TELARRT_CONV_DIRECT);
   if (!std::strcmp(env, "planes"))
     return int(TELARRT_CONV_PHASE_PLANES);
   if (!std::strcmp(env, "panels"))
@@ -324,15 +331,15 @@ int convMethod = [] {
     return int(TELARRT_CONV_IM2COL);
   std::fprintf(stderr,
                "telar runtime: ignoring TELAR_CONV_METHOD=%s (expected auto, "
-               "planes, panels or im2col)\n",
+               "direct, planes, panels or im2col)\n",
                env);
   return int(TELARRT_CONV_AUTO);
 }();
 
-/// Per-thread scratch buffers (slot 0: im2col, 1: a dense output), grown as
-/// needed and kept, uninitialised.
+/// Per-thread scratch buffers (slot 0: im2col or planes, 1: a dense output
+/// or tile, 2: a packed filter), grown as needed and kept, uninitialised.
 float *scratch(int slot, size_t floats) {
-  thread_local std::vector<float> buffers[2];
+  thread_local std::vector<float> buffers[3];
   std::vector<float> &b = buffers[slot];
   if (b.size() < floats)
     b = std::vector<float>(floats);
@@ -594,7 +601,8 @@ int64_t floorDiv(int64_t a, int64_t b) {
 void convPhasePlanes(const Env &env, const View &a, const float *input,
                      const int64_t *ist, float *output, const int64_t *ost,
                      const ConvShape &s, bool accumulate, bool relu,
-                     const float *bias, int64_t biasStride) {
+                     const float *bias, int64_t biasStride,
+                     bool directMethod) {
   GemmKernel kernel = env.kernel;
   int64_t spanH = (s.kh - 1) * s.dh, spanW = (s.kw - 1) * s.dw;
   int64_t phases = s.sh * s.sw;
@@ -677,6 +685,45 @@ void convPhasePlanes(const Env &env, const View &a, const float *input,
     packedFilter =
         detail::constantPackedB(env.constants, kernel, a.transposed());
   }
+  // Direct (TELARRT_CONV_DIRECT): groups of output rows times groups of
+  // filter panels, the split (dividing the threads) that gives the busiest
+  // thread the least work, filters first on a tie (each thread then reads
+  // less of the filter).
+  int64_t panels = ceilDiv(s.f, tileCols);
+  int64_t pixelGroups = 1, filterGroups = 1;
+  const detail::PackedB *directFilter = nullptr;
+  detail::PackedB ownFilter{};
+  if (directMethod) {
+    transposed = false;
+    if (parallel) {
+      int64_t best = -1;
+      for (int64_t fg = threads; fg >= 1; --fg) {
+        if (threads % fg || fg > panels || threads / fg > s.oh)
+          continue;
+        int64_t cost = ceilDiv(s.oh, threads / fg) * ceilDiv(panels, fg);
+        if (best < 0 || cost < best) {
+          best = cost;
+          filterGroups = fg;
+          pixelGroups = threads / fg;
+        }
+      }
+    }
+    items = pixelGroups * filterGroups;
+    directFilter =
+        detail::constantPackedB(env.constants, kernel, a.transposed());
+    if (!directFilter) {
+      // Not a registered constant: pack the filter's transpose now.
+      View wt = a.transposed();
+      int64_t depthBlock = detail::gemmPanelDepth(kernel, depth);
+      int64_t stride = panels * tileCols;
+      float *data = scratch(2, static_cast<size_t>(depth * stride));
+      for (int64_t pc = 0; pc < depth; pc += depthBlock)
+        detail::gemmPackB(kernel, wt, pc, std::min(depthBlock, depth - pc), 0,
+                          s.f, data + pc * stride);
+      ownFilter = {data, kernel, depthBlock, stride, 0};
+      directFilter = &ownFilter;
+    }
+  }
   // Transposed block b: filters [filterEdge(b), filterEdge(b + 1)).
   auto filterEdge = [&](int64_t b) {
     return b == items ? s.f
@@ -735,8 +782,21 @@ void convPhasePlanes(const Env &env, const View &a, const float *input,
           }
         }
       }
+      int64_t directItems = directMethod ? items : 0;
+#pragma omp for schedule(static)
+      for (int64_t item = 0; item < directItems; ++item) {
+        int64_t pg = item / filterGroups, fg = item % filterGroups;
+        detail::DirectConv d{base,   offsets.data(), depth, wq,
+                             s.ow,   kDirectBlockPixels, imageOut, ost[1],
+                             bias,   biasStride,     accumulate, relu};
+        detail::convDirect(
+            kernel, d, *directFilter, s.oh * pg / pixelGroups,
+            s.oh * (pg + 1) / pixelGroups,
+            std::min(s.f, panels * fg / filterGroups * tileCols),
+            std::min(s.f, panels * (fg + 1) / filterGroups * tileCols));
+      }
       int64_t transposedItems = transposed ? items : 0;
-      int64_t plainItems = transposed ? 0 : items;
+      int64_t plainItems = transposed || directMethod ? 0 : items;
 #pragma omp for schedule(static)
       for (int64_t item = 0; item < transposedItems; ++item) {
         int64_t f0 = filterEdge(item), f1 = filterEdge(item + 1);
@@ -977,13 +1037,14 @@ static int conv2dNchw(TelarContext *ctx, const char *kernel,
   // strided 1x1 ones, which read a quarter of their input: the panels pick
   // it straight from the image for less than building its plane costs.
   bool pointwise = kh == 1 && kw == 1;
+  bool directMethod = convMethod == TELARRT_CONV_DIRECT;
   if (ownGemm && unitPixels &&
-      (convMethod == TELARRT_CONV_PHASE_PLANES ||
+      (directMethod || convMethod == TELARRT_CONV_PHASE_PLANES ||
        (convMethod == TELARRT_CONV_AUTO && !pointwise))) {
     convPhasePlanes(env, filterView, input, ist, output, ost,
                     {n, c, h, w, f, kh, kw, oh, ow, sh, sw, dh, dw, padTop,
                      padLeft},
-                    accumulate, relu, bias, biasStride);
+                    accumulate, relu, bias, biasStride, directMethod);
     return TELAR_STATUS_OK;
   }
   // The other ways add the bias to the output first.
@@ -1196,7 +1257,7 @@ void telarrt_set_num_threads(int threads) {
 int telarrt_get_num_threads(void) { return omp_get_max_threads(); }
 
 int telarrt_set_conv_method(int method) {
-  if (method < TELARRT_CONV_AUTO || method > TELARRT_CONV_IM2COL)
+  if (method < TELARRT_CONV_AUTO || method > TELARRT_CONV_DIRECT)
     return -1;
   int old = convMethod;
   convMethod = method;

@@ -578,8 +578,9 @@ TEST(RuntimeKernels, ParallelSplits) {
 /// Runs `body` with each way of feeding the GEMM a convolution asks for
 /// (TELARRT_CONV_*), then restores the default.
 void forEachConvMethod(const std::function<void()> &body) {
-  for (int method : {TELARRT_CONV_AUTO, TELARRT_CONV_PHASE_PLANES,
-                     TELARRT_CONV_IM2COL_PANELS, TELARRT_CONV_IM2COL}) {
+  for (int method : {TELARRT_CONV_AUTO, TELARRT_CONV_DIRECT,
+                     TELARRT_CONV_PHASE_PLANES, TELARRT_CONV_IM2COL_PANELS,
+                     TELARRT_CONV_IM2COL}) {
     ASSERT_GE(telarrt_set_conv_method(method), 0);
     SCOPED_TRACE("conv method " + std::to_string(method));
     body();
@@ -616,7 +617,7 @@ void forEachConvSetting(std::initializer_list<int> threads,
 }
 
 TEST(RuntimeKernels, ConvMethodRejectsUnknown) {
-  EXPECT_EQ(telarrt_set_conv_method(4), -1);
+  EXPECT_EQ(telarrt_set_conv_method(5), -1);
   EXPECT_EQ(telarrt_set_conv_method(-1), -1);
   EXPECT_EQ(telarrt_set_conv_method(TELARRT_CONV_AUTO), TELARRT_CONV_AUTO);
 }

@@ -254,7 +254,8 @@ enum {
   TELARRT_CONV_AUTO = 0,
   TELARRT_CONV_PHASE_PLANES = 1,
   TELARRT_CONV_IM2COL_PANELS = 2,
-  TELARRT_CONV_IM2COL = 3
+  TELARRT_CONV_IM2COL = 3,
+  TELARRT_CONV_DIRECT = 4
 };
 int telarrt_set_conv_method(int method);
 
