@@ -12,12 +12,15 @@
 // kernels took pads); --relu asks for the ReLU epilogue. --methods times
 // each conv method (telarrt_set_conv_method: phase planes, im2col panels,
 // im2col) on each layer, taking turns round by round, and prints the
-// ratio of panels to planes. Asserts nothing about speed.
+// ratio of panels to planes. Each filter is registered as a constant, as
+// an artifact's weights are (so the kernels that want a packed copy of it
+// make one once, not on every call). Asserts nothing about speed.
 //
 //===----------------------------------------------------------------------===//
 
 #include "BenchUtil.h"
 #include "telar/runtime/Abi.h"
+#include "telar/runtime/Runtime.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -102,7 +105,10 @@ int main(int argc, char **argv) {
     }
   }
   telarrt_set_num_threads(threads);
-  TelarContext *context = telarrt_context_create();
+  telar::runtime::Context owner;
+  telar::runtime::PrepackedWeights weights;
+  owner.setPrepackedWeights(&weights);
+  TelarContext *context = owner.get();
   std::printf("threads %d, batch %lld, %s padding%s\n", threads,
               (long long)batch, explicitPad ? "explicit" : "implicit",
               relu ? ", ReLU epilogue" : "");
@@ -130,6 +136,20 @@ int main(int argc, char **argv) {
             if (y < l.pad || x < l.pad || y >= in - l.pad || x >= in - l.pad)
               image[(p * in + y) * in + x] = 0;
     std::vector<float> filter = randomVector(l.f * l.c * l.k * l.k, 2);
+    // Registered for this layer only (a later layer's filter may reuse the
+    // address).
+    struct Registration {
+      telar::runtime::PrepackedWeights &weights;
+      const std::vector<float> &data;
+      Registration(telar::runtime::PrepackedWeights &w,
+                   const std::vector<float> &d)
+          : weights(w), data(d) {
+        weights.registerRange(data.data(), data.size() * sizeof(float));
+      }
+      ~Registration() {
+        weights.unregisterRange(data.data(), data.size() * sizeof(float));
+      }
+    } registration(weights, filter);
     std::vector<float> result(batch * l.f * out * out, 0.0f);
     TelarMemRef4F32 di = dense(image.data(), batch, l.c, in, in);
     TelarMemRef4F32 df = dense(filter.data(), l.f, l.c, l.k, l.k);
@@ -175,6 +195,5 @@ int main(int argc, char **argv) {
   } else {
     std::printf("%-32s %9.3f\n", "total (x count)", total * 1e3);
   }
-  telarrt_context_destroy(context);
   return 0;
 }

@@ -380,8 +380,14 @@ void telar::runtime::detail::gemmOffsetRows(GemmKernel kernel,
                   nullptr, &b, nullptr);
 }
 
-int64_t telar::runtime::detail::convDirectMaxTile(GemmKernel kernel) {
-  return kernel == GemmKernel::Avx512 ? avx512::kMR : avx2::kMR;
+void telar::runtime::detail::interleaveChannels(GemmKernel kernel,
+                                                const float *const *rows,
+                                                int64_t step, int64_t n,
+                                                float *dst) {
+  if (kernel == GemmKernel::Avx512)
+    avx512::interleaveChannels(rows, step, n, dst);
+  else
+    avx2::interleaveChannels(rows, step, n, dst);
 }
 
 void telar::runtime::detail::convDirect(GemmKernel kernel,

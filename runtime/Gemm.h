@@ -134,10 +134,14 @@ void gemmOffsetColumnsA(GemmKernel kernel, const OffsetRowsB &a, int64_t k,
                         const MatrixView &b, const PackedB *packed,
                         const MatrixView &c, bool accumulate);
 
+/// Channels per block of interleaved planes (DirectConv).
+constexpr int64_t kChannelBlock = 16;
+
 /// One image's convolution over phase planes computed directly: output
 /// pixel (oy, ox) of filter f is
 ///   out[f * filterStride + oy * ow + ox]
-///     = sum_k base[oy * rowStride + ox + offsets[k]] * filter[f][k]
+///     = sum_k base[oy * rowStride + ox * pixelStride + offsets[k]]
+///       * filter[f][k]
 /// (plus bias[f * biasStride] with `bias`; plus the old value with
 /// `accumulate`; then max(0, .) with `relu`). Its micro-kernel takes
 /// output pixels as its rows, broadcast from the planes in place (nothing
@@ -150,7 +154,9 @@ struct DirectConv {
   const float *base;      // the planes (or the input read in place)
   const int64_t *offsets; // depth entries: where contraction index k reads
   int64_t depth;          // C * KH * KW
-  int64_t rowStride;      // between output rows in the planes (wq)
+  int64_t pixelStride;    // between output pixels in the planes: 1 or
+                          // kChannelBlock (interleaved channels)
+  int64_t rowStride;      // between output rows in the planes
   int64_t ow;             // output width
   int64_t blockPixels;    // pixels per tile block (whole output rows)
   float *out;             // filter 0's output map (ow-wide rows, dense)
@@ -167,8 +173,12 @@ void convDirect(GemmKernel kernel, const DirectConv &conv,
                 const PackedB &filter, int64_t y0, int64_t y1, int64_t f0,
                 int64_t f1);
 
-/// The most output pixels of one direct micro-tile.
-int64_t convDirectMaxTile(GemmKernel kernel);
+/// dst[x * kChannelBlock + c] = rows[c][x * step] for x < n, c <
+/// kChannelBlock, with `kernel` (Avx2 or Avx512): a block of channel rows
+/// interleaved, as the planes of a DirectConv with pixelStride
+/// kChannelBlock hold them.
+void interleaveChannels(GemmKernel kernel, const float *const *rows,
+                        int64_t step, int64_t n, float *dst);
 
 class ConstantCache;
 
@@ -179,6 +189,22 @@ class ConstantCache;
 /// out of memory for the copy). Thread-safe.
 const PackedB *constantPackedB(ConstantCache *cache, GemmKernel kernel,
                                const MatrixView &b);
+
+/// The packed transpose of the F x (C * window) filter `filter` of a
+/// convolution over interleaved planes (C a multiple of kChannelBlock,
+/// window = KH * KW), with the contraction in their order: channel block,
+/// then window position, then channel within the block. As
+/// constantPackedB: built on first use when `filter` is a registered
+/// constant, else null.
+const PackedB *constantPackedConvFilter(ConstantCache *cache,
+                                        GemmKernel kernel,
+                                        const MatrixView &filter,
+                                        int64_t window);
+
+/// The same packed into `dst` now (convFilterFloats floats).
+PackedB packConvFilter(GemmKernel kernel, const MatrixView &filter,
+                       int64_t window, float *dst);
+int64_t convFilterFloats(GemmKernel kernel, const MatrixView &filter);
 
 } // namespace telar::runtime::detail
 

@@ -606,7 +606,11 @@ void convPhasePlanes(const Env &env, const View &a, const float *input,
   GemmKernel kernel = env.kernel;
   int64_t spanH = (s.kh - 1) * s.dh, spanW = (s.kw - 1) * s.dw;
   int64_t phases = s.sh * s.sw;
-  bool inPlace = s.sh == 1 && s.sw == 1 && s.padTop == 0 && s.padLeft == 0 &&
+  // Direct on whole blocks of channels: planes of interleaved channels.
+  constexpr int64_t kBlock = detail::kChannelBlock;
+  bool interleaved = directMethod && s.c % kBlock == 0;
+  bool inPlace = !interleaved && s.sh == 1 && s.sw == 1 && s.padTop == 0 &&
+                 s.padLeft == 0 &&
                  ist[3] == 1 && s.oh + spanH <= s.h && s.ow + spanW <= s.w &&
                  ist[2] >= s.w;
   int64_t wq = inPlace ? ist[2] : s.ow + spanW / s.sw;
@@ -631,10 +635,20 @@ void convPhasePlanes(const Env &env, const View &a, const float *input,
     for (int64_t x = 0; x < s.kw; ++x)
       planeUsed[y * s.dh % s.sh * s.sw + x * s.dw % s.sw] = 1;
   std::vector<int64_t> offsets(static_cast<size_t>(depth));
-  for (int64_t ci = 0, k = 0; ci < s.c; ++ci)
-    for (int64_t y = 0; y < s.kh; ++y)
-      for (int64_t x = 0; x < s.kw; ++x)
-        offsets[k++] = ci * channelStride + rowPart[y] + colPart[x];
+  if (interleaved) {
+    // k = (channel block, kernel position, channel in the block).
+    for (int64_t cb = 0, k = 0; cb < s.c / kBlock; ++cb)
+      for (int64_t y = 0; y < s.kh; ++y)
+        for (int64_t x = 0; x < s.kw; ++x)
+          for (int64_t cl = 0; cl < kBlock; ++cl)
+            offsets[k++] = cb * kBlock * channelStride +
+                           (rowPart[y] + colPart[x]) * kBlock + cl;
+  } else {
+    for (int64_t ci = 0, k = 0; ci < s.c; ++ci)
+      for (int64_t y = 0; y < s.kh; ++y)
+        for (int64_t x = 0; x < s.kw; ++x)
+          offsets[k++] = ci * channelStride + rowPart[y] + colPart[x];
+  }
 
   // Work items: blocks of filters times tiles of columns, both of whole
   // micro-tiles. Each thread gets the same number of items; the split of
@@ -709,10 +723,18 @@ void convPhasePlanes(const Env &env, const View &a, const float *input,
       }
     }
     items = pixelGroups * filterGroups;
+    int64_t window = s.kh * s.kw;
     directFilter =
-        detail::constantPackedB(env.constants, kernel, a.transposed());
-    if (!directFilter) {
+        interleaved
+            ? detail::constantPackedConvFilter(env.constants, kernel, a, window)
+            : detail::constantPackedB(env.constants, kernel, a.transposed());
+    if (!directFilter && interleaved) {
       // Not a registered constant: pack the filter's transpose now.
+      ownFilter = detail::packConvFilter(
+          kernel, a, window,
+          scratch(2, static_cast<size_t>(detail::convFilterFloats(kernel, a))));
+      directFilter = &ownFilter;
+    } else if (!directFilter) {
       View wt = a.transposed();
       int64_t depthBlock = detail::gemmPanelDepth(kernel, depth);
       int64_t stride = panels * tileCols;
@@ -748,7 +770,38 @@ void convPhasePlanes(const Env &env, const View &a, const float *input,
     float *imageOut = output + img * ost[0];
 #pragma omp parallel num_threads(used) if (parallel)
     {
-      if (!inPlace) {
+      if (interleaved) {
+        // Block by block and plane by plane: each row interleaves the rows
+        // of kBlock channels (zero rows and columns for the padding).
+#pragma omp for schedule(static)
+        for (int64_t bp = 0; bp < s.c / kBlock * phases; ++bp) {
+          int64_t cb = bp / phases, py = bp % phases / s.sw, px = bp % s.sw;
+          if (!planeUsed[py * s.sw + px])
+            continue;
+          float *plane = planes + cb * kBlock * channelStride +
+                         (py * s.sw + px) * planeSize * kBlock;
+          int64_t lo =
+              std::clamp<int64_t>(-floorDiv(px - s.padLeft, s.sw), 0, wq);
+          int64_t hi = std::clamp<int64_t>(
+              floorDiv(s.w - 1 + s.padLeft - px, s.sw) + 1, lo, wq);
+          const float *rows[kBlock];
+          for (int64_t r = 0; r < hq; ++r) {
+            float *row = plane + r * wq * kBlock;
+            int64_t iy = r * s.sh + py - s.padTop;
+            if (iy < 0 || iy >= s.h || lo == hi) {
+              std::fill(row, row + wq * kBlock, 0.0f);
+              continue;
+            }
+            std::fill(row, row + lo * kBlock, 0.0f);
+            std::fill(row + hi * kBlock, row + wq * kBlock, 0.0f);
+            for (int64_t cl = 0; cl < kBlock; ++cl)
+              rows[cl] = image + (cb * kBlock + cl) * ist[1] + iy * ist[2] +
+                         (lo * s.sw + px - s.padLeft) * ist[3];
+            detail::interleaveChannels(kernel, rows, s.sw * ist[3], hi - lo,
+                                       row + lo * kBlock);
+          }
+        }
+      } else if (!inPlace) {
         // Plane by plane (a 3-channel stem has 12 planes to share out).
 #pragma omp for schedule(static)
         for (int64_t cp = 0; cp < s.c * phases; ++cp) {
@@ -786,9 +839,20 @@ void convPhasePlanes(const Env &env, const View &a, const float *input,
 #pragma omp for schedule(static)
       for (int64_t item = 0; item < directItems; ++item) {
         int64_t pg = item / filterGroups, fg = item % filterGroups;
-        detail::DirectConv d{base,   offsets.data(), depth, wq,
-                             s.ow,   kDirectBlockPixels, imageOut, ost[1],
-                             bias,   biasStride,     accumulate, relu};
+        int64_t pixelStride = interleaved ? kBlock : 1;
+        detail::DirectConv d{base,
+                             offsets.data(),
+                             depth,
+                             pixelStride,
+                             wq * pixelStride,
+                             s.ow,
+                             kDirectBlockPixels,
+                             imageOut,
+                             ost[1],
+                             bias,
+                             biasStride,
+                             accumulate,
+                             relu};
         detail::convDirect(
             kernel, d, *directFilter, s.oh * pg / pixelGroups,
             s.oh * (pg + 1) / pixelGroups,

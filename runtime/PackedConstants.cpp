@@ -41,10 +41,11 @@ struct Key {
   const float *p;
   int64_t rows, cols, rs, cs;
   GemmKernel kernel;
+  int64_t window; // 0: b as it is; else a conv filter's interleaved order
 
   bool operator<(const Key &o) const {
-    return std::tie(p, rows, cols, rs, cs, kernel) <
-           std::tie(o.p, o.rows, o.cols, o.rs, o.cs, o.kernel);
+    return std::tie(p, rows, cols, rs, cs, kernel, window) <
+           std::tie(o.p, o.rows, o.cols, o.rs, o.cs, o.kernel, o.window);
   }
 };
 
@@ -102,25 +103,23 @@ std::pair<uintptr_t, uintptr_t> span(const MatrixView &b) {
   return {base + lo * sizeof(float), base + (hi + 1) * sizeof(float)};
 }
 
-/// Packs all of `b` for `kernel` into `e`; leaves e.data null when out of
-/// memory (the GEMM then packs as it goes).
-void pack(Entry &e, GemmKernel kernel, const MatrixView &b) {
+/// Floats of all of a k x n matrix's panels for `kernel`.
+int64_t packedFloats(GemmKernel kernel, int64_t k, int64_t n) {
+  int64_t nr = gemmTileCols(kernel);
+  return k * ((n + nr - 1) / nr * nr);
+}
+
+/// Packs all of `b` for `kernel` into `data` (packedFloats of it).
+PackedB packAll(GemmKernel kernel, const MatrixView &b, float *data) {
   int64_t k = b.rows, n = b.cols;
   int64_t nr = gemmTileCols(kernel);
   int64_t kc = gemmPanelDepth(kernel, k);
   int64_t stride = (n + nr - 1) / nr * nr;
-  e.bytes = (static_cast<size_t>(k * stride) * sizeof(float) + 63) / 64 * 64;
-  e.data = static_cast<float *>(std::aligned_alloc(64, e.bytes));
-  if (!e.data) {
-    e.bytes = 0;
-    return;
-  }
   // Tasks of up to 8 panels of one block.
   constexpr int64_t kPanelsPerTask = 8;
   int64_t blocks = (k + kc - 1) / kc;
   int64_t chunks = (stride / nr + kPanelsPerTask - 1) / kPanelsPerTask;
   int64_t tasks = blocks * chunks;
-  float *data = e.data;
 #pragma omp parallel for if (tasks > 1 && !omp_in_parallel()) schedule(dynamic)
   for (int64_t t = 0; t < tasks; ++t) {
     int64_t pc = t / chunks * kc, depth = std::min(kc, k - pc);
@@ -128,8 +127,49 @@ void pack(Entry &e, GemmKernel kernel, const MatrixView &b) {
     int64_t cols = std::min(kPanelsPerTask * nr, n - j0);
     gemmPackB(kernel, b, pc, depth, j0, cols, data + pc * stride + j0 * depth);
   }
-  e.packed = {data, kernel, kc, stride, 0};
+  return {data, kernel, kc, stride, 0};
 }
+
+/// The transpose of the F x (C * window) filter `a` with its rows in the
+/// interleaved order (block, window position, channel in block), dense.
+std::vector<float> interleavedTranspose(const MatrixView &a, int64_t window) {
+  int64_t f = a.rows, depth = a.cols;
+  std::vector<float> t(static_cast<size_t>(depth * f));
+  for (int64_t k = 0; k < depth; ++k) {
+    int64_t block = k / (window * kChannelBlock);
+    int64_t pos = k / kChannelBlock % window, c = k % kChannelBlock;
+    int64_t row = (block * kChannelBlock + c) * window + pos;
+    for (int64_t j = 0; j < f; ++j)
+      t[k * f + j] = a.at(j, row);
+  }
+  return t;
+}
+
+/// Packs all of `b` for `kernel` into `e` (b in the interleaved order of a
+/// conv filter's transpose when window > 0: b is then the filter); leaves
+/// e.data null when out of memory (the GEMM then packs as it goes).
+void pack(Entry &e, GemmKernel kernel, const MatrixView &b, int64_t window) {
+  std::vector<float> t;
+  MatrixView src = b;
+  if (window > 0) {
+    t = interleavedTranspose(b, window);
+    src = {t.data(), b.cols, b.rows, b.rows, 1};
+  }
+  e.bytes = (static_cast<size_t>(packedFloats(kernel, src.rows, src.cols)) *
+                 sizeof(float) +
+             63) /
+            64 * 64;
+  e.data = static_cast<float *>(std::aligned_alloc(64, e.bytes));
+  if (!e.data) {
+    e.bytes = 0;
+    return;
+  }
+  e.packed = packAll(kernel, src, e.data);
+}
+
+/// constantPackedB, or with window > 0 constantPackedConvFilter.
+const PackedB *constantPacked(ConstantCache *cache, GemmKernel kernel,
+                              const MatrixView &b, int64_t window);
 
 } // namespace
 
@@ -137,6 +177,31 @@ const PackedB *
 telar::runtime::detail::constantPackedB(ConstantCache *cache,
                                         GemmKernel kernel,
                                         const MatrixView &b) {
+  return constantPacked(cache, kernel, b, 0);
+}
+
+const PackedB *telar::runtime::detail::constantPackedConvFilter(
+    ConstantCache *cache, GemmKernel kernel, const MatrixView &filter,
+    int64_t window) {
+  return constantPacked(cache, kernel, filter, window);
+}
+
+int64_t telar::runtime::detail::convFilterFloats(GemmKernel kernel,
+                                                 const MatrixView &filter) {
+  return packedFloats(kernel, filter.cols, filter.rows);
+}
+
+PackedB telar::runtime::detail::packConvFilter(GemmKernel kernel,
+                                               const MatrixView &filter,
+                                               int64_t window, float *dst) {
+  std::vector<float> t = interleavedTranspose(filter, window);
+  return packAll(kernel, {t.data(), filter.cols, filter.rows, filter.rows, 1},
+                 dst);
+}
+
+namespace {
+const PackedB *constantPacked(ConstantCache *cache, GemmKernel kernel,
+                              const MatrixView &b, int64_t window) {
   if (!cache)
     return nullptr;
   ConstantCache &c = *cache;
@@ -151,7 +216,7 @@ telar::runtime::detail::constantPackedB(ConstantCache *cache,
     if (!c.covered(lo, hi))
       return nullptr;
     std::unique_ptr<Entry> &slot =
-        c.entries[{b.p, b.rows, b.cols, b.rs, b.cs, kernel}];
+        c.entries[{b.p, b.rows, b.cols, b.rs, b.cs, kernel, window}];
     if (!slot) {
       slot = std::make_unique<Entry>();
       slot->lo = lo;
@@ -162,11 +227,12 @@ telar::runtime::detail::constantPackedB(ConstantCache *cache,
   // Packed outside the lock (other operands may be packed meanwhile);
   // concurrent users of this one wait for it.
   std::call_once(e->once, [&] {
-    pack(*e, kernel, b);
+    pack(*e, kernel, b, window);
     c.bytes.fetch_add(e->bytes, std::memory_order_relaxed);
   });
   return e->data ? &e->packed : nullptr;
 }
+} // namespace
 
 using telar::runtime::PrepackedWeights;
 
