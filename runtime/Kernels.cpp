@@ -308,6 +308,11 @@ constexpr int64_t kConvTileBytes = 256 << 10;
 /// Gemm.h): its tile (pixels x 32 filters) fills a part of L2.
 constexpr int64_t kDirectBlockPixels = 256;
 
+/// Output pixels from which AUTO computes a convolution directly although
+/// its filter must be packed on the call (not a registered constant): the
+/// packing then costs a few percent at most.
+constexpr int64_t kDirectMinPixelsToPack = 1024;
+
 /// Bytes of an im2col tile (a part of L2; Zen 5 has 1 MiB per core) and its
 /// fewest columns.
 constexpr int64_t kIm2colTileBytes = 512 << 10;
@@ -561,6 +566,11 @@ static void overwriteOutput(TelarMemRef4F32 *out, bool relu) {
 }
 
 namespace {
+/// Whether a convolution on phase planes is computed directly
+/// (DirectConv in Gemm.h): under AUTO when its filter is a packed constant,
+/// or its output large enough to pay for packing the filter on the call.
+enum class DirectChoice { Never, Auto, Always };
+
 /// One NCHW convolution's geometry (sizes of the unpadded input).
 struct ConvShape {
   int64_t n, c, h, w, f, kh, kw, oh, ow, sh, sw, dh, dw, padTop, padLeft;
@@ -602,13 +612,25 @@ void convPhasePlanes(const Env &env, const View &a, const float *input,
                      const int64_t *ist, float *output, const int64_t *ost,
                      const ConvShape &s, bool accumulate, bool relu,
                      const float *bias, int64_t biasStride,
-                     bool directMethod) {
+                     DirectChoice choice) {
   GemmKernel kernel = env.kernel;
   int64_t spanH = (s.kh - 1) * s.dh, spanW = (s.kw - 1) * s.dw;
   int64_t phases = s.sh * s.sw;
   // Direct on whole blocks of channels: planes of interleaved channels.
   constexpr int64_t kBlock = detail::kChannelBlock;
-  bool interleaved = directMethod && s.c % kBlock == 0;
+  bool blocks = s.c % kBlock == 0;
+  int64_t window = s.kh * s.kw;
+  const detail::PackedB *directFilter = nullptr;
+  if (choice != DirectChoice::Never)
+    directFilter =
+        blocks ? detail::constantPackedConvFilter(env.constants, kernel, a,
+                                                  window)
+               : detail::constantPackedB(env.constants, kernel, a.transposed());
+  bool directMethod =
+      choice == DirectChoice::Always ||
+      (choice == DirectChoice::Auto &&
+       (directFilter || s.n * s.oh * s.ow >= kDirectMinPixelsToPack));
+  bool interleaved = directMethod && blocks;
   bool inPlace = !interleaved && s.sh == 1 && s.sw == 1 && s.padTop == 0 &&
                  s.padLeft == 0 &&
                  ist[3] == 1 && s.oh + spanH <= s.h && s.ow + spanW <= s.w &&
@@ -705,7 +727,6 @@ void convPhasePlanes(const Env &env, const View &a, const float *input,
   // less of the filter).
   int64_t panels = ceilDiv(s.f, tileCols);
   int64_t pixelGroups = 1, filterGroups = 1;
-  const detail::PackedB *directFilter = nullptr;
   detail::PackedB ownFilter{};
   if (directMethod) {
     transposed = false;
@@ -723,11 +744,6 @@ void convPhasePlanes(const Env &env, const View &a, const float *input,
       }
     }
     items = pixelGroups * filterGroups;
-    int64_t window = s.kh * s.kw;
-    directFilter =
-        interleaved
-            ? detail::constantPackedConvFilter(env.constants, kernel, a, window)
-            : detail::constantPackedB(env.constants, kernel, a.transposed());
     if (!directFilter && interleaved) {
       // Not a registered constant: pack the filter's transpose now.
       ownFilter = detail::packConvFilter(
@@ -1094,21 +1110,28 @@ static int conv2dNchw(TelarContext *ctx, const char *kernel,
   GemmKernel gemmKernel = env.kernel;
   bool ownGemm = gemmKernel != GemmKernel::OpenBlas;
   bool unitPixels = outCollapses && (outCol == 1 || pixels == 1);
-  // AUTO: phase planes, except for 1x1 kernels. Measured on ResNet-18's
-  // layers (telar-conv-bench --methods, the methods taking turns): planes
-  // 1.03-1.30x the panels' speed on the stride-1 3x3 layers and the 7x7
-  // stem, 0.91-1.11x on the strided 3x3 ones, but 0.77-0.96x on the
-  // strided 1x1 ones, which read a quarter of their input: the panels pick
-  // it straight from the image for less than building its plane costs.
+  // AUTO: phase planes, computed directly (when the filter is a packed
+  // constant or the output large), except for 1x1 kernels. Measured on
+  // ResNet-18's layers (telar-conv-bench --methods, the methods taking
+  // turns): direct 1.15-1.3x the speed of the planes' GEMM on the 3x3
+  // layers and up to 1.25x on the 7x7 stem, 1 and 2 threads; the planes'
+  // GEMM 1.03-1.30x the panels' speed on the stride-1 3x3 layers, but the
+  // strided 1x1 ones, which read a quarter of their input, go 1.05-1.3x
+  // faster with the panels (picked straight from the image) than with
+  // either on planes at 56 x 56 and 28 x 28.
   bool pointwise = kh == 1 && kw == 1;
-  bool directMethod = convMethod == TELARRT_CONV_DIRECT;
+  DirectChoice directChoice =
+      convMethod == TELARRT_CONV_DIRECT ? DirectChoice::Always
+      : convMethod == TELARRT_CONV_AUTO ? DirectChoice::Auto
+                                        : DirectChoice::Never;
   if (ownGemm && unitPixels &&
-      (directMethod || convMethod == TELARRT_CONV_PHASE_PLANES ||
+      (convMethod == TELARRT_CONV_DIRECT ||
+       convMethod == TELARRT_CONV_PHASE_PLANES ||
        (convMethod == TELARRT_CONV_AUTO && !pointwise))) {
     convPhasePlanes(env, filterView, input, ist, output, ost,
                     {n, c, h, w, f, kh, kw, oh, ow, sh, sw, dh, dw, padTop,
                      padLeft},
-                    accumulate, relu, bias, biasStride, directMethod);
+                    accumulate, relu, bias, biasStride, directChoice);
     return TELAR_STATUS_OK;
   }
   // The other ways add the bias to the output first.
