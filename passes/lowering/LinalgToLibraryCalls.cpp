@@ -208,6 +208,17 @@ Value localBuffer(Value v) {
   return nullptr;
 }
 
+/// Whether `v` is a constant global (memref.get_global of one), which
+/// nothing writes.
+bool isConstantGlobal(Value v) {
+  auto get = v.getDefiningOp<memref::GetGlobalOp>();
+  if (!get)
+    return false;
+  auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
+      get, get.getNameAttr());
+  return global && global.getConstant();
+}
+
 /// Whether any op strictly between `from` and `to` (same block) may write
 /// `buffer` or a view of it (conservatively: has memory effects and takes
 /// one of them).
@@ -514,48 +525,183 @@ Value reluSource(Operation *op) {
   return src;
 }
 
-/// The ReLU a conv's result goes through, if the kernel can do it as its
-/// epilogue: `max(out, 0)` into `dst`, the first thing that reads the
-/// conv's output buffer `out` (a local buffer) afterwards, and either in
-/// place (`dst` is `out`) or the last (`out` is dead after it) into a local
-/// buffer of the same type first written by the ReLU, which can then be
-/// `out` instead.
-linalg::GenericOp matchReluEpilogue(linalg::Conv2DNchwFchwOp conv) {
+/// The first op after `conv` (an ancestor in its block) that uses the
+/// conv's output buffer `out` (a local allocation), when it is the last
+/// one too (`out` is dead after it) or writes `out` itself (`writes` gives
+/// the buffer an op writes); else null.
+Operation *soleLaterUser(linalg::Conv2DNchwFchwOp conv,
+                         function_ref<Value(Operation *)> writes) {
   Value out = conv.getOutputs()[0];
   if (!out.getDefiningOp<memref::AllocOp>())
-    return {};
+    return nullptr;
   Block *block = conv->getBlock();
   // The users after the conv (by their ancestors in the conv's block).
   SmallVector<Operation *> later;
   for (Operation *user : out.getUsers()) {
     Operation *top = block->findAncestorOpInBlock(*user);
     if (!top)
-      return {};
+      return nullptr;
     if (top != conv.getOperation() && !top->isBeforeInBlock(conv))
       later.push_back(top);
   }
   if (later.empty())
-    return {};
+    return nullptr;
   Operation *first = *llvm::min_element(
       later, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
-  if (reluSource(first) != out)
+  if (writes(first) == out)
+    return first;
+  if (llvm::any_of(later, [&](Operation *op) { return op != first; }))
+    return nullptr;
+  return first;
+}
+
+/// Whether `dst` can take `from`'s place after `op` overwrote all of it:
+/// a local allocation of `from`'s type (its earlier contents then matter to
+/// nobody after `op`).
+bool canTakeOver(Value dst, Value from) {
+  return dst.getType() == from.getType() &&
+         dst.getDefiningOp<memref::AllocOp>();
+}
+
+/// Replaces `op` (an elementwise op that writes all of `from`) by `to`
+/// holding its result: the uses of `from` after `op` (in its block, which
+/// holds every use of a local allocation) become uses of `to`, and `op`
+/// goes. (Allocations left unused go at the end of the pass.)
+void replaceWrite(Operation *op, Value from, Value to) {
+  Block *block = op->getBlock();
+  if (from != to)
+    from.replaceUsesWithIf(to, [&](OpOperand &use) {
+      Operation *top = block->findAncestorOpInBlock(*use.getOwner());
+      return top && op->isBeforeInBlock(top);
+    });
+  op->erase();
+}
+
+/// The ReLU a conv's result goes through, if the kernel can do it as its
+/// epilogue: `max(out, 0)` into `dst`, the first thing that reads the
+/// conv's output buffer `out` (a local buffer) afterwards, and either in
+/// place (`dst` is `out`) or the last (`out` is dead after it) into a local
+/// buffer of the same type, which `out` then replaces from the ReLU on
+/// (bufferization reuses one buffer for the ReLUs of several convs).
+linalg::GenericOp matchReluEpilogue(linalg::Conv2DNchwFchwOp conv) {
+  Value out = conv.getOutputs()[0];
+  Operation *first = soleLaterUser(conv, [](Operation *op) -> Value {
+    return reluSource(op) ? cast<linalg::GenericOp>(op).getDpsInitOperand(0)
+                                ->get()
+                          : Value();
+  });
+  if (!first || reluSource(first) != out)
     return {};
   auto relu = cast<linalg::GenericOp>(first);
   Value dst = relu.getDpsInitOperand(0)->get();
-  if (dst == out)
-    return relu;
-  if (llvm::any_of(later, [&](Operation *op) { return op != first; }))
+  if (dst != out && !canTakeOver(dst, out))
     return {};
-  // dst: a local buffer of the same type that nothing touches before the
-  // ReLU writes it.
-  if (dst.getType() != out.getType() || !dst.getDefiningOp<memref::AllocOp>())
-    return {};
-  for (Operation *user : dst.getUsers()) {
-    Operation *top = block->findAncestorOpInBlock(*user);
-    if (!top || (top != first && top->isBeforeInBlock(first)))
-      return {};
-  }
   return relu;
+}
+
+/// A residual connection after a conv: `dst = out + other` or
+/// `dst = max(out + other, 0)` (either order), elementwise over the same
+/// shape, the first op after the conv that reads its output `out` and the
+/// last (or in place).
+struct ResidualAdd {
+  linalg::GenericOp op;
+  Value other;
+  bool relu;
+};
+
+std::optional<ResidualAdd> matchResidualAdd(linalg::Conv2DNchwFchwOp conv) {
+  Value out = conv.getOutputs()[0];
+  auto isAdd = [&](Operation *op) -> std::optional<ResidualAdd> {
+    auto g = dyn_cast<linalg::GenericOp>(op);
+    if (!g || g.getNumDpsInputs() != 2 || g.getNumDpsInits() != 1 ||
+        g.getNumLoops() != g.getNumParallelLoops())
+      return std::nullopt;
+    auto type = cast<MemRefType>(out.getType());
+    for (OpOperand &operand : g->getOpOperands()) {
+      auto t = dyn_cast<MemRefType>(operand.get().getType());
+      if (!t || t.getShape() != type.getShape() ||
+          !isIdentityOn(g.getMatchingIndexingMap(&operand), t.getShape()))
+        return std::nullopt;
+    }
+    if (!g.getMatchingIndexingMap(g.getDpsInitOperand(0)).isIdentity())
+      return std::nullopt;
+    Value a = g.getDpsInputOperand(0)->get(), b = g.getDpsInputOperand(1)->get();
+    if ((a == out) == (b == out))
+      return std::nullopt;
+    Block &body = g.getRegion().front();
+    auto yield = cast<linalg::YieldOp>(body.getTerminator());
+    if (yield.getNumOperands() != 1)
+      return std::nullopt;
+    Value result = yield.getOperand(0);
+    bool relu = false;
+    if (auto max = result.getDefiningOp<arith::MaximumFOp>()) {
+      auto isPosZero = [](Value v) {
+        APFloat zero(0.0f);
+        return matchPattern(v, m_ConstantFloat(&zero)) && zero.isPosZero();
+      };
+      if (isPosZero(max.getRhs()))
+        result = max.getLhs();
+      else if (isPosZero(max.getLhs()))
+        result = max.getRhs();
+      else
+        return std::nullopt;
+      relu = true;
+    }
+    auto add = result.getDefiningOp<arith::AddFOp>();
+    if (!add || add->getBlock() != &body ||
+        body.getOperations().size() != (relu ? 3u : 2u))
+      return std::nullopt;
+    Value x = body.getArgument(0), y = body.getArgument(1);
+    if (!((add.getLhs() == x && add.getRhs() == y) ||
+          (add.getLhs() == y && add.getRhs() == x)))
+      return std::nullopt;
+    return ResidualAdd{g, a == out ? b : a, relu};
+  };
+  Operation *first = soleLaterUser(conv, [&](Operation *op) -> Value {
+    return isAdd(op) ? cast<linalg::GenericOp>(op).getDpsInitOperand(0)->get()
+                     : Value();
+  });
+  if (!first)
+    return std::nullopt;
+  return isAdd(first);
+}
+
+/// Folds a residual connection after `conv` (which overwrites its output)
+/// into it: the conv accumulates into the other addend's buffer instead,
+/// with the ReLU as its epilogue when there is one, and that buffer
+/// replaces the sum's from then on. The other addend must be a local
+/// allocation of the same type that nothing uses after the sum or between
+/// the conv and the sum, and that the conv does not read. Returns the
+/// flags to add (ACCUMULATE, and RELU) or 0 when nothing was folded.
+int64_t foldResidualAdd(linalg::Conv2DNchwFchwOp conv) {
+  std::optional<ResidualAdd> res = matchResidualAdd(conv);
+  if (!res)
+    return 0;
+  Value out = conv.getOutputs()[0], x = res->other;
+  Value dst = res->op.getDpsInitOperand(0)->get();
+  if (!canTakeOver(x, out) || (dst != x && dst != out && !canTakeOver(dst, out)))
+    return 0;
+  for (Value in : conv.getInputs())
+    if (mayAlias(in, x))
+      return 0;
+  // x: untouched from the conv to the sum, and dead after it.
+  Block *block = conv->getBlock();
+  llvm::SmallPtrSet<Value, 8> aliases;
+  collectAliases(x, aliases);
+  for (Value alias : aliases)
+    for (Operation *user : alias.getUsers()) {
+      if (isa<ViewLikeOpInterface>(user))
+        continue;
+      Operation *top = block->findAncestorOpInBlock(*user);
+      if (!top)
+        return 0;
+      if (top != res->op.getOperation() && conv->isBeforeInBlock(top))
+        return 0;
+    }
+  conv->setOperand(conv.getDpsInitOperand(0)->getOperandNumber(), x);
+  // dst's value lives in x from the sum on.
+  replaceWrite(res->op, dst, x);
+  return TELAR_KERNEL_ACCUMULATE | (res->relu ? TELAR_KERNEL_RELU : 0);
 }
 
 /// The conv's runtime call arguments after its operands: strides,
@@ -589,12 +735,7 @@ SmallVector<int64_t> prepareConvCall(linalg::Conv2DNchwFchwOp conv) {
   int64_t flags = TELAR_KERNEL_ACCUMULATE;
   if (linalg::GenericOp relu = matchReluEpilogue(conv)) {
     Value out = conv.getOutputs()[0];
-    Value dst = relu.getDpsInitOperand(0)->get();
-    relu->erase();
-    if (dst != out) {
-      dst.replaceAllUsesWith(out);
-      dst.getDefiningOp()->erase();
-    }
+    replaceWrite(relu, relu.getDpsInitOperand(0)->get(), out);
     flags |= TELAR_KERNEL_RELU;
   }
   args.append({top, left, flags});
@@ -662,6 +803,11 @@ struct TelarLinalgToLibraryCalls
         if (bias)
           flags &= ~int64_t(TELAR_KERNEL_ACCUMULATE);
       }
+      // An overwriting conv whose result only a residual add (and ReLU)
+      // reads accumulates into the other addend instead.
+      if (!(flags & (TELAR_KERNEL_ACCUMULATE | TELAR_KERNEL_RELU)))
+        flags |= foldResidualAdd(
+            cast<linalg::Conv2DNchwFchwOp>(op.getOperation()));
       convBiases.push_back(bias);
     }
     for (linalg::LinalgOp op : matmuls)
@@ -681,6 +827,11 @@ struct TelarLinalgToLibraryCalls
                       operands);
     }
     eraseUnreadFills();
+    // The buffers the folds left unused.
+    getOperation().walk([](memref::AllocOp alloc) {
+      if (alloc->use_empty())
+        alloc->erase();
+    });
   }
 
   /// The bias `op`'s (a conv's) output was just set to, whose broadcast (or
@@ -700,8 +851,9 @@ struct TelarLinalgToLibraryCalls
       broadcast = initWriterBefore(copy, source, 0, isBiasBroadcastOf);
     }
     Value bias = biasBroadcastInto(broadcast, source);
-    if (!localBuffer(bias) ||
-        writtenBetween(broadcast, op.getOperation(), bias))
+    if (!isConstantGlobal(bias) &&
+        (!localBuffer(bias) ||
+         writtenBetween(broadcast, op.getOperation(), bias)))
       return {};
     if (source != out)
       sharedFills.insert(source);

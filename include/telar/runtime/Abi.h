@@ -236,17 +236,22 @@ int telarrt_get_num_threads(void);
  * clamped to 1. Process-wide; not while a program runs. */
 double telarrt_set_kernel_min_parallel_work(double multiply_adds);
 
-/* How telarrt_conv2d_nchw_f32 feeds the runtime's GEMM (with OpenBLAS it
- * always materialises the im2col matrix): AUTO picks per convolution;
+/* How telarrt_conv2d_nchw_f32 computes with the runtime's GEMM kernels
+ * (with OpenBLAS it always materialises the im2col matrix): AUTO picks per
+ * convolution; DIRECT computes on phase planes (below; channels
+ * interleaved in blocks of 16 when they divide) without a GEMM, output
+ * pixels broadcast from the planes against the packed filter's transpose;
  * PHASE_PLANES packs the im2col rows from a copy of the padded input split
  * by stride phase, where each row is one contiguous run (computing a few
  * extra output columns it drops); IM2COL_PANELS packs the GEMM's panels
  * straight from the input; IM2COL materialises the im2col matrix (a 1x1
- * unit-stride convolution reads its input in place). AUTO takes
- * PHASE_PLANES, except IM2COL_PANELS for strided 1x1 kernels and IM2COL for
- * unit-stride ones. Outputs whose pixels are not contiguous always take
- * IM2COL. The default is AUTO, or the environment variable
- * TELAR_CONV_METHOD (auto, planes, panels, im2col) when the runtime loads.
+ * unit-stride convolution reads its input in place). AUTO takes DIRECT
+ * when the filter is a registered constant or the output has 1024 pixels
+ * or more, else PHASE_PLANES, except IM2COL_PANELS for strided 1x1 kernels
+ * and IM2COL for unit-stride ones. Outputs whose pixels are not contiguous
+ * always take IM2COL. The default is AUTO, or the environment variable
+ * TELAR_CONV_METHOD (auto, direct, planes, panels, im2col) when the
+ * runtime loads.
  * Returns the previous method, or -1 (nothing changed) for an unknown one.
  * Process-wide; not while a program runs. Results differ at most in
  * rounding. */

@@ -633,3 +633,214 @@ func.func @conv_bias_stays(%x: memref<1x8x10x10xf32>, %w: memref<16x8x3x3xf32>, 
     ins(%x, %w : memref<1x8x10x10xf32>, memref<16x8x3x3xf32>) outs(%y : memref<1x16x8x8xf32>)
   return
 }
+
+// -----
+
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+
+// The ReLU's buffer used before (bufferization gives the ReLUs of several
+// convs one buffer): the ReLU still folds (flags 2), its readers from then
+// on read the conv's output, and the earlier reader keeps the buffer.
+// CHECK-LABEL: func.func @conv_relu_reused_buffer
+// CHECK: %[[R:.+]] = memref.alloc() : memref<1x8x8x8xf32>
+// CHECK: memref.copy %arg4, %[[R]]
+// CHECK: memref.copy %[[R]], %arg5
+// CHECK: %[[OUT:.+]] = memref.alloc() : memref<1x8x8x8xf32>
+// CHECK: %[[COUT:.+]] = memref.cast %[[OUT]]
+// CHECK: call @telarrt_conv2d_nchw_f32(%arg0, %{{[^,]+}}, %{{[^,]+}}, %[[COUT]], {{.*}}, %c2_i64{{[_0-9]*}})
+// CHECK-NOT: linalg.generic
+// CHECK: memref.copy %[[OUT]], %arg3
+func.func @conv_relu_reused_buffer(%x: memref<1x4x10x10xf32>, %w: memref<8x4x3x3xf32>, %y: memref<1x8x8x8xf32>,
+                                   %a: memref<1x8x8x8xf32>, %b: memref<1x8x8x8xf32>) {
+  %cst = arith.constant 0.000000e+00 : f32
+  %r = memref.alloc() : memref<1x8x8x8xf32>
+  memref.copy %a, %r : memref<1x8x8x8xf32> to memref<1x8x8x8xf32>
+  memref.copy %r, %b : memref<1x8x8x8xf32> to memref<1x8x8x8xf32>
+  %out = memref.alloc() : memref<1x8x8x8xf32>
+  linalg.fill ins(%cst : f32) outs(%out : memref<1x8x8x8xf32>)
+  linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+    ins(%x, %w : memref<1x4x10x10xf32>, memref<8x4x3x3xf32>) outs(%out : memref<1x8x8x8xf32>)
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+    ins(%out : memref<1x8x8x8xf32>) outs(%r : memref<1x8x8x8xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    %m = arith.maximumf %in, %cst : f32
+    linalg.yield %m : f32
+  }
+  memref.copy %r, %y : memref<1x8x8x8xf32> to memref<1x8x8x8xf32>
+  return
+}
+
+// -----
+
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#bcast = affine_map<(d0, d1, d2, d3) -> (0, d1, d2, d3)>
+
+// A residual connection: the conv (which overwrote its output, with its
+// bias) accumulates into the other addend's buffer instead, the ReLU after
+// the sum as its epilogue (flags ACCUMULATE | RELU = 3); without a ReLU,
+// either order of the addends (flags 1, then 0 + the bias). The sum and
+// the conv's own output go; the sum's readers read the addend's buffer.
+// CHECK-LABEL: func.func @conv_residual
+// CHECK: %[[S:.+]] = memref.alloc() : memref<1x8x8x8xf32>
+// CHECK: memref.copy %arg4, %[[S]]
+// CHECK: %[[CS:.+]] = memref.cast %[[S]]
+// CHECK: call @telarrt_conv2d_nchw_bias_f32(%arg0, %{{[^,]+}}, %{{[^,]+}}, %{{[^,]+}}, %[[CS]], {{.*}}, %c3_i64{{[_0-9]*}})
+// CHECK-NOT: linalg.generic
+// CHECK: memref.copy %[[S]], %arg5
+// CHECK: %[[T:.+]] = memref.alloc() : memref<1x8x8x8xf32>
+// CHECK: memref.copy %arg4, %[[T]]
+// CHECK: %[[CT:.+]] = memref.cast %[[T]]
+// CHECK: call @telarrt_conv2d_nchw_f32(%arg0, %{{[^,]+}}, %{{[^,]+}}, %[[CT]], {{.*}}, %c1_i64{{[_0-9]*}})
+// CHECK-NOT: linalg.generic
+// CHECK-NOT: memref.alloc
+// CHECK: memref.copy %[[T]], %arg6
+// CHECK: return
+func.func @conv_residual(%x: memref<1x4x10x10xf32>, %w: memref<8x4x3x3xf32>, %bias: memref<8xf32>,
+                         %skip: memref<1x8x8x8xf32>, %y: memref<1x8x8x8xf32>, %z: memref<1x8x8x8xf32>) {
+  %cst = arith.constant 0.000000e+00 : f32
+  %s = memref.alloc() : memref<1x8x8x8xf32>
+  memref.copy %skip, %s : memref<1x8x8x8xf32> to memref<1x8x8x8xf32>
+  %out = memref.alloc() : memref<1x8x8x8xf32>
+  linalg.broadcast ins(%bias : memref<8xf32>) outs(%out : memref<1x8x8x8xf32>) dimensions = [0, 2, 3]
+  linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+    ins(%x, %w : memref<1x4x10x10xf32>, memref<8x4x3x3xf32>) outs(%out : memref<1x8x8x8xf32>)
+  %sum = memref.alloc() : memref<1x8x8x8xf32>
+  linalg.generic {indexing_maps = [#bcast, #bcast, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+    ins(%out, %s : memref<1x8x8x8xf32>, memref<1x8x8x8xf32>) outs(%sum : memref<1x8x8x8xf32>) {
+  ^bb0(%in: f32, %in2: f32, %o: f32):
+    %a = arith.addf %in, %in2 : f32
+    %m = arith.maximumf %a, %cst : f32
+    linalg.yield %m : f32
+  }
+  memref.copy %sum, %y : memref<1x8x8x8xf32> to memref<1x8x8x8xf32>
+  // No ReLU; the addends the other way round; the sum in place.
+  %t = memref.alloc() : memref<1x8x8x8xf32>
+  memref.copy %skip, %t : memref<1x8x8x8xf32> to memref<1x8x8x8xf32>
+  %out2 = memref.alloc() : memref<1x8x8x8xf32>
+  linalg.fill ins(%cst : f32) outs(%out2 : memref<1x8x8x8xf32>)
+  linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+    ins(%x, %w : memref<1x4x10x10xf32>, memref<8x4x3x3xf32>) outs(%out2 : memref<1x8x8x8xf32>)
+  linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+    ins(%t, %out2 : memref<1x8x8x8xf32>, memref<1x8x8x8xf32>) outs(%out2 : memref<1x8x8x8xf32>) {
+  ^bb0(%in: f32, %in2: f32, %o: f32):
+    %a = arith.addf %in2, %in : f32
+    linalg.yield %a : f32
+  }
+  memref.copy %out2, %z : memref<1x8x8x8xf32> to memref<1x8x8x8xf32>
+  return
+}
+
+// -----
+
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+
+// The sum stays when: the other addend is read after it
+// (@residual_addend_read_after); the conv reads the addend
+// (@residual_conv_reads_addend); the conv accumulates onto what its output
+// held (@residual_accumulating); the addend is a function argument
+// (@residual_argument).
+// CHECK-LABEL: func.func @residual_addend_read_after
+// CHECK: call @telarrt_conv2d_nchw_f32({{.*}}, %c0_i64{{[_0-9]*}})
+// CHECK: linalg.generic
+func.func @residual_addend_read_after(%x: memref<1x4x10x10xf32>, %w: memref<8x4x3x3xf32>, %skip: memref<1x8x8x8xf32>,
+                                      %y: memref<1x8x8x8xf32>, %z: memref<1x8x8x8xf32>) {
+  %cst = arith.constant 0.000000e+00 : f32
+  %s = memref.alloc() : memref<1x8x8x8xf32>
+  memref.copy %skip, %s : memref<1x8x8x8xf32> to memref<1x8x8x8xf32>
+  %out = memref.alloc() : memref<1x8x8x8xf32>
+  linalg.fill ins(%cst : f32) outs(%out : memref<1x8x8x8xf32>)
+  linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+    ins(%x, %w : memref<1x4x10x10xf32>, memref<8x4x3x3xf32>) outs(%out : memref<1x8x8x8xf32>)
+  %sum = memref.alloc() : memref<1x8x8x8xf32>
+  linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+    ins(%out, %s : memref<1x8x8x8xf32>, memref<1x8x8x8xf32>) outs(%sum : memref<1x8x8x8xf32>) {
+  ^bb0(%in: f32, %in2: f32, %o: f32):
+    %a = arith.addf %in, %in2 : f32
+    linalg.yield %a : f32
+  }
+  memref.copy %sum, %y : memref<1x8x8x8xf32> to memref<1x8x8x8xf32>
+  memref.copy %s, %z : memref<1x8x8x8xf32> to memref<1x8x8x8xf32>
+  return
+}
+
+// CHECK-LABEL: func.func @residual_conv_reads_addend
+// CHECK: call @telarrt_conv2d_nchw_f32({{.*}}, %c0_i64{{[_0-9]*}})
+// CHECK: linalg.generic
+func.func @residual_conv_reads_addend(%x: memref<1x8x8x8xf32>, %w: memref<8x8x1x1xf32>, %y: memref<1x8x8x8xf32>) {
+  %cst = arith.constant 0.000000e+00 : f32
+  %s = memref.alloc() : memref<1x8x8x8xf32>
+  memref.copy %x, %s : memref<1x8x8x8xf32> to memref<1x8x8x8xf32>
+  %out = memref.alloc() : memref<1x8x8x8xf32>
+  linalg.fill ins(%cst : f32) outs(%out : memref<1x8x8x8xf32>)
+  linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+    ins(%s, %w : memref<1x8x8x8xf32>, memref<8x8x1x1xf32>) outs(%out : memref<1x8x8x8xf32>)
+  %sum = memref.alloc() : memref<1x8x8x8xf32>
+  linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+    ins(%out, %s : memref<1x8x8x8xf32>, memref<1x8x8x8xf32>) outs(%sum : memref<1x8x8x8xf32>) {
+  ^bb0(%in: f32, %in2: f32, %o: f32):
+    %a = arith.addf %in, %in2 : f32
+    linalg.yield %a : f32
+  }
+  memref.copy %sum, %y : memref<1x8x8x8xf32> to memref<1x8x8x8xf32>
+  return
+}
+
+// CHECK-LABEL: func.func @residual_accumulating
+// CHECK: call @telarrt_conv2d_nchw_f32({{.*}}, %c1_i64{{[_0-9]*}})
+// CHECK: linalg.generic
+func.func @residual_accumulating(%x: memref<1x4x10x10xf32>, %w: memref<8x4x3x3xf32>, %skip: memref<1x8x8x8xf32>,
+                                 %init: memref<1x8x8x8xf32>, %y: memref<1x8x8x8xf32>) {
+  %s = memref.alloc() : memref<1x8x8x8xf32>
+  memref.copy %skip, %s : memref<1x8x8x8xf32> to memref<1x8x8x8xf32>
+  %out = memref.alloc() : memref<1x8x8x8xf32>
+  memref.copy %init, %out : memref<1x8x8x8xf32> to memref<1x8x8x8xf32>
+  linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+    ins(%x, %w : memref<1x4x10x10xf32>, memref<8x4x3x3xf32>) outs(%out : memref<1x8x8x8xf32>)
+  %sum = memref.alloc() : memref<1x8x8x8xf32>
+  linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+    ins(%out, %s : memref<1x8x8x8xf32>, memref<1x8x8x8xf32>) outs(%sum : memref<1x8x8x8xf32>) {
+  ^bb0(%in: f32, %in2: f32, %o: f32):
+    %a = arith.addf %in, %in2 : f32
+    linalg.yield %a : f32
+  }
+  memref.copy %sum, %y : memref<1x8x8x8xf32> to memref<1x8x8x8xf32>
+  return
+}
+
+// CHECK-LABEL: func.func @residual_argument
+// CHECK: call @telarrt_conv2d_nchw_f32({{.*}}, %c0_i64{{[_0-9]*}})
+// CHECK: linalg.generic
+func.func @residual_argument(%x: memref<1x4x10x10xf32>, %w: memref<8x4x3x3xf32>, %skip: memref<1x8x8x8xf32>,
+                             %y: memref<1x8x8x8xf32>) {
+  %cst = arith.constant 0.000000e+00 : f32
+  %out = memref.alloc() : memref<1x8x8x8xf32>
+  linalg.fill ins(%cst : f32) outs(%out : memref<1x8x8x8xf32>)
+  linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+    ins(%x, %w : memref<1x4x10x10xf32>, memref<8x4x3x3xf32>) outs(%out : memref<1x8x8x8xf32>)
+  %sum = memref.alloc() : memref<1x8x8x8xf32>
+  linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+    ins(%out, %skip : memref<1x8x8x8xf32>, memref<1x8x8x8xf32>) outs(%sum : memref<1x8x8x8xf32>) {
+  ^bb0(%in: f32, %in2: f32, %o: f32):
+    %a = arith.addf %in, %in2 : f32
+    linalg.yield %a : f32
+  }
+  memref.copy %sum, %y : memref<1x8x8x8xf32> to memref<1x8x8x8xf32>
+  return
+}
+
+// -----
+
+// A bias from a constant global (never written) folds like an argument's.
+// CHECK-LABEL: func.func @conv_bias_global
+// CHECK-NOT: linalg.broadcast
+// CHECK: %[[G:.+]] = memref.get_global @bias
+// CHECK: %[[CG:.+]] = memref.cast %[[G]]
+// CHECK: call @telarrt_conv2d_nchw_bias_f32(%arg0, %{{[^,]+}}, %{{[^,]+}}, %[[CG]], {{.*}}, %c0_i64{{[_0-9]*}}) :
+memref.global "private" constant @bias : memref<16xf32> = dense<0.5>
+func.func @conv_bias_global(%x: memref<1x8x10x10xf32>, %w: memref<16x8x3x3xf32>, %y: memref<1x16x8x8xf32>) {
+  %bias = memref.get_global @bias : memref<16xf32>
+  linalg.broadcast ins(%bias : memref<16xf32>) outs(%y : memref<1x16x8x8xf32>) dimensions = [0, 2, 3]
+  linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+    ins(%x, %w : memref<1x8x10x10xf32>, memref<16x8x3x3xf32>) outs(%y : memref<1x16x8x8xf32>)
+  return
+}

@@ -109,14 +109,24 @@ def TelarLinalgToLibraryCalls : Pass<"telar-linalg-to-library-calls", "ModuleOp"
     the padded copy goes with its last reader); pads as wide as the kernel's
     span stay explicit. An elementwise `max(x, 0)` (`arith.maximumf`) that is
     the first reader of the convolution's local output buffer, in place or
-    (as the buffer's last reader) into a fresh buffer of the same type,
-    becomes the kernel's ReLU epilogue (`TELAR_KERNEL_RELU`). A
+    (as the buffer's last reader) into a local buffer of the same type,
+    becomes the kernel's ReLU epilogue (`TELAR_KERNEL_RELU`); the ReLU's
+    later readers then read the convolution's buffer (bufferization may
+    give several ReLUs one buffer, which keeps its earlier readers). A
     convolution whose output was just set to a bias (a `linalg.broadcast`
     of a 1-D buffer along dimensions 0, 2 and 3, or the `linalg.generic`
     form of one; directly, or through a copy of a shared broadcast, as for
-    zero fills; the bias buffer an allocation or argument unwritten since)
-    calls `telarrt_conv2d_nchw_bias_f32` instead, which adds the bias with
-    the result: the broadcast (or the copy) goes and the call overwrites.
+    zero fills; the bias buffer an allocation or argument unwritten since,
+    or a constant global) calls `telarrt_conv2d_nchw_bias_f32` instead,
+    which adds the bias with the result: the broadcast (or the copy) goes
+    and the call overwrites. A residual connection after an overwriting
+    convolution (an elementwise `out + skip`, or `max(out + skip, 0)`, the
+    first and last reader of its output) folds into it: the convolution
+    accumulates into `skip`'s buffer instead (`TELAR_KERNEL_ACCUMULATE`,
+    with the ReLU as `TELAR_KERNEL_RELU`) and the sum's readers read that
+    buffer, when `skip` is a local allocation of the same type that the
+    convolution does not read and nothing uses between the convolution
+    and the sum or after it (ResNet-18's 8 residual blocks).
     Each call
     takes the enclosing function's runtime context first (from
     `telar-add-runtime-context`) and returns an `i32` status (the callee is
