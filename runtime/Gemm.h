@@ -53,6 +53,11 @@ struct PackedB {
   int64_t kc;     // depth of the blocks (the last may be shallower)
   int64_t stride; // floats per row of a block: ceil(n / NR) * NR
   int64_t col0;   // the view's first column in the packed matrix
+  /// Panel-major instead (convolution filters, for convDirect only, which
+  /// reads a panel's blocks in turn: one sequential stream it prefetches
+  /// ahead in): the block at row `pc` of the panel at column `col` is at
+  /// data + col * k + pc * NR (k the depth of the matrix).
+  bool panelMajor = false;
 };
 
 /// The depth of the blocks the GEMM of `kernel` cuts a contraction of
@@ -193,7 +198,7 @@ const PackedB *constantPackedB(ConstantCache *cache, GemmKernel kernel,
 /// The packed transpose of the F x (C * window) filter `filter` of a
 /// convolution over interleaved planes (C a multiple of kChannelBlock,
 /// window = KH * KW), with the contraction in their order: channel block,
-/// then window position, then channel within the block. As
+/// then window position, then channel within the block; panel-major. As
 /// constantPackedB: built on first use when `filter` is a registered
 /// constant, else null.
 const PackedB *constantPackedConvFilter(ConstantCache *cache,

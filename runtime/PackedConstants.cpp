@@ -109,8 +109,10 @@ int64_t packedFloats(GemmKernel kernel, int64_t k, int64_t n) {
   return k * ((n + nr - 1) / nr * nr);
 }
 
-/// Packs all of `b` for `kernel` into `data` (packedFloats of it).
-PackedB packAll(GemmKernel kernel, const MatrixView &b, float *data) {
+/// Packs all of `b` for `kernel` into `data` (packedFloats of it), block by
+/// block or panel by panel (PackedB::panelMajor).
+PackedB packAll(GemmKernel kernel, const MatrixView &b, float *data,
+                bool panelMajor = false) {
   int64_t k = b.rows, n = b.cols;
   int64_t nr = gemmTileCols(kernel);
   int64_t kc = gemmPanelDepth(kernel, k);
@@ -125,9 +127,16 @@ PackedB packAll(GemmKernel kernel, const MatrixView &b, float *data) {
     int64_t pc = t / chunks * kc, depth = std::min(kc, k - pc);
     int64_t j0 = t % chunks * kPanelsPerTask * nr;
     int64_t cols = std::min(kPanelsPerTask * nr, n - j0);
-    gemmPackB(kernel, b, pc, depth, j0, cols, data + pc * stride + j0 * depth);
+    if (!panelMajor) {
+      gemmPackB(kernel, b, pc, depth, j0, cols,
+                data + pc * stride + j0 * depth);
+      continue;
+    }
+    for (int64_t j = j0; j < j0 + cols; j += nr)
+      gemmPackB(kernel, b, pc, depth, j, std::min(nr, n - j),
+                data + j * k + pc * nr);
   }
-  return {data, kernel, kc, stride, 0};
+  return {data, kernel, kc, stride, 0, panelMajor};
 }
 
 /// The transpose of the F x (C * window) filter `a` with its rows in the
@@ -164,7 +173,7 @@ void pack(Entry &e, GemmKernel kernel, const MatrixView &b, int64_t window) {
     e.bytes = 0;
     return;
   }
-  e.packed = packAll(kernel, src, e.data);
+  e.packed = packAll(kernel, src, e.data, /*panelMajor=*/window > 0);
 }
 
 /// constantPackedB, or with window > 0 constantPackedConvFilter.
@@ -196,7 +205,7 @@ PackedB telar::runtime::detail::packConvFilter(GemmKernel kernel,
                                                int64_t window, float *dst) {
   std::vector<float> t = interleavedTranspose(filter, window);
   return packAll(kernel, {t.data(), filter.cols, filter.rows, filter.rows, 1},
-                 dst);
+                 dst, /*panelMajor=*/true);
 }
 
 namespace {
