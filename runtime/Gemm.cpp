@@ -19,8 +19,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <immintrin.h>
+#include <limits>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 using namespace telar::runtime::detail;
 
@@ -117,6 +119,14 @@ struct Isa {
     return _mm512_permutex2var_ps(lo, even, hi);
   }
   static V broadcast(const float *p) { return _mm512_set1_ps(*p); }
+  /// a in the lanes of m, b elsewhere.
+  static V select(Mask m, V a, V b) { return _mm512_mask_blend_ps(m, b, a); }
+  /// max(acc, x), NaN when either is (arith.maximumf; VRANGEPS's max
+  /// does not keep NaNs).
+  static V maxNan(V acc, V x) {
+    return _mm512_mask_mov_ps(_mm512_max_ps(acc, x),
+                              _mm512_cmp_ps_mask(acc, acc, _CMP_UNORD_Q), acc);
+  }
   static V fma(V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); }
   static V add(V a, V b) { return _mm512_add_ps(a, b); }
   static V max(V a, V b) { return _mm512_max_ps(a, b); }
@@ -201,6 +211,13 @@ struct Isa {
         _mm256_permute4x64_pd(_mm256_castps_pd(t), 0xD8));
   }
   static V broadcast(const float *p) { return _mm256_broadcast_ss(p); }
+  static V select(Mask m, V a, V b) {
+    return _mm256_blendv_ps(b, a, _mm256_castsi256_ps(m));
+  }
+  static V maxNan(V acc, V x) {
+    return _mm256_blendv_ps(_mm256_max_ps(acc, x), acc,
+                            _mm256_cmp_ps(acc, acc, _CMP_UNORD_Q));
+  }
   static V fma(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
   static V add(V a, V b) { return _mm256_add_ps(a, b); }
   static V max(V a, V b) { return _mm256_max_ps(a, b); }
@@ -378,6 +395,14 @@ void telar::runtime::detail::gemmOffsetRows(GemmKernel kernel,
   unitColumnsGemm("gemmOffsetRows", kernel, a,
                   {nullptr, a.cols, c.cols, 0, 0}, c, nullptr, accumulate,
                   nullptr, &b, nullptr);
+}
+
+void telar::runtime::detail::maxPoolPlane(GemmKernel kernel,
+                                          const MaxPoolPlane &p) {
+  if (kernel == GemmKernel::Avx512)
+    avx512::maxPoolPlane(p);
+  else
+    avx2::maxPoolPlane(p);
 }
 
 void telar::runtime::detail::interleaveChannels(GemmKernel kernel,

@@ -185,6 +185,22 @@ void convDirect(GemmKernel kernel, const DirectConv &conv,
 void interleaveChannels(GemmKernel kernel, const float *const *rows,
                         int64_t step, int64_t n, float *dst);
 
+/// One image plane's max pooling: out[oy * outRow + ox] = the max of
+/// in[iy * inRow + ix] over iy = oy * sh + ky * dh - padTop, ix = ox * sw +
+/// kx * dw - padLeft (ky < kh, kx < kw) inside the h x w image (-inf for a
+/// window wholly outside), NaN when any of them is (arith.maximumf).
+struct MaxPoolPlane {
+  const float *in;
+  int64_t h, w, inRow;
+  float *out;
+  int64_t oh, ow, outRow;
+  int64_t kh, kw, sh, sw, dh, dw, padTop, padLeft;
+};
+
+/// Computes `p` with `kernel` (Avx2 or Avx512) on the calling thread,
+/// W output pixels of a row at a time.
+void maxPoolPlane(GemmKernel kernel, const MaxPoolPlane &p);
+
 class ConstantCache;
 
 /// The packed form of `b` for `kernel` when `b` lies wholly inside a range

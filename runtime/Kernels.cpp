@@ -28,10 +28,12 @@
 #include <algorithm>
 #include <atomic>
 #include <climits>
+#include <cmath>
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <new>
 #include <vector>
 
@@ -994,6 +996,41 @@ static void addBias(TelarMemRef4F32 *out, const float *bias,
     }
 }
 
+/// Checks a sliding window's geometry (convolutions, pooling): positive
+/// strides and dilations, and each output row's (column's) window
+/// overlapping the image, the padding on each side smaller than the
+/// window's span.
+static bool checkWindow(TelarContext *ctx, const char *kernel, int64_t h,
+                        int64_t w, int64_t oh, int64_t ow, int64_t kh,
+                        int64_t kw, int64_t sh, int64_t sw, int64_t dh,
+                        int64_t dw, int64_t padTop, int64_t padLeft) {
+  if (sh < 1 || sw < 1 || dh < 1 || dw < 1) {
+    detail::fail(ctx, TELAR_STATUS_INVALID_ARGUMENT,
+          "%s: strides and dilations must be positive (%lld %lld %lld "
+          "%lld)",
+          kernel, (long long)sh, (long long)sw, (long long)dh, (long long)dw);
+    return false;
+  }
+  int64_t spanH = (kh - 1) * dh + 1, spanW = (kw - 1) * dw + 1;
+  int64_t padBottom = (oh - 1) * sh + spanH - padTop - h,
+          padRight = (ow - 1) * sw + spanW - padLeft - w;
+  if (oh > 0 && ow > 0 &&
+      (padTop < 0 || padLeft < 0 || padTop >= spanH || padLeft >= spanW ||
+       padBottom >= spanH || padRight >= spanW)) {
+    detail::fail(ctx, TELAR_STATUS_INVALID_ARGUMENT,
+          "%s: a %lldx%lld output with kernel %lldx%lld, strides %lldx%lld and "
+          "dilations %lldx%lld needs padding %lld %lld %lld %lld (top, left, "
+          "bottom, right) around the %lldx%lld input: each must be at least 0 "
+          "and below the kernel's span",
+          kernel, (long long)oh, (long long)ow, (long long)kh, (long long)kw,
+          (long long)sh, (long long)sw, (long long)dh, (long long)dw,
+          (long long)padTop, (long long)padLeft, (long long)padBottom,
+          (long long)padRight, (long long)h, (long long)w);
+    return false;
+  }
+  return true;
+}
+
 static int conv2dNchw(TelarContext *ctx, const char *kernel,
                       TelarMemRef4F32 *in, TelarMemRef4F32 *filter,
                       const TelarMemRef1F32 *biasRef, TelarMemRef4F32 *out,
@@ -1010,31 +1047,11 @@ static int conv2dNchw(TelarContext *ctx, const char *kernel,
           kernel, (long long)n, (long long)c, (long long)h, (long long)w, (long long)f,
           (long long)fs[1], (long long)kh, (long long)kw, (long long)os[0],
           (long long)os[1], (long long)oh, (long long)ow);
-  if (sh < 1 || sw < 1 || dh < 1 || dw < 1)
-    return detail::fail(ctx, TELAR_STATUS_INVALID_ARGUMENT,
-          "%s: strides and dilations must be positive (%lld %lld %lld "
-          "%lld)",
-          kernel, (long long)sh, (long long)sw, (long long)dh, (long long)dw);
-  if (!checkFlags(ctx, kernel, flags,
+  if (!checkWindow(ctx, kernel, h, w, oh, ow, kh, kw, sh, sw, dh, dw, padTop,
+                   padLeft) ||
+      !checkFlags(ctx, kernel, flags,
                   TELAR_KERNEL_ACCUMULATE | TELAR_KERNEL_RELU))
     return TELAR_STATUS_INVALID_ARGUMENT;
-  // Each output row's (column's) window must overlap the image: the
-  // padding on each side is smaller than the kernel's span.
-  int64_t spanH = (kh - 1) * dh + 1, spanW = (kw - 1) * dw + 1;
-  int64_t padBottom = (oh - 1) * sh + spanH - padTop - h,
-          padRight = (ow - 1) * sw + spanW - padLeft - w;
-  if (oh > 0 && ow > 0 &&
-      (padTop < 0 || padLeft < 0 || padTop >= spanH || padLeft >= spanW ||
-       padBottom >= spanH || padRight >= spanW))
-    return detail::fail(ctx, TELAR_STATUS_INVALID_ARGUMENT,
-          "%s: a %lldx%lld output with kernel %lldx%lld, strides %lldx%lld and "
-          "dilations %lldx%lld needs padding %lld %lld %lld %lld (top, left, "
-          "bottom, right) around the %lldx%lld input: each must be at least 0 "
-          "and below the kernel's span",
-          kernel, (long long)oh, (long long)ow, (long long)kh, (long long)kw,
-          (long long)sh, (long long)sw, (long long)dh, (long long)dw,
-          (long long)padTop, (long long)padLeft, (long long)padBottom,
-          (long long)padRight, (long long)h, (long long)w);
   if (biasRef && biasRef->sizes[0] != f)
     return detail::fail(ctx, TELAR_STATUS_INVALID_ARGUMENT,
                         "%s: a bias of %lld values for %lld filters", kernel,
@@ -1061,6 +1078,8 @@ static int conv2dNchw(TelarContext *ctx, const char *kernel,
                         "%s: a %lldx%lldx%lld product is too large", kernel,
                         (long long)f, (long long)pixels, (long long)depth);
   // Whether every window lies inside the image (no padding read).
+  int64_t padBottom = (oh - 1) * sh + (kh - 1) * dh + 1 - padTop - h,
+          padRight = (ow - 1) * sw + (kw - 1) * dw + 1 - padLeft - w;
   bool inside = padTop == 0 && padLeft == 0 && padBottom <= 0 &&
                 padRight <= 0;
 
@@ -1321,6 +1340,66 @@ int telarrt_conv2d_nchw_bias_f32(TelarContext *ctx, TelarMemRef4F32 *in,
   return guarded(ctx, kernel, [&] {
     return conv2dNchw(ctx, kernel, in, filter, bias, out, sh, sw, dh, dw,
                       pad_top, pad_left, flags);
+  });
+}
+
+int telarrt_maxpool2d_nchw_f32(TelarContext *ctx, TelarMemRef4F32 *in,
+                               TelarMemRef4F32 *out, int64_t kh, int64_t kw,
+                               int64_t sh, int64_t sw, int64_t dh, int64_t dw,
+                               int64_t pad_top, int64_t pad_left) {
+  const char *kernel = "telarrt_maxpool2d_nchw_f32";
+  return guarded(ctx, kernel, [&]() -> int {
+    const int64_t *is = in->sizes, *os = out->sizes;
+    int64_t n = is[0], c = is[1], h = is[2], w = is[3], oh = os[2],
+            ow = os[3];
+    if (os[0] != n || os[1] != c || kh < 1 || kw < 1)
+      return detail::fail(ctx, TELAR_STATUS_INVALID_ARGUMENT,
+          "%s: input %lldx%lldx%lldx%lld, window %lldx%lld and output "
+          "%lldx%lldx%lldx%lld do not match",
+          kernel, (long long)n, (long long)c, (long long)h, (long long)w,
+          (long long)kh, (long long)kw, (long long)os[0], (long long)os[1],
+          (long long)oh, (long long)ow);
+    if (!checkWindow(ctx, kernel, h, w, oh, ow, kh, kw, sh, sw, dh, dw,
+                     pad_top, pad_left))
+      return TELAR_STATUS_INVALID_ARGUMENT;
+    const float *input = in->aligned + in->offset;
+    float *output = out->aligned + out->offset;
+    const int64_t *ist = in->strides, *ost = out->strides;
+    GemmKernel gemmKernel = envOf(ctx).kernel;
+    // The vector path wants rows of unit stride; anything else (or a CPU
+    // without AVX2) goes element by element.
+    bool vector = gemmKernel != GemmKernel::OpenBlas &&
+                  (ist[3] == 1 || w <= 1) && (ost[3] == 1 || ow <= 1);
+    double work = double(n * c) * double(oh * ow) * double(kh * kw);
+    bool parallel = availableThreads() > 1 && work >= kMinParallelWork;
+#pragma omp parallel for collapse(2) schedule(static) if (parallel)
+    for (int64_t img = 0; img < n; ++img)
+      for (int64_t ch = 0; ch < c; ++ch) {
+        const float *plane = input + img * ist[0] + ch * ist[1];
+        float *dst = output + img * ost[0] + ch * ost[1];
+        if (vector) {
+          detail::maxPoolPlane(gemmKernel, {plane, h, w, ist[2], dst, oh, ow,
+                                            ost[2], kh, kw, sh, sw, dh, dw,
+                                            pad_top, pad_left});
+          continue;
+        }
+        for (int64_t oy = 0; oy < oh; ++oy)
+          for (int64_t ox = 0; ox < ow; ++ox) {
+            float m = -std::numeric_limits<float>::infinity();
+            for (int64_t ky = 0; ky < kh; ++ky) {
+              int64_t iy = oy * sh + ky * dh - pad_top;
+              for (int64_t kx = 0; kx < kw && iy >= 0 && iy < h; ++kx) {
+                int64_t ix = ox * sw + kx * dw - pad_left;
+                if (ix < 0 || ix >= w)
+                  continue;
+                float v = plane[iy * ist[2] + ix * ist[3]];
+                m = std::isnan(m) || v < m ? m : v; // NaN sticks
+              }
+            }
+            dst[oy * ost[2] + ox * ost[3]] = m;
+          }
+      }
+    return TELAR_STATUS_OK;
   });
 }
 

@@ -362,18 +362,28 @@ bool mayWrite(Operation *op, Value buffer) {
   });
 }
 
-/// Whether `op` writes the constant 0.0 to every element of its one
-/// output, reading nothing: a linalg.fill of 0, or the linalg.map /
+/// Whether `v` is the constant +0.0 (a convolution's padding).
+bool isPosZeroConstant(Value v) {
+  APFloat f(0.0f);
+  return matchPattern(v, m_ConstantFloat(&f)) && f.isPosZero();
+}
+
+/// Whether `v` is the constant -inf (a max pooling's padding and start).
+bool isNegInfConstant(Value v) {
+  APFloat f(0.0f);
+  return matchPattern(v, m_ConstantFloat(&f)) && f.isInfinity() &&
+         f.isNegative();
+}
+
+/// Whether `op` writes the constant `isValue` accepts to every element of
+/// its one output, reading nothing: a linalg.fill, or the linalg.map /
 /// linalg.generic without inputs that bufferized tensor.pad leaves (its
 /// body yields the pad value, next to unused linalg.index ops).
-bool isZeroFill(Operation *op, Value buffer) {
-  auto isZero = [](Value v) {
-    APFloat f(0.0f);
-    return matchPattern(v, m_ConstantFloat(&f)) && f.isPosZero();
-  };
+bool isFillWith(Operation *op, Value buffer,
+                function_ref<bool(Value)> isValue) {
   if (auto fill = dyn_cast<linalg::FillOp>(op))
     return fill.getOutputs().front() == buffer &&
-           isZero(fill.getInputs().front());
+           isValue(fill.getInputs().front());
   auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
   if (!linalgOp || !isa<linalg::GenericOp, linalg::MapOp>(op) ||
       linalgOp.getNumDpsInputs() != 0 || linalgOp.getNumDpsInits() != 1 ||
@@ -384,16 +394,17 @@ bool isZeroFill(Operation *op, Value buffer) {
     return false;
   Block &body = op->getRegion(0).front();
   auto yield = cast<linalg::YieldOp>(body.getTerminator());
-  return yield.getNumOperands() == 1 && isZero(yield.getOperand(0)) &&
+  return yield.getNumOperands() == 1 && isValue(yield.getOperand(0)) &&
          llvm::all_of(body.without_terminator(), [](Operation &inner) {
            return isa<linalg::IndexOp>(inner) && inner.use_empty();
          });
 }
 
 /// What bufferization leaves of a tensor.pad with 0 that only convolutions
-/// read: `padded` = memref.alloc, zero-filled, then `source` copied into
-/// its subview at [0, 0, top, left]. The convolutions can read `source`
-/// instead, with top/left padding (bottom/right follow from the output).
+/// read (or with -inf that only max poolings read): `padded` =
+/// memref.alloc, filled with the pad value, then `source` copied into its
+/// subview at [0, 0, top, left]. The readers can read `source` instead,
+/// with top/left padding (bottom/right follow from the output).
 struct ZeroPadding {
   Value padded, source;
   int64_t top, left, bottom, right;
@@ -402,7 +413,7 @@ struct ZeroPadding {
   memref::CopyOp copy;
 };
 
-std::optional<ZeroPadding> matchZeroPadding(Value padded) {
+std::optional<ZeroPadding> matchPadding(Value padded, bool forPooling) {
   if (!padded.getDefiningOp<memref::AllocOp>())
     return std::nullopt;
   ZeroPadding pad{padded, {}, 0, 0, 0, 0, nullptr, {}, {}};
@@ -414,11 +425,13 @@ std::optional<ZeroPadding> matchZeroPadding(Value padded) {
       pad.copy = dyn_cast<memref::CopyOp>(*sub->user_begin());
       if (!pad.copy || pad.copy.getTarget() != sub.getResult())
         return std::nullopt;
-    } else if (isZeroFill(user, padded)) {
+    } else if (isFillWith(user, padded, forPooling ? isNegInfConstant
+                                                    : isPosZeroConstant)) {
       if (pad.fill)
         return std::nullopt;
       pad.fill = user;
-    } else if (!isa<linalg::Conv2DNchwFchwOp>(user) ||
+    } else if (!(forPooling ? isa<linalg::PoolingNchwMaxOp>(user)
+                            : isa<linalg::Conv2DNchwFchwOp>(user)) ||
                cast<linalg::LinalgOp>(user).getDpsInputOperand(0)->get() !=
                    padded) {
       return std::nullopt; // read or written otherwise
@@ -452,18 +465,22 @@ std::optional<ZeroPadding> matchZeroPadding(Value padded) {
   return pad;
 }
 
-/// Whether `conv` can read `pad`'s source in place of the padded buffer:
-/// it follows the copy in the same block with nothing in between that may
+/// Whether `conv` (a convolution or pooling: its second input gives the
+/// window) can read `pad`'s source in place of the padded buffer: it
+/// follows the copy in the same block with nothing in between that may
 /// overwrite the source, and the runtime's kernel takes the padding (each
 /// side below the kernel's span).
-bool canReadUnpadded(linalg::Conv2DNchwFchwOp conv, const ZeroPadding &pad) {
+template <typename WindowOp>
+bool canReadUnpadded(WindowOp conv, const ZeroPadding &pad) {
   if (conv->getBlock() != pad.copy->getBlock() ||
       !pad.copy->isBeforeInBlock(conv))
     return false;
+  // The window: the filter's last two dimensions, or the pooling window.
   auto kernel = cast<MemRefType>(conv.getInputs()[1].getType()).getShape();
-  auto dilations = conv.getDilations().getValues<int64_t>();
-  int64_t spanH = (kernel[2] - 1) * dilations[0] + 1,
-          spanW = (kernel[3] - 1) * dilations[1] + 1;
+  auto dilations = conv.getDilations().template getValues<int64_t>();
+  int64_t kh = kernel[kernel.size() - 2], kw = kernel.back();
+  int64_t spanH = (kh - 1) * dilations[0] + 1,
+          spanW = (kw - 1) * dilations[1] + 1;
   if (pad.top >= spanH || pad.bottom >= spanH || pad.left >= spanW ||
       pad.right >= spanW)
     return false;
@@ -716,7 +733,7 @@ SmallVector<int64_t> prepareConvCall(linalg::Conv2DNchwFchwOp conv) {
     args.push_back(d.getSExtValue());
   int64_t top = 0, left = 0;
   Value padded = conv.getInputs()[0];
-  if (std::optional<ZeroPadding> pad = matchZeroPadding(padded)) {
+  if (std::optional<ZeroPadding> pad = matchPadding(padded, false)) {
     if (canReadUnpadded(conv, *pad)) {
       conv->setOperand(0, pad->source);
       top = pad->top;
@@ -742,12 +759,54 @@ SmallVector<int64_t> prepareConvCall(linalg::Conv2DNchwFchwOp conv) {
   return args;
 }
 
+/// The max pooling's runtime call arguments after its operands (window,
+/// strides, dilations, pad_top, pad_left), when its output was just set to
+/// -inf (the fill goes: the call overwrites); reads an unpadded input in
+/// place of a copy padded with -inf, as convolutions do. None (the op
+/// stays) when the output held anything else.
+std::optional<SmallVector<int64_t>>
+preparePoolCall(linalg::PoolingNchwMaxOp pool) {
+  Value out = pool.getOutputs()[0];
+  Operation *init = initWriterBefore(
+      pool, out, /*depth=*/0, [](Operation *op, Value buffer) {
+        return isFillWith(op, buffer, isNegInfConstant);
+      });
+  if (!init)
+    return std::nullopt;
+  init->erase();
+  auto window = cast<MemRefType>(pool.getInputs()[1].getType()).getShape();
+  SmallVector<int64_t> args = {window[0], window[1]};
+  for (APInt s : pool.getStrides().getValues<APInt>())
+    args.push_back(s.getSExtValue());
+  for (APInt d : pool.getDilations().getValues<APInt>())
+    args.push_back(d.getSExtValue());
+  int64_t top = 0, left = 0;
+  Value padded = pool.getInputs()[0];
+  if (std::optional<ZeroPadding> pad = matchPadding(padded, true)) {
+    if (canReadUnpadded(pool, *pad)) {
+      pool->setOperand(0, pad->source);
+      top = pad->top;
+      left = pad->left;
+      if (llvm::all_of(padded.getUsers(), [&](Operation *user) {
+            return user == pad->fill || user == pad->subview.getOperation();
+          })) {
+        pad->copy->erase();
+        pad->subview->erase();
+        pad->fill->erase();
+        padded.getDefiningOp()->erase();
+      }
+    }
+  }
+  args.append({top, left});
+  return args;
+}
+
 struct TelarLinalgToLibraryCalls
     : public telar::impl::TelarLinalgToLibraryCallsBase<
           TelarLinalgToLibraryCalls> {
   using Base::Base;
   void runOnOperation() override {
-    SmallVector<linalg::LinalgOp> matmuls, batchMatmuls, convs;
+    SmallVector<linalg::LinalgOp> matmuls, batchMatmuls, convs, pools;
     bool missingContext = false;
     getOperation().walk([&](linalg::LinalgOp op) {
       if (!op.hasPureBufferSemantics() ||
@@ -763,6 +822,9 @@ struct TelarLinalgToLibraryCalls
       } else if (isa<linalg::Conv2DNchwFchwOp>(op.getOperation())) {
         if (work(op) >= minFlops)
           convs.push_back(op);
+      } else if (isa<linalg::PoolingNchwMaxOp>(op.getOperation())) {
+        if (work(op) >= minFlops)
+          pools.push_back(op);
       }
     });
     auto contextOf = [&](linalg::LinalgOp op) -> Value {
@@ -775,7 +837,7 @@ struct TelarLinalgToLibraryCalls
       }
       return context;
     };
-    for (auto *list : {&matmuls, &batchMatmuls, &convs})
+    for (auto *list : {&matmuls, &batchMatmuls, &convs, &pools})
       for (linalg::LinalgOp op : *list)
         contextOf(op);
     if (missingContext)
@@ -825,6 +887,13 @@ struct TelarLinalgToLibraryCalls
       operands.insert(operands.begin() + 2, bias);
       replaceWithCall(op, contextOf(op), "telarrt_conv2d_nchw_bias_f32", args,
                       operands);
+    }
+    for (linalg::LinalgOp op : pools) {
+      auto pool = cast<linalg::PoolingNchwMaxOp>(op.getOperation());
+      if (std::optional<SmallVector<int64_t>> args = preparePoolCall(pool))
+        replaceWithCall(op, contextOf(op), "telarrt_maxpool2d_nchw_f32", *args,
+                        SmallVector<Value>{pool.getInputs()[0],
+                                           pool.getOutputs()[0]});
     }
     eraseUnreadFills();
     // The buffers the folds left unused.

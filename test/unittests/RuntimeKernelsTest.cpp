@@ -22,6 +22,7 @@
 #include <cstring>
 #include <functional>
 #include <initializer_list>
+#include <limits>
 #include <numeric>
 #include <random>
 #include <string>
@@ -1014,3 +1015,100 @@ TEST(RuntimeKernels, PrepackedWeightsAreTheirOwn) {
 }
 
 } // namespace
+
+namespace {
+/// One max pooling case: input N x C x H x W, window, strides, dilations,
+/// top/left padding (the output size follows, bottom/right padding as
+/// ONNX's MaxPool with pads [top, left, bottom, right] would give it).
+struct PoolCase {
+  std::array<int64_t, 4> input;
+  int64_t kh, kw, sh, sw, dh, dw, top, left, bottom, right;
+};
+
+/// The reference: each window's max over the positions inside the image,
+/// NaN when any of them is NaN, -inf for none.
+float poolRef(StridedTensor<4> &in, const PoolCase &pc, int64_t n, int64_t c,
+              int64_t oy, int64_t ox) {
+  float m = -std::numeric_limits<float>::infinity();
+  for (int64_t ky = 0; ky < pc.kh; ++ky)
+    for (int64_t kx = 0; kx < pc.kw; ++kx) {
+      int64_t iy = oy * pc.sh + ky * pc.dh - pc.top;
+      int64_t ix = ox * pc.sw + kx * pc.dw - pc.left;
+      if (iy < 0 || ix < 0 || iy >= pc.input[2] || ix >= pc.input[3])
+        continue;
+      float v = in.at({n, c, iy, ix});
+      if (std::isnan(v) || std::isnan(m))
+        m = std::nanf("");
+      else
+        m = std::max(m, v);
+    }
+  return m;
+}
+} // namespace
+
+/// telarrt_maxpool2d_nchw_f32 against the reference, bitwise (a max is
+/// exact), with NaNs in the input, for strides 1, 2 and 3 (the vector
+/// paths and the element-by-element one), dilations, padding on every
+/// side, rows wider than a vector, strided layouts, every GEMM kernel
+/// setting (OpenBLAS: element by element) and 1 and 2 threads.
+TEST(RuntimeKernels, MaxPool2dNchw) {
+  const PoolCase cases[] = {
+      {{1, 4, 112, 112}, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1}, // ResNet's
+      {{2, 3, 9, 40}, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},    // stride 1, wide
+      {{1, 2, 11, 13}, 2, 3, 3, 3, 1, 1, 0, 1, 1, 2},   // stride 3
+      {{1, 3, 15, 37}, 3, 2, 2, 2, 2, 3, 2, 1, 0, 2},   // dilated
+      {{1, 1, 5, 5}, 5, 5, 1, 1, 1, 1, 4, 4, 4, 4},     // windows at edges
+  };
+  std::mt19937 rng(7);
+  int saved = telarrt_get_num_threads();
+  for (int threads : {1, 2}) {
+    telarrt_set_num_threads(threads);
+    forEachGemmKernel([&] {
+      for (const PoolCase &pc : cases) {
+        SCOPED_TRACE("input " + std::to_string(pc.input[2]) + "x" +
+                     std::to_string(pc.input[3]) + " stride " +
+                     std::to_string(pc.sh) + "x" + std::to_string(pc.sw));
+        int64_t oh = (pc.input[2] + pc.top + pc.bottom -
+                      (pc.kh - 1) * pc.dh - 1) / pc.sh + 1;
+        int64_t ow = (pc.input[3] + pc.left + pc.right -
+                      (pc.kw - 1) * pc.dw - 1) / pc.sw + 1;
+        for (int64_t gap : {0, 3}) {
+          StridedTensor<4> in(pc.input, {0, 1, 2, 3}, gap, 5, rng);
+          in.at({0, 0, 1, 2}) = std::nanf("");
+          in.at({0, pc.input[1] - 1, pc.input[2] - 1, pc.input[3] - 1}) =
+              std::nanf("");
+          StridedTensor<4> out({pc.input[0], pc.input[1], oh, ow},
+                               {1, 0, 2, 3}, gap, 2, rng);
+          TelarMemRef4F32 di = in.descriptor<TelarMemRef4F32>();
+          TelarMemRef4F32 dout = out.descriptor<TelarMemRef4F32>();
+          ASSERT_EQ(telarrt_maxpool2d_nchw_f32(ctx(), &di, &dout, pc.kh,
+                                               pc.kw, pc.sh, pc.sw, pc.dh,
+                                               pc.dw, pc.top, pc.left),
+                    TELAR_STATUS_OK)
+              << telarrt_context_error(ctx());
+          out.forEach([&](const std::array<int64_t, 4> &i) {
+            float want = poolRef(in, pc, i[0], i[1], i[2], i[3]);
+            float got = out.at(i);
+            if (std::isnan(want))
+              ASSERT_TRUE(std::isnan(got)) << i[2] << "," << i[3];
+            else
+              ASSERT_EQ(got, want) << i[0] << "," << i[1] << "," << i[2]
+                                   << "," << i[3] << " gap " << gap;
+          });
+        }
+      }
+    });
+  }
+  telarrt_set_num_threads(saved);
+  // Padding as wide as the window: an error naming the kernel.
+  std::vector<float> x(16), y(16);
+  TelarMemRef4F32 di = {x.data(), x.data(), 0, {1, 1, 4, 4}, {16, 16, 4, 1}};
+  TelarMemRef4F32 dout = {y.data(), y.data(), 0, {1, 1, 4, 4}, {16, 16, 4, 1}};
+  EXPECT_EQ(telarrt_maxpool2d_nchw_f32(ctx(), &di, &dout, 3, 3, 1, 1, 1, 1, 3,
+                                       1),
+            TELAR_STATUS_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(telarrt_context_error(ctx()))
+                .find("telarrt_maxpool2d_nchw_f32"),
+            std::string::npos);
+  telarrt_context_clear_error(ctx());
+}

@@ -156,6 +156,16 @@ int telarrt_conv2d_nchw_bias_f32(TelarContext *ctx, TelarMemRef4F32 *in,
                                  int64_t dw, int64_t pad_top, int64_t pad_left,
                                  int64_t flags);
 
+/* out[n, c, oy, ox] = the max of in[n, c, oy*sh + ky*dh - pad_top,
+ * ox*sw + kx*dw - pad_left] over the kh x kw window, positions outside the
+ * image left out (padding of -inf; bottom and right padding follow from
+ * the output size, each side below the window's span), NaN when any is
+ * NaN (arith.maximumf). Overwrites out (its old contents are not read). */
+int telarrt_maxpool2d_nchw_f32(TelarContext *ctx, TelarMemRef4F32 *in,
+                               TelarMemRef4F32 *out, int64_t kh, int64_t kw,
+                               int64_t sh, int64_t sw, int64_t dh, int64_t dw,
+                               int64_t pad_top, int64_t pad_left);
+
 /*===----------------------------------------------------------------------===
  * Collectives (runtime/comm; docs/Artifact.md)
  *===----------------------------------------------------------------------===*/

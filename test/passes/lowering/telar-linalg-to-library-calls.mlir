@@ -844,3 +844,58 @@ func.func @conv_bias_global(%x: memref<1x8x10x10xf32>, %w: memref<16x8x3x3xf32>,
     ins(%x, %w : memref<1x8x10x10xf32>, memref<16x8x3x3xf32>) outs(%y : memref<1x16x8x8xf32>)
   return
 }
+
+// -----
+
+// A max pooling whose output was just set to -inf goes to
+// telarrt_maxpool2d_nchw_f32 (window 3x3, strides 2, dilations 1, pads),
+// which overwrites it: the fill goes; an input padded with -inf is read
+// unpadded (pad_top = pad_left = 1) and the padded copy goes. Padded with
+// anything else, the kernel reads the padded copy (pads 0).
+// CHECK-LABEL: func.func @maxpool
+// CHECK-NOT: linalg.fill
+// CHECK-NOT: memref.copy
+// CHECK: %[[IN:.+]] = memref.cast %arg1 : memref<1x8x16x16xf32> to memref<?x?x?x?xf32, strided<[?, ?, ?, ?], offset: ?>>
+// CHECK: call @telarrt_maxpool2d_nchw_f32(%arg0, %[[IN]], %{{[^,]+}}, %c3_i64{{[_0-9]*}}, %c3_i64{{[_0-9]*}}, %c2_i64{{[_0-9]*}}, %c2_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}})
+// CHECK: linalg.fill
+// CHECK: memref.copy
+// CHECK: call @telarrt_maxpool2d_nchw_f32({{.*}}, %c0_i64{{[_0-9]*}}, %c0_i64{{[_0-9]*}})
+// CHECK-NOT: linalg.pooling_nchw_max
+// CHECK: return
+func.func @maxpool(%x: memref<1x8x16x16xf32>, %y: memref<1x8x8x8xf32>, %z: memref<1x8x8x8xf32>) {
+  %ninf = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %p = memref.alloc() : memref<1x8x18x18xf32>
+  linalg.fill ins(%ninf : f32) outs(%p : memref<1x8x18x18xf32>)
+  %sub = memref.subview %p[0, 0, 1, 1] [1, 8, 16, 16] [1, 1, 1, 1] : memref<1x8x18x18xf32> to memref<1x8x16x16xf32, strided<[2592, 324, 18, 1], offset: 19>>
+  memref.copy %x, %sub : memref<1x8x16x16xf32> to memref<1x8x16x16xf32, strided<[2592, 324, 18, 1], offset: 19>>
+  %win = memref.alloc() : memref<3x3xf32>
+  linalg.fill ins(%ninf : f32) outs(%y : memref<1x8x8x8xf32>)
+  linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+    ins(%p, %win : memref<1x8x18x18xf32>, memref<3x3xf32>) outs(%y : memref<1x8x8x8xf32>)
+  // Padded with 0: the padding stays explicit.
+  %q = memref.alloc() : memref<1x8x18x18xf32>
+  linalg.fill ins(%zero : f32) outs(%q : memref<1x8x18x18xf32>)
+  %sub2 = memref.subview %q[0, 0, 1, 1] [1, 8, 16, 16] [1, 1, 1, 1] : memref<1x8x18x18xf32> to memref<1x8x16x16xf32, strided<[2592, 324, 18, 1], offset: 19>>
+  memref.copy %x, %sub2 : memref<1x8x16x16xf32> to memref<1x8x16x16xf32, strided<[2592, 324, 18, 1], offset: 19>>
+  linalg.fill ins(%ninf : f32) outs(%z : memref<1x8x8x8xf32>)
+  linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+    ins(%q, %win : memref<1x8x18x18xf32>, memref<3x3xf32>) outs(%z : memref<1x8x8x8xf32>)
+  return
+}
+
+// -----
+
+// The pooling stays when its output held something else than -inf (here
+// 0: the max then includes it).
+// CHECK-LABEL: func.func @maxpool_stays
+// CHECK: linalg.pooling_nchw_max
+// CHECK-NOT: telarrt_maxpool2d_nchw_f32
+func.func @maxpool_stays(%x: memref<1x8x17x17xf32>, %y: memref<1x8x8x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %win = memref.alloc() : memref<3x3xf32>
+  linalg.fill ins(%zero : f32) outs(%y : memref<1x8x8x8xf32>)
+  linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+    ins(%x, %win : memref<1x8x17x17xf32>, memref<3x3xf32>) outs(%y : memref<1x8x8x8xf32>)
+  return
+}

@@ -126,7 +126,10 @@ def TelarLinalgToLibraryCalls : Pass<"telar-linalg-to-library-calls", "ModuleOp"
     with the ReLU as `TELAR_KERNEL_RELU`) and the sum's readers read that
     buffer, when `skip` is a local allocation of the same type that the
     convolution does not read and nothing uses between the convolution
-    and the sum or after it (ResNet-18's 8 residual blocks).
+    and the sum or after it (ResNet-18's 8 residual blocks). A
+    `linalg.pooling_nchw_max` whose output was just filled with -inf calls
+    `telarrt_maxpool2d_nchw_f32`, which overwrites it (the fill goes),
+    reading an input padded with -inf unpadded as convolutions do.
     Each call
     takes the enclosing function's runtime context first (from
     `telar-add-runtime-context`) and returns an `i32` status (the callee is
