@@ -721,24 +721,23 @@ int64_t foldResidualAdd(linalg::Conv2DNchwFchwOp conv) {
   return TELAR_KERNEL_ACCUMULATE | (res->relu ? TELAR_KERNEL_RELU : 0);
 }
 
-/// The conv's runtime call arguments after its operands: strides,
-/// dilations, pad_top, pad_left, flags. Reads an unpadded input in place
-/// of a zero-padded copy (which goes when nothing else reads it) and
-/// folds a ReLU of the result into the call (RELU).
-SmallVector<int64_t> prepareConvCall(linalg::Conv2DNchwFchwOp conv) {
-  SmallVector<int64_t> args;
-  for (APInt s : conv.getStrides().getValues<APInt>())
+/// Appends a sliding-window op's strides, dilations, pad_top and pad_left
+/// to `args`, reading an unpadded input in place of a copy padded with the
+/// op's padding value (0, or -inf for a pooling), which goes with its last
+/// reader.
+template <typename WindowOp>
+void appendWindowArgs(WindowOp op, bool pooling, SmallVector<int64_t> &args) {
+  for (APInt s : op.getStrides().template getValues<APInt>())
     args.push_back(s.getSExtValue());
-  for (APInt d : conv.getDilations().getValues<APInt>())
+  for (APInt d : op.getDilations().template getValues<APInt>())
     args.push_back(d.getSExtValue());
   int64_t top = 0, left = 0;
-  Value padded = conv.getInputs()[0];
-  if (std::optional<ZeroPadding> pad = matchPadding(padded, false)) {
-    if (canReadUnpadded(conv, *pad)) {
-      conv->setOperand(0, pad->source);
+  Value padded = op.getInputs()[0];
+  if (std::optional<ZeroPadding> pad = matchPadding(padded, pooling)) {
+    if (canReadUnpadded(op, *pad)) {
+      op->setOperand(0, pad->source);
       top = pad->top;
       left = pad->left;
-      // The padded copy goes with its last reader.
       if (llvm::all_of(padded.getUsers(), [&](Operation *user) {
             return user == pad->fill || user == pad->subview.getOperation();
           })) {
@@ -749,13 +748,23 @@ SmallVector<int64_t> prepareConvCall(linalg::Conv2DNchwFchwOp conv) {
       }
     }
   }
+  args.append({top, left});
+}
+
+/// The conv's runtime call arguments after its operands: strides,
+/// dilations, pad_top, pad_left, flags. Reads an unpadded input in place
+/// of a zero-padded copy (which goes when nothing else reads it) and
+/// folds a ReLU of the result into the call (RELU).
+SmallVector<int64_t> prepareConvCall(linalg::Conv2DNchwFchwOp conv) {
+  SmallVector<int64_t> args;
+  appendWindowArgs(conv, /*pooling=*/false, args);
   int64_t flags = TELAR_KERNEL_ACCUMULATE;
   if (linalg::GenericOp relu = matchReluEpilogue(conv)) {
     Value out = conv.getOutputs()[0];
     replaceWrite(relu, relu.getDpsInitOperand(0)->get(), out);
     flags |= TELAR_KERNEL_RELU;
   }
-  args.append({top, left, flags});
+  args.push_back(flags);
   return args;
 }
 
@@ -776,28 +785,7 @@ preparePoolCall(linalg::PoolingNchwMaxOp pool) {
   init->erase();
   auto window = cast<MemRefType>(pool.getInputs()[1].getType()).getShape();
   SmallVector<int64_t> args = {window[0], window[1]};
-  for (APInt s : pool.getStrides().getValues<APInt>())
-    args.push_back(s.getSExtValue());
-  for (APInt d : pool.getDilations().getValues<APInt>())
-    args.push_back(d.getSExtValue());
-  int64_t top = 0, left = 0;
-  Value padded = pool.getInputs()[0];
-  if (std::optional<ZeroPadding> pad = matchPadding(padded, true)) {
-    if (canReadUnpadded(pool, *pad)) {
-      pool->setOperand(0, pad->source);
-      top = pad->top;
-      left = pad->left;
-      if (llvm::all_of(padded.getUsers(), [&](Operation *user) {
-            return user == pad->fill || user == pad->subview.getOperation();
-          })) {
-        pad->copy->erase();
-        pad->subview->erase();
-        pad->fill->erase();
-        padded.getDefiningOp()->erase();
-      }
-    }
-  }
-  args.append({top, left});
+  appendWindowArgs(pool, /*pooling=*/true, args);
   return args;
 }
 
