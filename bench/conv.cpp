@@ -10,9 +10,10 @@
 // padding is implicit (pad_top/pad_left, the unpadded image as input)
 // unless --explicit-pad passes an input padded beforehand (as before the
 // kernels took pads); --relu asks for the ReLU epilogue. --methods times
-// each conv method (telarrt_set_conv_method: phase planes, im2col panels,
-// im2col) on each layer, taking turns round by round, and prints the
-// ratio of panels to planes. Each filter is registered as a constant, as
+// each conv method (telarrt_set_conv_method: the GEMM on phase planes,
+// direct, im2col panels, im2col) on each layer, taking turns round by
+// round, and prints the speed of direct relative to the planes' GEMM
+// (planes ms / direct ms). Each filter is registered as a constant, as
 // an artifact's weights are (so the kernels that want a packed copy of it
 // make one once, not on every call). Asserts nothing about speed.
 //
@@ -116,7 +117,7 @@ int main(int argc, char **argv) {
     std::printf("%-32s", "layer (ms)");
     for (const Method &m : kMethods)
       std::printf(" %9s", m.name);
-    std::printf(" %15s\n", "panels / planes");
+    std::printf(" %15s\n", "planes / direct");
   } else {
     std::printf("%-32s %9s %9s %9s\n", "layer", "ms", "GFLOP/s", "x count");
   }
@@ -178,7 +179,7 @@ int main(int argc, char **argv) {
         std::printf(" %9.3f", t[i] * 1e3);
         totals[i] += t[i] * l.count;
       }
-      std::printf(" %15.2f\n", t[1] / t[0]);
+      std::printf(" %15.2f\n", t[0] / t[1]);
       continue;
     }
     double s = timeEach({conv}, minTime, /*rounds=*/5)[0];
@@ -191,7 +192,7 @@ int main(int argc, char **argv) {
     std::printf("%-32s", "total (x count)");
     for (double t : totals)
       std::printf(" %9.3f", t * 1e3);
-    std::printf(" %15.2f\n", totals[1] / totals[0]);
+    std::printf(" %15.2f\n", totals[0] / totals[1]);
   } else {
     std::printf("%-32s %9.3f\n", "total (x count)", total * 1e3);
   }

@@ -322,8 +322,7 @@ constexpr int64_t kMinIm2colTile = 64;
 
 /// How convolutions feed their GEMM (TELARRT_CONV_* in Abi.h): the
 /// environment's TELAR_CONV_METHOD (auto, direct, planes, panels, im2col)
-/// when the
-/// runtime loads, then telarrt_set_conv_method.
+/// when the runtime loads, then telarrt_set_conv_method.
 int convMethod = [] {
   const char *env = std::getenv("TELAR_CONV_METHOD");
   if (!env || !*env || !std::strcmp(env, "auto"))
@@ -610,6 +609,12 @@ int64_t floorDiv(int64_t a, int64_t b) {
 /// and the filters the columns (the filter's transpose, packed once per
 /// artifact when it is a registered constant), so no lanes idle; the tile
 /// is then transposed into the output.
+///
+/// Computed directly (`choice`; DirectConv in Gemm.h) there is no GEMM:
+/// output rows and filter panels go to threads, each computing its part
+/// with the direct micro-kernel over the planes, whose channels are
+/// interleaved in blocks of kChannelBlock when they divide C (the filter
+/// then packed in their order, panel-major).
 void convPhasePlanes(const Env &env, const View &a, const float *input,
                      const int64_t *ist, float *output, const int64_t *ost,
                      const ConvShape &s, bool accumulate, bool relu,
