@@ -222,7 +222,8 @@ const PackedB *constantPackedConvFilter(ConstantCache *cache,
                                         const MatrixView &filter,
                                         int64_t window);
 
-/// The same packed into `dst` now (convFilterFloats floats).
+/// The same packed into `dst` now (convFilterFloats floats); with window
+/// 0, the filter's transpose as it is, as constantPackedB packs it.
 PackedB packConvFilter(GemmKernel kernel, const MatrixView &filter,
                        int64_t window, float *dst);
 int64_t convFilterFloats(GemmKernel kernel, const MatrixView &filter);

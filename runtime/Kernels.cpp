@@ -751,21 +751,12 @@ void convPhasePlanes(const Env &env, const View &a, const float *input,
       }
     }
     items = pixelGroups * filterGroups;
-    if (!directFilter && interleaved) {
-      // Not a registered constant: pack the filter's transpose now.
+    if (!directFilter) {
+      // Not a registered constant: pack the filter's transpose now, as the
+      // constant cache would have.
       ownFilter = detail::packConvFilter(
-          kernel, a, window,
+          kernel, a, interleaved ? window : 0,
           scratch(2, static_cast<size_t>(detail::convFilterFloats(kernel, a))));
-      directFilter = &ownFilter;
-    } else if (!directFilter) {
-      View wt = a.transposed();
-      int64_t depthBlock = detail::gemmPanelDepth(kernel, depth);
-      int64_t stride = panels * tileCols;
-      float *data = scratch(2, static_cast<size_t>(depth * stride));
-      for (int64_t pc = 0; pc < depth; pc += depthBlock)
-        detail::gemmPackB(kernel, wt, pc, std::min(depthBlock, depth - pc), 0,
-                          s.f, data + pc * stride);
-      ownFilter = {data, kernel, depthBlock, stride, 0};
       directFilter = &ownFilter;
     }
   }

@@ -203,6 +203,8 @@ int64_t telar::runtime::detail::convFilterFloats(GemmKernel kernel,
 PackedB telar::runtime::detail::packConvFilter(GemmKernel kernel,
                                                const MatrixView &filter,
                                                int64_t window, float *dst) {
+  if (window == 0)
+    return packAll(kernel, filter.transposed(), dst);
   std::vector<float> t = interleavedTranspose(filter, window);
   return packAll(kernel, {t.data(), filter.cols, filter.rows, filter.rows, 1},
                  dst, /*panelMajor=*/true);
