@@ -254,7 +254,8 @@ TEST(RuntimeKernels, GemmKernelSelection) {
 /// Shapes around the micro-tiles' edges (AVX-512: 12 x 32, AVX2: 6 x 16)
 /// and the cache blocks' (k beyond one 256-deep panel; m up to 48 rows (b
 /// read in place), up to 512 (b packed panel by panel), beyond (b packed in
-/// blocks, rows in blocks of 144); n beyond a 2048-column block), with
+/// blocks, rows in blocks of 144); n beyond a 2048-column block; a packed
+/// when its rows are 320 or more apart and b has 4 panels), with
 /// every combination of layouts of a, b and c in turn.
 TEST(RuntimeKernels, GemmEdgeShapes) {
   std::mt19937 rng(6);
@@ -274,6 +275,7 @@ TEST(RuntimeKernels, GemmEdgeShapes) {
     for (int i = 0; i < 64; ++i) {
       next(13, 300, 33);  // two k blocks (balanced)
       next(12, 700, 17);  // three
+      next(13, 330, 130); // a packed (rows >= 320 apart, 5 panels of b)
     }
     for (int i = 0; i < 16; ++i) {
       next(49, 20, 40);   // b packed by panels
@@ -305,6 +307,7 @@ TEST(RuntimeKernels, GemmOverwriteEdgeShapes) {
     for (int i = 0; i < 16; ++i) {
       next(13, 300, 33); // two k blocks
       next(12, 700, 17); // three
+      next(25, 700, 129); // a packed, three k blocks
       next(49, 20, 40);  // b packed by panels
       next(530, 9, 35);  // b packed in blocks; four row blocks
       next(5, 3, 2100);  // two column blocks
@@ -769,7 +772,7 @@ TEST(RuntimeKernels, ConstantBPackedOnce) {
       {2, 1, 2},    {5, 7, 3},    {13, 17, 33}, {12, 64, 65},
       {13, 300, 33}, {12, 700, 17}, {49, 20, 40}, {530, 9, 35},
       {5, 3, 2100}, {40, 300, 130}, {150, 200, 20}, {1, 50, 40},
-      {40, 50, 1}};
+      {40, 50, 1},  {13, 340, 130}};
   ASSERT_EQ(weights().getBytes(), 0u);
   forEachGemmKernel([&] {
     for (int threads : {1, 4}) {
