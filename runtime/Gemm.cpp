@@ -167,7 +167,7 @@ struct Isa {
   }
 };
 
-// Measured on one Zen 5 core (bench/gemm.cpp).
+// Measured on one Zen 5 core (bench/gemm.cpp); packAMinRowStride on Zen 4.
 Blocking blocking = {256, 144, 2048, 48, 512, 320};
 
 #include "GemmImpl.inc"
