@@ -16,11 +16,13 @@
 // up to whole pages) and alignment, and handed out again for the same size;
 // at most 1 GiB in all (beyond that they are freed), until
 // telarrt_context_release_cached_memory or the context's end. The current
-// and peak byte counts are of live blocks only.
+// and peak byte counts are of live blocks only. Blocks of 2 MiB or more ask
+// for transparent huge pages (HugePages.h).
 //
 //===----------------------------------------------------------------------===//
 
 #include "Context.h"
+#include "HugePages.h"
 #include "telar/runtime/Abi.h"
 
 #include <cstdarg>
@@ -98,7 +100,7 @@ void *allocate(TelarContext *ctx, size_t alignment, size_t size) {
     base = static_cast<char *>(ctx->cache.take(total, alignment));
   }
   if (!base)
-    base = static_cast<char *>(std::aligned_alloc(alignment, total));
+    base = static_cast<char *>(allocateBuffer(alignment, total));
   if (!base) {
     ctx->currentBytes.fetch_sub(size, std::memory_order_relaxed);
     return outOfMemory(ctx, size, "malloc failed");

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Gemm.h"
+#include "HugePages.h"
 
 // GCC 12 warns about the deliberately uninitialised _mm512_undefined_ps()
 // inside its own shuffle intrinsics.
@@ -29,30 +30,19 @@ using namespace telar::runtime::detail;
 namespace {
 
 /// Per-thread scratch buffers for packed panels: slot 0 holds B's, 1 A's,
-/// 2 a dense copy of C, 3 a direct convolution's tile. They grow as needed and live as long as the thread
-/// (libomp's workers persist, so steady-state GEMMs allocate nothing).
+/// 2 a dense copy of C, 3 a direct convolution's tile. They grow as needed
+/// and live as long as the thread (libomp's workers persist, so
+/// steady-state GEMMs allocate nothing).
 float *workspace(int slot, size_t floats) {
-  struct Buffer {
-    float *p = nullptr;
-    size_t size = 0;
-    ~Buffer() { std::free(p); }
-  };
-  thread_local Buffer buffers[4];
-  Buffer &b = buffers[slot];
-  if (floats > b.size) {
-    std::free(b.p);
-    // Whole 4 KiB pages, 64-byte aligned (aligned_alloc wants a multiple).
-    size_t bytes = (floats * sizeof(float) + 4095) / 4096 * 4096;
-    b.p = static_cast<float *>(std::aligned_alloc(64, bytes));
-    if (!b.p) {
-      std::fprintf(stderr, "telar runtime: out of memory for GEMM scratch "
-                           "(%zu bytes)\n",
-                   bytes);
-      std::abort();
-    }
-    b.size = bytes / sizeof(float);
+  thread_local ScratchBuffer buffers[4];
+  float *p = buffers[slot].reserve(floats);
+  if (!p) {
+    std::fprintf(stderr,
+                 "telar runtime: out of memory for GEMM scratch (%zu bytes)\n",
+                 floats * sizeof(float));
+    std::abort();
   }
-  return b.p;
+  return p;
 }
 
 /// Cache blocking (in elements) and when to skip packing.

@@ -23,6 +23,7 @@
 #include "Blas.h"
 #include "Context.h"
 #include "Gemm.h"
+#include "HugePages.h"
 #include "telar/runtime/Abi.h"
 
 #include <algorithm>
@@ -345,11 +346,11 @@ int convMethod = [] {
 /// Per-thread scratch buffers (slot 0: im2col or planes, 1: a dense output
 /// or tile, 2: a packed filter), grown as needed and kept, uninitialised.
 float *scratch(int slot, size_t floats) {
-  thread_local std::vector<float> buffers[3];
-  std::vector<float> &b = buffers[slot];
-  if (b.size() < floats)
-    b = std::vector<float>(floats);
-  return b.data();
+  thread_local detail::ScratchBuffer buffers[3];
+  float *p = buffers[slot].reserve(floats);
+  if (!p)
+    throw std::bad_alloc();
+  return p;
 }
 
 /// Threads available to a kernel: none extra inside a parallel region.

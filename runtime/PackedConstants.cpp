@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Gemm.h"
+#include "HugePages.h"
 #include "telar/runtime/Abi.h"
 #include "telar/runtime/Runtime.h"
 
@@ -168,7 +169,7 @@ void pack(Entry &e, GemmKernel kernel, const MatrixView &b, int64_t window) {
                  sizeof(float) +
              63) /
             64 * 64;
-  e.data = static_cast<float *>(std::aligned_alloc(64, e.bytes));
+  e.data = static_cast<float *>(allocateBuffer(64, e.bytes));
   if (!e.data) {
     e.bytes = 0;
     return;

@@ -16,6 +16,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -734,6 +735,47 @@ TEST(RuntimeAllocator, ReusesLargeBlocks) {
   context.releaseCachedMemory();
   EXPECT_EQ(context.getCachedBytes(), 0u);
   EXPECT_EQ(context.getCurrentBytes(), 0u);
+}
+
+/// The VmFlags of the mapping holding `p` in /proc/self/smaps ("" if none).
+static std::string mappingFlags(const void *p) {
+  std::ifstream smaps("/proc/self/smaps");
+  auto addr = reinterpret_cast<uintptr_t>(p);
+  bool inside = false;
+  for (std::string line; std::getline(smaps, line);) {
+    uintptr_t lo = 0, hi = 0;
+    if (std::sscanf(line.c_str(), "%lx-%lx ", &lo, &hi) == 2 &&
+        line.find('-') < line.find(' ')) {
+      inside = lo <= addr && addr < hi;
+      continue;
+    }
+    if (inside && line.rfind("VmFlags:", 0) == 0)
+      return line;
+  }
+  return "";
+}
+
+// Blocks of 2 MiB or more start on a huge page and ask the kernel for
+// transparent huge pages (MADV_HUGEPAGE: "hg" in the mapping's VmFlags);
+// TELAR_HUGE_PAGES=0 turns that off.
+TEST(RuntimeAllocator, LargeBlocksAskForHugePages) {
+  Context context;
+  TelarContext *ctx = context.get();
+  const size_t mib = 1 << 20;
+  void *big = telarrt_alloc(ctx, 5 * mib);
+  ASSERT_NE(big, nullptr);
+  std::memset(big, 1, 5 * mib);
+  std::string flags = mappingFlags(big);
+  ASSERT_NE(flags, "") << "no mapping holds the block";
+  const char *env = std::getenv("TELAR_HUGE_PAGES");
+  bool wanted = !(env && std::strcmp(env, "0") == 0);
+  EXPECT_EQ(flags.find(" hg") != std::string::npos, wanted) << flags;
+  if (wanted) {
+    // The block follows its header, one alignment (64 bytes) into a huge
+    // page.
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(big) % (2 * mib), 64u);
+  }
+  telarrt_free(ctx, big);
 }
 
 // Two contexts share no allocator state: counters, block caches, limits
