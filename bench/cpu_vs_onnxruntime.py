@@ -47,7 +47,10 @@ Output: one markdown table per size x T: model; telar ms and onnxruntime ms
 telar ms of those (telar's throughput relative to onnxruntime: > 1 is faster);
 p50 and p90 per side (median over the processes of each process's p50 / p90);
 p90/p50 per side (within a process, the worst process); spread per side (of
-the process means: max / min - 1, %); telar's peak intermediate MB, compile
+the process means: max / min - 1, %); with T > 1 the range of the round trip
+of a cache line between the first two CPUs (`telar-core-latency`, next to
+telar-run, run just before each process: on a VM it moves, and with it the
+multi-threaded latencies of small models); telar's peak intermediate MB, compile
 seconds, the max abs difference of the outputs, and a flag (`SLOW` when the
 ratio is below --flag-below, default 0.8; `FAILED`). Then the goals of issue
 12 per size and model, each the worst over the thread counts, PASS/MISS:
@@ -188,6 +191,19 @@ def run_telar(a, m, threads, iters, warmup, out_dir=None):
         return json.load(f)
 
 
+def core_round_trip_ns(a):
+    """telar-core-latency's median round trip between the first two CPUs."""
+    try:
+        p = subprocess.run([a.core_latency, "--round-trips", "2000", "--samples", "3"],
+                           capture_output=True, text=True, timeout=a.timeout)
+    except subprocess.TimeoutExpired:
+        raise Failure(f"telar-core-latency timed out after {a.timeout}s")
+    if p.returncode != 0:
+        raise Failure(f"telar-core-latency rc={p.returncode}: "
+                      f"{first_error_line(p.stderr + p.stdout)}")
+    return json.loads(p.stdout)["median_ns"]
+
+
 def run_ort(a, m, threads, iters, warmup, save_outputs=None):
     """One onnxruntime worker process; returns its statistics."""
     result = os.path.join(m["dir"], f"{m['name']}.ort.json")
@@ -272,14 +288,18 @@ def bench_threads(a, m, threads, iters, warmup):
         first = p == 0
         sides = ["telar", "ort"] if p % 2 == 0 else ["ort", "telar"]
         for side in sides:
+            # The two CPUs' cache-line round trip just before the process
+            # (it moves on a VM; see bench/core_latency.cpp).
+            rtt = core_round_trip_ns(a) if threads > 1 else None
             if side == "telar":
                 rep = run_telar(a, m, threads, iters, warmup, out_dir if first else None)
                 if first:
                     first_rep = rep
-                telar.append(dict(rep["latency_ms"]))
+                telar.append(dict(rep["latency_ms"], core_rtt_ns=rtt))
             else:
-                ort.append(run_ort(a, m, threads, iters, warmup,
-                                   ort_npz if first else None))
+                ort.append(dict(run_ort(a, m, threads, iters, warmup,
+                                        ort_npz if first else None),
+                                core_rtt_ns=rtt))
     row = {"telar": aggregate(telar), "ort": aggregate(ort),
            "telar_threads": first_rep.get("threads"),
            "peak_mb": first_rep.get("peak_intermediate_bytes", 0) / 1e6,
@@ -340,10 +360,17 @@ def pct(x):
     return "-" if x is None else f"{x * 100:.0f}%"
 
 
+def rtt_range(*sides):
+    """min-max of the core round trips measured before a row's processes."""
+    ns = [p["core_rtt_ns"] for s in sides for p in (s or {}).get("processes", [])
+          if p.get("core_rtt_ns") is not None]
+    return f"{min(ns):.0f}-{max(ns):.0f}" if ns else "-"
+
+
 def print_table(rows, a):
     hdr = ["model", "telar ms", "ort ms", "ratio", "telar p50", "telar p90", "ort p50",
            "ort p90", "telar p90/p50", "ort p90/p50", "telar spread", "ort spread",
-           "peak interm. MB", "compile s", "max abs err", "flag"]
+           "core RTT ns", "peak interm. MB", "compile s", "max abs err", "flag"]
     out = []
     for r in rows:
         t, o = r["telar"] or {}, r["ort"] or {}
@@ -353,7 +380,8 @@ def print_table(rows, a):
                     f(r["ratio"], ".2f"), f(t.get("p50"), ".3f"), f(t.get("p90"), ".3f"),
                     f(o.get("p50"), ".3f"), f(o.get("p90"), ".3f"),
                     f(t.get("p90_p50"), ".2f"), f(o.get("p90_p50"), ".2f"),
-                    pct(t.get("spread")), pct(o.get("spread")), f(r["peak_mb"], ".1f"),
+                    pct(t.get("spread")), pct(o.get("spread")), rtt_range(t, o),
+                    f(r["peak_mb"], ".1f"),
                     f(r["compile_s"], ".1f"), f(r["max_abs_err"], ".1e"), flag])
     print_markdown_table(hdr, out)
 
@@ -537,7 +565,8 @@ def main(argv=None):
     a.telarc = os.path.abspath(a.telarc)
     a.telar_run = os.path.abspath(a.telar_run or os.path.join(os.path.dirname(a.telarc),
                                                               "telar-run"))
-    for tool in (a.telarc, a.telar_run):
+    a.core_latency = os.path.join(os.path.dirname(a.telar_run), "telar-core-latency")
+    for tool in (a.telarc, a.telar_run) + ((a.core_latency,) if max(a.threads) > 1 else ()):
         if not os.access(tool, os.X_OK):
             print(f"cpu_vs_onnxruntime: not executable: {tool}", file=sys.stderr)
             return 2

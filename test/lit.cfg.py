@@ -52,7 +52,8 @@ for _name in ["OMPI_ALLOW_RUN_AS_ROOT", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM",
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.telar_tools_dir, config.llvm_tools_dir]
-tools = ["telar-opt", "telarc", "telar-run", "telar-calibrate"]
+tools = ["telar-opt", "telarc", "telar-run", "telar-calibrate",
+         "telar-core-latency"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 # Numeric checks of the lowering: run lowered IR with MLIR's JIT runner and
 # its printing utilities (printMemrefF32 & co).

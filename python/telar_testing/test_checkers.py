@@ -133,6 +133,15 @@ class BenchStatisticsTest(unittest.TestCase):
         self.assertAlmostEqual(g["p90_p50"], 2.0)   # the worst process
         self.assertAlmostEqual(g["spread"], 2.0)    # 3.0 / 1.0 - 1
 
+    def test_core_round_trip_range(self):
+        telar = {"processes": [{"mean": 1.0, "core_rtt_ns": 120},
+                               {"mean": 1.0, "core_rtt_ns": 900}]}
+        ort = {"processes": [{"mean": 1.0, "core_rtt_ns": 95}]}
+        self.assertEqual(self.bench.rtt_range(telar, ort), "95-900")
+        # One thread: not measured.
+        one = {"processes": [{"mean": 1.0, "core_rtt_ns": None}]}
+        self.assertEqual(self.bench.rtt_range(one, None), "-")
+
     def test_goals_take_the_worst_thread_count(self):
         def row(name, threads, ratio, telar_ms, p90_p50, spread):
             return {"size": "mini", "name": name, "threads": threads, "ok": True,
