@@ -1103,6 +1103,19 @@ void Context::setMeshCommunicator(
   get()->mesh = mesh.get();
 }
 
+void Context::setKernelProfiling(bool enabled) {
+  get()->profile =
+      enabled ? std::make_unique<detail::KernelProfile>() : nullptr;
+}
+
+std::vector<KernelProfileEntry> Context::getKernelProfile() const {
+  detail::KernelProfile *profile = get()->profile.get();
+  if (!profile)
+    return {};
+  std::lock_guard<std::mutex> lock(profile->mutex);
+  return profile->entries;
+}
+
 //===----------------------------------------------------------------------===//
 // Artifact
 //===----------------------------------------------------------------------===//

@@ -13,11 +13,13 @@
 #define TELAR_RUNTIME_CONTEXT_H
 
 #include "Gemm.h"
+#include "telar/runtime/Runtime.h"
 
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <utility>
@@ -60,6 +62,13 @@ struct BlockHeader {
 
 class ConstantCache; // PackedConstants.cpp
 
+/// Kernel times by (kernel, shape) (Context::setKernelProfiling).
+struct KernelProfile {
+  std::mutex mutex;
+  std::map<std::pair<std::string, std::string>, size_t> index;
+  std::vector<KernelProfileEntry> entries;
+};
+
 /// The GEMM a new context uses: TELAR_GEMM_KERNEL (openblas, avx2, avx512;
 /// unset or auto: the fastest the CPU runs), read once.
 GemmKernel defaultGemmKernel();
@@ -85,6 +94,8 @@ struct TelarContext {
   /// owned; null: a single device). Set by Context::setMeshCommunicator,
   /// or lent by Artifact::run for a run.
   telar::runtime::comm::MeshCommunicator *mesh = nullptr;
+  /// The kernels' times while profiling (null: off).
+  std::unique_ptr<telar::runtime::detail::KernelProfile> profile;
 
   // The first error.
   std::mutex errorMutex;

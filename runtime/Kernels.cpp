@@ -28,6 +28,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <climits>
 #include <cmath>
 #include <cstdarg>
@@ -36,6 +37,8 @@
 #include <cstring>
 #include <limits>
 #include <new>
+#include <string>
+#include <utility>
 #include <vector>
 
 using telar::runtime::detail::blas;
@@ -462,6 +465,55 @@ template <typename Fn> int guarded(TelarContext *ctx, const char *kernel,
                         "%s: out of memory for a temporary buffer", kernel);
   }
 }
+
+/// "AxBxC" of a memref's sizes.
+template <typename MemRef> std::string dims(const MemRef *m) {
+  std::string s;
+  for (int64_t size : m->sizes)
+    s += (s.empty() ? "" : "x") + std::to_string(size);
+  return s;
+}
+
+/// " acc", " relu" for a kernel's flags.
+std::string flagNames(int64_t flags) {
+  return std::string(flags & TELAR_KERNEL_ACCUMULATE ? " acc" : "") +
+         (flags & TELAR_KERNEL_RELU ? " relu" : "");
+}
+
+/// Times one kernel call into its context's profile, when profiling is on
+/// (Context::setKernelProfiling): `shape()` describes the operands, and
+/// calls of a kernel with the same description add up.
+template <typename Shape> class KernelTimer {
+public:
+  KernelTimer(TelarContext *ctx, const char *kernel, Shape shape)
+      : profile(ctx->profile.get()), kernel(kernel), shape(std::move(shape)) {
+    if (profile)
+      start = std::chrono::steady_clock::now();
+  }
+  ~KernelTimer() {
+    if (!profile)
+      return;
+    double seconds = std::chrono::duration<double>(
+                         std::chrono::steady_clock::now() - start)
+                         .count();
+    std::pair<std::string, std::string> key(kernel, shape());
+    std::lock_guard<std::mutex> lock(profile->mutex);
+    auto [it, added] = profile->index.emplace(key, profile->entries.size());
+    if (added)
+      profile->entries.push_back({key.first, key.second, 0, 0.0});
+    telar::runtime::KernelProfileEntry &e = profile->entries[it->second];
+    ++e.calls;
+    e.seconds += seconds;
+  }
+
+private:
+  detail::KernelProfile *profile;
+  const char *kernel;
+  Shape shape;
+  std::chrono::steady_clock::time_point start;
+};
+template <typename Shape>
+KernelTimer(TelarContext *, const char *, Shape) -> KernelTimer<Shape>;
 } // namespace
 
 extern "C" {
@@ -469,6 +521,9 @@ extern "C" {
 int telarrt_matmul_f32(TelarContext *ctx, TelarMemRef2F32 *a,
                        TelarMemRef2F32 *b, TelarMemRef2F32 *c, int64_t flags) {
   const char *kernel = "telarrt_matmul_f32";
+  KernelTimer timer(ctx, kernel, [&] {
+    return dims(a) + " . " + dims(b) + " -> " + dims(c) + flagNames(flags);
+  });
   if (!checkFlags(ctx, kernel, flags, TELAR_KERNEL_ACCUMULATE))
     return TELAR_STATUS_INVALID_ARGUMENT;
   if (a->sizes[0] != c->sizes[0] || b->sizes[1] != c->sizes[1] ||
@@ -549,6 +604,9 @@ int telarrt_batch_matmul_f32(TelarContext *ctx, TelarMemRef3F32 *a,
                              TelarMemRef3F32 *b, TelarMemRef3F32 *c,
                              int64_t flags) {
   const char *kernel = "telarrt_batch_matmul_f32";
+  KernelTimer timer(ctx, kernel, [&] {
+    return dims(a) + " . " + dims(b) + " -> " + dims(c) + flagNames(flags);
+  });
   return guarded(ctx, kernel,
                  [&] { return batchMatmul(ctx, kernel, a, b, c, flags); });
 }
@@ -1321,6 +1379,15 @@ int telarrt_conv2d_nchw_f32(TelarContext *ctx, TelarMemRef4F32 *in,
                             int64_t pad_top, int64_t pad_left,
                             int64_t flags) {
   const char *kernel = "telarrt_conv2d_nchw_f32";
+  KernelTimer timer(ctx, kernel, [&] {
+    return dims(in) + " * " + dims(filter) + " -> " + dims(out) + " stride " +
+           std::to_string(sh) + "x" + std::to_string(sw) + " pad " +
+           std::to_string(pad_top) + "x" + std::to_string(pad_left) +
+           (dh != 1 || dw != 1 ? " dilation " + std::to_string(dh) + "x" +
+                                     std::to_string(dw)
+                               : "") +
+           flagNames(flags);
+  });
   return guarded(ctx, kernel, [&] {
     return conv2dNchw(ctx, kernel, in, filter, nullptr, out, sh, sw, dh, dw,
                       pad_top, pad_left, flags);
@@ -1334,6 +1401,15 @@ int telarrt_conv2d_nchw_bias_f32(TelarContext *ctx, TelarMemRef4F32 *in,
                                  int64_t dw, int64_t pad_top, int64_t pad_left,
                                  int64_t flags) {
   const char *kernel = "telarrt_conv2d_nchw_bias_f32";
+  KernelTimer timer(ctx, kernel, [&] {
+    return dims(in) + " * " + dims(filter) + " -> " + dims(out) + " stride " +
+           std::to_string(sh) + "x" + std::to_string(sw) + " pad " +
+           std::to_string(pad_top) + "x" + std::to_string(pad_left) +
+           (dh != 1 || dw != 1 ? " dilation " + std::to_string(dh) + "x" +
+                                     std::to_string(dw)
+                               : "") +
+           flagNames(flags);
+  });
   return guarded(ctx, kernel, [&] {
     return conv2dNchw(ctx, kernel, in, filter, bias, out, sh, sw, dh, dw,
                       pad_top, pad_left, flags);
@@ -1345,6 +1421,11 @@ int telarrt_maxpool2d_nchw_f32(TelarContext *ctx, TelarMemRef4F32 *in,
                                int64_t sh, int64_t sw, int64_t dh, int64_t dw,
                                int64_t pad_top, int64_t pad_left) {
   const char *kernel = "telarrt_maxpool2d_nchw_f32";
+  KernelTimer timer(ctx, kernel, [&] {
+    return dims(in) + " -> " + dims(out) + " window " + std::to_string(kh) +
+           "x" + std::to_string(kw) + " stride " + std::to_string(sh) + "x" +
+           std::to_string(sw);
+  });
   return guarded(ctx, kernel, [&]() -> int {
     const int64_t *is = in->sizes, *os = out->sizes;
     int64_t n = is[0], c = is[1], h = is[2], w = is[3], oh = os[2],

@@ -3,7 +3,8 @@
 //   telar-run ARTIFACT_DIR --input NAME=FILE ... [-n N] [--program NAME]
 //             [--output-dir DIR] [--format npy|pb] [--threads N] [--bench N]
 //             [--warmup N] [--memory-limit BYTES] [--report FILE.json]
-//             [--timeout SECONDS] [-v|-q] [--help] [--version]
+//             [--timeout SECONDS] [--profile-kernels] [-v|-q] [--help]
+//             [--version]
 //
 // Loads the artifact (docs/Artifact.md), reads the inputs (.npy or ONNX
 // TensorProto .pb), runs the program and writes or summarises the outputs.
@@ -97,6 +98,12 @@ Runs a compiled Telar artifact (the directory telarc -o writes).
   --report FILE       write a JSON report (latency, memory, sizes; several
                       ranks: per rank, and per mesh axis set the collectives'
                       calls, time and bytes sent, measured)
+  --profile-kernels   time the runtime's kernels (matmuls, convolutions,
+                      pooling) during the timed runs and print, per kernel
+                      and operand shapes, ms and calls per run and the share
+                      of the latency, and the time outside them (generated
+                      code); --report adds them (rank 0's; not for
+                      pipelined artifacts)
   --timeout SECONDS   the longest any rank waits for the others (in a
                       collective, a point-to-point transfer or the
                       rendezvous) before every rank stops, naming the
@@ -151,6 +158,7 @@ struct Options {
   double timeoutSeconds = 300;
   bool verbose = false;
   bool quiet = false;
+  bool profileKernels = false;
 };
 
 int parseCount(const std::string &option, const std::string &value,
@@ -197,6 +205,10 @@ Options parseArguments(int argc, char **argv) {
     }
     if (arg == "-v" || arg == "--verbose") {
       o.verbose = true;
+      continue;
+    }
+    if (arg == "--profile-kernels") {
+      o.profileKernels = true;
       continue;
     }
     // Options with a value: "--opt value" or "--opt=value".
@@ -737,6 +749,58 @@ void addRunReportFields(nlohmann::ordered_json &j, const Options &o,
 
 int runPipeline(const Options &o, const Job &job, Prepared &p, int threads);
 
+/// --profile-kernels: the kernels' entries by time per run, largest first.
+std::vector<KernelProfileEntry>
+byTime(std::vector<KernelProfileEntry> kernels) {
+  std::stable_sort(kernels.begin(), kernels.end(),
+                   [](const KernelProfileEntry &a, const KernelProfileEntry &b) {
+                     return a.seconds > b.seconds;
+                   });
+  return kernels;
+}
+
+/// --profile-kernels' table: per kernel and shape, ms and calls per run and
+/// the share of this rank's mean latency; then the time outside them.
+void printKernelProfile(const std::vector<KernelProfileEntry> &kernels,
+                        int iterations, double meanMs, bool multi) {
+  double totalMs = 0;
+  for (const KernelProfileEntry &e : kernels)
+    totalMs += e.seconds * 1e3 / iterations;
+  std::printf("kernels%s, per run: %s ms of %s ms (%.1f%%) in %zu kernel "
+              "shapes; %s ms outside them (generated code, allocation)\n",
+              multi ? " (rank 0)" : "", formatMs(totalMs).c_str(),
+              formatMs(meanMs).c_str(),
+              meanMs > 0 ? 100.0 * totalMs / meanMs : 0.0, kernels.size(),
+              formatMs(std::max(0.0, meanMs - totalMs)).c_str());
+  std::printf("  %9s %7s %6s  %-29s %s\n", "ms/run", "calls", "%", "kernel",
+              "shape");
+  for (const KernelProfileEntry &e : byTime(kernels)) {
+    double ms = e.seconds * 1e3 / iterations;
+    std::printf("  %9s %7g %6.1f  %-29s %s\n", formatMs(ms).c_str(),
+                double(e.calls) / iterations,
+                meanMs > 0 ? 100.0 * ms / meanMs : 0.0, e.kernel.c_str(),
+                e.shape.c_str());
+  }
+}
+
+/// --profile-kernels' --report fields.
+void addKernelReportFields(nlohmann::ordered_json &j,
+                           const std::vector<KernelProfileEntry> &kernels,
+                           int iterations) {
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  double totalMs = 0;
+  for (const KernelProfileEntry &e : byTime(kernels)) {
+    double ms = e.seconds * 1e3 / iterations;
+    totalMs += ms;
+    list.push_back({{"kernel", e.kernel},
+                    {"shape", e.shape},
+                    {"calls_per_run", double(e.calls) / iterations},
+                    {"ms_per_run", ms}});
+  }
+  j["kernels_ms_per_run"] = totalMs;
+  j["kernels"] = list;
+}
+
 /// Statistics of one axis set, per run: calls, bytes sent, seconds.
 constexpr int kStatFields = 3;
 
@@ -766,6 +830,8 @@ int run(const Options &o, const Job &job) {
     return 1;
   if (pipelined) {
     try {
+      if (o.profileKernels)
+        throw Error("--profile-kernels does not support pipelined artifacts");
       loadPipeline(o, job, p);
     } catch (const std::exception &e) {
       problem = e.what();
@@ -837,6 +903,8 @@ int run(const Options &o, const Job &job) {
   context.resetPeakBytes();
   if (mesh)
     mesh->resetStats();
+  if (o.profileKernels)
+    context.setKernelProfiling(true);
   std::vector<double> times;
   comm::Watchdog::setPhase("starting the timed runs");
   if (job.world) {
@@ -864,6 +932,8 @@ int run(const Options &o, const Job &job) {
   comm::Watchdog::setPhase("collecting the statistics");
   size_t peak = context.getPeakBytes();
   Latency myLatency = summarizeTimes(times);
+  std::vector<KernelProfileEntry> kernels = context.getKernelProfile();
+  context.setKernelProfiling(false);
 
   // The slowest rank's time of each run; per rank its latency, time and
   // calls inside collectives and its peak memory; per axis set the
@@ -982,6 +1052,9 @@ int run(const Options &o, const Job &job) {
                   formatMs(sum.msMax).c_str());
     }
 
+  if (o.profileKernels)
+    printKernelProfile(kernels, iterations, myLatency.mean, job.multi());
+
   if (p.report.is_open()) {
     nlohmann::ordered_json j;
     j["artifact"] = artifact.getDirectory();
@@ -989,6 +1062,8 @@ int run(const Options &o, const Job &job) {
     addRunReportFields(j, o, m, latency, iterations, threads, maxPeak,
                        artifact.getWeightsBytes(),
                        artifact.getPrepackedBytes());
+    if (o.profileKernels)
+      addKernelReportFields(j, kernels, iterations);
     if (mesh) {
       j["world_size"] = job.size;
       nlohmann::ordered_json meshJson;

@@ -331,6 +331,15 @@ private:
   std::unique_ptr<detail::ConstantCache> cache;
 };
 
+/// The time a context's runtime kernels took, per kernel and operand shapes
+/// (Context::setKernelProfiling).
+struct KernelProfileEntry {
+  std::string kernel; // telarrt_conv2d_nchw_bias_f32, ...
+  std::string shape;  // operand sizes, strides of the window, flags
+  int64_t calls = 0;
+  double seconds = 0; // wall time inside the kernel, summed over the calls
+};
+
 /// Owns a TelarContext (Abi.h): the allocator, GEMM choice and first error
 /// of the programs run on it. One program at a time per context.
 class Context {
@@ -360,6 +369,12 @@ public:
   /// artifact's for the run). Shared: a context keeps it alive.
   void setMeshCommunicator(std::shared_ptr<comm::MeshCommunicator> mesh);
   comm::MeshCommunicator *getMeshCommunicator() const { return mesh.get(); }
+  /// Starts (clearing what was recorded) or stops timing the runtime
+  /// kernels (matmuls, convolutions, pooling) the programs run on this
+  /// context call; a few microseconds per call while on.
+  void setKernelProfiling(bool enabled);
+  /// What was recorded, in the order first called.
+  std::vector<KernelProfileEntry> getKernelProfile() const;
   int getStatus() const { return telarrt_context_status(get()); }
   std::string getError() const { return telarrt_context_error(get()); }
   void clearError() { telarrt_context_clear_error(get()); }
