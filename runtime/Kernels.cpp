@@ -480,6 +480,20 @@ std::string flagNames(int64_t flags) {
          (flags & TELAR_KERNEL_RELU ? " relu" : "");
 }
 
+/// A convolution's operands for the kernel profile.
+std::string convShape(const TelarMemRef4F32 *in, const TelarMemRef4F32 *filter,
+                      const TelarMemRef4F32 *out, int64_t sh, int64_t sw,
+                      int64_t dh, int64_t dw, int64_t padTop, int64_t padLeft,
+                      int64_t flags) {
+  std::string s = dims(in) + " * " + dims(filter) + " -> " + dims(out) +
+                  " stride " + std::to_string(sh) + "x" + std::to_string(sw) +
+                  " pad " + std::to_string(padTop) + "x" +
+                  std::to_string(padLeft);
+  if (dh != 1 || dw != 1)
+    s += " dilation " + std::to_string(dh) + "x" + std::to_string(dw);
+  return s + flagNames(flags);
+}
+
 /// Times one kernel call into its context's profile, when profiling is on
 /// (Context::setKernelProfiling): `shape()` describes the operands, and
 /// calls of a kernel with the same description add up.
@@ -1380,13 +1394,8 @@ int telarrt_conv2d_nchw_f32(TelarContext *ctx, TelarMemRef4F32 *in,
                             int64_t flags) {
   const char *kernel = "telarrt_conv2d_nchw_f32";
   KernelTimer timer(ctx, kernel, [&] {
-    return dims(in) + " * " + dims(filter) + " -> " + dims(out) + " stride " +
-           std::to_string(sh) + "x" + std::to_string(sw) + " pad " +
-           std::to_string(pad_top) + "x" + std::to_string(pad_left) +
-           (dh != 1 || dw != 1 ? " dilation " + std::to_string(dh) + "x" +
-                                     std::to_string(dw)
-                               : "") +
-           flagNames(flags);
+    return convShape(in, filter, out, sh, sw, dh, dw, pad_top, pad_left,
+                     flags);
   });
   return guarded(ctx, kernel, [&] {
     return conv2dNchw(ctx, kernel, in, filter, nullptr, out, sh, sw, dh, dw,
@@ -1402,13 +1411,8 @@ int telarrt_conv2d_nchw_bias_f32(TelarContext *ctx, TelarMemRef4F32 *in,
                                  int64_t flags) {
   const char *kernel = "telarrt_conv2d_nchw_bias_f32";
   KernelTimer timer(ctx, kernel, [&] {
-    return dims(in) + " * " + dims(filter) + " -> " + dims(out) + " stride " +
-           std::to_string(sh) + "x" + std::to_string(sw) + " pad " +
-           std::to_string(pad_top) + "x" + std::to_string(pad_left) +
-           (dh != 1 || dw != 1 ? " dilation " + std::to_string(dh) + "x" +
-                                     std::to_string(dw)
-                               : "") +
-           flagNames(flags);
+    return convShape(in, filter, out, sh, sw, dh, dw, pad_top, pad_left,
+                     flags);
   });
   return guarded(ctx, kernel, [&] {
     return conv2dNchw(ctx, kernel, in, filter, bias, out, sh, sw, dh, dw,
