@@ -759,8 +759,9 @@ byTime(std::vector<KernelProfileEntry> kernels) {
   return kernels;
 }
 
-/// --profile-kernels' table: per kernel and shape, ms and calls per run and
-/// the share of this rank's mean latency; then the time outside them.
+/// --profile-kernels' table (`kernels` by time, byTime): per kernel and
+/// shape, ms and calls per run and the share of this rank's mean latency;
+/// then the time outside them.
 void printKernelProfile(const std::vector<KernelProfileEntry> &kernels,
                         int iterations, double meanMs, bool multi) {
   double totalMs = 0;
@@ -774,7 +775,7 @@ void printKernelProfile(const std::vector<KernelProfileEntry> &kernels,
               formatMs(std::max(0.0, meanMs - totalMs)).c_str());
   std::printf("  %9s %7s %6s  %-29s %s\n", "ms/run", "calls", "%", "kernel",
               "shape");
-  for (const KernelProfileEntry &e : byTime(kernels)) {
+  for (const KernelProfileEntry &e : kernels) {
     double ms = e.seconds * 1e3 / iterations;
     std::printf("  %9s %7g %6.1f  %-29s %s\n", formatMs(ms).c_str(),
                 double(e.calls) / iterations,
@@ -783,13 +784,13 @@ void printKernelProfile(const std::vector<KernelProfileEntry> &kernels,
   }
 }
 
-/// --profile-kernels' --report fields.
+/// --profile-kernels' --report fields (`kernels` by time, byTime).
 void addKernelReportFields(nlohmann::ordered_json &j,
                            const std::vector<KernelProfileEntry> &kernels,
                            int iterations) {
   nlohmann::ordered_json list = nlohmann::ordered_json::array();
   double totalMs = 0;
-  for (const KernelProfileEntry &e : byTime(kernels)) {
+  for (const KernelProfileEntry &e : kernels) {
     double ms = e.seconds * 1e3 / iterations;
     totalMs += ms;
     list.push_back({{"kernel", e.kernel},
@@ -932,7 +933,8 @@ int run(const Options &o, const Job &job) {
   comm::Watchdog::setPhase("collecting the statistics");
   size_t peak = context.getPeakBytes();
   Latency myLatency = summarizeTimes(times);
-  std::vector<KernelProfileEntry> kernels = context.getKernelProfile();
+  std::vector<KernelProfileEntry> kernels =
+      byTime(context.getKernelProfile());
   context.setKernelProfiling(false);
 
   // The slowest rank's time of each run; per rank its latency, time and
