@@ -35,6 +35,7 @@ public:
     CpuPipelineOptions pipeline;
     pipeline.libraryCalls = options.libraryCalls;
     pipeline.parallel = options.parallel;
+    pipeline.minParallelWork = options.minParallelWork;
     buildCpuTranslationPipeline(pm, pipeline);
   }
 
@@ -111,9 +112,17 @@ struct CpuTargetFlags {
             llvm::cl::desc("Send large f32 matmuls/convolutions to the "
                            "runtime's GEMM kernels (default on; "
                            "--library-calls=false generates them)"),
-            llvm::cl::init(true), llvm::cl::cat(category)) {}
+            llvm::cl::init(true), llvm::cl::cat(category)),
+        minParallelWork(
+            "min-parallel-work",
+            llvm::cl::desc("Work (iterations times operations per "
+                           "iteration) from which a generated loop nest "
+                           "runs on threads"),
+            llvm::cl::init(kDefaultMinParallelWork),
+            llvm::cl::cat(category)) {}
   llvm::cl::opt<std::string> cpu;
   llvm::cl::opt<bool> libraryCalls;
+  llvm::cl::opt<int64_t> minParallelWork;
 };
 
 std::optional<CpuTargetFlags> &cpuTargetFlags() {
@@ -141,6 +150,7 @@ void registerCpuTargetBackend() {
     if (const auto &flags = cpuTargetFlags()) {
       options.cpu = flags->cpu;
       options.libraryCalls = flags->libraryCalls;
+      options.minParallelWork = flags->minParallelWork;
     }
     return createCpuTargetBackend(options);
   };

@@ -3,12 +3,14 @@
 // `--target cpu`: the CPU pipeline down to the LLVM dialect
 // (buildCpuTranslationPipeline), native code for the chosen CPU generated in
 // process by LLVM (Codegen.h) and linked by lld into programs/main.so.
-// Its flags (`--cpu`, `--library-calls`) are telarc's.
+// Its flags (`--cpu`, `--library-calls`, `--min-parallel-work`) are
+// telarc's.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TELAR_CODEGEN_CPUTARGETBACKEND_H
 #define TELAR_CODEGEN_CPUTARGETBACKEND_H
 
+#include "telar/codegen/Pipeline.h"
 #include "telar/codegen/TargetBackend.h"
 
 #include <memory>
@@ -24,12 +26,16 @@ struct CpuTargetOptions {
   bool libraryCalls = true;
   /// Parallel loops on OpenMP threads.
   bool parallel = true;
+  /// `--min-parallel-work`: the work from which a generated loop nest runs
+  /// on threads (telar-linalg-to-loops' option).
+  int64_t minParallelWork = kDefaultMinParallelWork;
 };
 
 std::unique_ptr<TargetBackend>
 createCpuTargetBackend(const CpuTargetOptions &options = {});
 
-/// Registers the CPU target as "cpu" (flags: --cpu, --library-calls).
+/// Registers the CPU target as "cpu" (flags: --cpu, --library-calls,
+/// --min-parallel-work).
 void registerCpuTargetBackend();
 
 } // namespace mlir::telar

@@ -20,6 +20,11 @@ namespace mlir {
 class OpPassManager;
 namespace telar {
 
+/// The work (iterations times operations per iteration) from which a
+/// generated loop nest runs on threads unless told otherwise
+/// (`telarc --min-parallel-work`, the pipeline's `min-parallel-work`).
+constexpr int64_t kDefaultMinParallelWork = 1 << 18;
+
 struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
   Option<bool> libraryCalls{
       *this, "library-calls",
@@ -39,7 +44,7 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
       *this, "min-parallel-work",
       llvm::cl::desc("Work (iterations times operations per iteration) "
                      "from which a loop nest runs on threads"),
-      llvm::cl::init(1 << 20)};
+      llvm::cl::init(kDefaultMinParallelWork)};
 };
 
 /// What follows the import: canonicalisation (which folds the shape
