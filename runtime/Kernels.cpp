@@ -1206,8 +1206,18 @@ static int conv2dNchw(TelarContext *ctx, const char *kernel,
   // GEMM 1.03-1.30x the panels' speed on the stride-1 3x3 layers, but the
   // strided 1x1 ones, which read a quarter of their input, go 1.05-1.3x
   // faster with the panels (picked straight from the image) than with
-  // either on planes at 56 x 56 and 28 x 28.
+  // either on planes at 56 x 56 and 28 x 28. Computed directly, though,
+  // from one plane of interleaved channels and the filter packed once (a
+  // registered constant, as an artifact's weights are), the strided 1x1
+  // ones beat the panels: ResNet-18's three at 224 x 224 in the model, 1
+  // thread, 0.62 -> 0.48 ms in all; 2 threads 0.42 -> 0.27 (Sapphire
+  // Rapids VM; telar-conv-bench --methods, alone: 0.31 against 0.35).
   bool pointwise = kh == 1 && kw == 1;
+  bool directPointwise =
+      pointwise && (sh > 1 || sw > 1) && ownGemm &&
+      c % detail::kChannelBlock == 0 &&
+      detail::constantPackedConvFilter(env.constants, gemmKernel, filterView,
+                                       /*window=*/1) != nullptr;
   DirectChoice directChoice =
       convMethod == TELARRT_CONV_DIRECT ? DirectChoice::Always
       : convMethod == TELARRT_CONV_AUTO ? DirectChoice::Auto
@@ -1215,7 +1225,7 @@ static int conv2dNchw(TelarContext *ctx, const char *kernel,
   if (ownGemm && unitPixels &&
       (convMethod == TELARRT_CONV_DIRECT ||
        convMethod == TELARRT_CONV_PHASE_PLANES ||
-       (convMethod == TELARRT_CONV_AUTO && !pointwise))) {
+       (convMethod == TELARRT_CONV_AUTO && (!pointwise || directPointwise)))) {
     convPhasePlanes(env, filterView, input, ist, output, ost,
                     {n, c, h, w, f, kh, kw, oh, ow, sh, sw, dh, dw, padTop,
                      padLeft},

@@ -444,12 +444,14 @@ struct ConvCase {
 /// read 0 outside the image. The input is a view of the first w columns of
 /// a tensor `inExtraColumns` wider. With `bias`, through
 /// telarrt_conv2d_nchw_bias_f32 with a random bias (every other element of
-/// a buffer).
+/// a buffer). With `constantFilter`, the filter lies in a range registered
+/// as constant (an artifact's weight): the kernels pack it once.
 void checkConv(const ConvCase &cc, const std::array<int, 4> &inOrder,
                const std::array<int, 4> &filterOrder,
                const std::array<int, 4> &outOrder, int64_t outGap,
                std::mt19937 &rng, int64_t flags = TELAR_KERNEL_ACCUMULATE,
-               int64_t inExtraColumns = 0, bool bias = false) {
+               int64_t inExtraColumns = 0, bool bias = false,
+               bool constantFilter = false) {
   auto [n, c, h, w] = cc.input;
   auto [pt, pl, pb, pr] = cc.pads;
   int64_t f = cc.kernel[0], kh = cc.kernel[1], kw = cc.kernel[1];
@@ -475,12 +477,18 @@ void checkConv(const ConvCase &cc, const std::array<int, 4> &inOrder,
   for (int64_t i = 0; i < f; ++i)
     biasData[2 * i] = dist(rng);
   TelarMemRef1F32 db{biasData.data(), biasData.data(), 0, {f}, {2}};
+  const void *filterData = filter.storage.data();
+  size_t filterBytes = filter.storage.size() * sizeof(float);
+  if (constantFilter)
+    weights().registerRange(filterData, filterBytes);
   int status = bias ? telarrt_conv2d_nchw_bias_f32(ctx(), &di, &df, &db,
                                                    &dout, cc.sh, cc.sw, cc.dh,
                                                    cc.dw, pt, pl, flags)
                     : telarrt_conv2d_nchw_f32(ctx(), &di, &df, &dout, cc.sh,
                                               cc.sw, cc.dh, cc.dw, pt, pl,
                                               flags);
+  if (constantFilter)
+    weights().unregisterRange(filterData, filterBytes);
   ASSERT_EQ(status, TELAR_STATUS_OK) << telarrt_context_error(ctx());
   out.forEach([&](const std::array<int64_t, 4> &o) {
     double want = accumulate ? out0.at(o) : 0.0;
@@ -733,6 +741,44 @@ TEST(RuntimeKernels, Conv2dFlags) {
       }
     }
   });
+}
+
+/// Filters registered as constants, as an artifact's weights are: AUTO
+/// then computes the convolutions directly from the filter packed once,
+/// strided 1x1 ones included when their channels interleave in blocks of
+/// 16 (ResNet's downsampling), with every flag, bias and thread count, the
+/// filter's blocks prefetched ahead across several panels of filters.
+TEST(RuntimeKernels, Conv2dConstantFilter) {
+  std::mt19937 rng(17);
+  const std::vector<ConvCase> cases = {
+      {{1, 32, 14, 14}, {72, 1}, 2, 2, 1, 1},          // strided 1x1
+      {{2, 16, 9, 11}, {40, 1}, 2, 2, 1, 1},           // odd sizes
+      {{1, 48, 8, 8}, {16, 1}, 3, 1, 1, 1},            // stride 3x1
+      {{1, 24, 10, 10}, {32, 1}, 2, 2, 1, 1},          // 24 channels: panels
+      {{1, 32, 7, 7}, {80, 3}, 1, 1, 1, 1, {1, 1, 1, 1}},
+      {{1, 32, 14, 14}, {64, 3}, 2, 2, 1, 1, {1, 1, 1, 1}},
+  };
+  const std::array<int, 4> nchw = {0, 1, 2, 3};
+  int saved = telarrt_get_num_threads();
+  for (int threads : {1, 2}) {
+    telarrt_set_num_threads(threads);
+    SCOPED_TRACE("threads " + std::to_string(threads));
+    forEachGemmKernel([&] {
+      for (const ConvCase &cc : cases) {
+        SCOPED_TRACE(std::to_string(cc.input[1]) + "x" +
+                     std::to_string(cc.input[2]) + " kernel " +
+                     std::to_string(cc.kernel[1]) + " stride " +
+                     std::to_string(cc.sh));
+        for (int64_t flags :
+             {int64_t(0), int64_t(TELAR_KERNEL_ACCUMULATE | TELAR_KERNEL_RELU)})
+          for (bool bias : {false, true})
+            checkConv(cc, nchw, nchw, nchw, 0, rng, flags, 0, bias,
+                      /*constantFilter=*/true);
+      }
+    });
+  }
+  telarrt_set_num_threads(saved);
+  EXPECT_EQ(weights().getBytes(), 0u);
 }
 
 /// Runs one matmul of (a copy of) `c` and returns the result's storage.
