@@ -21,6 +21,8 @@
 #include <cstdlib>
 #include <immintrin.h>
 #include <limits>
+#include <memory>
+#include <new>
 #include <type_traits>
 #include <utility>
 #include <vector>

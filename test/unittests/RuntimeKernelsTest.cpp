@@ -1103,6 +1103,7 @@ float poolRef(StridedTensor<4> &in, const PoolCase &pc, int64_t n, int64_t c,
 TEST(RuntimeKernels, MaxPool2dNchw) {
   const PoolCase cases[] = {
       {{1, 4, 112, 112}, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1}, // ResNet's
+      {{1, 2, 7, 150}, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1},   // 2 groups of vectors
       {{2, 3, 9, 40}, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},    // stride 1, wide
       {{1, 2, 11, 13}, 2, 3, 3, 3, 1, 1, 0, 1, 1, 2},   // stride 3
       {{1, 3, 15, 37}, 3, 2, 2, 2, 2, 3, 2, 1, 0, 2},   // dilated
