@@ -1099,11 +1099,13 @@ float poolRef(StridedTensor<4> &in, const PoolCase &pc, int64_t n, int64_t c,
 /// exact), with NaNs in the input, for strides 1, 2 and 3 (the vector
 /// paths and the element-by-element one), dilations, padding on every
 /// side, rows wider than a vector, strided layouts, every GEMM kernel
-/// setting (OpenBLAS: element by element) and 1 and 2 threads.
+/// setting (OpenBLAS: element by element) and 1, 2 and 4 threads (the
+/// planes of 3 images of 3 channels shared out across them).
 TEST(RuntimeKernels, MaxPool2dNchw) {
   const PoolCase cases[] = {
       {{1, 4, 112, 112}, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1}, // ResNet's
       {{1, 2, 7, 150}, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1},   // 2 groups of vectors
+      {{3, 3, 10, 21}, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1},   // 9 planes
       {{2, 3, 9, 40}, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},    // stride 1, wide
       {{1, 2, 11, 13}, 2, 3, 3, 3, 1, 1, 0, 1, 1, 2},   // stride 3
       {{1, 3, 15, 37}, 3, 2, 2, 2, 2, 3, 2, 1, 0, 2},   // dilated
@@ -1111,7 +1113,9 @@ TEST(RuntimeKernels, MaxPool2dNchw) {
   };
   std::mt19937 rng(7);
   int saved = telarrt_get_num_threads();
-  for (int threads : {1, 2}) {
+  // Small planes on threads too.
+  double savedWork = telarrt_set_kernel_min_parallel_work(1);
+  for (int threads : {1, 2, 4}) {
     telarrt_set_num_threads(threads);
     forEachGemmKernel([&] {
       for (const PoolCase &pc : cases) {
@@ -1150,6 +1154,7 @@ TEST(RuntimeKernels, MaxPool2dNchw) {
     });
   }
   telarrt_set_num_threads(saved);
+  telarrt_set_kernel_min_parallel_work(savedWork);
   // Padding as wide as the window: an error naming the kernel.
   std::vector<float> x(16), y(16);
   TelarMemRef4F32 di = {x.data(), x.data(), 0, {1, 1, 4, 4}, {16, 16, 4, 1}};
