@@ -60,6 +60,23 @@ namespace {
 /// KMP_BLOCKTIME says otherwise (telarrt_set_num_threads).
 constexpr int kDefaultBlocktimeMs = 1;
 
+/// Multiply-adds a thread's share of a kernel must have for the split to
+/// pay (telarrt_set_kernel_min_parallel_work): 2^18, a few microseconds of
+/// one core's GEMM, against a fork-join of ~2 us with libomp's workers
+/// spinning. Measured on the mini models (hidden 128, 32 tokens) at 2
+/// threads: 2^18 ran 10-40 % faster than 2^20 or 2^21, and faster than one
+/// thread. A product below it runs on the calling thread.
+double kMinParallelWork = [] {
+  const char *env = std::getenv("TELAR_KERNEL_MIN_PARALLEL_WORK");
+  double w = env && *env ? std::atof(env) : 0;
+  return w >= 1 ? w : double(1 << 18);
+}();
+
+/// Threads available to a kernel: none extra inside a parallel region.
+int availableThreads() {
+  return omp_in_parallel() ? 1 : std::max(1, omp_get_max_threads());
+}
+
 [[noreturn]] void fatal(const char *kernel, const char *format, ...) {
   std::fprintf(stderr, "telar runtime: %s: ", kernel);
   va_list args;
@@ -167,12 +184,28 @@ void gemvAccumulate(const Operand &a, int64_t rows, int64_t cols, Vector x,
   Vector original = y;
   int incy = prepareVector(y, scratchY);
   // The stored matrix is rows x cols (no-trans) or cols x rows (trans).
-  if (a.trans == CblasNoTrans)
-    blas().sgemv(CblasRowMajor, CblasNoTrans, rows, cols, 1.0f, a.p, a.ld, x.p,
-                 incx, 1.0f, y.p, incy);
-  else
-    blas().sgemv(CblasRowMajor, CblasTrans, cols, rows, 1.0f, a.p, a.ld, x.p,
-                 incx, 1.0f, y.p, incy);
+  // Shared out by rows of y across the threads (at least 64 each): a GEMV
+  // streams `a` once, at memory's speed, and two cores stream about twice
+  // as fast as one (ResNet-18's classifier, 512 x 1000, 2 threads: 0.16 ->
+  // 0.105 ms; at 64 x 64, 0.082 -> 0.052). Its multiply-adds count
+  // kGemvWorkWeight times against kMinParallelWork: each reads 4 bytes from
+  // memory where a GEMM's reuse a register.
+  constexpr double kGemvWorkWeight = 16;
+  double work = double(rows) * double(cols) * kGemvWorkWeight;
+  int64_t parts = std::max<int64_t>(
+      1, std::min<int64_t>({availableThreads(), rows / 64,
+                            static_cast<int64_t>(work / kMinParallelWork)}));
+#pragma omp parallel for schedule(static) num_threads(parts) if (parts > 1)
+  for (int64_t part = 0; part < parts; ++part) {
+    int64_t r0 = rows * part / parts, r1 = rows * (part + 1) / parts;
+    float *yp = y.p + r0 * incy;
+    if (a.trans == CblasNoTrans)
+      blas().sgemv(CblasRowMajor, CblasNoTrans, int(r1 - r0), int(cols), 1.0f,
+                   a.p + r0 * a.ld, a.ld, x.p, incx, 1.0f, yp, incy);
+    else
+      blas().sgemv(CblasRowMajor, CblasTrans, int(cols), int(r1 - r0), 1.0f,
+                   a.p + r0, a.ld, x.p, incx, 1.0f, yp, incy);
+  }
   if (y.p != original.p)
     for (int64_t i = 0; i < y.size; ++i)
       original.p[i * original.inc] = y.p[i];
@@ -291,17 +324,6 @@ bool collapsedStride(const int64_t *sizes, const int64_t *strides, int first,
   return true;
 }
 
-/// Multiply-adds a thread's share of a kernel must have for the split to
-/// pay (telarrt_set_kernel_min_parallel_work): 2^18, a few microseconds of
-/// one core's GEMM, against a fork-join of ~2 us with libomp's workers
-/// spinning. Measured on the mini models (hidden 128, 32 tokens) at 2
-/// threads: 2^18 ran 10-40 % faster than 2^20 or 2^21, and faster than one
-/// thread. A product below it runs on the calling thread.
-double kMinParallelWork = [] {
-  const char *env = std::getenv("TELAR_KERNEL_MIN_PARALLEL_WORK");
-  double w = env && *env ? std::atof(env) : 0;
-  return w >= 1 ? w : double(1 << 18);
-}();
 /// The smallest block of rows or columns a thread gets (rounded up to a
 /// whole number of the GEMM's micro-tiles).
 constexpr int64_t kMinBlock = 16;
@@ -356,11 +378,6 @@ float *scratch(int slot, size_t floats) {
   return p;
 }
 
-/// Threads available to a kernel: none extra inside a parallel region.
-int availableThreads() {
-  return omp_in_parallel() ? 1 : std::max(1, omp_get_max_threads());
-}
-
 /// c += a . b (c = a . b without `accumulate`), split into blocks of
 /// columns (or rows, when c is tall) run on the OpenMP threads.
 void parallelGemm(const Env &env, const View &a, const View &b, const View &c,
@@ -379,7 +396,10 @@ void parallelGemm(const Env &env, const View &a, const View &b, const View &c,
   // Looked up (or packed) once for all blocks: column blocks start at
   // multiples of `unit`, whole panels of the packed b.
   const detail::PackedB *packed = constantB(env, a, b, c);
-  if (blocks <= 1) {
+  // A GEMV (one row or column of c, computed by OpenBLAS) splits itself
+  // (gemvAccumulate).
+  bool gemv = !usesOwnGemm(kernel, c) && (m == 1 || n == 1);
+  if (blocks <= 1 || gemv) {
     gemmWith(env, a, b, c, packed, accumulate);
     return;
   }

@@ -234,6 +234,29 @@ TEST(RuntimeKernels, MatmulOverwriteAllLayouts) {
   });
 }
 
+/// Products with one output row or column (GEMVs) shared out by rows of
+/// the output across 2 and 3 threads (the threshold lowered to 1: slices
+/// of 64 rows or more), every layout, accumulating and overwriting.
+TEST(RuntimeKernels, GemvSplitAcrossThreads) {
+  std::mt19937 rng(21);
+  int savedThreads = telarrt_get_num_threads();
+  double savedWork = telarrt_set_kernel_min_parallel_work(1);
+  const std::array<int64_t, 3> shapes[] = {{1, 37, 200}, {190, 29, 1},
+                                           {1, 5, 64}, {130, 3, 1}};
+  for (int threads : {2, 3}) {
+    telarrt_set_num_threads(threads);
+    SCOPED_TRACE("threads " + std::to_string(threads));
+    for (const auto &[m, k, n] : shapes)
+      for (const Layout &la : kLayouts)
+        for (const Layout &lb : kLayouts)
+          for (const Layout &lc : kLayouts)
+            for (bool accumulate : {true, false})
+              checkMatmul(m, k, n, la, lb, lc, rng, accumulate);
+  }
+  telarrt_set_num_threads(savedThreads);
+  telarrt_set_kernel_min_parallel_work(savedWork);
+}
+
 TEST(RuntimeKernels, GemmKernelSelection) {
   int saved = telarrt_context_get_gemm_kernel(ctx());
   EXPECT_GE(saved, TELARRT_GEMM_OPENBLAS);
