@@ -396,10 +396,9 @@ void parallelGemm(const Env &env, const View &a, const View &b, const View &c,
   // Looked up (or packed) once for all blocks: column blocks start at
   // multiples of `unit`, whole panels of the packed b.
   const detail::PackedB *packed = constantB(env, a, b, c);
-  // A GEMV (one row or column of c, computed by OpenBLAS) splits itself
-  // (gemvAccumulate).
-  bool gemv = !usesOwnGemm(kernel, c) && (m == 1 || n == 1);
-  if (blocks <= 1 || gemv) {
+  // A GEMV (one row or column of c: OpenBLAS's sgemv, usesOwnGemm) splits
+  // itself (gemvAccumulate).
+  if (blocks <= 1 || m == 1 || n == 1) {
     gemmWith(env, a, b, c, packed, accumulate);
     return;
   }
@@ -1245,8 +1244,10 @@ static int conv2dNchw(TelarContext *ctx, const char *kernel,
   // thread, 0.62 -> 0.48 ms in all; 2 threads 0.42 -> 0.27 (Sapphire
   // Rapids VM; telar-conv-bench --methods, alone: 0.31 against 0.35).
   bool pointwise = kh == 1 && kw == 1;
+  // (Looked up, and packed, only for AUTO: a method asked for reads none.)
   bool directPointwise =
-      pointwise && (sh > 1 || sw > 1) && ownGemm &&
+      convMethod == TELARRT_CONV_AUTO && pointwise && (sh > 1 || sw > 1) &&
+      ownGemm &&
       c % detail::kChannelBlock == 0 &&
       detail::constantPackedConvFilter(env.constants, gemmKernel, filterView,
                                        /*window=*/1) != nullptr;

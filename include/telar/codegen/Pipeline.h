@@ -14,16 +14,13 @@
 #ifndef TELAR_CODEGEN_PIPELINE_H
 #define TELAR_CODEGEN_PIPELINE_H
 
+#include "telar/passes/lowering/ParallelWork.h"
+
 #include "mlir/Pass/PassOptions.h"
 
 namespace mlir {
 class OpPassManager;
 namespace telar {
-
-/// The work (iterations times operations per iteration) from which a
-/// generated loop nest runs on threads unless told otherwise
-/// (`telarc --min-parallel-work`, the pipeline's `min-parallel-work`).
-constexpr int64_t kDefaultMinParallelWork = 1 << 18;
 
 struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
   Option<bool> libraryCalls{

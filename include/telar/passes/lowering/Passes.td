@@ -249,7 +249,7 @@ def TelarLinalgToLoops : Pass<"telar-linalg-to-loops", "func::FuncOp"> {
   }];
   let options = [
     Option<"minParallelWork", "min-parallel-work", "int64_t",
-           /*default=*/"262144",
+           /*default=*/"::mlir::telar::kDefaultMinParallelWork",
            "Work (iterations times operations per iteration) from which a "
            "loop nest runs on threads">
   ];
