@@ -1,10 +1,12 @@
 //===- conv.cpp - The runtime's convolution on ResNet-18's layers ---------===//
 //
 // telar-conv-bench [--threads N] [--min-time SECONDS] [--only SUBSTRING]
-//                  [--explicit-pad] [--relu] [--batch B] [--methods]
+//                  [--explicit-pad] [--relu] [--batch B] [--image N]
+//                  [--methods]
 //
 // Milliseconds and GFLOP/s of telarrt_conv2d_nchw_f32 on each distinct
-// convolution of ResNet-18 at 224x224 (batch 1 unless --batch), with the
+// convolution of ResNet-18 at 224x224 (NxN with --image N, a multiple of
+// 32: each layer's map scaled by N/224; batch 1 unless --batch), with the
 // GEMM the runtime picks for this CPU, and the total over the network's 20
 // convolutions (each layer times the number of times it occurs). The
 // padding is implicit (pad_top/pad_left, the unpadded image as input)
@@ -80,7 +82,7 @@ int main(int argc, char **argv) {
   double minTime = 0.3;
   std::string only;
   bool explicitPad = false, relu = false, methods = false;
-  int64_t batch = 1;
+  int64_t batch = 1, imageSize = 224;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--threads" && i + 1 < argc) {
@@ -91,6 +93,9 @@ int main(int argc, char **argv) {
       only = argv[++i];
     } else if (arg == "--batch" && i + 1 < argc) {
       batch = std::max(1, std::atoi(argv[++i]));
+    } else if (arg == "--image" && i + 1 < argc &&
+               std::atoi(argv[i + 1]) > 0 && std::atoi(argv[i + 1]) % 32 == 0) {
+      imageSize = std::atoi(argv[++i]);
     } else if (arg == "--explicit-pad") {
       explicitPad = true;
     } else if (arg == "--relu") {
@@ -101,7 +106,7 @@ int main(int argc, char **argv) {
       std::fprintf(stderr,
                    "usage: telar-conv-bench [--threads N] [--min-time S] "
                    "[--only SUBSTRING] [--explicit-pad] [--relu] "
-                   "[--batch B] [--methods]\n");
+                   "[--batch B] [--image N (multiple of 32)] [--methods]\n");
       return 2;
     }
   }
@@ -110,8 +115,9 @@ int main(int argc, char **argv) {
   telar::runtime::PrepackedWeights weights;
   owner.setPrepackedWeights(&weights);
   TelarContext *context = owner.get();
-  std::printf("threads %d, batch %lld, %s padding%s\n", threads,
-              (long long)batch, explicitPad ? "explicit" : "implicit",
+  std::printf("threads %d, batch %lld, image %lldx%lld, %s padding%s\n",
+              threads, (long long)batch, (long long)imageSize, (long long)imageSize,
+              explicitPad ? "explicit" : "implicit",
               relu ? ", ReLU epilogue" : "");
   if (methods) {
     std::printf("%-32s", "layer (ms)");
@@ -126,8 +132,12 @@ int main(int argc, char **argv) {
   for (const Layer &l : kLayers) {
     if (!only.empty() && std::string(l.name).find(only) == std::string::npos)
       continue;
-    int64_t out = (l.hw + 2 * l.pad - l.k) / l.stride + 1;
-    int64_t in = explicitPad ? l.hw + 2 * l.pad : l.hw;
+    int64_t hw = l.hw * imageSize / 224;
+    // The name with this image's map size ("... @16" at 64 x 64).
+    std::string name = l.name;
+    name = name.substr(0, name.rfind('@') + 1) + std::to_string(hw);
+    int64_t out = (hw + 2 * l.pad - l.k) / l.stride + 1;
+    int64_t in = explicitPad ? hw + 2 * l.pad : hw;
     int64_t pad = explicitPad ? 0 : l.pad;
     std::vector<float> image = randomVector(batch * l.c * in * in, 1);
     if (explicitPad) // zero borders
@@ -174,7 +184,7 @@ int main(int argc, char **argv) {
       std::vector<double> t =
           timeEach(fs, minTime * std::size(kMethods), /*rounds=*/5);
       telarrt_set_conv_method(TELARRT_CONV_AUTO);
-      std::printf("%-32s", l.name);
+      std::printf("%-32s", name.c_str());
       for (size_t i = 0; i < t.size(); ++i) {
         std::printf(" %9.3f", t[i] * 1e3);
         totals[i] += t[i] * l.count;
@@ -184,7 +194,7 @@ int main(int argc, char **argv) {
     }
     double s = timeEach({conv}, minTime, /*rounds=*/5)[0];
     double flops = 2.0 * batch * l.f * l.c * l.k * l.k * out * out;
-    std::printf("%-32s %9.3f %9.1f %9.3f\n", l.name, s * 1e3, flops / s / 1e9,
+    std::printf("%-32s %9.3f %9.1f %9.3f\n", name.c_str(), s * 1e3, flops / s / 1e9,
                 s * 1e3 * l.count);
     total += s * l.count;
   }

@@ -954,7 +954,7 @@ void convPhasePlanes(const Env &env, const View &a, const float *input,
         }
       }
       int64_t directItems = directMethod ? items : 0;
-#pragma omp for schedule(static)
+#pragma omp for schedule(static) nowait
       for (int64_t item = 0; item < directItems; ++item) {
         int64_t pg = item / filterGroups, fg = item % filterGroups;
         int64_t pixelStride = interleaved ? kBlock : 1;
@@ -979,7 +979,7 @@ void convPhasePlanes(const Env &env, const View &a, const float *input,
       }
       int64_t transposedItems = transposed ? items : 0;
       int64_t plainItems = transposed || directMethod ? 0 : items;
-#pragma omp for schedule(static)
+#pragma omp for schedule(static) nowait
       for (int64_t item = 0; item < transposedItems; ++item) {
         int64_t f0 = filterEdge(item), f1 = filterEdge(item + 1);
         if (f0 >= f1)
@@ -1012,7 +1012,7 @@ void convPhasePlanes(const Env &env, const View &a, const float *input,
           }
         }
       }
-#pragma omp for schedule(static)
+#pragma omp for schedule(static) nowait
       for (int64_t item = 0; item < plainItems; ++item) {
         int64_t rb = item / colTiles, ct = item % colTiles;
         int64_t r0 = rowEdge(rb);
