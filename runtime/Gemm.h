@@ -154,7 +154,11 @@ constexpr int64_t kChannelBlock = 16;
 /// packed transpose of the filter; tiles follow the output rows, so no
 /// lane computes a pixel that is dropped. The results go through a
 /// per-thread tile of blockPixels pixels at most, transposed into the
-/// output with the epilogue.
+/// output with the epilogue. With `planes`, the output goes instead (with
+/// the epilogue but no accumulation) into another convolution's planes of
+/// interleaved channels, no transpose: output pixel (oy, ox) of filter f at
+///   planes[(f / kChannelBlock) * planesBlockStride + oy * planesRowStride
+///          + ox * kChannelBlock + f % kChannelBlock].
 struct DirectConv {
   const float *base;      // the planes (or the input read in place)
   const int64_t *offsets; // depth entries: where contraction index k reads
@@ -169,6 +173,8 @@ struct DirectConv {
   const float *bias = nullptr;
   int64_t biasStride = 0;
   bool accumulate = false, relu = false;
+  float *planes = nullptr;
+  int64_t planesBlockStride = 0, planesRowStride = 0;
 };
 
 /// Output rows [y0, y1) of filters [f0, f1) of `conv` on the calling

@@ -28,6 +28,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cassert>
 #include <chrono>
 #include <climits>
 #include <cmath>
@@ -37,6 +38,7 @@
 #include <cstring>
 #include <limits>
 #include <new>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -369,9 +371,10 @@ int convMethod = [] {
 }();
 
 /// Per-thread scratch buffers (slot 0: im2col or planes, 1: a dense output
-/// or tile, 2: a packed filter), grown as needed and kept, uninitialised.
+/// or tile, 2: a packed filter, 3: the planes between the two convolutions
+/// of a pair), grown as needed and kept, uninitialised.
 float *scratch(int slot, size_t floats) {
-  thread_local detail::ScratchBuffer buffers[3];
+  thread_local detail::ScratchBuffer buffers[4];
   float *p = buffers[slot].reserve(floats);
   if (!p)
     throw std::bad_alloc();
@@ -707,11 +710,24 @@ int64_t floorDiv(int64_t a, int64_t b) {
 /// with the direct micro-kernel over the planes, whose channels are
 /// interleaved in blocks of kChannelBlock when they divide C (the filter
 /// then packed in their order, panel-major).
+///
+/// Two convolutions in a row (telarrt_conv2d_pair_nchw_f32) pass the planes
+/// between them: the first, computed directly, writes its output into
+/// `toPlanes` (DirectConv::planes: the second's planes, whose borders the
+/// caller zeroes) instead of `output`; the second reads `givenPlanes` (its
+/// own planes, channels interleaved, computed directly) instead of copying
+/// `input` into planes.
+struct PlanesTarget {
+  float *origin; // output pixel (0, 0) of filter 0
+  int64_t blockStride, rowStride;
+};
 void convPhasePlanes(const Env &env, const View &a, const float *input,
                      const int64_t *ist, float *output, const int64_t *ost,
                      const ConvShape &s, bool accumulate, bool relu,
                      const float *bias, int64_t biasStride,
-                     DirectChoice choice) {
+                     DirectChoice choice,
+                     const PlanesTarget *toPlanes = nullptr,
+                     const float *givenPlanes = nullptr) {
   GemmKernel kernel = env.kernel;
   int64_t spanH = (s.kh - 1) * s.dh, spanW = (s.kw - 1) * s.dw;
   int64_t phases = s.sh * s.sw;
@@ -730,6 +746,8 @@ void convPhasePlanes(const Env &env, const View &a, const float *input,
       (choice == DirectChoice::Auto &&
        (directFilter || s.n * s.oh * s.ow >= kDirectMinPixelsToPack));
   bool interleaved = directMethod && blocks;
+  assert((!toPlanes || (directMethod && !accumulate)) &&
+         (!givenPlanes || interleaved) && "planes need the direct method");
   bool inPlace = !interleaved && s.sh == 1 && s.sw == 1 && s.padTop == 0 &&
                  s.padLeft == 0 &&
                  ist[3] == 1 && s.oh + spanH <= s.h && s.ow + spanW <= s.w &&
@@ -880,15 +898,18 @@ void convPhasePlanes(const Env &env, const View &a, const float *input,
   };
 
   float *planes =
-      inPlace ? nullptr
-              : scratch(0, static_cast<size_t>(s.c * channelStride));
+      inPlace || givenPlanes
+          ? nullptr
+          : scratch(0, static_cast<size_t>(s.c * channelStride));
   for (int64_t img = 0; img < s.n; ++img) {
-    const float *image = input + img * ist[0];
-    const float *base = inPlace ? image : planes;
-    float *imageOut = output + img * ost[0];
+    const float *image = givenPlanes ? nullptr : input + img * ist[0];
+    const float *base = givenPlanes ? givenPlanes : inPlace ? image : planes;
+    float *imageOut = toPlanes ? nullptr : output + img * ost[0];
 #pragma omp parallel num_threads(used) if (parallel)
     {
-      if (interleaved) {
+      if (givenPlanes) {
+        // Filled by the convolution before.
+      } else if (interleaved) {
         // Block by block and plane by plane: each row interleaves the rows
         // of kBlock channels (zero rows and columns for the padding).
 #pragma omp for schedule(static)
@@ -971,6 +992,11 @@ void convPhasePlanes(const Env &env, const View &a, const float *input,
                              biasStride,
                              accumulate,
                              relu};
+        if (toPlanes) {
+          d.planes = toPlanes->origin;
+          d.planesBlockStride = toPlanes->blockStride;
+          d.planesRowStride = toPlanes->rowStride;
+        }
         detail::convDirect(
             kernel, d, *directFilter, s.oh * pg / pixelGroups,
             s.oh * (pg + 1) / pixelGroups,
@@ -1131,11 +1157,14 @@ static bool checkWindow(TelarContext *ctx, const char *kernel, int64_t h,
   return true;
 }
 
-static int conv2dNchw(TelarContext *ctx, const char *kernel,
-                      TelarMemRef4F32 *in, TelarMemRef4F32 *filter,
-                      const TelarMemRef1F32 *biasRef, TelarMemRef4F32 *out,
-                      int64_t sh, int64_t sw, int64_t dh, int64_t dw,
-                      int64_t padTop, int64_t padLeft, int64_t flags) {
+/// Checks a convolution's operands as telarrt_conv2d_nchw_bias_f32 takes
+/// them (`biasRef` may be null); TELAR_STATUS_OK when they hold.
+static int checkConv(TelarContext *ctx, const char *kernel,
+                     const TelarMemRef4F32 *in, const TelarMemRef4F32 *filter,
+                     const TelarMemRef1F32 *biasRef,
+                     const TelarMemRef4F32 *out, int64_t sh, int64_t sw,
+                     int64_t dh, int64_t dw, int64_t padTop, int64_t padLeft,
+                     int64_t flags) {
   const int64_t *is = in->sizes, *fs = filter->sizes, *os = out->sizes;
   int64_t n = is[0], c = is[1], h = is[2], w = is[3];
   int64_t f = fs[0], kh = fs[2], kw = fs[3];
@@ -1156,6 +1185,38 @@ static int conv2dNchw(TelarContext *ctx, const char *kernel,
     return detail::fail(ctx, TELAR_STATUS_INVALID_ARGUMENT,
                         "%s: a bias of %lld values for %lld filters", kernel,
                         (long long)biasRef->sizes[0], (long long)f);
+  int64_t depth = c * kh * kw, pixels = oh * ow;
+  if (n != 0 && f != 0 && pixels != 0 && depth != 0 &&
+      !fitsBlas(f, pixels, depth))
+    return detail::fail(ctx, TELAR_STATUS_INVALID_ARGUMENT,
+                        "%s: a %lldx%lldx%lld product is too large", kernel,
+                        (long long)f, (long long)pixels, (long long)depth);
+  return TELAR_STATUS_OK;
+}
+
+/// The filter as an F x (C*KH*KW) matrix, when its elements collapse into
+/// one (strided) run per filter.
+static std::optional<View> filterMatrix(const TelarMemRef4F32 *filter) {
+  const int64_t *fs = filter->sizes, *fst = filter->strides;
+  int64_t col;
+  if (!collapsedStride(fs, fst, 1, 4, col))
+    return std::nullopt;
+  return View{filter->aligned + filter->offset, fs[0], fs[1] * fs[2] * fs[3],
+              fst[0], col};
+}
+
+static int conv2dNchw(TelarContext *ctx, const char *kernel,
+                      TelarMemRef4F32 *in, TelarMemRef4F32 *filter,
+                      const TelarMemRef1F32 *biasRef, TelarMemRef4F32 *out,
+                      int64_t sh, int64_t sw, int64_t dh, int64_t dw,
+                      int64_t padTop, int64_t padLeft, int64_t flags) {
+  if (int status = checkConv(ctx, kernel, in, filter, biasRef, out, sh, sw, dh,
+                             dw, padTop, padLeft, flags))
+    return status;
+  const int64_t *is = in->sizes, *fs = filter->sizes, *os = out->sizes;
+  int64_t n = is[0], c = is[1], h = is[2], w = is[3];
+  int64_t f = fs[0], kh = fs[2], kw = fs[3];
+  int64_t oh = os[2], ow = os[3];
   const float *bias =
       biasRef ? biasRef->aligned + biasRef->offset : nullptr;
   int64_t biasStride = biasRef ? biasRef->strides[0] : 0;
@@ -1173,10 +1234,6 @@ static int conv2dNchw(TelarContext *ctx, const char *kernel,
       overwriteOutput(out, /*relu=*/true);
     return TELAR_STATUS_OK;
   }
-  if (!fitsBlas(f, pixels, depth))
-    return detail::fail(ctx, TELAR_STATUS_INVALID_ARGUMENT,
-                        "%s: a %lldx%lldx%lld product is too large", kernel,
-                        (long long)f, (long long)pixels, (long long)depth);
   // Whether every window lies inside the image (no padding read).
   int64_t padBottom = (oh - 1) * sh + (kh - 1) * dh + 1 - padTop - h,
           padRight = (ow - 1) * sw + (kw - 1) * dw + 1 - padLeft - w;
@@ -1188,11 +1245,10 @@ static int conv2dNchw(TelarContext *ctx, const char *kernel,
   float *output = out->aligned + out->offset;
 
   // The filter as an F x (C*KH*KW) matrix.
-  int64_t filterCol;
   std::vector<float> packedFilter;
   View filterView{filter->aligned + filter->offset, f, depth, fst[0], 0};
-  if (collapsedStride(fs, fst, 1, 4, filterCol)) {
-    filterView.cs = filterCol;
+  if (std::optional<View> matrix = filterMatrix(filter)) {
+    filterView = *matrix;
   } else {
     packedFilter.resize(static_cast<size_t>(f * depth));
     for (int64_t i = 0; i < f; ++i)
@@ -1430,6 +1486,113 @@ static int conv2dNchw(TelarContext *ctx, const char *kernel,
   return TELAR_STATUS_OK;
 }
 
+/// Two convolutions in a row (telarrt_conv2d_pair_nchw_f32): the first's
+/// output `mid` (midH x midW) goes straight into the second's planes of
+/// interleaved channels when both are computed directly (the runtime's own
+/// GEMM kernels, AUTO or DIRECT, one image, mid's channels a multiple of
+/// kChannelBlock): no NCHW copy of mid, no transpose in the first's
+/// epilogue, no copy into planes before the second. Otherwise mid goes
+/// through a scratch buffer and two ordinary calls.
+static int conv2dPair(TelarContext *ctx, const char *kernel,
+                      TelarMemRef4F32 *in, TelarMemRef4F32 *filterA,
+                      const TelarMemRef1F32 *biasA, TelarMemRef4F32 *filterB,
+                      const TelarMemRef1F32 *biasB, TelarMemRef4F32 *out,
+                      int64_t sh, int64_t sw, int64_t dh, int64_t dw,
+                      int64_t padTop, int64_t padLeft, int64_t flagsA,
+                      int64_t midH, int64_t midW, int64_t padTopB,
+                      int64_t padLeftB, int64_t flagsB) {
+  if (!checkFlags(ctx, kernel, flagsA, TELAR_KERNEL_RELU))
+    return TELAR_STATUS_INVALID_ARGUMENT;
+  if (midH < 0 || midW < 0)
+    return detail::fail(ctx, TELAR_STATUS_INVALID_ARGUMENT,
+                        "%s: a %lldx%lld intermediate", kernel,
+                        (long long)midH, (long long)midW);
+  // A bias without elements is none.
+  if (biasA && biasA->sizes[0] == 0 && filterA->sizes[0] != 0)
+    biasA = nullptr;
+  if (biasB && biasB->sizes[0] == 0 && filterB->sizes[0] != 0)
+    biasB = nullptr;
+  int64_t n = in->sizes[0], mc = filterA->sizes[0];
+  // mid, dense NCHW; its data only where it is materialised.
+  TelarMemRef4F32 mid{nullptr, nullptr, 0, {n, mc, midH, midW},
+                      {mc * midH * midW, midH * midW, midW, 1}};
+  Env env = envOf(ctx);
+  GemmKernel gemmKernel = env.kernel;
+  const int64_t *fbs = filterB->sizes, *os = out->sizes, *ost = out->strides;
+  int64_t outCol;
+  bool fast = gemmKernel != GemmKernel::OpenBlas &&
+              (convMethod == TELARRT_CONV_AUTO ||
+               convMethod == TELARRT_CONV_DIRECT) &&
+              n == 1 && mc > 0 && mc % detail::kChannelBlock == 0 &&
+              midH > 0 && midW > 0 && os[1] > 0 && os[2] > 0 && os[3] > 0 &&
+              collapsedStride(os, ost, 2, 4, outCol) &&
+              (outCol == 1 || os[2] * os[3] == 1) && in->sizes[1] > 0 &&
+              filterA->sizes[2] > 0 && filterA->sizes[3] > 0 &&
+              fbs[2] > 0 && fbs[3] > 0 && filterMatrix(filterA) &&
+              filterMatrix(filterB);
+  if (!fast) {
+    std::vector<float> data(static_cast<size_t>(n * mc * midH * midW));
+    mid.allocated = mid.aligned = data.data();
+    int status = conv2dNchw(ctx, kernel, in, filterA, biasA, &mid, sh, sw, dh,
+                            dw, padTop, padLeft, flagsA);
+    if (status != TELAR_STATUS_OK)
+      return status;
+    return conv2dNchw(ctx, kernel, &mid, filterB, biasB, out, 1, 1, 1, 1,
+                      padTopB, padLeftB, flagsB);
+  }
+  // Both checked as the ordinary calls check them (mid's data unread).
+  if (int status = checkConv(ctx, kernel, in, filterA, biasA, &mid, sh, sw,
+                             dh, dw, padTop, padLeft, flagsA))
+    return status;
+  if (int status = checkConv(ctx, kernel, &mid, filterB, biasB, out, 1, 1, 1,
+                             1, padTopB, padLeftB, flagsB))
+    return status;
+  int64_t kh = fbs[2], kw = fbs[3], oh = os[2], ow = os[3];
+  // The second's planes (one phase): hq x wq pixels per channel block,
+  // mid at (padTopB, padLeftB), zeros around it.
+  constexpr int64_t kBlock = detail::kChannelBlock;
+  int64_t hq = oh + kh - 1, wq = ow + kw - 1;
+  int64_t blockStride = kBlock * hq * wq, rowStride = kBlock * wq;
+  float *planes = scratch(3, static_cast<size_t>(mc * hq * wq));
+  for (int64_t b = 0; b < mc / kBlock; ++b) {
+    float *block = planes + b * blockStride;
+    for (int64_t r = 0; r < hq; ++r) {
+      float *row = block + r * rowStride;
+      if (r < padTopB || r >= padTopB + midH) {
+        std::fill(row, row + rowStride, 0.0f);
+        continue;
+      }
+      std::fill(row, row + padLeftB * kBlock, 0.0f);
+      std::fill(row + (padLeftB + midW) * kBlock, row + rowStride, 0.0f);
+    }
+  }
+  // The first convolution, into the planes.
+  const int64_t *is = in->sizes, *fas = filterA->sizes;
+  View filterViewA = *filterMatrix(filterA);
+  int64_t noStrides[4] = {0, 0, 0, 0};
+  PlanesTarget target{planes + padTopB * rowStride + padLeftB * kBlock,
+                      blockStride, rowStride};
+  convPhasePlanes(env, filterViewA, in->aligned + in->offset, in->strides,
+                  nullptr, noStrides,
+                  {n, is[1], is[2], is[3], mc, fas[2], fas[3], midH, midW, sh,
+                   sw, dh, dw, padTop, padLeft},
+                  /*accumulate=*/false, flagsA & TELAR_KERNEL_RELU,
+                  biasA ? biasA->aligned + biasA->offset : nullptr,
+                  biasA ? biasA->strides[0] : 0, DirectChoice::Always,
+                  &target);
+  // The second, from them.
+  View filterViewB = *filterMatrix(filterB);
+  convPhasePlanes(env, filterViewB, nullptr, noStrides,
+                  out->aligned + out->offset, ost,
+                  {n, mc, midH, midW, fbs[0], kh, kw, oh, ow, 1, 1, 1, 1,
+                   padTopB, padLeftB},
+                  flagsB & TELAR_KERNEL_ACCUMULATE, flagsB & TELAR_KERNEL_RELU,
+                  biasB ? biasB->aligned + biasB->offset : nullptr,
+                  biasB ? biasB->strides[0] : 0, DirectChoice::Always,
+                  /*toPlanes=*/nullptr, planes);
+  return TELAR_STATUS_OK;
+}
+
 int telarrt_conv2d_nchw_f32(TelarContext *ctx, TelarMemRef4F32 *in,
                             TelarMemRef4F32 *filter, TelarMemRef4F32 *out,
                             int64_t sh, int64_t sw, int64_t dh, int64_t dw,
@@ -1460,6 +1623,32 @@ int telarrt_conv2d_nchw_bias_f32(TelarContext *ctx, TelarMemRef4F32 *in,
   return guarded(ctx, kernel, [&] {
     return conv2dNchw(ctx, kernel, in, filter, bias, out, sh, sw, dh, dw,
                       pad_top, pad_left, flags);
+  });
+}
+
+int telarrt_conv2d_pair_nchw_f32(
+    TelarContext *ctx, TelarMemRef4F32 *in, TelarMemRef4F32 *filter_a,
+    TelarMemRef1F32 *bias_a, TelarMemRef4F32 *filter_b,
+    TelarMemRef1F32 *bias_b, TelarMemRef4F32 *out, int64_t sh, int64_t sw,
+    int64_t dh, int64_t dw, int64_t pad_top, int64_t pad_left, int64_t flags_a,
+    int64_t mid_h, int64_t mid_w, int64_t pad_top_b, int64_t pad_left_b,
+    int64_t flags_b) {
+  const char *kernel = "telarrt_conv2d_pair_nchw_f32";
+  KernelTimer timer(ctx, kernel, [&] {
+    std::string mid = std::to_string(in->sizes[0]) + "x" +
+                      std::to_string(filter_a->sizes[0]) + "x" +
+                      std::to_string(mid_h) + "x" + std::to_string(mid_w);
+    return dims(in) + " * " + dims(filter_a) + " -> " + mid + " stride " +
+           std::to_string(sh) + "x" + std::to_string(sw) + " pad " +
+           std::to_string(pad_top) + "x" + std::to_string(pad_left) +
+           flagNames(flags_a) + "; * " + dims(filter_b) + " -> " + dims(out) +
+           " pad " + std::to_string(pad_top_b) + "x" +
+           std::to_string(pad_left_b) + flagNames(flags_b);
+  });
+  return guarded(ctx, kernel, [&] {
+    return conv2dPair(ctx, kernel, in, filter_a, bias_a, filter_b, bias_b, out,
+                      sh, sw, dh, dw, pad_top, pad_left, flags_a, mid_h, mid_w,
+                      pad_top_b, pad_left_b, flags_b);
   });
 }
 

@@ -804,6 +804,188 @@ TEST(RuntimeKernels, Conv2dConstantFilter) {
   EXPECT_EQ(weights().getBytes(), 0u);
 }
 
+/// One convolution of a pair (telarrt_conv2d_pair_nchw_f32): F filters of
+/// K x K, stride, padding top/left (bottom/right implied by the sizes).
+struct PairConv {
+  int64_t f, k, stride, padTop, padLeft, padBottom, padRight;
+};
+
+/// out[n][f][oy][ox] of `x` (N x C x H x W, dense) convolved with `filter`
+/// (F x C x K x K) in doubles, zeros outside the image, plus `bias` (when
+/// not empty), then the ReLU with `relu`.
+std::vector<double> naiveConv(const std::vector<double> &x, int64_t n,
+                              int64_t c, int64_t h, int64_t w,
+                              const StridedTensor<4> &filter,
+                              const std::vector<float> &bias,
+                              const PairConv &pc, bool relu, int64_t &oh,
+                              int64_t &ow) {
+  oh = (h + pc.padTop + pc.padBottom - pc.k) / pc.stride + 1;
+  ow = (w + pc.padLeft + pc.padRight - pc.k) / pc.stride + 1;
+  auto &f = const_cast<StridedTensor<4> &>(filter);
+  std::vector<double> y(static_cast<size_t>(n * pc.f * oh * ow));
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t fi = 0; fi < pc.f; ++fi)
+      for (int64_t oy = 0; oy < oh; ++oy)
+        for (int64_t ox = 0; ox < ow; ++ox) {
+          double sum = bias.empty() ? 0.0 : bias[fi];
+          for (int64_t ci = 0; ci < c; ++ci)
+            for (int64_t ky = 0; ky < pc.k; ++ky)
+              for (int64_t kx = 0; kx < pc.k; ++kx) {
+                int64_t iy = oy * pc.stride + ky - pc.padTop,
+                        ix = ox * pc.stride + kx - pc.padLeft;
+                if (iy >= 0 && iy < h && ix >= 0 && ix < w)
+                  sum += x[((i * c + ci) * h + iy) * w + ix] *
+                         f.at({fi, ci, ky, kx});
+              }
+          y[((i * pc.f + fi) * oh + oy) * ow + ox] =
+              relu ? std::max(sum, 0.0) : sum;
+        }
+  return y;
+}
+
+/// Runs the pair a then b on an N x C x H x W input against naiveConv
+/// twice: flagsB ACCUMULATE onto a random output (else onto NaNs), biases
+/// with no elements for none, filters registered as constants or not.
+void checkConvPair(std::array<int64_t, 4> input, const PairConv &a,
+                   const PairConv &b, int64_t flagsA, int64_t flagsB,
+                   bool biases, bool constantFilters, std::mt19937 &rng) {
+  auto [n, c, h, w] = input;
+  const std::array<int, 4> nchw = {0, 1, 2, 3};
+  StridedTensor<4> in({n, c, h, w}, nchw, 0, 1, rng);
+  StridedTensor<4> fa({a.f, c, a.k, a.k}, nchw, 0, 0, rng);
+  StridedTensor<4> fb({b.f, a.f, b.k, b.k}, nchw, 0, 0, rng);
+  std::uniform_real_distribution<float> dist(-1, 1);
+  std::vector<float> biasA, biasB;
+  if (biases) {
+    for (int64_t i = 0; i < a.f; ++i)
+      biasA.push_back(dist(rng));
+    for (int64_t i = 0; i < b.f; ++i)
+      biasB.push_back(dist(rng));
+  }
+  std::vector<double> x;
+  in.forEach([&](const std::array<int64_t, 4> &i) { x.push_back(in.at(i)); });
+  int64_t midH, midW, oh, ow;
+  std::vector<double> mid = naiveConv(x, n, c, h, w, fa, biasA, a,
+                                      flagsA & TELAR_KERNEL_RELU, midH, midW);
+  std::vector<double> want =
+      naiveConv(mid, n, a.f, midH, midW, fb, biasB, b,
+                /*relu=*/false, oh, ow);
+  StridedTensor<4> out({n, b.f, oh, ow}, nchw, 0, 2, rng);
+  bool accumulate = flagsB & TELAR_KERNEL_ACCUMULATE;
+  if (!accumulate)
+    poison(out);
+  auto out0 = out;
+  auto di = in.descriptor<TelarMemRef4F32>();
+  auto dfa = fa.descriptor<TelarMemRef4F32>();
+  auto dfb = fb.descriptor<TelarMemRef4F32>();
+  auto dout = out.descriptor<TelarMemRef4F32>();
+  TelarMemRef1F32 dba{biasA.data(), biasA.data(), 0,
+                      {int64_t(biasA.size())}, {1}};
+  TelarMemRef1F32 dbb{biasB.data(), biasB.data(), 0,
+                      {int64_t(biasB.size())}, {1}};
+  if (constantFilters)
+    for (auto *t : {&fa, &fb})
+      weights().registerRange(t->storage.data(),
+                              t->storage.size() * sizeof(float));
+  int status = telarrt_conv2d_pair_nchw_f32(
+      ctx(), &di, &dfa, &dba, &dfb, &dbb, &dout, a.stride, a.stride, 1, 1,
+      a.padTop, a.padLeft, flagsA, midH, midW, b.padTop, b.padLeft, flagsB);
+  if (constantFilters)
+    for (auto *t : {&fa, &fb})
+      weights().unregisterRange(t->storage.data(),
+                                t->storage.size() * sizeof(float));
+  ASSERT_EQ(status, TELAR_STATUS_OK) << telarrt_context_error(ctx());
+  out.forEach([&](const std::array<int64_t, 4> &o) {
+    double v = want[((o[0] * b.f + o[1]) * oh + o[2]) * ow + o[3]];
+    if (accumulate)
+      v += out0.at(o);
+    if (flagsB & TELAR_KERNEL_RELU)
+      v = std::max(v, 0.0);
+    expectNear(out.at(o), v, "conv pair");
+  });
+}
+
+/// Two convolutions in one call: the first writes its result straight
+/// into the second's planes (32 or 16 channels, a strided first, a 1x1 or
+/// unpadded second, a first on 7 channels: not interleaved), or through an
+/// NCHW intermediate (20 channels, two images, OpenBLAS, the GEMM methods),
+/// with each flag, bias and thread count.
+TEST(RuntimeKernels, Conv2dPair) {
+  std::mt19937 rng(23);
+  struct Case {
+    std::array<int64_t, 4> input;
+    PairConv a, b;
+  };
+  const Case cases[] = {
+      {{1, 16, 10, 10}, {32, 3, 1, 1, 1, 1, 1}, {24, 3, 1, 1, 1, 1, 1}},
+      {{1, 16, 11, 9}, {16, 3, 2, 1, 1, 1, 1}, {40, 3, 1, 1, 1, 1, 1}},
+      {{1, 7, 12, 12}, {32, 3, 1, 1, 1, 1, 1}, {16, 1, 1, 0, 0, 0, 0}},
+      {{1, 32, 9, 9}, {16, 3, 1, 1, 1, 1, 1}, {8, 3, 1, 0, 0, 0, 0}},
+      {{1, 16, 8, 8}, {20, 3, 1, 1, 1, 1, 1}, {16, 3, 1, 1, 1, 1, 1}},
+      {{2, 16, 6, 6}, {16, 3, 1, 1, 1, 1, 1}, {16, 3, 1, 1, 1, 1, 1}},
+  };
+  int saved = telarrt_get_num_threads();
+  double savedWork = telarrt_set_kernel_min_parallel_work(1);
+  for (int threads : {1, 2}) {
+    telarrt_set_num_threads(threads);
+    SCOPED_TRACE("threads " + std::to_string(threads));
+    forEachGemmKernel([&] {
+      for (int method : {TELARRT_CONV_AUTO, TELARRT_CONV_DIRECT,
+                         TELARRT_CONV_PHASE_PLANES}) {
+        ASSERT_GE(telarrt_set_conv_method(method), 0);
+        SCOPED_TRACE("conv method " + std::to_string(method));
+        for (size_t i = 0; i < std::size(cases); ++i) {
+          SCOPED_TRACE("case " + std::to_string(i));
+          const Case &cs = cases[i];
+          for (int64_t flagsA : {int64_t(0), int64_t(TELAR_KERNEL_RELU)})
+            for (int64_t flagsB :
+                 {int64_t(0), int64_t(TELAR_KERNEL_ACCUMULATE),
+                  int64_t(TELAR_KERNEL_ACCUMULATE | TELAR_KERNEL_RELU)})
+              checkConvPair(cs.input, cs.a, cs.b, flagsA, flagsB,
+                            /*biases=*/flagsB != 0,
+                            /*constantFilters=*/flagsA != 0, rng);
+        }
+      }
+    });
+  }
+  telarrt_set_conv_method(TELARRT_CONV_AUTO);
+  telarrt_set_kernel_min_parallel_work(savedWork);
+  telarrt_set_num_threads(saved);
+  EXPECT_EQ(weights().getBytes(), 0u);
+}
+
+/// A pair whose first convolution would accumulate, or whose intermediate
+/// does not match the first's output, is refused with a message.
+TEST(RuntimeKernels, Conv2dPairRejectsBadOperands) {
+  std::mt19937 rng(29);
+  const std::array<int, 4> nchw = {0, 1, 2, 3};
+  StridedTensor<4> in({1, 16, 6, 6}, nchw, 0, 0, rng);
+  StridedTensor<4> fa({16, 16, 3, 3}, nchw, 0, 0, rng);
+  StridedTensor<4> fb({16, 16, 3, 3}, nchw, 0, 0, rng);
+  StridedTensor<4> out({1, 16, 6, 6}, nchw, 0, 0, rng);
+  auto di = in.descriptor<TelarMemRef4F32>();
+  auto dfa = fa.descriptor<TelarMemRef4F32>();
+  auto dfb = fb.descriptor<TelarMemRef4F32>();
+  auto dout = out.descriptor<TelarMemRef4F32>();
+  TelarMemRef1F32 none{nullptr, nullptr, 0, {0}, {1}};
+  EXPECT_EQ(telarrt_conv2d_pair_nchw_f32(ctx(), &di, &dfa, &none, &dfb, &none,
+                                         &dout, 1, 1, 1, 1, 1, 1,
+                                         TELAR_KERNEL_ACCUMULATE, 6, 6, 1, 1,
+                                         0),
+            TELAR_STATUS_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(telarrt_context_error(ctx())).find("unsupported flags"),
+            std::string::npos);
+  telarrt_context_clear_error(ctx());
+  EXPECT_EQ(telarrt_conv2d_pair_nchw_f32(ctx(), &di, &dfa, &none, &dfb, &none,
+                                         &dout, 1, 1, 1, 1, 1, 1, 0, 3, 6, 1,
+                                         1, 0),
+            TELAR_STATUS_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(telarrt_context_error(ctx())).find("padding"),
+            std::string::npos)
+      << telarrt_context_error(ctx());
+  telarrt_context_clear_error(ctx());
+}
+
 /// Runs one matmul of (a copy of) `c` and returns the result's storage.
 std::vector<float> runMatmul(StridedTensor<2> &a, StridedTensor<2> &b,
                              StridedTensor<2> c, bool accumulate = true) {

@@ -156,6 +156,25 @@ int telarrt_conv2d_nchw_bias_f32(TelarContext *ctx, TelarMemRef4F32 *in,
                                  int64_t dw, int64_t pad_top, int64_t pad_left,
                                  int64_t flags);
 
+/* Two convolutions in a row whose intermediate nothing else reads (a
+ * residual block's pair of 3x3s): mid = conv(in, filter_a) as
+ * telarrt_conv2d_nchw_bias_f32 computes it with strides sh x sw, dilations
+ * dh x dw, pad_top, pad_left, bias_a and flags_a (TELAR_KERNEL_RELU at
+ * most: mid is overwritten), of N x F_a x mid_h x mid_w; then out (+)=
+ * conv(mid, filter_b) with unit strides and dilations, pad_top_b,
+ * pad_left_b, bias_b and flags_b. A bias with no elements is none. mid is
+ * never stored as NCHW: when both are computed directly (DIRECT, or AUTO:
+ * the runtime's own GEMM, one image, F_a a multiple of 16) the first writes
+ * mid straight into the second's planes of interleaved channels (no
+ * transpose after the first, no copy into planes before the second). */
+int telarrt_conv2d_pair_nchw_f32(
+    TelarContext *ctx, TelarMemRef4F32 *in, TelarMemRef4F32 *filter_a,
+    TelarMemRef1F32 *bias_a, TelarMemRef4F32 *filter_b,
+    TelarMemRef1F32 *bias_b, TelarMemRef4F32 *out, int64_t sh, int64_t sw,
+    int64_t dh, int64_t dw, int64_t pad_top, int64_t pad_left, int64_t flags_a,
+    int64_t mid_h, int64_t mid_w, int64_t pad_top_b, int64_t pad_left_b,
+    int64_t flags_b);
+
 /* out[n, c, oy, ox] = the max of in[n, c, oy*sh + ky*dh - pad_top,
  * ox*sw + kx*dw - pad_left] over the kh x kw window, positions outside the
  * image left out (padding of -inf; bottom and right padding follow from
