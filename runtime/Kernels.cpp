@@ -1493,6 +1493,8 @@ static int conv2dNchw(TelarContext *ctx, const char *kernel,
 /// kChannelBlock): no NCHW copy of mid, no transpose in the first's
 /// epilogue, no copy into planes before the second. Otherwise mid goes
 /// through a scratch buffer and two ordinary calls.
+static_assert(detail::kChannelBlock == TELARRT_CONV_CHANNEL_BLOCK,
+              "the pair call's channel blocks are the planes'");
 static int conv2dPair(TelarContext *ctx, const char *kernel,
                       TelarMemRef4F32 *in, TelarMemRef4F32 *filterA,
                       const TelarMemRef1F32 *biasA, TelarMemRef4F32 *filterB,
@@ -1531,8 +1533,8 @@ static int conv2dPair(TelarContext *ctx, const char *kernel,
               fbs[2] > 0 && fbs[3] > 0 && filterMatrix(filterA) &&
               filterMatrix(filterB);
   if (!fast) {
-    std::vector<float> data(static_cast<size_t>(n * mc * midH * midW));
-    mid.allocated = mid.aligned = data.data();
+    mid.allocated = mid.aligned =
+        scratch(3, static_cast<size_t>(std::max<int64_t>(1, n * mc * midH * midW)));
     int status = conv2dNchw(ctx, kernel, in, filterA, biasA, &mid, sh, sw, dh,
                             dw, padTop, padLeft, flagsA);
     if (status != TELAR_STATUS_OK)

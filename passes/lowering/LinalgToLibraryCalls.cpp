@@ -860,13 +860,42 @@ struct TelarLinalgToLibraryCalls
             cast<linalg::Conv2DNchwFchwOp>(op.getOperation()));
       convBiases.push_back(bias);
     }
+    // Pairs of convolutions, one call each: the second reads what the
+    // first wrote (and nothing else does).
+    DenseMap<Operation *, size_t> convIndex;
+    for (auto [i, op] : llvm::enumerate(convs))
+      convIndex[op.getOperation()] = i;
+    SmallVector<int64_t> firstOfPair(convs.size(), -1);
+    SmallVector<bool> paired(convs.size(), false);
+    for (auto [j, op] : llvm::enumerate(convs)) {
+      auto conv = cast<linalg::Conv2DNchwFchwOp>(op.getOperation());
+      linalg::Conv2DNchwFchwOp first = pairFirst(conv, convArgs[j]);
+      if (!first)
+        continue;
+      size_t i = convIndex.lookup(first.getOperation());
+      if (paired[i] || paired[j] ||
+          (convArgs[i].back() & TELAR_KERNEL_ACCUMULATE))
+        continue;
+      firstOfPair[j] = static_cast<int64_t>(i);
+      paired[i] = paired[j] = true;
+    }
     for (linalg::LinalgOp op : matmuls)
       replaceWithCall(op, contextOf(op), "telarrt_matmul_f32",
                       {overwriteFlags(op)});
     for (linalg::LinalgOp op : batchMatmuls)
       replaceWithCall(op, contextOf(op), "telarrt_batch_matmul_f32",
                       {overwriteFlags(op)});
-    for (auto [op, args, bias] : llvm::zip(convs, convArgs, convBiases)) {
+    for (auto [j, op] : llvm::enumerate(convs)) {
+      if (firstOfPair[j] < 0)
+        continue;
+      size_t i = static_cast<size_t>(firstOfPair[j]);
+      replaceWithPairCall(convs[i], op, contextOf(op), convArgs[i],
+                          convArgs[j], convBiases[i], convBiases[j]);
+    }
+    for (auto [op, args, bias, inPair] :
+         llvm::zip(convs, convArgs, convBiases, paired)) {
+      if (inPair)
+        continue;
       if (!bias) {
         replaceWithCall(op, contextOf(op), "telarrt_conv2d_nchw_f32", args);
         continue;
@@ -889,6 +918,75 @@ struct TelarLinalgToLibraryCalls
       if (alloc->use_empty())
         alloc->erase();
     });
+  }
+
+  /// The conv whose output `second` reads as its input, when one call can
+  /// compute both (telarrt_conv2d_pair_nchw_f32): the output is a local
+  /// allocation only the two use, of one image and channels in whole
+  /// blocks of 16 (the runtime then passes it between them in its planes of
+  /// interleaved channels), the second has unit strides and dilations
+  /// (`args`: its call's), and nothing between them writes memory (the
+  /// call computes the first where the second was).
+  static linalg::Conv2DNchwFchwOp pairFirst(linalg::Conv2DNchwFchwOp second,
+                                           ArrayRef<int64_t> args) {
+    if (args.size() != 7 || args[0] != 1 || args[1] != 1 || args[2] != 1 ||
+        args[3] != 1)
+      return {};
+    Value mid = second.getInputs()[0];
+    auto alloc = mid.getDefiningOp<memref::AllocOp>();
+    auto type = cast<MemRefType>(mid.getType());
+    if (!alloc || type.getDimSize(0) != 1 ||
+        type.getDimSize(1) % TELARRT_CONV_CHANNEL_BLOCK != 0 ||
+        second.getInputs()[1] == mid || second.getOutputs()[0] == mid)
+      return {};
+    linalg::Conv2DNchwFchwOp first;
+    for (Operation *user : mid.getUsers()) {
+      if (user == second.getOperation())
+        continue;
+      auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(user);
+      if (first || !conv || conv.getOutputs()[0] != mid ||
+          llvm::is_contained(conv.getInputs(), mid))
+        return {};
+      first = conv;
+    }
+    if (!first || first->getBlock() != second->getBlock() ||
+        !first->isBeforeInBlock(second))
+      return {};
+    for (Operation *op = first->getNextNode(); op != second.getOperation();
+         op = op->getNextNode())
+      if (!isMemoryEffectFree(op) && !isa<memref::AllocOp>(op))
+        return {};
+    return first;
+  }
+
+  /// Replaces the convolutions `first` and `second` (which reads `first`'s
+  /// output, pairFirst) by one telarrt_conv2d_pair_nchw_f32 call where
+  /// `second` was: the operands of both, a bias with no elements for none.
+  void replaceWithPairCall(linalg::LinalgOp first, linalg::LinalgOp second,
+                           Value context, ArrayRef<int64_t> firstArgs,
+                           ArrayRef<int64_t> secondArgs, Value firstBias,
+                           Value secondBias) {
+    OpBuilder b(second);
+    Location loc = second.getLoc();
+    auto noBias = [&]() -> Value {
+      return memref::AllocaOp::create(
+          b, loc, MemRefType::get({0}, b.getF32Type()));
+    };
+    Value mid = second->getOperand(0);
+    auto midType = cast<MemRefType>(mid.getType());
+    SmallVector<Value> operands = {
+        first->getOperand(0),
+        first->getOperand(1),
+        firstBias ? firstBias : noBias(),
+        second->getOperand(1),
+        secondBias ? secondBias : noBias(),
+        second.getDpsInitOperand(0)->get()};
+    SmallVector<int64_t> args(firstArgs);
+    args.append({midType.getDimSize(2), midType.getDimSize(3), secondArgs[4],
+                 secondArgs[5], secondArgs[6]});
+    replaceWithCall(second, context, "telarrt_conv2d_pair_nchw_f32", args,
+                    operands);
+    first->erase();
   }
 
   /// The bias `op`'s (a conv's) output was just set to, whose broadcast (or

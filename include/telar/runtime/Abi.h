@@ -164,9 +164,11 @@ int telarrt_conv2d_nchw_bias_f32(TelarContext *ctx, TelarMemRef4F32 *in,
  * conv(mid, filter_b) with unit strides and dilations, pad_top_b,
  * pad_left_b, bias_b and flags_b. A bias with no elements is none. mid is
  * never stored as NCHW: when both are computed directly (DIRECT, or AUTO:
- * the runtime's own GEMM, one image, F_a a multiple of 16) the first writes
+ * the runtime's own GEMM, one image, F_a a multiple of
+ * TELARRT_CONV_CHANNEL_BLOCK) the first writes
  * mid straight into the second's planes of interleaved channels (no
  * transpose after the first, no copy into planes before the second). */
+enum { TELARRT_CONV_CHANNEL_BLOCK = 16 };
 int telarrt_conv2d_pair_nchw_f32(
     TelarContext *ctx, TelarMemRef4F32 *in, TelarMemRef4F32 *filter_a,
     TelarMemRef1F32 *bias_a, TelarMemRef4F32 *filter_b,

@@ -899,3 +899,145 @@ func.func @maxpool_stays(%x: memref<1x8x17x17xf32>, %y: memref<1x8x8x8xf32>) {
     ins(%x, %win : memref<1x8x17x17xf32>, memref<3x3xf32>) outs(%y : memref<1x8x8x8xf32>)
   return
 }
+
+// -----
+
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+
+// Two convs in a row, the second reading (through its zero padding) what
+// the first wrote and nothing else reads, one image of 32 channels: one
+// call for both where the second was, the first's operands (its bias, the
+// ReLU after it: flags 2), the intermediate's 8x8, the second's padding
+// and flags (0: it overwrites), a bias with no elements for the second's
+// none. The intermediate, its padded copy and the ReLU go.
+// CHECK-LABEL: func.func @conv_pair
+// CHECK-NOT: linalg.conv_2d_nchw_fchw
+// CHECK: %[[NOBIAS:.+]] = memref.alloca() : memref<0xf32>
+// CHECK: %[[X:.+]] = memref.cast %arg1 :
+// CHECK: %[[W1:.+]] = memref.cast %arg2 :
+// CHECK: %[[B1:.+]] = memref.cast %arg3 :
+// CHECK: %[[W2:.+]] = memref.cast %arg4 :
+// CHECK: %[[NB:.+]] = memref.cast %[[NOBIAS]] :
+// CHECK: %[[OUT:.+]] = memref.cast %[[ALLOC:.+]] :
+// CHECK: call @telarrt_conv2d_pair_nchw_f32(%arg0, %[[X]], %[[W1]], %[[B1]], %[[W2]], %[[NB]], %[[OUT]], %c1_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}}, %c0_i64{{[_0-9]*}}, %c0_i64{{[_0-9]*}}, %c2_i64{{[_0-9]*}}, %c8_i64{{[_0-9]*}}, %c8_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}}, %c0_i64{{[_0-9]*}})
+// CHECK-NOT: linalg.generic
+// CHECK-NOT: telarrt_conv2d_nchw
+// CHECK: memref.copy %[[ALLOC]], %arg5
+// CHECK: func.func private @telarrt_conv2d_pair_nchw_f32(!llvm.ptr, memref<?x?x?x?xf32, strided<[?, ?, ?, ?], offset: ?>>, memref<?x?x?x?xf32, strided<[?, ?, ?, ?], offset: ?>>, memref<?xf32, strided<[?], offset: ?>>, memref<?x?x?x?xf32, strided<[?, ?, ?, ?], offset: ?>>, memref<?xf32, strided<[?], offset: ?>>, memref<?x?x?x?xf32, strided<[?, ?, ?, ?], offset: ?>>, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> i32
+func.func @conv_pair(%x: memref<1x16x10x10xf32>, %w1: memref<32x16x3x3xf32>, %b1: memref<32xf32>,
+                     %w2: memref<16x32x3x3xf32>, %y: memref<1x16x8x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %mid = memref.alloc() : memref<1x32x8x8xf32>
+  linalg.broadcast ins(%b1 : memref<32xf32>) outs(%mid : memref<1x32x8x8xf32>) dimensions = [0, 2, 3]
+  linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+    ins(%x, %w1 : memref<1x16x10x10xf32>, memref<32x16x3x3xf32>) outs(%mid : memref<1x32x8x8xf32>)
+  %relu = memref.alloc() : memref<1x32x8x8xf32>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%mid : memref<1x32x8x8xf32>) outs(%relu : memref<1x32x8x8xf32>) {
+  ^bb0(%o: f32, %d: f32):
+    %m = arith.maximumf %o, %zero : f32
+    linalg.yield %m : f32
+  }
+  %p = memref.alloc() : memref<1x32x10x10xf32>
+  linalg.fill ins(%zero : f32) outs(%p : memref<1x32x10x10xf32>)
+  %sub = memref.subview %p[0, 0, 1, 1] [1, 32, 8, 8] [1, 1, 1, 1] : memref<1x32x10x10xf32> to memref<1x32x8x8xf32, strided<[3200, 100, 10, 1], offset: 11>>
+  memref.copy %relu, %sub : memref<1x32x8x8xf32> to memref<1x32x8x8xf32, strided<[3200, 100, 10, 1], offset: 11>>
+  %out = memref.alloc() : memref<1x16x8x8xf32>
+  linalg.fill ins(%zero : f32) outs(%out : memref<1x16x8x8xf32>)
+  linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+    ins(%p, %w2 : memref<1x32x10x10xf32>, memref<16x32x3x3xf32>) outs(%out : memref<1x16x8x8xf32>)
+  memref.copy %out, %y : memref<1x16x8x8xf32> to memref<1x16x8x8xf32>
+  return
+}
+
+// -----
+
+// No pair when: the intermediate is read after the second conv too
+// (@pair_mid_read); the second conv is strided (@pair_strided); the
+// intermediate's 8 channels are not a block of 16 (@pair_channels); the
+// first conv adds to what its output held (@pair_first_accumulates);
+// something writes memory in between (@pair_write_between).
+// CHECK-LABEL: func.func @pair_mid_read
+// CHECK-COUNT-2: call @telarrt_conv2d_nchw_f32(
+// CHECK-LABEL: func.func @pair_strided
+// CHECK-COUNT-2: call @telarrt_conv2d_nchw_f32(
+// CHECK-LABEL: func.func @pair_channels
+// CHECK-COUNT-2: call @telarrt_conv2d_nchw_f32(
+// CHECK-LABEL: func.func @pair_first_accumulates
+// CHECK-COUNT-2: call @telarrt_conv2d_nchw_f32(
+// CHECK-LABEL: func.func @pair_write_between
+// CHECK-COUNT-2: call @telarrt_conv2d_nchw_f32(
+// CHECK-NOT: telarrt_conv2d_pair_nchw_f32
+func.func @pair_mid_read(%x: memref<1x16x10x10xf32>, %w1: memref<32x16x3x3xf32>,
+                         %w2: memref<16x32x3x3xf32>, %y: memref<1x16x6x6xf32>, %z: memref<1x32x8x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %mid = memref.alloc() : memref<1x32x8x8xf32>
+  linalg.fill ins(%zero : f32) outs(%mid : memref<1x32x8x8xf32>)
+  linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+    ins(%x, %w1 : memref<1x16x10x10xf32>, memref<32x16x3x3xf32>) outs(%mid : memref<1x32x8x8xf32>)
+  %out = memref.alloc() : memref<1x16x6x6xf32>
+  linalg.fill ins(%zero : f32) outs(%out : memref<1x16x6x6xf32>)
+  linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+    ins(%mid, %w2 : memref<1x32x8x8xf32>, memref<16x32x3x3xf32>) outs(%out : memref<1x16x6x6xf32>)
+  memref.copy %out, %y : memref<1x16x6x6xf32> to memref<1x16x6x6xf32>
+  memref.copy %mid, %z : memref<1x32x8x8xf32> to memref<1x32x8x8xf32>
+  return
+}
+func.func @pair_strided(%x: memref<1x16x10x10xf32>, %w1: memref<32x16x3x3xf32>,
+                        %w2: memref<16x32x3x3xf32>, %y: memref<1x16x3x3xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %mid = memref.alloc() : memref<1x32x8x8xf32>
+  linalg.fill ins(%zero : f32) outs(%mid : memref<1x32x8x8xf32>)
+  linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+    ins(%x, %w1 : memref<1x16x10x10xf32>, memref<32x16x3x3xf32>) outs(%mid : memref<1x32x8x8xf32>)
+  %out = memref.alloc() : memref<1x16x3x3xf32>
+  linalg.fill ins(%zero : f32) outs(%out : memref<1x16x3x3xf32>)
+  linalg.conv_2d_nchw_fchw {strides = dense<2> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+    ins(%mid, %w2 : memref<1x32x8x8xf32>, memref<16x32x3x3xf32>) outs(%out : memref<1x16x3x3xf32>)
+  memref.copy %out, %y : memref<1x16x3x3xf32> to memref<1x16x3x3xf32>
+  return
+}
+func.func @pair_channels(%x: memref<1x16x10x10xf32>, %w1: memref<8x16x3x3xf32>,
+                         %w2: memref<16x8x3x3xf32>, %y: memref<1x16x6x6xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %mid = memref.alloc() : memref<1x8x8x8xf32>
+  linalg.fill ins(%zero : f32) outs(%mid : memref<1x8x8x8xf32>)
+  linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+    ins(%x, %w1 : memref<1x16x10x10xf32>, memref<8x16x3x3xf32>) outs(%mid : memref<1x8x8x8xf32>)
+  %out = memref.alloc() : memref<1x16x6x6xf32>
+  linalg.fill ins(%zero : f32) outs(%out : memref<1x16x6x6xf32>)
+  linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+    ins(%mid, %w2 : memref<1x8x8x8xf32>, memref<16x8x3x3xf32>) outs(%out : memref<1x16x6x6xf32>)
+  memref.copy %out, %y : memref<1x16x6x6xf32> to memref<1x16x6x6xf32>
+  return
+}
+func.func @pair_first_accumulates(%x: memref<1x16x10x10xf32>, %w1: memref<32x16x3x3xf32>,
+                                  %w2: memref<16x32x3x3xf32>, %y: memref<1x16x6x6xf32>, %init: memref<1x32x8x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %mid = memref.alloc() : memref<1x32x8x8xf32>
+  memref.copy %init, %mid : memref<1x32x8x8xf32> to memref<1x32x8x8xf32>
+  linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+    ins(%x, %w1 : memref<1x16x10x10xf32>, memref<32x16x3x3xf32>) outs(%mid : memref<1x32x8x8xf32>)
+  %out = memref.alloc() : memref<1x16x6x6xf32>
+  linalg.fill ins(%zero : f32) outs(%out : memref<1x16x6x6xf32>)
+  linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+    ins(%mid, %w2 : memref<1x32x8x8xf32>, memref<16x32x3x3xf32>) outs(%out : memref<1x16x6x6xf32>)
+  memref.copy %out, %y : memref<1x16x6x6xf32> to memref<1x16x6x6xf32>
+  return
+}
+func.func @pair_write_between(%x: memref<1x16x10x10xf32>, %w1: memref<32x16x3x3xf32>,
+                              %w2: memref<16x32x3x3xf32>, %y: memref<1x16x6x6xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %mid = memref.alloc() : memref<1x32x8x8xf32>
+  linalg.fill ins(%zero : f32) outs(%mid : memref<1x32x8x8xf32>)
+  linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+    ins(%x, %w1 : memref<1x16x10x10xf32>, memref<32x16x3x3xf32>) outs(%mid : memref<1x32x8x8xf32>)
+  // The first's input changes after it: the call cannot move it.
+  linalg.fill ins(%zero : f32) outs(%x : memref<1x16x10x10xf32>)
+  %out = memref.alloc() : memref<1x16x6x6xf32>
+  linalg.fill ins(%zero : f32) outs(%out : memref<1x16x6x6xf32>)
+  linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+    ins(%mid, %w2 : memref<1x32x8x8xf32>, memref<16x32x3x3xf32>) outs(%out : memref<1x16x6x6xf32>)
+  memref.copy %out, %y : memref<1x16x6x6xf32> to memref<1x16x6x6xf32>
+  return
+}

@@ -126,7 +126,17 @@ def TelarLinalgToLibraryCalls : Pass<"telar-linalg-to-library-calls", "ModuleOp"
     with the ReLU as `TELAR_KERNEL_RELU`) and the sum's readers read that
     buffer, when `skip` is a local allocation of the same type that the
     convolution does not read and nothing uses between the convolution
-    and the sum or after it (ResNet-18's 8 residual blocks). A
+    and the sum or after it (ResNet-18's 8 residual blocks). Two
+    convolutions in a row become one `telarrt_conv2d_pair_nchw_f32` call
+    where the second was, when the second (unit strides and dilations)
+    reads as its input a local allocation of one image whose channels come
+    in whole blocks of `TELARRT_CONV_CHANNEL_BLOCK` (16), which only the
+    first (overwriting it) and the second use, and nothing between them
+    writes memory: the call takes the first's operands, bias and flags,
+    the intermediate's height and width, the second's padding and flags (a
+    bias with no elements for none), and the intermediate goes (the
+    runtime passes it between the two in its planes of interleaved
+    channels: ResNet-18's 8 residual blocks, conv1 then conv2). A
     `linalg.pooling_nchw_max` whose output was just filled with -inf calls
     `telarrt_maxpool2d_nchw_f32`, which overwrites it (the fill goes),
     reading an input padded with -inf unpadded as convolutions do.
