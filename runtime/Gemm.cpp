@@ -32,11 +32,12 @@ using namespace telar::runtime::detail;
 namespace {
 
 /// Per-thread scratch buffers for packed panels: slot 0 holds B's, 1 A's,
-/// 2 a dense copy of C, 3 a direct convolution's tile. They grow as needed
+/// 2 a dense copy of C, 3 a direct convolution's tile, 4 its pooled tile
+/// (DirectConv::pool). They grow as needed
 /// and live as long as the thread (libomp's workers persist, so
 /// steady-state GEMMs allocate nothing).
 float *workspace(int slot, size_t floats) {
-  thread_local ScratchBuffer buffers[4];
+  thread_local ScratchBuffer buffers[5];
   float *p = buffers[slot].reserve(floats);
   if (!p) {
     std::fprintf(stderr,

@@ -175,6 +175,21 @@ struct DirectConv {
   bool accumulate = false, relu = false;
   float *planes = nullptr;
   int64_t planesBlockStride = 0, planesRowStride = 0;
+  /// Instead of `out`: the max pooling of the output (over the oh rows the
+  /// caller's row range must span, unpadded: windows clipped to the
+  /// output), with the bias and the ReLU after the max (the same values),
+  /// no accumulation; the output itself is never stored.
+  const struct DirectPool *pool = nullptr;
+};
+
+/// The max pooling a DirectConv applies to its output (dilation 1):
+/// pooled pixel (py, px) of filter f at out[f * filterStride + py * ow + px]
+/// is the max over the window's rows py * sh - padTop + [0, kh) and columns
+/// px * sw - padLeft + [0, kw) that lie inside the convolution's oh x ow.
+struct DirectPool {
+  float *out;
+  int64_t filterStride, oh, ow, kh, kw, sh, sw, padTop, padLeft;
+  int64_t convH; // the convolution's output rows
 };
 
 /// Output rows [y0, y1) of filters [f0, f1) of `conv` on the calling

@@ -727,7 +727,8 @@ void convPhasePlanes(const Env &env, const View &a, const float *input,
                      const float *bias, int64_t biasStride,
                      DirectChoice choice,
                      const PlanesTarget *toPlanes = nullptr,
-                     const float *givenPlanes = nullptr) {
+                     const float *givenPlanes = nullptr,
+                     const detail::DirectPool *toPool = nullptr) {
   GemmKernel kernel = env.kernel;
   int64_t spanH = (s.kh - 1) * s.dh, spanW = (s.kw - 1) * s.dw;
   int64_t phases = s.sh * s.sw;
@@ -746,6 +747,8 @@ void convPhasePlanes(const Env &env, const View &a, const float *input,
       (choice == DirectChoice::Auto &&
        (directFilter || s.n * s.oh * s.ow >= kDirectMinPixelsToPack));
   bool interleaved = directMethod && blocks;
+  assert((!toPool || (directMethod && !accumulate && !toPlanes)) &&
+         "pooling needs the direct method");
   assert((!toPlanes || (directMethod && !accumulate)) &&
          (!givenPlanes || interleaved) && "planes need the direct method");
   bool inPlace = !interleaved && s.sh == 1 && s.sw == 1 && s.padTop == 0 &&
@@ -872,6 +875,12 @@ void convPhasePlanes(const Env &env, const View &a, const float *input,
         }
       }
     }
+    // Pooled: each thread takes whole output planes (a window may span
+    // any rows).
+    if (toPool) {
+      pixelGroups = 1;
+      filterGroups = parallel ? std::min<int64_t>(threads, panels) : 1;
+    }
     items = pixelGroups * filterGroups;
     if (!directFilter) {
       // Not a registered constant: pack the filter's transpose now, as the
@@ -992,6 +1001,7 @@ void convPhasePlanes(const Env &env, const View &a, const float *input,
                              biasStride,
                              accumulate,
                              relu};
+        d.pool = toPool;
         if (toPlanes) {
           d.planes = toPlanes->origin;
           d.planesBlockStride = toPlanes->blockStride;
@@ -1493,6 +1503,71 @@ static int conv2dNchw(TelarContext *ctx, const char *kernel,
 /// kChannelBlock): no NCHW copy of mid, no transpose in the first's
 /// epilogue, no copy into planes before the second. Otherwise mid goes
 /// through a scratch buffer and two ordinary calls.
+/// telarrt_maxpool2d_nchw_f32's computation (`kernel` names it in errors).
+static int maxPool2dNchw(TelarContext *ctx, const char *kernel,
+                         TelarMemRef4F32 *in, TelarMemRef4F32 *out,
+                         int64_t kh, int64_t kw, int64_t sh, int64_t sw,
+                         int64_t dh, int64_t dw, int64_t pad_top,
+                         int64_t pad_left) {
+  const int64_t *is = in->sizes, *os = out->sizes;
+  int64_t n = is[0], c = is[1], h = is[2], w = is[3], oh = os[2],
+          ow = os[3];
+  if (os[0] != n || os[1] != c || kh < 1 || kw < 1)
+    return detail::fail(ctx, TELAR_STATUS_INVALID_ARGUMENT,
+        "%s: input %lldx%lldx%lldx%lld, window %lldx%lld and output "
+        "%lldx%lldx%lldx%lld do not match",
+        kernel, (long long)n, (long long)c, (long long)h, (long long)w,
+        (long long)kh, (long long)kw, (long long)os[0], (long long)os[1],
+        (long long)oh, (long long)ow);
+  if (!checkWindow(ctx, kernel, h, w, oh, ow, kh, kw, sh, sw, dh, dw,
+                   pad_top, pad_left))
+    return TELAR_STATUS_INVALID_ARGUMENT;
+  const float *input = in->aligned + in->offset;
+  float *output = out->aligned + out->offset;
+  const int64_t *ist = in->strides, *ost = out->strides;
+  GemmKernel gemmKernel = envOf(ctx).kernel;
+  // The vector path wants rows of unit stride; anything else (or a CPU
+  // without AVX2) goes element by element.
+  bool vector = gemmKernel != GemmKernel::OpenBlas &&
+                (ist[3] == 1 || w <= 1) && (ost[3] == 1 || ow <= 1);
+  // A window element costs ~16 times a GEMM's multiply-add (a share of
+  // a dependent chain of vector maxima against one FMA lane): weighted
+  // so against the kernels' threshold (ResNet-18 at 64 x 64, 64 x 32 x 32
+  // -> 16 x 16, 2 threads: 0.051 -> 0.025 ms).
+  constexpr double kPoolWorkWeight = 16;
+  double work = double(n * c) * double(oh * ow) * double(kh * kw) *
+                kPoolWorkWeight;
+  bool parallel = availableThreads() > 1 && work >= kMinParallelWork;
+#pragma omp parallel for collapse(2) schedule(static) if (parallel)
+  for (int64_t img = 0; img < n; ++img)
+    for (int64_t ch = 0; ch < c; ++ch) {
+      const float *plane = input + img * ist[0] + ch * ist[1];
+      float *dst = output + img * ost[0] + ch * ost[1];
+      if (vector) {
+        detail::maxPoolPlane(gemmKernel, {plane, h, w, ist[2], dst, oh, ow,
+                                          ost[2], kh, kw, sh, sw, dh, dw,
+                                          pad_top, pad_left});
+        continue;
+      }
+      for (int64_t oy = 0; oy < oh; ++oy)
+        for (int64_t ox = 0; ox < ow; ++ox) {
+          float m = -std::numeric_limits<float>::infinity();
+          for (int64_t ky = 0; ky < kh; ++ky) {
+            int64_t iy = oy * sh + ky * dh - pad_top;
+            for (int64_t kx = 0; kx < kw && iy >= 0 && iy < h; ++kx) {
+              int64_t ix = ox * sw + kx * dw - pad_left;
+              if (ix < 0 || ix >= w)
+                continue;
+              float v = plane[iy * ist[2] + ix * ist[3]];
+              m = std::isnan(m) || v < m ? m : v; // NaN sticks
+            }
+          }
+          dst[oy * ost[2] + ox * ost[3]] = m;
+        }
+    }
+  return TELAR_STATUS_OK;
+}
+
 static_assert(detail::kChannelBlock == TELARRT_CONV_CHANNEL_BLOCK,
               "the pair call's channel blocks are the planes'");
 static int conv2dPair(TelarContext *ctx, const char *kernel,
@@ -1595,6 +1670,80 @@ static int conv2dPair(TelarContext *ctx, const char *kernel,
   return TELAR_STATUS_OK;
 }
 
+/// A convolution and the max pooling of its output, which nothing else
+/// reads (telarrt_conv2d_maxpool_nchw_f32): when it is computed directly
+/// (the runtime's own GEMM, AUTO or DIRECT, one image) each thread takes
+/// whole filters and pools blocks of its output rows straight from its
+/// tile (DirectConv::pool), the output never stored. Otherwise the output
+/// goes through a scratch buffer, the convolution and the pooling.
+static int conv2dMaxPool(TelarContext *ctx, const char *kernel,
+                         TelarMemRef4F32 *in, TelarMemRef4F32 *filter,
+                         const TelarMemRef1F32 *biasRef, TelarMemRef4F32 *out,
+                         int64_t sh, int64_t sw, int64_t dh, int64_t dw,
+                         int64_t padTop, int64_t padLeft, int64_t flags,
+                         int64_t convH, int64_t convW, int64_t kh, int64_t kw,
+                         int64_t poolSh, int64_t poolSw, int64_t poolTop,
+                         int64_t poolLeft) {
+  if (!checkFlags(ctx, kernel, flags, TELAR_KERNEL_RELU))
+    return TELAR_STATUS_INVALID_ARGUMENT;
+  if (convH < 0 || convW < 0)
+    return detail::fail(ctx, TELAR_STATUS_INVALID_ARGUMENT,
+                        "%s: a %lldx%lld convolution output", kernel,
+                        (long long)convH, (long long)convW);
+  if (biasRef && biasRef->sizes[0] == 0 && filter->sizes[0] != 0)
+    biasRef = nullptr;
+  int64_t n = in->sizes[0], f = filter->sizes[0];
+  // The convolution's output, dense NCHW; its data only where it is
+  // materialised.
+  TelarMemRef4F32 mid{nullptr, nullptr, 0, {n, f, convH, convW},
+                      {f * convH * convW, convH * convW, convW, 1}};
+  if (int status = checkConv(ctx, kernel, in, filter, biasRef, &mid, sh, sw,
+                             dh, dw, padTop, padLeft, flags))
+    return status;
+  const int64_t *os = out->sizes, *ost = out->strides;
+  if (os[0] != n || os[1] != f || kh < 1 || kw < 1)
+    return detail::fail(ctx, TELAR_STATUS_INVALID_ARGUMENT,
+        "%s: the pooling's output %lldx%lldx%lldx%lld does not match the "
+        "convolution's %lldx%lldx%lldx%lld", kernel, (long long)os[0],
+        (long long)os[1], (long long)os[2], (long long)os[3], (long long)n,
+        (long long)f, (long long)convH, (long long)convW);
+  if (!checkWindow(ctx, kernel, convH, convW, os[2], os[3], kh, kw, poolSh,
+                   poolSw, 1, 1, poolTop, poolLeft))
+    return TELAR_STATUS_INVALID_ARGUMENT;
+  Env env = envOf(ctx);
+  const int64_t *is = in->sizes, *fs = filter->sizes;
+  int64_t outCol;
+  bool fast = env.kernel != GemmKernel::OpenBlas &&
+              (convMethod == TELARRT_CONV_AUTO ||
+               convMethod == TELARRT_CONV_DIRECT) &&
+              n == 1 && f > 0 && is[1] > 0 && fs[2] > 0 && fs[3] > 0 &&
+              convH > 0 && convW > 0 && os[2] > 0 && os[3] > 0 &&
+              collapsedStride(os, ost, 2, 4, outCol) &&
+              (outCol == 1 || os[2] * os[3] == 1) && filterMatrix(filter);
+  if (!fast) {
+    mid.allocated = mid.aligned = scratch(
+        3, static_cast<size_t>(std::max<int64_t>(1, n * f * convH * convW)));
+    int status = conv2dNchw(ctx, kernel, in, filter, biasRef, &mid, sh, sw, dh,
+                            dw, padTop, padLeft, flags);
+    if (status != TELAR_STATUS_OK)
+      return status;
+    return maxPool2dNchw(ctx, kernel, &mid, out, kh, kw, poolSh, poolSw, 1, 1,
+                         poolTop, poolLeft);
+  }
+  detail::DirectPool pool{out->aligned + out->offset, ost[1], os[2], os[3], kh,
+                          kw, poolSh, poolSw, poolTop, poolLeft, convH};
+  int64_t noStrides[4] = {0, 0, 0, 0};
+  convPhasePlanes(env, *filterMatrix(filter), in->aligned + in->offset,
+                  in->strides, nullptr, noStrides,
+                  {n, is[1], is[2], is[3], f, fs[2], fs[3], convH, convW, sh,
+                   sw, dh, dw, padTop, padLeft},
+                  /*accumulate=*/false, flags & TELAR_KERNEL_RELU,
+                  biasRef ? biasRef->aligned + biasRef->offset : nullptr,
+                  biasRef ? biasRef->strides[0] : 0, DirectChoice::Always,
+                  /*toPlanes=*/nullptr, /*givenPlanes=*/nullptr, &pool);
+  return TELAR_STATUS_OK;
+}
+
 int telarrt_conv2d_nchw_f32(TelarContext *ctx, TelarMemRef4F32 *in,
                             TelarMemRef4F32 *filter, TelarMemRef4F32 *out,
                             int64_t sh, int64_t sw, int64_t dh, int64_t dw,
@@ -1654,6 +1803,31 @@ int telarrt_conv2d_pair_nchw_f32(
   });
 }
 
+int telarrt_conv2d_maxpool_nchw_f32(
+    TelarContext *ctx, TelarMemRef4F32 *in, TelarMemRef4F32 *filter,
+    TelarMemRef1F32 *bias, TelarMemRef4F32 *out, int64_t sh, int64_t sw,
+    int64_t dh, int64_t dw, int64_t pad_top, int64_t pad_left, int64_t flags,
+    int64_t conv_h, int64_t conv_w, int64_t kh, int64_t kw, int64_t pool_sh,
+    int64_t pool_sw, int64_t pool_pad_top, int64_t pool_pad_left) {
+  const char *kernel = "telarrt_conv2d_maxpool_nchw_f32";
+  KernelTimer timer(ctx, kernel, [&] {
+    return dims(in) + " * " + dims(filter) + " -> " +
+           std::to_string(in->sizes[0]) + "x" +
+           std::to_string(filter->sizes[0]) + "x" + std::to_string(conv_h) +
+           "x" + std::to_string(conv_w) + " stride " + std::to_string(sh) +
+           "x" + std::to_string(sw) + " pad " + std::to_string(pad_top) + "x" +
+           std::to_string(pad_left) + flagNames(flags) + "; max " +
+           std::to_string(kh) + "x" + std::to_string(kw) + " stride " +
+           std::to_string(pool_sh) + "x" + std::to_string(pool_sw) + " -> " +
+           dims(out);
+  });
+  return guarded(ctx, kernel, [&] {
+    return conv2dMaxPool(ctx, kernel, in, filter, bias, out, sh, sw, dh, dw,
+                         pad_top, pad_left, flags, conv_h, conv_w, kh, kw,
+                         pool_sh, pool_sw, pool_pad_top, pool_pad_left);
+  });
+}
+
 int telarrt_maxpool2d_nchw_f32(TelarContext *ctx, TelarMemRef4F32 *in,
                                TelarMemRef4F32 *out, int64_t kh, int64_t kw,
                                int64_t sh, int64_t sw, int64_t dh, int64_t dw,
@@ -1664,64 +1838,9 @@ int telarrt_maxpool2d_nchw_f32(TelarContext *ctx, TelarMemRef4F32 *in,
            "x" + std::to_string(kw) + " stride " + std::to_string(sh) + "x" +
            std::to_string(sw);
   });
-  return guarded(ctx, kernel, [&]() -> int {
-    const int64_t *is = in->sizes, *os = out->sizes;
-    int64_t n = is[0], c = is[1], h = is[2], w = is[3], oh = os[2],
-            ow = os[3];
-    if (os[0] != n || os[1] != c || kh < 1 || kw < 1)
-      return detail::fail(ctx, TELAR_STATUS_INVALID_ARGUMENT,
-          "%s: input %lldx%lldx%lldx%lld, window %lldx%lld and output "
-          "%lldx%lldx%lldx%lld do not match",
-          kernel, (long long)n, (long long)c, (long long)h, (long long)w,
-          (long long)kh, (long long)kw, (long long)os[0], (long long)os[1],
-          (long long)oh, (long long)ow);
-    if (!checkWindow(ctx, kernel, h, w, oh, ow, kh, kw, sh, sw, dh, dw,
-                     pad_top, pad_left))
-      return TELAR_STATUS_INVALID_ARGUMENT;
-    const float *input = in->aligned + in->offset;
-    float *output = out->aligned + out->offset;
-    const int64_t *ist = in->strides, *ost = out->strides;
-    GemmKernel gemmKernel = envOf(ctx).kernel;
-    // The vector path wants rows of unit stride; anything else (or a CPU
-    // without AVX2) goes element by element.
-    bool vector = gemmKernel != GemmKernel::OpenBlas &&
-                  (ist[3] == 1 || w <= 1) && (ost[3] == 1 || ow <= 1);
-    // A window element costs ~16 times a GEMM's multiply-add (a share of
-    // a dependent chain of vector maxima against one FMA lane): weighted
-    // so against the kernels' threshold (ResNet-18 at 64 x 64, 64 x 32 x 32
-    // -> 16 x 16, 2 threads: 0.051 -> 0.025 ms).
-    constexpr double kPoolWorkWeight = 16;
-    double work = double(n * c) * double(oh * ow) * double(kh * kw) *
-                  kPoolWorkWeight;
-    bool parallel = availableThreads() > 1 && work >= kMinParallelWork;
-#pragma omp parallel for collapse(2) schedule(static) if (parallel)
-    for (int64_t img = 0; img < n; ++img)
-      for (int64_t ch = 0; ch < c; ++ch) {
-        const float *plane = input + img * ist[0] + ch * ist[1];
-        float *dst = output + img * ost[0] + ch * ost[1];
-        if (vector) {
-          detail::maxPoolPlane(gemmKernel, {plane, h, w, ist[2], dst, oh, ow,
-                                            ost[2], kh, kw, sh, sw, dh, dw,
-                                            pad_top, pad_left});
-          continue;
-        }
-        for (int64_t oy = 0; oy < oh; ++oy)
-          for (int64_t ox = 0; ox < ow; ++ox) {
-            float m = -std::numeric_limits<float>::infinity();
-            for (int64_t ky = 0; ky < kh; ++ky) {
-              int64_t iy = oy * sh + ky * dh - pad_top;
-              for (int64_t kx = 0; kx < kw && iy >= 0 && iy < h; ++kx) {
-                int64_t ix = ox * sw + kx * dw - pad_left;
-                if (ix < 0 || ix >= w)
-                  continue;
-                float v = plane[iy * ist[2] + ix * ist[3]];
-                m = std::isnan(m) || v < m ? m : v; // NaN sticks
-              }
-            }
-            dst[oy * ost[2] + ox * ost[3]] = m;
-          }
-      }
-    return TELAR_STATUS_OK;
+  return guarded(ctx, kernel, [&] {
+    return maxPool2dNchw(ctx, kernel, in, out, kh, kw, sh, sw, dh, dw, pad_top,
+                         pad_left);
   });
 }
 

@@ -860,6 +860,12 @@ struct TelarLinalgToLibraryCalls
             cast<linalg::Conv2DNchwFchwOp>(op.getOperation()));
       convBiases.push_back(bias);
     }
+    // The poolings' padding likewise (the ones whose output held anything
+    // but -inf stay linalg).
+    SmallVector<std::optional<SmallVector<int64_t>>> poolArgs;
+    for (linalg::LinalgOp op : pools)
+      poolArgs.push_back(
+          preparePoolCall(cast<linalg::PoolingNchwMaxOp>(op.getOperation())));
     // Pairs of convolutions, one call each: the second reads what the
     // first wrote (and nothing else does).
     DenseMap<Operation *, size_t> convIndex;
@@ -878,6 +884,24 @@ struct TelarLinalgToLibraryCalls
         continue;
       firstOfPair[j] = static_cast<int64_t>(i);
       paired[i] = paired[j] = true;
+    }
+    // A convolution whose output only a max pooling reads: one call.
+    SmallVector<int64_t> pooledConv(pools.size(), -1);
+    for (auto [j, op] : llvm::enumerate(pools)) {
+      if (!poolArgs[j])
+        continue;
+      auto first = dyn_cast_or_null<linalg::Conv2DNchwFchwOp>(
+          fusableProducer(op, op->getOperand(0)));
+      if (!first || !convIndex.count(first.getOperation()))
+        continue;
+      size_t i = convIndex.lookup(first.getOperation());
+      const SmallVector<int64_t> &pa = *poolArgs[j];
+      // Dilations 1 (args: window, strides, dilations, pads).
+      if (paired[i] || pa[4] != 1 || pa[5] != 1 ||
+          (convArgs[i].back() & TELAR_KERNEL_ACCUMULATE))
+        continue;
+      pooledConv[j] = static_cast<int64_t>(i);
+      paired[i] = true;
     }
     for (linalg::LinalgOp op : matmuls)
       replaceWithCall(op, contextOf(op), "telarrt_matmul_f32",
@@ -905,12 +929,20 @@ struct TelarLinalgToLibraryCalls
       replaceWithCall(op, contextOf(op), "telarrt_conv2d_nchw_bias_f32", args,
                       operands);
     }
-    for (linalg::LinalgOp op : pools) {
+    for (auto [j, op] : llvm::enumerate(pools)) {
+      if (!poolArgs[j])
+        continue;
       auto pool = cast<linalg::PoolingNchwMaxOp>(op.getOperation());
-      if (std::optional<SmallVector<int64_t>> args = preparePoolCall(pool))
-        replaceWithCall(op, contextOf(op), "telarrt_maxpool2d_nchw_f32", *args,
-                        SmallVector<Value>{pool.getInputs()[0],
-                                           pool.getOutputs()[0]});
+      if (pooledConv[j] >= 0) {
+        size_t i = static_cast<size_t>(pooledConv[j]);
+        replaceWithPooledConvCall(convs[i], pool, contextOf(op), convArgs[i],
+                                  *poolArgs[j], convBiases[i]);
+        continue;
+      }
+      replaceWithCall(op, contextOf(op), "telarrt_maxpool2d_nchw_f32",
+                      *poolArgs[j],
+                      SmallVector<Value>{pool.getInputs()[0],
+                                         pool.getOutputs()[0]});
     }
     eraseUnreadFills();
     // The buffers the folds left unused.
@@ -920,43 +952,56 @@ struct TelarLinalgToLibraryCalls
     });
   }
 
+  /// The op (a convolution) whose output `consumer` reads as `mid`, when
+  /// one call can compute both where `consumer` is: `mid` is a local
+  /// allocation of one image that only the two use (the producer writing
+  /// it as its only output, not reading it; the consumer not writing it),
+  /// and nothing between them writes memory.
+  static Operation *fusableProducer(linalg::LinalgOp consumer, Value mid) {
+    auto alloc = mid.getDefiningOp<memref::AllocOp>();
+    if (!alloc || cast<MemRefType>(mid.getType()).getDimSize(0) != 1 ||
+        llvm::is_contained(consumer.getDpsInits(), mid))
+      return nullptr;
+    linalg::LinalgOp producer;
+    for (Operation *user : mid.getUsers()) {
+      if (user == consumer.getOperation())
+        continue;
+      auto op = dyn_cast<linalg::LinalgOp>(user);
+      if (producer || !op || op.getNumDpsInits() != 1 ||
+          op.getDpsInitOperand(0)->get() != mid ||
+          llvm::is_contained(op.getDpsInputs(), mid))
+        return nullptr;
+      producer = op;
+    }
+    if (!producer || producer->getBlock() != consumer->getBlock() ||
+        !producer->isBeforeInBlock(consumer))
+      return nullptr;
+    for (Operation *op = producer->getNextNode();
+         op != consumer.getOperation(); op = op->getNextNode())
+      if (!isMemoryEffectFree(op) && !isa<memref::AllocOp>(op))
+        return nullptr;
+    return producer.getOperation();
+  }
+
   /// The conv whose output `second` reads as its input, when one call can
-  /// compute both (telarrt_conv2d_pair_nchw_f32): the output is a local
-  /// allocation only the two use, of one image and channels in whole
-  /// blocks of 16 (the runtime then passes it between them in its planes of
-  /// interleaved channels), the second has unit strides and dilations
-  /// (`args`: its call's), and nothing between them writes memory (the
-  /// call computes the first where the second was).
+  /// compute both (telarrt_conv2d_pair_nchw_f32; fusableProducer): the
+  /// intermediate's channels come in whole blocks of 16 (the runtime then
+  /// passes it between them in its planes of interleaved channels), the
+  /// second has unit strides and dilations (`args`: its call's) and reads
+  /// it once.
   static linalg::Conv2DNchwFchwOp pairFirst(linalg::Conv2DNchwFchwOp second,
                                            ArrayRef<int64_t> args) {
     if (args.size() != 7 || args[0] != 1 || args[1] != 1 || args[2] != 1 ||
         args[3] != 1)
       return {};
     Value mid = second.getInputs()[0];
-    auto alloc = mid.getDefiningOp<memref::AllocOp>();
-    auto type = cast<MemRefType>(mid.getType());
-    if (!alloc || type.getDimSize(0) != 1 ||
-        type.getDimSize(1) % TELARRT_CONV_CHANNEL_BLOCK != 0 ||
-        second.getInputs()[1] == mid || second.getOutputs()[0] == mid)
+    if (cast<MemRefType>(mid.getType()).getDimSize(1) %
+                TELARRT_CONV_CHANNEL_BLOCK !=
+            0 ||
+        second.getInputs()[1] == mid)
       return {};
-    linalg::Conv2DNchwFchwOp first;
-    for (Operation *user : mid.getUsers()) {
-      if (user == second.getOperation())
-        continue;
-      auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(user);
-      if (first || !conv || conv.getOutputs()[0] != mid ||
-          llvm::is_contained(conv.getInputs(), mid))
-        return {};
-      first = conv;
-    }
-    if (!first || first->getBlock() != second->getBlock() ||
-        !first->isBeforeInBlock(second))
-      return {};
-    for (Operation *op = first->getNextNode(); op != second.getOperation();
-         op = op->getNextNode())
-      if (!isMemoryEffectFree(op) && !isa<memref::AllocOp>(op))
-        return {};
-    return first;
+    return dyn_cast_or_null<linalg::Conv2DNchwFchwOp>(
+        fusableProducer(second, mid));
   }
 
   /// Replaces the convolutions `first` and `second` (which reads `first`'s
@@ -987,6 +1032,34 @@ struct TelarLinalgToLibraryCalls
     replaceWithCall(second, context, "telarrt_conv2d_pair_nchw_f32", args,
                     operands);
     first->erase();
+  }
+
+  /// Replaces the convolution `conv` and the max pooling `pool` of its
+  /// output (fusableProducer) by one telarrt_conv2d_maxpool_nchw_f32 call
+  /// where the pooling was: the convolution's operands, bias (none: no
+  /// elements) and call arguments, its output's height and width, the
+  /// pooling's window, strides and padding.
+  void replaceWithPooledConvCall(linalg::LinalgOp conv,
+                                 linalg::PoolingNchwMaxOp pool, Value context,
+                                 ArrayRef<int64_t> convArgs,
+                                 ArrayRef<int64_t> poolArgs, Value bias) {
+    OpBuilder b(pool);
+    Location loc = pool.getLoc();
+    Value mid = pool.getInputs()[0];
+    auto midType = cast<MemRefType>(mid.getType());
+    SmallVector<Value> operands = {
+        conv->getOperand(0), conv->getOperand(1),
+        bias ? bias
+             : Value(memref::AllocaOp::create(
+                   b, loc, MemRefType::get({0}, b.getF32Type()))),
+        pool.getOutputs()[0]};
+    SmallVector<int64_t> args(convArgs);
+    args.append({midType.getDimSize(2), midType.getDimSize(3), poolArgs[0],
+                 poolArgs[1], poolArgs[2], poolArgs[3], poolArgs[6],
+                 poolArgs[7]});
+    replaceWithCall(pool, context, "telarrt_conv2d_maxpool_nchw_f32", args,
+                    operands);
+    conv->erase();
   }
 
   /// The bias `op`'s (a conv's) output was just set to, whose broadcast (or

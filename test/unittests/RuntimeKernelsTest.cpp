@@ -986,6 +986,139 @@ TEST(RuntimeKernels, Conv2dPairRejectsBadOperands) {
   telarrt_context_clear_error(ctx());
 }
 
+/// A convolution and the max pooling of its output in one call
+/// (telarrt_conv2d_maxpool_nchw_f32) against naiveConv and a naive pooling:
+/// pooled straight from the direct convolution's tile (a 7x7/2 stem-like
+/// one whose 65 x 115 output pools in two blocks of rows, a 3x3 one, a
+/// narrow map, overlapping 3x3/1 windows) or through the fallback (two
+/// images, OpenBLAS, the GEMM methods), with the ReLU, a bias, a
+/// registered filter, on 1 and 2 threads.
+TEST(RuntimeKernels, Conv2dMaxPool) {
+  std::mt19937 rng(31);
+  struct Case {
+    std::array<int64_t, 4> input;
+    PairConv conv;
+    int64_t kh, kw, sh, sw, padTop, padLeft;
+  };
+  const Case cases[] = {
+      {{1, 3, 130, 230}, {32, 7, 2, 3, 3, 3, 3}, 3, 3, 2, 2, 1, 1},
+      {{1, 16, 15, 17}, {40, 3, 1, 1, 1, 1, 1}, 2, 2, 2, 2, 0, 0},
+      {{1, 8, 9, 6}, {16, 3, 1, 1, 1, 1, 1}, 3, 3, 1, 1, 1, 1},
+      {{2, 4, 12, 12}, {32, 3, 2, 1, 1, 1, 1}, 3, 3, 2, 2, 1, 1},
+  };
+  const std::array<int, 4> nchw = {0, 1, 2, 3};
+  int saved = telarrt_get_num_threads();
+  double savedWork = telarrt_set_kernel_min_parallel_work(1);
+  for (size_t ci = 0; ci < std::size(cases); ++ci) {
+    SCOPED_TRACE("case " + std::to_string(ci));
+    const Case &cs = cases[ci];
+    auto [n, c, h, w] = cs.input;
+    StridedTensor<4> in({n, c, h, w}, nchw, 0, 1, rng);
+    StridedTensor<4> filter({cs.conv.f, c, cs.conv.k, cs.conv.k}, nchw, 0, 0,
+                            rng);
+    std::vector<float> bias;
+    std::uniform_real_distribution<float> dist(-1, 1);
+    for (int64_t i = 0; i < cs.conv.f; ++i)
+      bias.push_back(dist(rng));
+    std::vector<double> x;
+    in.forEach([&](const std::array<int64_t, 4> &i) { x.push_back(in.at(i)); });
+    for (int64_t flags : {int64_t(0), int64_t(TELAR_KERNEL_RELU)}) {
+      bool withBias = flags != 0;
+      int64_t ch, cw;
+      std::vector<double> conv =
+          naiveConv(x, n, c, h, w, filter, withBias ? bias : std::vector<float>{},
+                    cs.conv, flags & TELAR_KERNEL_RELU, ch, cw);
+      int64_t oh = (ch + 2 * cs.padTop - cs.kh) / cs.sh + 1;
+      int64_t ow = (cw + 2 * cs.padLeft - cs.kw) / cs.sw + 1;
+      std::vector<double> want(static_cast<size_t>(n * cs.conv.f * oh * ow),
+                               -INFINITY);
+      for (int64_t i = 0; i < n * cs.conv.f; ++i)
+        for (int64_t oy = 0; oy < oh; ++oy)
+          for (int64_t ox = 0; ox < ow; ++ox)
+            for (int64_t ky = 0; ky < cs.kh; ++ky)
+              for (int64_t kx = 0; kx < cs.kw; ++kx) {
+                int64_t y = oy * cs.sh + ky - cs.padTop,
+                        xx = ox * cs.sw + kx - cs.padLeft;
+                if (y >= 0 && y < ch && xx >= 0 && xx < cw) {
+                  double &m = want[(i * oh + oy) * ow + ox];
+                  m = std::max(m, conv[(i * ch + y) * cw + xx]);
+                }
+              }
+      for (int threads : {1, 2}) {
+        telarrt_set_num_threads(threads);
+        SCOPED_TRACE("threads " + std::to_string(threads) + " flags " +
+                     std::to_string(flags));
+        forEachGemmKernel([&] {
+          for (int method : {TELARRT_CONV_AUTO, TELARRT_CONV_DIRECT,
+                             TELARRT_CONV_PHASE_PLANES}) {
+            ASSERT_GE(telarrt_set_conv_method(method), 0);
+            SCOPED_TRACE("conv method " + std::to_string(method));
+            StridedTensor<4> out({n, cs.conv.f, oh, ow}, nchw, 0, 2, rng);
+            poison(out);
+            auto di = in.descriptor<TelarMemRef4F32>();
+            auto df = filter.descriptor<TelarMemRef4F32>();
+            auto dout = out.descriptor<TelarMemRef4F32>();
+            TelarMemRef1F32 db{bias.data(), bias.data(), 0,
+                               {withBias ? cs.conv.f : 0}, {1}};
+            if (withBias)
+              weights().registerRange(filter.storage.data(),
+                                      filter.storage.size() * sizeof(float));
+            int status = telarrt_conv2d_maxpool_nchw_f32(
+                ctx(), &di, &df, &db, &dout, cs.conv.stride, cs.conv.stride, 1,
+                1, cs.conv.padTop, cs.conv.padLeft, flags, ch, cw, cs.kh, cs.kw,
+                cs.sh, cs.sw, cs.padTop, cs.padLeft);
+            if (withBias)
+              weights().unregisterRange(filter.storage.data(),
+                                        filter.storage.size() * sizeof(float));
+            ASSERT_EQ(status, TELAR_STATUS_OK) << telarrt_context_error(ctx());
+            out.forEach([&](const std::array<int64_t, 4> &o) {
+              expectNear(out.at(o),
+                         want[((o[0] * cs.conv.f + o[1]) * oh + o[2]) * ow +
+                              o[3]],
+                         "conv + max pool");
+            });
+          }
+        });
+      }
+    }
+  }
+  telarrt_set_conv_method(TELARRT_CONV_AUTO);
+  telarrt_set_kernel_min_parallel_work(savedWork);
+  telarrt_set_num_threads(saved);
+  EXPECT_EQ(weights().getBytes(), 0u);
+}
+
+/// A fused pooling whose convolution would accumulate, or whose window
+/// does not fit the convolution's output, is refused with a message.
+TEST(RuntimeKernels, Conv2dMaxPoolRejectsBadOperands) {
+  std::mt19937 rng(37);
+  const std::array<int, 4> nchw = {0, 1, 2, 3};
+  StridedTensor<4> in({1, 3, 8, 8}, nchw, 0, 0, rng);
+  StridedTensor<4> filter({16, 3, 3, 3}, nchw, 0, 0, rng);
+  StridedTensor<4> out({1, 16, 4, 4}, nchw, 0, 0, rng);
+  auto di = in.descriptor<TelarMemRef4F32>();
+  auto df = filter.descriptor<TelarMemRef4F32>();
+  auto dout = out.descriptor<TelarMemRef4F32>();
+  TelarMemRef1F32 none{nullptr, nullptr, 0, {0}, {1}};
+  EXPECT_EQ(telarrt_conv2d_maxpool_nchw_f32(ctx(), &di, &df, &none, &dout, 1,
+                                            1, 1, 1, 1, 1,
+                                            TELAR_KERNEL_ACCUMULATE, 8, 8, 2,
+                                            2, 2, 2, 0, 0),
+            TELAR_STATUS_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(telarrt_context_error(ctx())).find("unsupported flags"),
+            std::string::npos);
+  telarrt_context_clear_error(ctx());
+  // 4 x 4 windows of 2 x 2, 3 apart, would read 3 rows below 8 x 8.
+  EXPECT_EQ(telarrt_conv2d_maxpool_nchw_f32(ctx(), &di, &df, &none, &dout, 1,
+                                            1, 1, 1, 1, 1, 0, 8, 8, 2, 2, 3, 3,
+                                            0, 0),
+            TELAR_STATUS_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(telarrt_context_error(ctx())).find("padding"),
+            std::string::npos)
+      << telarrt_context_error(ctx());
+  telarrt_context_clear_error(ctx());
+}
+
 /// Runs one matmul of (a copy of) `c` and returns the result's storage.
 std::vector<float> runMatmul(StridedTensor<2> &a, StridedTensor<2> &b,
                              StridedTensor<2> c, bool accumulate = true) {

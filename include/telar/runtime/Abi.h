@@ -177,6 +177,23 @@ int telarrt_conv2d_pair_nchw_f32(
     int64_t mid_h, int64_t mid_w, int64_t pad_top_b, int64_t pad_left_b,
     int64_t flags_b);
 
+/* A convolution and the max pooling of its output, which nothing else
+ * reads (ResNet's stem): mid = conv(in, filter) as
+ * telarrt_conv2d_nchw_bias_f32 computes it (strides, dilations, padding,
+ * bias; flags: TELAR_KERNEL_RELU at most), N x F x conv_h x conv_w; then out
+ * = the max over kh x kw windows of mid with strides pool_sh x pool_sw,
+ * pool_pad_top and pool_pad_left, as telarrt_maxpool2d_nchw_f32 computes
+ * it (dilation 1). A bias with no elements is none. When the convolution
+ * is computed directly (DIRECT, or AUTO with the runtime's own GEMM; one
+ * image) mid is never stored: each thread pools blocks of its filters'
+ * output rows while they are in its cache. */
+int telarrt_conv2d_maxpool_nchw_f32(
+    TelarContext *ctx, TelarMemRef4F32 *in, TelarMemRef4F32 *filter,
+    TelarMemRef1F32 *bias, TelarMemRef4F32 *out, int64_t sh, int64_t sw,
+    int64_t dh, int64_t dw, int64_t pad_top, int64_t pad_left, int64_t flags,
+    int64_t conv_h, int64_t conv_w, int64_t kh, int64_t kw, int64_t pool_sh,
+    int64_t pool_sw, int64_t pool_pad_top, int64_t pool_pad_left);
+
 /* out[n, c, oy, ox] = the max of in[n, c, oy*sh + ky*dh - pad_top,
  * ox*sw + kx*dw - pad_left] over the kh x kw window, positions outside the
  * image left out (padding of -inf; bottom and right padding follow from

@@ -1041,3 +1041,107 @@ func.func @pair_write_between(%x: memref<1x16x10x10xf32>, %w1: memref<32x16x3x3x
   memref.copy %out, %y : memref<1x16x6x6xf32> to memref<1x16x6x6xf32>
   return
 }
+
+// -----
+
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+
+// A conv whose output only a max pooling reads (through its -inf padding),
+// one image: one call where the pooling was, the conv's operands, bias and
+// flags (2: its ReLU), its output's 16x16, the pooling's window, strides and
+// pads. The conv's output, the padded copy and the fills go.
+// CHECK-LABEL: func.func @conv_maxpool
+// CHECK-NOT: linalg.conv_2d_nchw_fchw
+// CHECK: %[[X:.+]] = memref.cast %arg1 :
+// CHECK: %[[W:.+]] = memref.cast %arg2 :
+// CHECK: %[[B:.+]] = memref.cast %arg3 :
+// CHECK: %[[Y:.+]] = memref.cast %arg4 :
+// CHECK: call @telarrt_conv2d_maxpool_nchw_f32(%arg0, %[[X]], %[[W]], %[[B]], %[[Y]], %c2_i64{{[_0-9]*}}, %c2_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}}, %c0_i64{{[_0-9]*}}, %c0_i64{{[_0-9]*}}, %c2_i64{{[_0-9]*}}, %c16_i64{{[_0-9]*}}, %c16_i64{{[_0-9]*}}, %c3_i64{{[_0-9]*}}, %c3_i64{{[_0-9]*}}, %c2_i64{{[_0-9]*}}, %c2_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}})
+// CHECK-NOT: linalg.
+// CHECK-NOT: memref.copy
+// CHECK: return
+// CHECK: func.func private @telarrt_conv2d_maxpool_nchw_f32(!llvm.ptr, memref<?x?x?x?xf32, strided<[?, ?, ?, ?], offset: ?>>, memref<?x?x?x?xf32, strided<[?, ?, ?, ?], offset: ?>>, memref<?xf32, strided<[?], offset: ?>>, memref<?x?x?x?xf32, strided<[?, ?, ?, ?], offset: ?>>, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> i32
+func.func @conv_maxpool(%x: memref<1x3x37x37xf32>, %w: memref<32x3x7x7xf32>, %b: memref<32xf32>,
+                        %y: memref<1x32x8x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %c = memref.alloc() : memref<1x32x16x16xf32>
+  linalg.broadcast ins(%b : memref<32xf32>) outs(%c : memref<1x32x16x16xf32>) dimensions = [0, 2, 3]
+  linalg.conv_2d_nchw_fchw {strides = dense<2> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+    ins(%x, %w : memref<1x3x37x37xf32>, memref<32x3x7x7xf32>) outs(%c : memref<1x32x16x16xf32>)
+  %relu = memref.alloc() : memref<1x32x16x16xf32>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%c : memref<1x32x16x16xf32>) outs(%relu : memref<1x32x16x16xf32>) {
+  ^bb0(%o: f32, %d: f32):
+    %m = arith.maximumf %o, %zero : f32
+    linalg.yield %m : f32
+  }
+  %p = memref.alloc() : memref<1x32x18x18xf32>
+  linalg.fill ins(%ninf : f32) outs(%p : memref<1x32x18x18xf32>)
+  %sub = memref.subview %p[0, 0, 1, 1] [1, 32, 16, 16] [1, 1, 1, 1] : memref<1x32x18x18xf32> to memref<1x32x16x16xf32, strided<[10368, 324, 18, 1], offset: 19>>
+  memref.copy %relu, %sub : memref<1x32x16x16xf32> to memref<1x32x16x16xf32, strided<[10368, 324, 18, 1], offset: 19>>
+  %win = memref.alloc() : memref<3x3xf32>
+  linalg.fill ins(%ninf : f32) outs(%y : memref<1x32x8x8xf32>)
+  linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+    ins(%p, %win : memref<1x32x18x18xf32>, memref<3x3xf32>) outs(%y : memref<1x32x8x8xf32>)
+  return
+}
+
+// -----
+
+// The conv and the pooling stay two calls when: the conv's output is read
+// after the pooling too (@conv_maxpool_output_read); the pooling is dilated
+// (@conv_maxpool_dilated); two images (@conv_maxpool_batch).
+// CHECK-LABEL: func.func @conv_maxpool_output_read
+// CHECK: call @telarrt_conv2d_nchw_f32(
+// CHECK: call @telarrt_maxpool2d_nchw_f32(
+// CHECK-LABEL: func.func @conv_maxpool_dilated
+// CHECK: call @telarrt_conv2d_nchw_f32(
+// CHECK: call @telarrt_maxpool2d_nchw_f32(
+// CHECK-LABEL: func.func @conv_maxpool_batch
+// CHECK: call @telarrt_conv2d_nchw_f32(
+// CHECK: call @telarrt_maxpool2d_nchw_f32(
+// CHECK-NOT: telarrt_conv2d_maxpool_nchw_f32
+func.func @conv_maxpool_output_read(%x: memref<1x3x37x37xf32>, %w: memref<32x3x7x7xf32>,
+                                    %y: memref<1x32x7x7xf32>, %z: memref<1x32x16x16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %c = memref.alloc() : memref<1x32x16x16xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<1x32x16x16xf32>)
+  linalg.conv_2d_nchw_fchw {strides = dense<2> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+    ins(%x, %w : memref<1x3x37x37xf32>, memref<32x3x7x7xf32>) outs(%c : memref<1x32x16x16xf32>)
+  %win = memref.alloc() : memref<3x3xf32>
+  linalg.fill ins(%ninf : f32) outs(%y : memref<1x32x7x7xf32>)
+  linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+    ins(%c, %win : memref<1x32x16x16xf32>, memref<3x3xf32>) outs(%y : memref<1x32x7x7xf32>)
+  memref.copy %c, %z : memref<1x32x16x16xf32> to memref<1x32x16x16xf32>
+  return
+}
+func.func @conv_maxpool_dilated(%x: memref<1x3x37x37xf32>, %w: memref<32x3x7x7xf32>,
+                                %y: memref<1x32x6x6xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %c = memref.alloc() : memref<1x32x16x16xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<1x32x16x16xf32>)
+  linalg.conv_2d_nchw_fchw {strides = dense<2> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+    ins(%x, %w : memref<1x3x37x37xf32>, memref<32x3x7x7xf32>) outs(%c : memref<1x32x16x16xf32>)
+  %win = memref.alloc() : memref<3x3xf32>
+  linalg.fill ins(%ninf : f32) outs(%y : memref<1x32x6x6xf32>)
+  linalg.pooling_nchw_max {dilations = dense<2> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+    ins(%c, %win : memref<1x32x16x16xf32>, memref<3x3xf32>) outs(%y : memref<1x32x6x6xf32>)
+  return
+}
+func.func @conv_maxpool_batch(%x: memref<2x3x37x37xf32>, %w: memref<32x3x7x7xf32>,
+                              %y: memref<2x32x7x7xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %c = memref.alloc() : memref<2x32x16x16xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<2x32x16x16xf32>)
+  linalg.conv_2d_nchw_fchw {strides = dense<2> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+    ins(%x, %w : memref<2x3x37x37xf32>, memref<32x3x7x7xf32>) outs(%c : memref<2x32x16x16xf32>)
+  %win = memref.alloc() : memref<3x3xf32>
+  linalg.fill ins(%ninf : f32) outs(%y : memref<2x32x7x7xf32>)
+  linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+    ins(%c, %win : memref<2x32x16x16xf32>, memref<3x3xf32>) outs(%y : memref<2x32x7x7xf32>)
+  return
+}

@@ -136,7 +136,12 @@ def TelarLinalgToLibraryCalls : Pass<"telar-linalg-to-library-calls", "ModuleOp"
     the intermediate's height and width, the second's padding and flags (a
     bias with no elements for none), and the intermediate goes (the
     runtime passes it between the two in its planes of interleaved
-    channels: ResNet-18's 8 residual blocks, conv1 then conv2). A
+    channels: ResNet-18's 8 residual blocks, conv1 then conv2). Likewise
+    a convolution whose output only a max pooling (dilation 1) reads, one
+    image, becomes one `telarrt_conv2d_maxpool_nchw_f32` call where the
+    pooling was (the convolution's operands, bias and flags, its output's
+    height and width, the pooling's window, strides and padding), and the
+    convolution's output goes (ResNet-18's stem). A
     `linalg.pooling_nchw_max` whose output was just filled with -inf calls
     `telarrt_maxpool2d_nchw_f32`, which overwrites it (the fill goes),
     reading an input padded with -inf unpadded as convolutions do.
