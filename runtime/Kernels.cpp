@@ -338,6 +338,10 @@ constexpr int64_t kConvTileBytes = 256 << 10;
 /// Gemm.h): its tile (pixels x 32 filters) fills a part of L2.
 constexpr int64_t kDirectBlockPixels = 256;
 
+/// The largest filter (bytes) for which the convolutions of a pair split
+/// their work by output rows on a tie (convPhasePlanes).
+constexpr double kPairRowsMaxFilterBytes = 256 << 10;
+
 /// Output pixels from which AUTO computes a convolution directly although
 /// its filter must be packed on the call (not a registered constant): the
 /// packing then costs a few percent at most.
@@ -861,13 +865,21 @@ void convPhasePlanes(const Env &env, const View &a, const float *input,
       double bestBytes = 0;
       double planeBytes = double(s.c) * double(channelStride),
              filterBytes = double(s.f) * double(depth);
+      // In a pair (telarrt_conv2d_pair_nchw_f32) with a small filter, rows
+      // on a tie: each thread then reads mostly the intermediate's rows it
+      // wrote itself (ResNet-18 at 64 x 64, its two 64-channel pairs on 2
+      // threads: 0.150 -> 0.139 ms each; with large filters the threads
+      // would each read all of them: the whole model 1.3x slower).
+      bool pairRows = (toPlanes || givenPlanes) &&
+                      filterBytes * sizeof(float) <= kPairRowsMaxFilterBytes;
       for (int64_t fg = threads; fg >= 1; --fg) {
         if (threads % fg || fg > panels || threads / fg > s.oh)
           continue;
         int64_t cost = ceilDiv(s.oh, threads / fg) * ceilDiv(panels, fg);
         double bytes = planeBytes / double(threads / fg) + filterBytes / fg;
         if (best < 0 || cost < best ||
-            (cost == best && interleaved && bytes < bestBytes)) {
+            (cost == best && pairRows && fg < filterGroups) ||
+            (cost == best && !pairRows && interleaved && bytes < bestBytes)) {
           best = cost;
           bestBytes = bytes;
           filterGroups = fg;
