@@ -1508,13 +1508,6 @@ static int conv2dNchw(TelarContext *ctx, const char *kernel,
   return TELAR_STATUS_OK;
 }
 
-/// Two convolutions in a row (telarrt_conv2d_pair_nchw_f32): the first's
-/// output `mid` (midH x midW) goes straight into the second's planes of
-/// interleaved channels when both are computed directly (the runtime's own
-/// GEMM kernels, AUTO or DIRECT, one image, mid's channels a multiple of
-/// kChannelBlock): no NCHW copy of mid, no transpose in the first's
-/// epilogue, no copy into planes before the second. Otherwise mid goes
-/// through a scratch buffer and two ordinary calls.
 /// telarrt_maxpool2d_nchw_f32's computation (`kernel` names it in errors).
 static int maxPool2dNchw(TelarContext *ctx, const char *kernel,
                          TelarMemRef4F32 *in, TelarMemRef4F32 *out,
@@ -1582,6 +1575,14 @@ static int maxPool2dNchw(TelarContext *ctx, const char *kernel,
 
 static_assert(detail::kChannelBlock == TELARRT_CONV_CHANNEL_BLOCK,
               "the pair call's channel blocks are the planes'");
+
+/// Two convolutions in a row (telarrt_conv2d_pair_nchw_f32): the first's
+/// output `mid` (midH x midW) goes straight into the second's planes of
+/// interleaved channels when both are computed directly (the runtime's own
+/// GEMM kernels, AUTO or DIRECT, one image, mid's channels a multiple of
+/// kChannelBlock): no NCHW copy of mid, no transpose in the first's
+/// epilogue, no copy into planes before the second. Otherwise mid goes
+/// through a scratch buffer and two ordinary calls.
 static int conv2dPair(TelarContext *ctx, const char *kernel,
                       TelarMemRef4F32 *in, TelarMemRef4F32 *filterA,
                       const TelarMemRef1F32 *biasA, TelarMemRef4F32 *filterB,
@@ -1620,8 +1621,8 @@ static int conv2dPair(TelarContext *ctx, const char *kernel,
               fbs[2] > 0 && fbs[3] > 0 && filterMatrix(filterA) &&
               filterMatrix(filterB);
   if (!fast) {
-    mid.allocated = mid.aligned =
-        scratch(3, static_cast<size_t>(std::max<int64_t>(1, n * mc * midH * midW)));
+    mid.allocated = mid.aligned = scratch(
+        3, static_cast<size_t>(std::max<int64_t>(1, n * mc * midH * midW)));
     int status = conv2dNchw(ctx, kernel, in, filterA, biasA, &mid, sh, sw, dh,
                             dw, padTop, padLeft, flagsA);
     if (status != TELAR_STATUS_OK)
