@@ -189,7 +189,6 @@ struct DirectConv {
 struct DirectPool {
   float *out;
   int64_t filterStride, oh, ow, kh, kw, sh, sw, padTop, padLeft;
-  int64_t convH; // the convolution's output rows
 };
 
 /// Output rows [y0, y1) of filters [f0, f1) of `conv` on the calling

@@ -1573,6 +1573,14 @@ static int maxPool2dNchw(TelarContext *ctx, const char *kernel,
   return TELAR_STATUS_OK;
 }
 
+/// The fused calls' bias: one with no elements is none (null), unless the
+/// filter has none either (then its size is checked like any other).
+static const TelarMemRef1F32 *biasOrNone(const TelarMemRef1F32 *bias,
+                                         const TelarMemRef4F32 *filter) {
+  return bias && bias->sizes[0] == 0 && filter->sizes[0] != 0 ? nullptr
+                                                               : bias;
+}
+
 static_assert(detail::kChannelBlock == TELARRT_CONV_CHANNEL_BLOCK,
               "the pair call's channel blocks are the planes'");
 
@@ -1597,11 +1605,8 @@ static int conv2dPair(TelarContext *ctx, const char *kernel,
     return detail::fail(ctx, TELAR_STATUS_INVALID_ARGUMENT,
                         "%s: a %lldx%lld intermediate", kernel,
                         (long long)midH, (long long)midW);
-  // A bias without elements is none.
-  if (biasA && biasA->sizes[0] == 0 && filterA->sizes[0] != 0)
-    biasA = nullptr;
-  if (biasB && biasB->sizes[0] == 0 && filterB->sizes[0] != 0)
-    biasB = nullptr;
+  biasA = biasOrNone(biasA, filterA);
+  biasB = biasOrNone(biasB, filterB);
   int64_t n = in->sizes[0], mc = filterA->sizes[0];
   // mid, dense NCHW; its data only where it is materialised.
   TelarMemRef4F32 mid{nullptr, nullptr, 0, {n, mc, midH, midW},
@@ -1703,8 +1708,7 @@ static int conv2dMaxPool(TelarContext *ctx, const char *kernel,
     return detail::fail(ctx, TELAR_STATUS_INVALID_ARGUMENT,
                         "%s: a %lldx%lld convolution output", kernel,
                         (long long)convH, (long long)convW);
-  if (biasRef && biasRef->sizes[0] == 0 && filter->sizes[0] != 0)
-    biasRef = nullptr;
+  biasRef = biasOrNone(biasRef, filter);
   int64_t n = in->sizes[0], f = filter->sizes[0];
   // The convolution's output, dense NCHW; its data only where it is
   // materialised.
@@ -1744,7 +1748,7 @@ static int conv2dMaxPool(TelarContext *ctx, const char *kernel,
                          poolTop, poolLeft);
   }
   detail::DirectPool pool{out->aligned + out->offset, ost[1], os[2], os[3], kh,
-                          kw, poolSh, poolSw, poolTop, poolLeft, convH};
+                          kw, poolSh, poolSw, poolTop, poolLeft};
   int64_t noStrides[4] = {0, 0, 0, 0};
   convPhasePlanes(env, *filterMatrix(filter), in->aligned + in->offset,
                   in->strides, nullptr, noStrides,

@@ -872,18 +872,18 @@ struct TelarLinalgToLibraryCalls
     for (auto [i, op] : llvm::enumerate(convs))
       convIndex[op.getOperation()] = i;
     SmallVector<int64_t> firstOfPair(convs.size(), -1);
-    SmallVector<bool> paired(convs.size(), false);
+    SmallVector<bool> fused(convs.size(), false);
     for (auto [j, op] : llvm::enumerate(convs)) {
       auto conv = cast<linalg::Conv2DNchwFchwOp>(op.getOperation());
       linalg::Conv2DNchwFchwOp first = pairFirst(conv, convArgs[j]);
       if (!first)
         continue;
       size_t i = convIndex.lookup(first.getOperation());
-      if (paired[i] || paired[j] ||
+      if (fused[i] || fused[j] ||
           (convArgs[i].back() & TELAR_KERNEL_ACCUMULATE))
         continue;
       firstOfPair[j] = static_cast<int64_t>(i);
-      paired[i] = paired[j] = true;
+      fused[i] = fused[j] = true;
     }
     // A convolution whose output only a max pooling reads: one call.
     SmallVector<int64_t> pooledConv(pools.size(), -1);
@@ -897,11 +897,11 @@ struct TelarLinalgToLibraryCalls
       size_t i = convIndex.lookup(first.getOperation());
       const SmallVector<int64_t> &pa = *poolArgs[j];
       // Dilations 1 (args: window, strides, dilations, pads).
-      if (paired[i] || pa[4] != 1 || pa[5] != 1 ||
+      if (fused[i] || pa[4] != 1 || pa[5] != 1 ||
           (convArgs[i].back() & TELAR_KERNEL_ACCUMULATE))
         continue;
       pooledConv[j] = static_cast<int64_t>(i);
-      paired[i] = true;
+      fused[i] = true;
     }
     for (linalg::LinalgOp op : matmuls)
       replaceWithCall(op, contextOf(op), "telarrt_matmul_f32",
@@ -916,9 +916,9 @@ struct TelarLinalgToLibraryCalls
       replaceWithPairCall(convs[i], op, contextOf(op), convArgs[i],
                           convArgs[j], convBiases[i], convBiases[j]);
     }
-    for (auto [op, args, bias, inPair] :
-         llvm::zip(convs, convArgs, convBiases, paired)) {
-      if (inPair)
+    for (auto [op, args, bias, isFused] :
+         llvm::zip(convs, convArgs, convBiases, fused)) {
+      if (isFused)
         continue;
       if (!bias) {
         replaceWithCall(op, contextOf(op), "telarrt_conv2d_nchw_f32", args);
@@ -1004,6 +1004,15 @@ struct TelarLinalgToLibraryCalls
         fusableProducer(second, mid));
   }
 
+  /// `bias`, or (null) a buffer with no elements, which the fused calls
+  /// take for none.
+  static Value biasOrNone(OpBuilder &b, Location loc, Value bias) {
+    if (bias)
+      return bias;
+    return memref::AllocaOp::create(b, loc,
+                                    MemRefType::get({0}, b.getF32Type()));
+  }
+
   /// Replaces the convolutions `first` and `second` (which reads `first`'s
   /// output, pairFirst) by one telarrt_conv2d_pair_nchw_f32 call where
   /// `second` was: the operands of both, a bias with no elements for none.
@@ -1013,18 +1022,14 @@ struct TelarLinalgToLibraryCalls
                            Value secondBias) {
     OpBuilder b(second);
     Location loc = second.getLoc();
-    auto noBias = [&]() -> Value {
-      return memref::AllocaOp::create(
-          b, loc, MemRefType::get({0}, b.getF32Type()));
-    };
     Value mid = second->getOperand(0);
     auto midType = cast<MemRefType>(mid.getType());
     SmallVector<Value> operands = {
         first->getOperand(0),
         first->getOperand(1),
-        firstBias ? firstBias : noBias(),
+        biasOrNone(b, loc, firstBias),
         second->getOperand(1),
-        secondBias ? secondBias : noBias(),
+        biasOrNone(b, loc, secondBias),
         second.getDpsInitOperand(0)->get()};
     SmallVector<int64_t> args(firstArgs);
     args.append({midType.getDimSize(2), midType.getDimSize(3), secondArgs[4],
@@ -1049,9 +1054,7 @@ struct TelarLinalgToLibraryCalls
     auto midType = cast<MemRefType>(mid.getType());
     SmallVector<Value> operands = {
         conv->getOperand(0), conv->getOperand(1),
-        bias ? bias
-             : Value(memref::AllocaOp::create(
-                   b, loc, MemRefType::get({0}, b.getF32Type()))),
+        biasOrNone(b, loc, bias),
         pool.getOutputs()[0]};
     SmallVector<int64_t> args(convArgs);
     args.append({midType.getDimSize(2), midType.getDimSize(3), poolArgs[0],
