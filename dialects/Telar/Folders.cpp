@@ -4,7 +4,10 @@
 // Concat -> Reshape, ConstantOfShape, Range, ...) disappear at import time:
 // the importer creates ops with `createOrFold`, so a computation on small
 // constant tensors becomes a `telar.constant`. Only plain `dense` constants of
-// at most kMaxFoldElements fold; weights (resources) are never touched.
+// at most FoldLimitScope::kDefaultElements elements fold (weights, resources,
+// are never touched), unless a FoldLimitScope raises the limit:
+// telar-fold-constants hands the folders larger constants, resources
+// included, as dense attributes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,15 +17,24 @@
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/APSInt.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace mlir::telar;
 
-static constexpr int64_t kMaxFoldElements = 4096;
+/// The most elements a folded constant (operand or result) may have on this
+/// thread: FoldLimitScope::kDefaultElements unless a FoldLimitScope says otherwise.
+static thread_local int64_t maxFoldElements = FoldLimitScope::kDefaultElements;
+
+FoldLimitScope::FoldLimitScope(int64_t elements) : saved(maxFoldElements) {
+  maxFoldElements = elements;
+}
+FoldLimitScope::~FoldLimitScope() { maxFoldElements = saved; }
 
 /// The constant operand as a foldable dense attribute, or null.
 static DenseElementsAttr foldable(Attribute attr) {
   auto dense = dyn_cast_or_null<DenseElementsAttr>(attr);
-  if (!dense || dense.getNumElements() > kMaxFoldElements)
+  if (!dense || dense.getNumElements() > maxFoldElements)
     return {};
   return dense;
 }
@@ -54,7 +66,7 @@ static Attribute foldBinary(Attribute lhsAttr, Attribute rhsAttr,
                            FloatFn floatFn) {
   DenseElementsAttr lhs = foldable(lhsAttr), rhs = foldable(rhsAttr);
   if (!lhs || !rhs || !resultType.hasStaticShape() ||
-      resultType.getNumElements() > kMaxFoldElements)
+      resultType.getNumElements() > maxFoldElements)
     return {};
   Type elementType = lhs.getElementType();
   ArrayRef<int64_t> outShape = resultType.getShape();
@@ -278,6 +290,86 @@ OpFoldResult NotOp::fold(FoldAdaptor a) {
                       [](const APInt &x) { return ~x; });
 }
 
+/// Elementwise fold of a float unary op on a dense f32 or f64 constant, with
+/// the C library's function, which the generated code calls too (the math
+/// to libm lowering).
+static Attribute foldUnaryFloat(Attribute attr, RankedTensorType type,
+                                float (*f32)(float), double (*f64)(double)) {
+  DenseElementsAttr in = foldable(attr);
+  if (!in)
+    return {};
+  Type element = in.getElementType();
+  if (!element.isF32() && !element.isF64())
+    return {};
+  return in.mapValues(element, [&](const APFloat &x) {
+    if (element.isF32())
+      return APFloat(f32(x.convertToFloat())).bitcastToAPInt();
+    return APFloat(f64(x.convertToDouble())).bitcastToAPInt();
+  });
+}
+
+OpFoldResult LogOp::fold(FoldAdaptor a) {
+  return foldUnaryFloat(
+      a.getInput(), getType(), [](float x) { return std::log(x); },
+      [](double x) { return std::log(x); });
+}
+
+OpFoldResult ClipOp::fold(FoldAdaptor a) {
+  DenseElementsAttr in = foldable(a.getInput());
+  if (!in)
+    return {};
+  std::optional<APFloat> lo = getMin(), hi = getMax();
+  if (auto it = dyn_cast<IntegerType>(in.getElementType())) {
+    // Integer bounds only when they are whole numbers the type holds (the
+    // lowering clamps others to its range).
+    bool u = isUnsigned(it);
+    auto bound = [&](std::optional<APFloat> v) -> std::optional<APInt> {
+      if (!v)
+        return APInt();
+      APSInt r(it.getWidth(), u);
+      bool isExact = false;
+      if (v->convertToInteger(r, APFloat::rmTowardZero, &isExact) !=
+              APFloat::opOK ||
+          !isExact)
+        return std::nullopt;
+      return r;
+    };
+    std::optional<APInt> l = bound(lo), h = bound(hi);
+    if (!l || !h)
+      return {};
+    // Applied in this order: when min > max every element becomes max.
+    return in.mapValues(it, [&](const APInt &x) {
+      APInt y = x;
+      if (lo && (u ? y.ult(*l) : y.slt(*l)))
+        y = *l;
+      if (hi && (u ? y.ugt(*h) : y.sgt(*h)))
+        y = *h;
+      return y;
+    });
+  }
+  auto ft = dyn_cast<FloatType>(in.getElementType());
+  if (!ft)
+    return {};
+  auto convert = [&](std::optional<APFloat> v) -> std::optional<APFloat> {
+    if (!v)
+      return v;
+    bool lost = false;
+    APFloat r = *v;
+    r.convert(ft.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
+    return r;
+  };
+  std::optional<APFloat> l = convert(lo), h = convert(hi);
+  // maximumf/minimumf, as the lowering: NaN stays NaN.
+  return in.mapValues(ft, [&](const APFloat &x) {
+    APFloat y = x;
+    if (l)
+      y = llvm::maximum(y, *l);
+    if (h)
+      y = llvm::minimum(y, *h);
+    return y.bitcastToAPInt();
+  });
+}
+
 // Ops whose folding is not worth it for shape math.
 OpFoldResult PowOp::fold(FoldAdaptor) { return {}; }
 OpFoldResult PReluOp::fold(FoldAdaptor) { return {}; }
@@ -333,9 +425,9 @@ OpFoldResult CastOp::fold(FoldAdaptor a) {
                  : v.sextOrTrunc(toInt.getWidth());
     });
   }
-  // Casts involving floats fold only when every value converts exactly
-  // (window functions and Range limits computed from integer inputs); the
-  // rounding and saturation rules of inexact casts stay with the runtime.
+  // Casts to floats fold only when every value converts exactly (window
+  // functions and Range limits computed from integer inputs); the rounding
+  // and saturation rules of inexact ones stay with the runtime.
   bool exact = true;
   if (fromInt && toFloat && toFloat.getWidth() >= 16) {
     SmallVector<APFloat> out;
@@ -364,17 +456,20 @@ OpFoldResult CastOp::fold(FoldAdaptor a) {
       return DenseElementsAttr::get(getType(), out);
     return {};
   }
+  // Float to integer truncates, as the runtime's fptosi/fptoui do (T5's
+  // relative position buckets); only NaNs and values out of range (poison
+  // at run time) refuse.
   if (fromFloat && toInt && toInt.getWidth() > 1) {
     SmallVector<APInt> out;
+    bool inRange = true;
     for (const APFloat &f : in.getValues<APFloat>()) {
       APSInt v(toInt.getWidth(), toInt.isUnsigned());
       bool isExact = false;
-      exact &= f.convertToInteger(v, APFloat::rmTowardZero, &isExact) ==
-                   APFloat::opOK &&
-               isExact;
+      inRange &= (f.convertToInteger(v, APFloat::rmTowardZero, &isExact) &
+                  APFloat::opInvalidOp) == 0;
       out.push_back(v);
     }
-    if (exact)
+    if (inRange)
       return DenseElementsAttr::get(getType(), out);
   }
   return {};
@@ -408,7 +503,7 @@ OpFoldResult ExpandOp::fold(FoldAdaptor a) {
     return getInput();
   DenseElementsAttr in = foldable(a.getInput());
   if (in && in.isSplat() && getType().hasStaticShape() &&
-      getType().getNumElements() <= kMaxFoldElements)
+      getType().getNumElements() <= maxFoldElements)
     return DenseElementsAttr::get(getType(), in.getSplatValue<Attribute>());
   return {};
 }
@@ -426,7 +521,7 @@ static SmallVector<int64_t> stridesOf(ArrayRef<int64_t> shape) {
 static Attribute gatherElements(
     DenseElementsAttr in, RankedTensorType type,
     function_ref<int64_t(ArrayRef<int64_t> coord)> sourceIndex) {
-  if (!type.hasStaticShape() || type.getNumElements() > kMaxFoldElements)
+  if (!type.hasStaticShape() || type.getNumElements() > maxFoldElements)
     return {};
   auto values = llvm::to_vector(in.getValues<Attribute>());
   ArrayRef<int64_t> shape = type.getShape();
@@ -505,7 +600,7 @@ OpFoldResult ConcatOp::fold(FoldAdaptor a) {
     ins.push_back(d);
   }
   RankedTensorType type = getType();
-  if (!type.hasStaticShape() || type.getNumElements() > kMaxFoldElements)
+  if (!type.hasStaticShape() || type.getNumElements() > maxFoldElements)
     return {};
   int64_t axis = *normalizeAxis(getAxis(), type.getRank());
   // Row-major: the result is, for each outer index, the inputs' axis blocks

@@ -37,6 +37,8 @@ void telar::buildProgramPreparationPipeline(OpPassManager &pm) {
   // Transposes of weights first: they make new weights, which the
   // outlining then turns into arguments like the others.
   pm.addPass(createTelarFoldWeightTransposes());
+  // Then what depends on constants only: its results may be weights too.
+  pm.addPass(createTelarFoldConstants());
   pm.addPass(createTelarOutlineWeights());
 }
 
@@ -131,7 +133,8 @@ void telar::registerTelarPipelines() {
   PassPipelineRegistration<>(
       "telar-prepare-program",
       "Target-independent preparation of a telar program: weights "
-      "transposed at compile time, then outlined into @main arguments",
+      "transposed and constant subgraphs evaluated at compile time, then "
+      "weights outlined into @main arguments",
       buildProgramPreparationPipeline);
   PassPipelineRegistration<CpuPipelineOptions>(
       "telar-lower-to-llvm",

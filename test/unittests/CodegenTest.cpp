@@ -73,8 +73,9 @@ TEST(TargetBackendTest, CpuPipelineIsTelarLowerToLLVM) {
   mt::buildCpuLoweringPipeline(named, mt::CpuPipelineOptions());
   EXPECT_EQ(pipelineText(target), pipelineText(named));
   EXPECT_NE(pipelineText(named).find(
-                "telar-fold-weight-transposes,telar-outline-weights,"
-                "telar-lower-to-linalg"),
+                "telar-fold-weight-transposes,telar-fold-constants{"
+                "inline-elements=4096 max-bytes=16777216},"
+                "telar-outline-weights,telar-lower-to-linalg"),
             std::string::npos)
       << pipelineText(named);
 }

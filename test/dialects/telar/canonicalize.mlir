@@ -2,7 +2,8 @@
 
 // Folders of the telar ops (dialects/Telar/Folders.cpp): shape math on small
 // dense constants becomes one telar.constant; identities fold to the input;
-// division by zero, float casts, resources and big tensors are left alone.
+// division by zero, inexact casts to floats, resources and big tensors are
+// left alone.
 
 // CHECK-LABEL: func @add_broadcast
 // CHECK-NEXT: %[[C:.*]] = telar.constant dense<{{\[}}[11, 22, 33], [14, 25, 36]]> : tensor<2x3xi64>
@@ -276,19 +277,57 @@ func.func @cast_int() -> (tensor<3xi32>, tensor<3xi1>, tensor<3xi64>, tensor<3xu
 
 // -----
 
-// Inexact float to integer casts stay at run time (their rounding is the
-// runtime's); an integer that converts exactly folds.
-// CHECK-LABEL: func @cast_float_stays
+// Float to integer casts truncate, as the runtime's do; a value out of the
+// integer's range (poison at run time) keeps the cast. An integer that
+// converts exactly to a float folds.
+// CHECK-LABEL: func @cast_float
 // CHECK-DAG: %[[C0:.*]] = telar.constant dense<[-1.000000e+00, 0.000000e+00, 3.000000e+02]> : tensor<3xf32>
-// CHECK-DAG: %[[F:.*]] = telar.constant dense<[1.500000e+00, -2.500000e+00]> : tensor<2xf32>
-// CHECK-DAG: %[[C1:.*]] = telar.cast %[[F]] {to = i64} : (tensor<2xf32>) -> tensor<2xi64>
-// CHECK: return %[[C0]], %[[C1]]
-func.func @cast_float_stays() -> (tensor<3xf32>, tensor<2xi64>) {
+// CHECK-DAG: %[[C1:.*]] = telar.constant dense<[1, -2]> : tensor<2xi64>
+// CHECK-DAG: %[[BIG:.*]] = telar.constant dense<[1.000000e+00, 1.000000e+20]> : tensor<2xf32>
+// CHECK-DAG: %[[C2:.*]] = telar.cast %[[BIG]] {to = i64} : (tensor<2xf32>) -> tensor<2xi64>
+// CHECK: return %[[C0]], %[[C1]], %[[C2]]
+func.func @cast_float() -> (tensor<3xf32>, tensor<2xi64>, tensor<2xi64>) {
   %a = telar.constant dense<[-1, 0, 300]> : tensor<3xi64>
   %0 = telar.cast %a {to = f32} : (tensor<3xi64>) -> tensor<3xf32>
   %f = telar.constant dense<[1.5, -2.5]> : tensor<2xf32>
   %1 = telar.cast %f {to = i64} : (tensor<2xf32>) -> tensor<2xi64>
-  return %0, %1 : tensor<3xf32>, tensor<2xi64>
+  %big = telar.constant dense<[1.0, 1.0e20]> : tensor<2xf32>
+  %2 = telar.cast %big {to = i64} : (tensor<2xf32>) -> tensor<2xi64>
+  return %0, %1, %2 : tensor<3xf32>, tensor<2xi64>, tensor<2xi64>
+}
+
+// -----
+
+// Clip folds on integers (whole bounds; min > max gives max everywhere)
+// and floats (NaN stays NaN); a fractional bound on integers stays.
+// CHECK-LABEL: func @clip
+// CHECK-DAG: %[[I:.*]] = telar.constant dense<[2, 2, 5, 7, 7]> : tensor<5xi64>
+// CHECK-DAG: %[[LO:.*]] = telar.constant dense<[2, 2, 5, 9, 12]> : tensor<5xi64>
+// CHECK-DAG: %[[SWAP:.*]] = telar.constant dense<1> : tensor<5xi64>
+// CHECK-DAG: %[[F:.*]] = telar.constant dense<[-1.000000e+00, 5.000000e-01, 0x7FC00000]> : tensor<3xf32>
+// CHECK-DAG: telar.clip %{{.*}} {min = 1.500000e+00 : f64} : (tensor<5xi64>) -> tensor<5xi64>
+// CHECK: return %[[I]], %[[LO]], %[[SWAP]], %[[F]]
+func.func @clip() -> (tensor<5xi64>, tensor<5xi64>, tensor<5xi64>, tensor<3xf32>, tensor<5xi64>) {
+  %a = telar.constant dense<[-4, 0, 5, 9, 12]> : tensor<5xi64>
+  %0 = telar.clip %a {min = 2.0 : f64, max = 7.0 : f64} : (tensor<5xi64>) -> tensor<5xi64>
+  %1 = telar.clip %a {min = 2.0 : f64} : (tensor<5xi64>) -> tensor<5xi64>
+  %2 = telar.clip %a {min = 3.0 : f64, max = 1.0 : f64} : (tensor<5xi64>) -> tensor<5xi64>
+  %f = telar.constant dense<[-3.0, 0.5, 0x7FC00000]> : tensor<3xf32>
+  %3 = telar.clip %f {min = -1.0 : f64, max = 1.0 : f64} : (tensor<3xf32>) -> tensor<3xf32>
+  %4 = telar.clip %a {min = 1.5 : f64} : (tensor<5xi64>) -> tensor<5xi64>
+  return %0, %1, %2, %3, %4 : tensor<5xi64>, tensor<5xi64>, tensor<5xi64>, tensor<3xf32>, tensor<5xi64>
+}
+
+// -----
+
+// Log folds with the C library's logf (which the generated code calls).
+// CHECK-LABEL: func @log
+// CHECK-DAG: %[[L:.*]] = telar.constant dense<[0.000000e+00, 0.99999994, 0xFF800000, 2.77258873]> : tensor<4xf32>
+// CHECK: return %[[L]]
+func.func @log() -> tensor<4xf32> {
+  %a = telar.constant dense<[1.0, 2.71828183, 0.0, 16.0]> : tensor<4xf32>
+  %0 = telar.log %a : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
 }
 
 // -----
@@ -517,13 +556,13 @@ func.func @resource_not_folded() -> (tensor<3xi32>, tensor<3xi32>, tensor<1x3xi3
 
 // -----
 
-// Casts with floats fold when every value converts exactly; inexact ones
-// (2.5 to i32) are left to run time.
+// Casts to floats fold when every value converts exactly; float to integer
+// truncates (2.5 to i32 is 2).
 // CHECK-LABEL: func @float_casts
 // CHECK-DAG: %[[F:.*]] = telar.constant dense<[3.000000e+00, -4.000000e+00]> : tensor<2xf32>
 // CHECK-DAG: %[[RT:.*]] = telar.constant dense<[2.000000e+00, -1.000000e+00]> : tensor<2xf32>
-// CHECK-DAG: %[[INEXACT:.*]] = telar.constant dense<[2.500000e+00, -1.000000e+00]> : tensor<2xf32>
-// CHECK: %[[I:.*]] = telar.cast %[[INEXACT]] {to = i32}
+// CHECK-DAG: %[[I:.*]] = telar.constant dense<[2, -1]> : tensor<2xi32>
+// CHECK-NOT: telar.cast
 // CHECK: return %[[F]], %[[I]], %[[RT]]
 func.func @float_casts() -> (tensor<2xf32>, tensor<2xi32>, tensor<2xf32>) {
   %a = telar.constant dense<[3, -4]> : tensor<2xi32>

@@ -19,4 +19,21 @@
 #define GET_OP_CLASSES
 #include "telar/dialects/Telar/TelarOps.h.inc"
 
+namespace mlir::telar {
+/// While alive, the telar ops' folders on this thread take dense constant
+/// operands and results of up to `elements` elements, instead of the
+/// kDefaultElements that keep import-time folding to shape math.
+class FoldLimitScope {
+public:
+  static constexpr int64_t kDefaultElements = 4096;
+  explicit FoldLimitScope(int64_t elements);
+  ~FoldLimitScope();
+  FoldLimitScope(const FoldLimitScope &) = delete;
+  FoldLimitScope &operator=(const FoldLimitScope &) = delete;
+
+private:
+  int64_t saved;
+};
+} // namespace mlir::telar
+
 #endif // TELAR_DIALECTS_TELAR_TELAROPS_H

@@ -61,7 +61,7 @@ def Telar_AbsOp : Telar_UnaryOp<"abs", Telar_NumericTensor> { let summary = "|x|
 def Telar_NegOp : Telar_UnaryOp<"neg", Telar_NumericTensor> { let summary = "-x (ONNX Neg)"; let hasFolder = 1; }
 def Telar_SignOp : Telar_UnaryOp<"sign", Telar_NumericTensor> { let summary = "sign(x) (ONNX Sign)"; }
 def Telar_ExpOp : Telar_UnaryOp<"exp"> { let summary = "e^x (ONNX Exp)"; }
-def Telar_LogOp : Telar_UnaryOp<"log"> { let summary = "ln(x) (ONNX Log)"; }
+def Telar_LogOp : Telar_UnaryOp<"log"> { let summary = "ln(x) (ONNX Log)"; let hasFolder = 1; }
 def Telar_SqrtOp : Telar_UnaryOp<"sqrt"> { let summary = "sqrt(x) (ONNX Sqrt)"; }
 def Telar_ReciprocalOp : Telar_UnaryOp<"reciprocal"> { let summary = "1/x (ONNX Reciprocal)"; }
 def Telar_FloorOp : Telar_UnaryOp<"floor"> { let summary = "floor(x) (ONNX Floor)"; }
@@ -146,6 +146,7 @@ def Telar_ClipOp : Telar_UnaryOp<"clip", Telar_NumericTensor> {
   }];
   let arguments = (ins Telar_NumericTensor:$input,
                        OptionalAttr<F64Attr>:$min, OptionalAttr<F64Attr>:$max);
+  let hasFolder = 1;
 }
 
 /// Unary predicates.

@@ -64,6 +64,32 @@ def TelarFoldWeightTransposes : Pass<"telar-fold-weight-transposes", "ModuleOp">
   }];
 }
 
+def TelarFoldConstants : Pass<"telar-fold-constants", "ModuleOp"> {
+  let summary = "Evaluate at compile time what depends on constants only";
+  let description = [{
+    Every telar op whose operands are all `telar.constant`s (weights,
+    `dense_resource`, included) or results folded before it, and whose
+    results have static shapes of at most `max-bytes` bytes each, is
+    evaluated by its folder and goes; the results still used become
+    constants, named after the ONNX values (`telar.result_names`). Results
+    of more than `inline-elements` elements become weights named
+    `folded.<value>` (outlined and stored like the others; splats and
+    booleans stay attributes). Constants no longer read go too. The importer folds only
+    small plain constants (shape math); this pass removes the rest, such as
+    T5's relative position bias (buckets from positions through abs, log,
+    casts and clips, then a gather from the bias table and a transpose),
+    which would otherwise be computed on every run. An op without a folder
+    for its operands (a matmul, a float cast that rounds) stays, and so
+    does everything after it.
+  }];
+  let options = [
+    Option<"maxBytes", "max-bytes", "int64_t", /*default=*/"16777216",
+           "Largest result (bytes) an op is folded into">,
+    Option<"inlineElements", "inline-elements", "int64_t", /*default=*/"4096",
+           "Folded results with more elements become weights">
+  ];
+}
+
 def TelarLowerToLinalg : Pass<"telar-lower-to-linalg", "ModuleOp"> {
   let summary = "Lower telar ops to linalg, tensor, arith and math on tensors";
   let description = [{
