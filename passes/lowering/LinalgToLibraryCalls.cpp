@@ -246,9 +246,49 @@ bool writtenBetween(Operation *from, Operation *to, Value buffer) {
   return false;
 }
 
+/// The `linalg.transpose` that fills `alloc` for `op` alone, or null: the
+/// last op before `op` (same block) to touch the buffer or a view of it,
+/// with nothing touching it after `op` but an op that overwrites it whole
+/// without reading it (a later transpose into it, a dealloc). Bufferized
+/// programs reuse a buffer across layers (tensor.empty ops are CSE'd), so
+/// other uses before the transpose and after such an overwrite are fine.
+linalg::TransposeOp transposeFeeding(memref::AllocOp alloc, Operation *op) {
+  llvm::SmallPtrSet<Value, 8> aliases;
+  collectAliases(alloc.getResult(), aliases);
+  llvm::SmallPtrSet<Operation *, 8> users;
+  for (Value v : aliases)
+    for (Operation *user : v.getUsers()) {
+      if (user->getBlock() != op->getBlock())
+        return nullptr;
+      if (!isa<ViewLikeOpInterface>(user))
+        users.insert(user);
+    }
+  linalg::TransposeOp transpose;
+  for (Operation *it = op->getPrevNode(); it && !transpose;
+       it = it->getPrevNode())
+    if (users.contains(it)) {
+      auto t = dyn_cast<linalg::TransposeOp>(it);
+      if (!t || t.getInit() != alloc.getResult() ||
+          !t.hasPureBufferSemantics())
+        return nullptr;
+      transpose = t;
+    }
+  if (!transpose)
+    return nullptr;
+  for (Operation *it = op->getNextNode(); it; it = it->getNextNode())
+    if (users.contains(it)) {
+      auto t = dyn_cast<linalg::TransposeOp>(it);
+      if ((t && t.getInit() == alloc.getResult()) ||
+          isa<memref::DeallocOp>(it))
+        return transpose;
+      return nullptr;
+    }
+  return transpose;
+}
+
 /// Operands of `op` (a matmul or batch matmul going to the runtime, which
-/// takes any strides) that are an allocation only a `linalg.transpose`
-/// before `op` fills and only `op` reads: the transposed view of the
+/// takes any strides) that are an allocation a `linalg.transpose` fills
+/// for `op` alone (transposeFeeding): the transposed view of the
 /// transpose's input (memref.transpose) replaces it, and the copy goes,
 /// when that input is an allocation or argument not written in between.
 void foldTransposedOperands(linalg::LinalgOp op) {
@@ -256,19 +296,8 @@ void foldTransposedOperands(linalg::LinalgOp op) {
     auto alloc = operand->get().getDefiningOp<memref::AllocOp>();
     if (!alloc)
       continue;
-    linalg::TransposeOp transpose;
-    bool others = false;
-    for (OpOperand &use : alloc->getUses()) {
-      if (use.getOwner() == op)
-        continue;
-      auto t = dyn_cast<linalg::TransposeOp>(use.getOwner());
-      if (t && !transpose && t.getInit() == alloc.getResult())
-        transpose = t;
-      else
-        others = true;
-    }
-    if (others || !transpose || transpose->getBlock() != op->getBlock() ||
-        !transpose->isBeforeInBlock(op) || !transpose.hasPureBufferSemantics())
+    linalg::TransposeOp transpose = transposeFeeding(alloc, op);
+    if (!transpose)
       continue;
     Value input = transpose.getInput();
     Value root = localBuffer(input);
@@ -281,8 +310,90 @@ void foldTransposedOperands(linalg::LinalgOp op) {
                                              AffineMapAttr::get(map));
     operand->set(view);
     transpose->erase();
-    alloc->erase();
+    if (alloc->use_empty())
+      alloc->erase();
   }
+}
+
+/// The buffer `v` is a view of (through subviews, casts, reshapes).
+Value rootBuffer(Value v) {
+  while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
+    v = view.getViewSource();
+  return v;
+}
+
+/// When `op` (a contraction that overwrites its output) writes an
+/// allocation whose next use is a `linalg.transpose` copying it whole into
+/// another buffer, after which it is only overwritten whole (a transpose or
+/// fill into it) or freed: `op` writes the transposed view of that other
+/// buffer instead (the kernels take any strides) and the copy goes, as do
+/// attention's heads going back to tokens. Not when nothing orders the
+/// other buffer's uses between the two, or `op` reads it.
+void foldTransposedResult(linalg::LinalgOp op) {
+  if (op.getNumDpsInits() != 1)
+    return;
+  auto alloc = op.getDpsInitOperand(0)->get().getDefiningOp<memref::AllocOp>();
+  if (!alloc)
+    return;
+  auto nextUser = [&](Value buffer, Operation *after) -> Operation * {
+    llvm::SmallPtrSet<Value, 8> aliases;
+    collectAliases(buffer, aliases);
+    llvm::SmallPtrSet<Operation *, 8> users;
+    for (Value v : aliases)
+      for (Operation *user : v.getUsers())
+        if (!isa<ViewLikeOpInterface>(user))
+          users.insert(user);
+    for (Operation *it = after->getNextNode(); it; it = it->getNextNode())
+      if (users.contains(it) ||
+          llvm::any_of(users, [&](Operation *u) {
+            return u != it && it->isAncestor(u);
+          }))
+        return it;
+    return nullptr;
+  };
+  auto transpose =
+      dyn_cast_or_null<linalg::TransposeOp>(nextUser(alloc.getResult(), op));
+  if (!transpose || transpose.getInput() != alloc.getResult() ||
+      !transpose.hasPureBufferSemantics())
+    return;
+  Operation *after = nextUser(alloc.getResult(), transpose);
+  if (after) {
+    auto t = dyn_cast<linalg::TransposeOp>(after);
+    auto fill = dyn_cast<linalg::FillOp>(after);
+    if (!(t && t.getInit() == alloc.getResult()) &&
+        !(fill && fill.getOutputs()[0] == alloc.getResult()) &&
+        !isa<memref::DeallocOp>(after))
+      return;
+  }
+  Value dest = transpose.getInit();
+  // The other buffer must exist at `op`: an allocation between the two
+  // moves up (bufferization allocates just before the copy).
+  if (Operation *def = dest.getDefiningOp();
+      def && def->getBlock() == op->getBlock() && op->isBeforeInBlock(def)) {
+    if (!isa<memref::AllocOp>(def) || def->getNumOperands() != 0)
+      return;
+    def->moveBefore(op);
+  }
+  Value root = rootBuffer(dest);
+  for (Value in : op->getOperands())
+    if (in != alloc.getResult() && rootBuffer(in) == root)
+      return;
+  Operation *between = nextUser(root, op);
+  if (between && between != transpose.getOperation())
+    return;
+  ArrayRef<int64_t> perm = transpose.getPermutation();
+  SmallVector<unsigned> inverse(perm.size());
+  for (auto [i, p] : llvm::enumerate(perm))
+    inverse[p] = i;
+  OpBuilder b(op);
+  Value view = memref::TransposeOp::create(
+      b, op.getLoc(), dest,
+      AffineMapAttr::get(AffineMap::getPermutationMap(inverse,
+                                                      b.getContext())));
+  op.getDpsInitOperand(0)->set(view);
+  // The buffer stays (canonicalization removes it unused): it may be the
+  // source of a zero-filled copy this pass still tracks (sharedFills).
+  transpose->erase();
 }
 
 void replaceWithCall(linalg::LinalgOp op, Value context, StringRef callee,
@@ -319,13 +430,6 @@ int64_t product(ArrayRef<int64_t> v) {
 //===----------------------------------------------------------------------===//
 // Convolutions: implicit padding and the ReLU epilogue
 //===----------------------------------------------------------------------===//
-
-/// The buffer `v` is a view of (through subviews, casts, reshapes).
-Value rootBuffer(Value v) {
-  while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
-    v = view.getViewSource();
-  return v;
-}
 
 /// Whether `a` and `b` may share memory: unless their root buffers are
 /// distinct allocations (or one is an allocation and the other a function
@@ -903,12 +1007,17 @@ struct TelarLinalgToLibraryCalls
       pooledConv[j] = static_cast<int64_t>(i);
       fused[i] = true;
     }
-    for (linalg::LinalgOp op : matmuls)
-      replaceWithCall(op, contextOf(op), "telarrt_matmul_f32",
-                      {overwriteFlags(op)});
-    for (linalg::LinalgOp op : batchMatmuls)
-      replaceWithCall(op, contextOf(op), "telarrt_batch_matmul_f32",
-                      {overwriteFlags(op)});
+    // Overwriting contractions may write a transposed view of where their
+    // result is copied to.
+    for (auto [list, callee] :
+         {std::pair(&matmuls, "telarrt_matmul_f32"),
+          std::pair(&batchMatmuls, "telarrt_batch_matmul_f32")})
+      for (linalg::LinalgOp op : *list) {
+        int64_t flags = overwriteFlags(op);
+        if (!(flags & TELAR_KERNEL_ACCUMULATE))
+          foldTransposedResult(op);
+        replaceWithCall(op, contextOf(op), callee, {flags});
+      }
     for (auto [j, op] : llvm::enumerate(convs)) {
       if (firstOfPair[j] < 0)
         continue;

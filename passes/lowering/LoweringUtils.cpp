@@ -190,21 +190,54 @@ Value telar::reshapeTensor(OpBuilder &b, Location loc, Value v,
       return tensor::ExpandShapeOp::create(b, loc, type, v, *groups);
     }
   }
-  // Collapsing every dimension into one, and expanding one into any shape,
-  // are always valid.
-  Value flat = v;
-  if (srcRank != 1) {
-    ReassociationIndices all = llvm::to_vector(llvm::seq<int64_t>(0, srcRank));
-    auto flatType = RankedTensorType::get({srcType.getNumElements()},
-                                          srcType.getElementType());
-    flat = tensor::CollapseShapeOp::create(b, loc, flatType, v,
-                                           ArrayRef<ReassociationIndices>{all});
+  // Otherwise through the shape of the smallest groups of consecutive dims
+  // whose sizes multiply to the same on both sides: each source group
+  // collapses into one dim, which expands into its result group. Collapsing
+  // only within groups keeps a reshape of a strided view a view where it
+  // can be one ([197, 1, 384] columns of a [197, 1, 1152] buffer to
+  // [197, 6, 64]: attention's heads), where collapsing everything would copy.
+  ArrayRef<int64_t> src = srcType.getShape(), dst = type.getShape();
+  SmallVector<ReassociationIndices> srcGroups, dstGroups;
+  SmallVector<int64_t> mid;
+  bool grouped = !llvm::is_contained(src, 0);
+  int64_t i = 0, j = 0;
+  while (grouped && i < srcRank && j < dstRank) {
+    ReassociationIndices sg = {i}, dg = {j};
+    int64_t ps = src[i++], pd = dst[j++];
+    while (ps != pd) {
+      if (ps < pd && i < srcRank) {
+        sg.push_back(i);
+        ps *= src[i++];
+      } else if (pd < ps && j < dstRank) {
+        dg.push_back(j);
+        pd *= dst[j++];
+      } else {
+        grouped = false;
+        break;
+      }
+    }
+    srcGroups.push_back(sg);
+    dstGroups.push_back(dg);
+    mid.push_back(ps);
   }
-  if (dstRank == 1)
-    return flat;
-  ReassociationIndices all = llvm::to_vector(llvm::seq<int64_t>(0, dstRank));
-  return tensor::ExpandShapeOp::create(b, loc, type, flat,
-                                       ArrayRef<ReassociationIndices>{all});
+  // What is left on one side is unit dims: they join the last group.
+  for (; grouped && i < srcRank; ++i)
+    srcGroups.back().push_back(i);
+  for (; grouped && j < dstRank; ++j)
+    dstGroups.back().push_back(j);
+  if (!grouped) {
+    srcGroups = {llvm::to_vector(llvm::seq<int64_t>(0, srcRank))};
+    dstGroups = {llvm::to_vector(llvm::seq<int64_t>(0, dstRank))};
+    mid = {srcType.getNumElements()};
+  }
+  Value midValue = v;
+  if (static_cast<int64_t>(mid.size()) != srcRank)
+    midValue = tensor::CollapseShapeOp::create(
+        b, loc, RankedTensorType::get(mid, srcType.getElementType()), v,
+        srcGroups);
+  if (static_cast<int64_t>(mid.size()) == dstRank)
+    return midValue;
+  return tensor::ExpandShapeOp::create(b, loc, type, midValue, dstGroups);
 }
 
 Value telar::transposeTensor(OpBuilder &b, Location loc, Value v,

@@ -547,6 +547,76 @@ func.func @transposed_operand(%k: memref<16x8x16xf32>, %q: memref<8x16x16xf32>, 
 
 // -----
 
+// A buffer two layers reuse (bufferization shares CSE'd tensor.empty ops):
+// each transpose into it feeds one matmul, whose call reads that
+// transpose's input instead; the buffer goes with its last use. Not when
+// the buffer is read again after the matmul.
+// CHECK-LABEL: func.func @reused_transpose_buffer
+// CHECK-SAME: %[[K1:[^:]+]]: memref<16x8x16xf32>, %[[K2:[^:]+]]: memref<16x8x16xf32>
+// CHECK-NOT: memref.alloc
+// CHECK: memref.transpose %[[K1]]
+// CHECK: call @telarrt_batch_matmul_f32
+// CHECK-NOT: linalg.transpose
+// CHECK: memref.transpose %[[K2]]
+// CHECK: call @telarrt_batch_matmul_f32
+// CHECK: %[[U:.+]] = memref.alloc
+// CHECK: linalg.transpose ins(%[[K1]] {{.*}} outs(%[[U]]
+// CHECK: call @telarrt_batch_matmul_f32
+// CHECK: linalg.copy ins(%[[U]]
+func.func @reused_transpose_buffer(%k1: memref<16x8x16xf32>, %k2: memref<16x8x16xf32>, %q: memref<8x16x16xf32>, %c: memref<8x16x16xf32>, %d: memref<8x16x16xf32>) {
+  %t = memref.alloc() : memref<8x16x16xf32>
+  linalg.transpose ins(%k1 : memref<16x8x16xf32>) outs(%t : memref<8x16x16xf32>) permutation = [1, 2, 0]
+  linalg.batch_matmul ins(%q, %t : memref<8x16x16xf32>, memref<8x16x16xf32>) outs(%c : memref<8x16x16xf32>)
+  linalg.transpose ins(%k2 : memref<16x8x16xf32>) outs(%t : memref<8x16x16xf32>) permutation = [1, 2, 0]
+  linalg.batch_matmul ins(%q, %t : memref<8x16x16xf32>, memref<8x16x16xf32>) outs(%c : memref<8x16x16xf32>)
+  // Read again after its matmul.
+  %u = memref.alloc() : memref<8x16x16xf32>
+  linalg.transpose ins(%k1 : memref<16x8x16xf32>) outs(%u : memref<8x16x16xf32>) permutation = [1, 2, 0]
+  linalg.batch_matmul ins(%q, %u : memref<8x16x16xf32>, memref<8x16x16xf32>) outs(%c : memref<8x16x16xf32>)
+  linalg.copy ins(%u : memref<8x16x16xf32>) outs(%d : memref<8x16x16xf32>)
+  return
+}
+
+// -----
+
+// A batch matmul whose result (overwritten: zero-filled before) only a
+// transpose copies out, as attention's heads go back to tokens, writes the
+// transposed view of the transpose's output (allocated after the matmul:
+// the allocation moves up); the copy goes (and its buffer with
+// canonicalization). Not when the result is read again after the
+// transpose.
+// CHECK-LABEL: func.func @transposed_result
+// CHECK-SAME: %[[OUT:[^:]+]]: memref<16x8x16xf32>, %[[O2:[^:]+]]: memref<16x8x16xf32>
+// CHECK-NOT: linalg.fill
+// CHECK: %[[O:.+]] = memref.alloc() : memref<16x8x16xf32>
+// CHECK: %[[V:.+]] = memref.transpose %[[O]] (d0, d1, d2) -> (d1, d0, d2) : memref<16x8x16xf32> to memref<8x16x16xf32, strided<[16, 128, 1]>>
+// CHECK: %[[C:.+]] = memref.cast %[[V]]
+// CHECK: call @telarrt_batch_matmul_f32(%{{[^,]+}}, %{{[^,]+}}, %{{[^,]+}}, %[[C]], %c0_i64
+// CHECK-NOT: linalg.transpose
+// CHECK: linalg.copy ins(%[[O]] {{.*}} outs(%[[OUT]]
+// CHECK: %[[R2:.+]] = memref.alloc() : memref<8x16x16xf32>
+// CHECK: call @telarrt_batch_matmul_f32
+// CHECK: linalg.transpose ins(%[[R2]] {{.*}} outs(%[[O2]]
+// CHECK: linalg.copy ins(%[[R2]]
+func.func @transposed_result(%out: memref<16x8x16xf32>, %o2: memref<16x8x16xf32>, %q: memref<8x16x16xf32>, %k: memref<8x16x16xf32>, %d: memref<8x16x16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %r = memref.alloc() : memref<8x16x16xf32>
+  linalg.fill ins(%zero : f32) outs(%r : memref<8x16x16xf32>)
+  linalg.batch_matmul ins(%q, %k : memref<8x16x16xf32>, memref<8x16x16xf32>) outs(%r : memref<8x16x16xf32>)
+  %o = memref.alloc() : memref<16x8x16xf32>
+  linalg.transpose ins(%r : memref<8x16x16xf32>) outs(%o : memref<16x8x16xf32>) permutation = [1, 0, 2]
+  linalg.copy ins(%o : memref<16x8x16xf32>) outs(%out : memref<16x8x16xf32>)
+  // Read again after the transpose.
+  %r2 = memref.alloc() : memref<8x16x16xf32>
+  linalg.fill ins(%zero : f32) outs(%r2 : memref<8x16x16xf32>)
+  linalg.batch_matmul ins(%q, %k : memref<8x16x16xf32>, memref<8x16x16xf32>) outs(%r2 : memref<8x16x16xf32>)
+  linalg.transpose ins(%r2 : memref<8x16x16xf32>) outs(%o2 : memref<16x8x16xf32>) permutation = [1, 0, 2]
+  linalg.copy ins(%r2 : memref<8x16x16xf32>) outs(%d : memref<8x16x16xf32>)
+  return
+}
+
+// -----
+
 // A conv output just set to its bias (linalg.broadcast along N, H and W,
 // or the generic form fusion leaves) goes to telarrt_conv2d_nchw_bias_f32,
 // which adds the bias itself: the broadcast goes and the call overwrites

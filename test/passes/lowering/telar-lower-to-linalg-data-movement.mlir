@@ -1,7 +1,11 @@
 // RUN: telar-opt %s --telar-lower-to-linalg -split-input-file -verify-diagnostics | FileCheck %s
 
 // Reshapes regroup dims with one collapse_shape or expand_shape when they
-// can, else go through 1-D; rank-0 tensors expand with no groups.
+// can, else collapse the smallest groups of dims whose sizes multiply to
+// the same on both sides and expand them (attention's [tokens, 1, heads x
+// dim] -> [tokens, heads, dim] keeps its tokens dim: a view of a strided
+// buffer stays a view), through 1-D when the groups are everything;
+// rank-0 tensors expand with no groups.
 // CHECK-LABEL: func.func @reshapes
 // CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0, 1], [2]] : tensor<2x3x4xf32> into tensor<6x4xf32>
 // CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0], [1], [2, 3]] output_shape [2, 3, 2, 2]
@@ -9,13 +13,22 @@
 // CHECK: tensor.expand_shape %[[FLAT]] {{\[\[}}0, 1]] output_shape [4, 6]
 // CHECK: tensor.expand_shape %{{.*}} [] output_shape [1, 1] : tensor<f32> into tensor<1x1xf32>
 // CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0, 1], [2]] : tensor<1x3x4xf32> into tensor<3x4xf32>
-func.func @reshapes(%x: tensor<2x3x4xf32>, %s: tensor<f32>, %e: tensor<1x3x4xf32>) -> (tensor<6x4xf32>, tensor<2x3x2x2xf32>, tensor<4x6xf32>, tensor<1x1xf32>, tensor<3x4xf32>) {
+// CHECK: %[[HEADS:.*]] = tensor.collapse_shape %{{.*}} {{\[\[}}0], [1, 2]] : tensor<5x1x12xf32> into tensor<5x12xf32>
+// CHECK: tensor.expand_shape %[[HEADS]] {{\[\[}}0], [1, 2]] output_shape [5, 3, 4] : tensor<5x12xf32> into tensor<5x3x4xf32>
+// CHECK: %[[SWAP:.*]] = tensor.collapse_shape %{{.*}} {{\[\[}}0, 1], [2]] : tensor<2x3x4xf32> into tensor<6x4xf32>
+// CHECK: tensor.expand_shape %[[SWAP]] {{\[\[}}0, 1], [2]] output_shape [3, 2, 4]
+// CHECK: %[[UNIT:.*]] = tensor.collapse_shape %{{.*}} {{\[\[}}0, 1], [2]] : tensor<2x3x4xf32> into tensor<6x4xf32>
+// CHECK: tensor.expand_shape %[[UNIT]] {{\[\[}}0], [1, 2]] output_shape [6, 1, 4]
+func.func @reshapes(%x: tensor<2x3x4xf32>, %s: tensor<f32>, %e: tensor<1x3x4xf32>, %h: tensor<5x1x12xf32>) -> (tensor<6x4xf32>, tensor<2x3x2x2xf32>, tensor<4x6xf32>, tensor<1x1xf32>, tensor<3x4xf32>, tensor<5x3x4xf32>, tensor<3x2x4xf32>, tensor<6x1x4xf32>) {
   %0 = telar.reshape %x {shape = array<i64: 6, 4>} : (tensor<2x3x4xf32>) -> tensor<6x4xf32>
   %1 = telar.reshape %x {shape = array<i64: 2, 3, 2, 2>} : (tensor<2x3x4xf32>) -> tensor<2x3x2x2xf32>
   %2 = telar.reshape %x {shape = array<i64: 4, 6>} : (tensor<2x3x4xf32>) -> tensor<4x6xf32>
   %3 = telar.unsqueeze %s {axes = array<i64: 0, 1>} : (tensor<f32>) -> tensor<1x1xf32>
   %4 = telar.squeeze %e : (tensor<1x3x4xf32>) -> tensor<3x4xf32>
-  return %0, %1, %2, %3, %4 : tensor<6x4xf32>, tensor<2x3x2x2xf32>, tensor<4x6xf32>, tensor<1x1xf32>, tensor<3x4xf32>
+  %5 = telar.reshape %h {shape = array<i64: 5, 3, 4>} : (tensor<5x1x12xf32>) -> tensor<5x3x4xf32>
+  %6 = telar.reshape %x {shape = array<i64: 3, 2, 4>} : (tensor<2x3x4xf32>) -> tensor<3x2x4xf32>
+  %7 = telar.reshape %x {shape = array<i64: 6, 1, 4>} : (tensor<2x3x4xf32>) -> tensor<6x1x4xf32>
+  return %0, %1, %2, %3, %4, %5, %6, %7 : tensor<6x4xf32>, tensor<2x3x2x2xf32>, tensor<4x6xf32>, tensor<1x1xf32>, tensor<3x4xf32>, tensor<5x3x4xf32>, tensor<3x2x4xf32>, tensor<6x1x4xf32>
 }
 
 // -----

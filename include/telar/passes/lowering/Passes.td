@@ -124,10 +124,19 @@ def TelarLinalgToLibraryCalls : Pass<"telar-linalg-to-library-calls", "ModuleOp"
     overwrites the output (flags 0); a zero-filled buffer copied into the
     output counts too (the copy goes, and the fill once nothing reads it),
     as does a `linalg.generic` yielding zero. An operand of a matmul or
-    batch matmul that only a `linalg.transpose` fills and only the
-    contraction reads becomes the `memref.transpose` view of the
-    transpose's input (unwritten in between): the kernels take any
-    strides, so the copy goes.
+    batch matmul that a `linalg.transpose` fills for the contraction alone
+    becomes the `memref.transpose` view of the transpose's input
+    (unwritten in between): the kernels take any strides, so the copy
+    goes. "Alone": nothing else touches the buffer between the two, and
+    after the contraction it is only overwritten whole by another
+    transpose or freed (one buffer serves every layer once bufferization
+    has shared their `tensor.empty`); the buffer goes with its last use.
+    Likewise a matmul or batch matmul that overwrites a buffer whose next
+    use is a `linalg.transpose` copying it whole elsewhere (attention's
+    heads back to tokens), and which is afterwards only overwritten whole
+    or freed, writes the transposed view of the copy's destination (its
+    allocation moved up when it came after the contraction) and the copy
+    goes.
     A convolution whose input is what bufferization leaves of a zero
     `tensor.pad` (an alloc filled with 0, the source copied into its
     interior, nothing else reading it, the source not written in between)
