@@ -23,7 +23,8 @@ using namespace mlir;
 using namespace mlir::telar;
 
 /// The most elements a folded constant (operand or result) may have on this
-/// thread: FoldLimitScope::kDefaultElements unless a FoldLimitScope says otherwise.
+/// thread: FoldLimitScope::kDefaultElements unless a FoldLimitScope says
+/// otherwise.
 static thread_local int64_t maxFoldElements = FoldLimitScope::kDefaultElements;
 
 FoldLimitScope::FoldLimitScope(int64_t elements) : saved(maxFoldElements) {
@@ -291,8 +292,8 @@ OpFoldResult NotOp::fold(FoldAdaptor a) {
 }
 
 /// Elementwise fold of a float unary op on a dense f32 or f64 constant, with
-/// the C library's function, which the generated code calls too (the math
-/// to libm lowering).
+/// the C library's function, which the generated code calls too (LLVM
+/// lowers llvm.log.f32 to logf).
 static Attribute foldUnaryFloat(Attribute attr, RankedTensorType type,
                                 float (*f32)(float), double (*f64)(double)) {
   DenseElementsAttr in = foldable(attr);

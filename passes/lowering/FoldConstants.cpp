@@ -92,10 +92,9 @@ struct TelarFoldConstants
       };
       if (!isa<telar::TelarDialect>(op.getDialect()) ||
           op.getNumRegions() != 0 || op.getNumResults() == 0 ||
-          !llvm::all_of(op.getOperands(),
-                        [&](Value v) {
-                          return known.count(v) && fits(v.getType());
-                        }) ||
+          !llvm::all_of(
+              op.getOperands(),
+              [&](Value v) { return known.count(v) && fits(v.getType()); }) ||
           !llvm::all_of(op.getResultTypes(), fits))
         continue;
       SmallVector<Attribute> operands;
@@ -117,8 +116,8 @@ struct TelarFoldConstants
       }
       SmallVector<Attribute> values;
       for (OpFoldResult r : results) {
-        Attribute value = isa<Value>(r) ? known.lookup(cast<Value>(r))
-                                        : cast<Attribute>(r);
+        Attribute value =
+            isa<Value>(r) ? known.lookup(cast<Value>(r)) : cast<Attribute>(r);
         if (!isa_and_nonnull<DenseElementsAttr>(value))
           break;
         values.push_back(value);

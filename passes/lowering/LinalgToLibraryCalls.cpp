@@ -268,8 +268,7 @@ linalg::TransposeOp transposeFeeding(memref::AllocOp alloc, Operation *op) {
        it = it->getPrevNode())
     if (users.contains(it)) {
       auto t = dyn_cast<linalg::TransposeOp>(it);
-      if (!t || t.getInit() != alloc.getResult() ||
-          !t.hasPureBufferSemantics())
+      if (!t || t.getInit() != alloc.getResult() || !t.hasPureBufferSemantics())
         return nullptr;
       transpose = t;
     }
@@ -278,8 +277,7 @@ linalg::TransposeOp transposeFeeding(memref::AllocOp alloc, Operation *op) {
   for (Operation *it = op->getNextNode(); it; it = it->getNextNode())
     if (users.contains(it)) {
       auto t = dyn_cast<linalg::TransposeOp>(it);
-      if ((t && t.getInit() == alloc.getResult()) ||
-          isa<memref::DeallocOp>(it))
+      if ((t && t.getInit() == alloc.getResult()) || isa<memref::DeallocOp>(it))
         return transpose;
       return nullptr;
     }
@@ -344,8 +342,7 @@ void foldTransposedResult(linalg::LinalgOp op) {
         if (!isa<ViewLikeOpInterface>(user))
           users.insert(user);
     for (Operation *it = after->getNextNode(); it; it = it->getNextNode())
-      if (users.contains(it) ||
-          llvm::any_of(users, [&](Operation *u) {
+      if (users.contains(it) || llvm::any_of(users, [&](Operation *u) {
             return u != it && it->isAncestor(u);
           }))
         return it;
@@ -388,8 +385,8 @@ void foldTransposedResult(linalg::LinalgOp op) {
   OpBuilder b(op);
   Value view = memref::TransposeOp::create(
       b, op.getLoc(), dest,
-      AffineMapAttr::get(AffineMap::getPermutationMap(inverse,
-                                                      b.getContext())));
+      AffineMapAttr::get(
+          AffineMap::getPermutationMap(inverse, b.getContext())));
   op.getDpsInitOperand(0)->set(view);
   // The buffer stays (canonicalization removes it unused): it may be the
   // source of a zero-filled copy this pass still tracks (sharedFills).
