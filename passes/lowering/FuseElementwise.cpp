@@ -23,6 +23,20 @@ struct TelarFuseElementwise
     : public telar::impl::TelarFuseElementwiseBase<TelarFuseElementwise> {
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
+    // A transpose that only an elementwise generic reads becomes a generic
+    // too, which then fuses into it: the consumer reads the transposed
+    // operand in place (attention's queries: heads split off, transposed
+    // and scaled in one pass instead of two).
+    SmallVector<linalg::TransposeOp> transposes;
+    getOperation().walk([&](linalg::TransposeOp op) {
+      if (op->hasOneUse() && isa<linalg::GenericOp>(*op->user_begin()))
+        transposes.push_back(op);
+    });
+    IRRewriter rewriter(ctx);
+    for (linalg::TransposeOp op : transposes) {
+      rewriter.setInsertionPoint(op);
+      (void)linalg::generalizeNamedOp(rewriter, op);
+    }
     linalg::ControlFusionFn control = [](OpOperand *operand) {
       Operation *producer = operand->get().getDefiningOp();
       return producer && producer->hasOneUse() &&

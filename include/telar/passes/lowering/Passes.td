@@ -223,7 +223,12 @@ def TelarFuseElementwise : Pass<"telar-fuse-elementwise", "ModuleOp"> {
     fused into its consumer's body) plus folding of reshapes by expansion,
     but never across a named linalg op: `linalg-fuse-elementwise-ops` would
     push the reshapes around `linalg.matmul` into it and rewrite it as a
-    generic, which then no longer reaches the GEMM library.
+    generic, which then no longer reaches the GEMM library. The one named
+    op that does fuse is a `linalg.transpose` whose only user is an
+    elementwise `linalg.generic`: it becomes a generic first, so that the
+    consumer reads the transposed operand in place (attention's queries
+    split into heads and scaled in one pass); a transpose feeding a
+    contraction stays (the library calls read it through strides).
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
                            "::mlir::tensor::TensorDialect"];
