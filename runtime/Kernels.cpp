@@ -1581,6 +1581,39 @@ static const TelarMemRef1F32 *biasOrNone(const TelarMemRef1F32 *bias,
                                                                : bias;
 }
 
+/// A bias's first element and stride, or null and 0 without one.
+static const float *biasData(const TelarMemRef1F32 *bias) {
+  return bias ? bias->aligned + bias->offset : nullptr;
+}
+static int64_t biasStrideOf(const TelarMemRef1F32 *bias) {
+  return bias ? bias->strides[0] : 0;
+}
+
+/// The descriptor of a dense NCHW intermediate of the fused calls, with no
+/// data until materialiseIntermediate gives it some.
+static TelarMemRef4F32 denseIntermediate(int64_t n, int64_t c, int64_t h,
+                                         int64_t w) {
+  return {nullptr, nullptr, 0, {n, c, h, w}, {c * h * w, h * w, w, 1}};
+}
+static void materialiseIntermediate(TelarMemRef4F32 &mid) {
+  const int64_t *s = mid.sizes;
+  mid.allocated = mid.aligned = scratch(
+      3, static_cast<size_t>(std::max<int64_t>(1, s[0] * s[1] * s[2] * s[3])));
+}
+
+/// Whether a fused call may take its direct path: the runtime's own GEMM
+/// kernels, the AUTO or DIRECT method, and an output whose rows of pixels
+/// are contiguous (or a single pixel).
+static bool fusesDirectly(const Env &env, const TelarMemRef4F32 *out) {
+  const int64_t *os = out->sizes, *ost = out->strides;
+  int64_t outCol;
+  return env.kernel != GemmKernel::OpenBlas &&
+         (convMethod == TELARRT_CONV_AUTO ||
+          convMethod == TELARRT_CONV_DIRECT) &&
+         os[2] > 0 && os[3] > 0 && collapsedStride(os, ost, 2, 4, outCol) &&
+         (outCol == 1 || os[2] * os[3] == 1);
+}
+
 static_assert(detail::kChannelBlock == TELARRT_CONV_CHANNEL_BLOCK,
               "the pair call's channel blocks are the planes'");
 
@@ -1608,26 +1641,18 @@ static int conv2dPair(TelarContext *ctx, const char *kernel,
   biasA = biasOrNone(biasA, filterA);
   biasB = biasOrNone(biasB, filterB);
   int64_t n = in->sizes[0], mc = filterA->sizes[0];
-  // mid, dense NCHW; its data only where it is materialised.
-  TelarMemRef4F32 mid{nullptr, nullptr, 0, {n, mc, midH, midW},
-                      {mc * midH * midW, midH * midW, midW, 1}};
+  TelarMemRef4F32 mid = denseIntermediate(n, mc, midH, midW);
   Env env = envOf(ctx);
-  GemmKernel gemmKernel = env.kernel;
   const int64_t *fbs = filterB->sizes, *os = out->sizes, *ost = out->strides;
-  int64_t outCol;
-  bool fast = gemmKernel != GemmKernel::OpenBlas &&
-              (convMethod == TELARRT_CONV_AUTO ||
-               convMethod == TELARRT_CONV_DIRECT) &&
-              n == 1 && mc > 0 && mc % detail::kChannelBlock == 0 &&
-              midH > 0 && midW > 0 && os[1] > 0 && os[2] > 0 && os[3] > 0 &&
-              collapsedStride(os, ost, 2, 4, outCol) &&
-              (outCol == 1 || os[2] * os[3] == 1) && in->sizes[1] > 0 &&
-              filterA->sizes[2] > 0 && filterA->sizes[3] > 0 &&
-              fbs[2] > 0 && fbs[3] > 0 && filterMatrix(filterA) &&
-              filterMatrix(filterB);
+  std::optional<View> matrixA = filterMatrix(filterA),
+                      matrixB = filterMatrix(filterB);
+  bool fast = fusesDirectly(env, out) && n == 1 && mc > 0 &&
+              mc % detail::kChannelBlock == 0 && midH > 0 && midW > 0 &&
+              os[1] > 0 && in->sizes[1] > 0 && filterA->sizes[2] > 0 &&
+              filterA->sizes[3] > 0 && fbs[2] > 0 && fbs[3] > 0 && matrixA &&
+              matrixB;
   if (!fast) {
-    mid.allocated = mid.aligned = scratch(
-        3, static_cast<size_t>(std::max<int64_t>(1, n * mc * midH * midW)));
+    materialiseIntermediate(mid);
     int status = conv2dNchw(ctx, kernel, in, filterA, biasA, &mid, sh, sw, dh,
                             dw, padTop, padLeft, flagsA);
     if (status != TELAR_STATUS_OK)
@@ -1663,27 +1688,22 @@ static int conv2dPair(TelarContext *ctx, const char *kernel,
   }
   // The first convolution, into the planes.
   const int64_t *is = in->sizes, *fas = filterA->sizes;
-  View filterViewA = *filterMatrix(filterA);
   int64_t noStrides[4] = {0, 0, 0, 0};
   PlanesTarget target{planes + padTopB * rowStride + padLeftB * kBlock,
                       blockStride, rowStride};
-  convPhasePlanes(env, filterViewA, in->aligned + in->offset, in->strides,
-                  nullptr, noStrides,
-                  {n, is[1], is[2], is[3], mc, fas[2], fas[3], midH, midW, sh,
-                   sw, dh, dw, padTop, padLeft},
-                  /*accumulate=*/false, flagsA & TELAR_KERNEL_RELU,
-                  biasA ? biasA->aligned + biasA->offset : nullptr,
-                  biasA ? biasA->strides[0] : 0, DirectChoice::Always,
-                  &target);
+  convPhasePlanes(
+      env, *matrixA, in->aligned + in->offset, in->strides, nullptr, noStrides,
+      {n, is[1], is[2], is[3], mc, fas[2], fas[3], midH, midW, sh, sw, dh, dw,
+       padTop, padLeft},
+      /*accumulate=*/false, flagsA & TELAR_KERNEL_RELU, biasData(biasA),
+      biasStrideOf(biasA), DirectChoice::Always, &target);
   // The second, from them.
-  View filterViewB = *filterMatrix(filterB);
-  convPhasePlanes(env, filterViewB, nullptr, noStrides,
-                  out->aligned + out->offset, ost,
+  convPhasePlanes(env, *matrixB, nullptr, noStrides, out->aligned + out->offset,
+                  ost,
                   {n, mc, midH, midW, fbs[0], kh, kw, oh, ow, 1, 1, 1, 1,
                    padTopB, padLeftB},
                   flagsB & TELAR_KERNEL_ACCUMULATE, flagsB & TELAR_KERNEL_RELU,
-                  biasB ? biasB->aligned + biasB->offset : nullptr,
-                  biasB ? biasB->strides[0] : 0, DirectChoice::Always,
+                  biasData(biasB), biasStrideOf(biasB), DirectChoice::Always,
                   /*toPlanes=*/nullptr, planes);
   return TELAR_STATUS_OK;
 }
@@ -1710,10 +1730,8 @@ static int conv2dMaxPool(TelarContext *ctx, const char *kernel,
                         (long long)convH, (long long)convW);
   biasRef = biasOrNone(biasRef, filter);
   int64_t n = in->sizes[0], f = filter->sizes[0];
-  // The convolution's output, dense NCHW; its data only where it is
-  // materialised.
-  TelarMemRef4F32 mid{nullptr, nullptr, 0, {n, f, convH, convW},
-                      {f * convH * convW, convH * convW, convW, 1}};
+  // The convolution's output.
+  TelarMemRef4F32 mid = denseIntermediate(n, f, convH, convW);
   if (int status = checkConv(ctx, kernel, in, filter, biasRef, &mid, sh, sw,
                              dh, dw, padTop, padLeft, flags))
     return status;
@@ -1729,17 +1747,11 @@ static int conv2dMaxPool(TelarContext *ctx, const char *kernel,
     return TELAR_STATUS_INVALID_ARGUMENT;
   Env env = envOf(ctx);
   const int64_t *is = in->sizes, *fs = filter->sizes;
-  int64_t outCol;
-  bool fast = env.kernel != GemmKernel::OpenBlas &&
-              (convMethod == TELARRT_CONV_AUTO ||
-               convMethod == TELARRT_CONV_DIRECT) &&
-              n == 1 && f > 0 && is[1] > 0 && fs[2] > 0 && fs[3] > 0 &&
-              convH > 0 && convW > 0 && os[2] > 0 && os[3] > 0 &&
-              collapsedStride(os, ost, 2, 4, outCol) &&
-              (outCol == 1 || os[2] * os[3] == 1) && filterMatrix(filter);
+  std::optional<View> matrix = filterMatrix(filter);
+  bool fast = fusesDirectly(env, out) && n == 1 && f > 0 && is[1] > 0 &&
+              fs[2] > 0 && fs[3] > 0 && convH > 0 && convW > 0 && matrix;
   if (!fast) {
-    mid.allocated = mid.aligned = scratch(
-        3, static_cast<size_t>(std::max<int64_t>(1, n * f * convH * convW)));
+    materialiseIntermediate(mid);
     int status = conv2dNchw(ctx, kernel, in, filter, biasRef, &mid, sh, sw, dh,
                             dw, padTop, padLeft, flags);
     if (status != TELAR_STATUS_OK)
@@ -1750,14 +1762,13 @@ static int conv2dMaxPool(TelarContext *ctx, const char *kernel,
   detail::DirectPool pool{out->aligned + out->offset, ost[1], os[2], os[3], kh,
                           kw, poolSh, poolSw, poolTop, poolLeft};
   int64_t noStrides[4] = {0, 0, 0, 0};
-  convPhasePlanes(env, *filterMatrix(filter), in->aligned + in->offset,
-                  in->strides, nullptr, noStrides,
-                  {n, is[1], is[2], is[3], f, fs[2], fs[3], convH, convW, sh,
-                   sw, dh, dw, padTop, padLeft},
-                  /*accumulate=*/false, flags & TELAR_KERNEL_RELU,
-                  biasRef ? biasRef->aligned + biasRef->offset : nullptr,
-                  biasRef ? biasRef->strides[0] : 0, DirectChoice::Always,
-                  /*toPlanes=*/nullptr, /*givenPlanes=*/nullptr, &pool);
+  convPhasePlanes(
+      env, *matrix, in->aligned + in->offset, in->strides, nullptr, noStrides,
+      {n, is[1], is[2], is[3], f, fs[2], fs[3], convH, convW, sh, sw, dh, dw,
+       padTop, padLeft},
+      /*accumulate=*/false, flags & TELAR_KERNEL_RELU, biasData(biasRef),
+      biasStrideOf(biasRef), DirectChoice::Always,
+      /*toPlanes=*/nullptr, /*givenPlanes=*/nullptr, &pool);
   return TELAR_STATUS_OK;
 }
 

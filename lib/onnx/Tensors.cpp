@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ImporterInternal.h"
+#include "telar/dialects/Telar/TelarOps.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
@@ -115,15 +116,6 @@ static std::vector<char> unpackNibbles(llvm::ArrayRef<char> packed,
   return out;
 }
 
-static std::string blobKey(llvm::StringRef name) {
-  std::string key;
-  for (char c : name)
-    key.push_back(llvm::isAlnum(c) || c == '_' || c == '.' ? c : '_');
-  if (key.empty() || llvm::isDigit(key.front()) || key.front() == '.')
-    key.insert(0, "w_");
-  return key;
-}
-
 ElementsAttr mlir::telar::onnx_import::makeElements(RankedTensorType type,
                                                     llvm::ArrayRef<char> raw,
                                                     llvm::StringRef blobName) {
@@ -138,7 +130,7 @@ ElementsAttr mlir::telar::onnx_import::makeElements(RankedTensorType type,
   if (type.getNumElements() <= kDenseElementLimit)
     return DenseElementsAttr::getFromRawBuffer(type, raw);
   return DenseResourceElementsAttr::get(
-      type, blobKey(blobName),
+      type, mlir::telar::weightKey(blobName),
       HeapAsmResourceBlob::allocateAndCopyWithAlign(raw, 64,
                                                     /*dataIsMutable=*/false));
 }
@@ -299,8 +291,8 @@ static ElementsAttr loadExternal(TensorLoader &loader,
   auto blob = UnmanagedAsmResourceBlob::allocateWithAlign(
       bytes, align, [region](void *, size_t, size_t) mutable { region.reset(); },
       /*dataIsMutable=*/false);
-  return DenseResourceElementsAttr::get(type, blobKey(tensor.name()),
-                                        std::move(blob));
+  return DenseResourceElementsAttr::get(
+      type, mlir::telar::weightKey(tensor.name()), std::move(blob));
 }
 
 //===----------------------------------------------------------------------===//

@@ -52,13 +52,10 @@ DenseElementsAttr asDense(Attribute value) {
   return DenseElementsAttr::getFromRawBuffer(type, blob->getData());
 }
 
-/// A resource key from an ONNX value name (the importer's spelling:
-/// letters, digits, '_' and '.').
+/// The weight key of a folded value: the importer's spelling of
+/// `folded.<name>`.
 std::string resourceKey(StringRef name) {
-  std::string key = "folded.";
-  for (char c : name)
-    key.push_back(llvm::isAlnum(c) || c == '_' || c == '.' ? c : '_');
-  return key;
+  return telar::weightKey(("folded." + name).str());
 }
 
 struct TelarFoldConstants

@@ -252,17 +252,24 @@ bool writtenBetween(Operation *from, Operation *to, Value buffer) {
 /// without reading it (a later transpose into it, a dealloc). Bufferized
 /// programs reuse a buffer across layers (tensor.empty ops are CSE'd), so
 /// other uses before the transpose and after such an overwrite are fine.
-linalg::TransposeOp transposeFeeding(memref::AllocOp alloc, Operation *op) {
+/// The ops that use `buffer` or a view of it, other than the views.
+llvm::SmallPtrSet<Operation *, 8> bufferUsers(Value buffer) {
   llvm::SmallPtrSet<Value, 8> aliases;
-  collectAliases(alloc.getResult(), aliases);
+  collectAliases(buffer, aliases);
   llvm::SmallPtrSet<Operation *, 8> users;
   for (Value v : aliases)
-    for (Operation *user : v.getUsers()) {
-      if (user->getBlock() != op->getBlock())
-        return nullptr;
+    for (Operation *user : v.getUsers())
       if (!isa<ViewLikeOpInterface>(user))
         users.insert(user);
-    }
+  return users;
+}
+
+linalg::TransposeOp transposeFeeding(memref::AllocOp alloc, Operation *op) {
+  llvm::SmallPtrSet<Operation *, 8> users = bufferUsers(alloc.getResult());
+  if (llvm::any_of(users, [&](Operation *user) {
+        return user->getBlock() != op->getBlock();
+      }))
+    return nullptr;
   linalg::TransposeOp transpose;
   for (Operation *it = op->getPrevNode(); it && !transpose;
        it = it->getPrevNode())
@@ -334,13 +341,7 @@ void foldTransposedResult(linalg::LinalgOp op) {
   if (!alloc)
     return;
   auto nextUser = [&](Value buffer, Operation *after) -> Operation * {
-    llvm::SmallPtrSet<Value, 8> aliases;
-    collectAliases(buffer, aliases);
-    llvm::SmallPtrSet<Operation *, 8> users;
-    for (Value v : aliases)
-      for (Operation *user : v.getUsers())
-        if (!isa<ViewLikeOpInterface>(user))
-          users.insert(user);
+    llvm::SmallPtrSet<Operation *, 8> users = bufferUsers(buffer);
     for (Operation *it = after->getNextNode(); it; it = it->getNextNode())
       if (users.contains(it) || llvm::any_of(users, [&](Operation *u) {
             return u != it && it->isAncestor(u);

@@ -34,6 +34,11 @@ public:
 private:
   int64_t saved;
 };
+
+/// The resource (weight) key for an ONNX value name: letters, digits, '_'
+/// and '.' kept, anything else '_', and "w_" in front when it would be
+/// empty or start with a digit or '.'.
+std::string weightKey(llvm::StringRef name);
 } // namespace mlir::telar
 
 #endif // TELAR_DIALECTS_TELAR_TELAROPS_H
