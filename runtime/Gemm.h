@@ -173,6 +173,11 @@ struct DirectConv {
   const float *bias = nullptr;
   int64_t biasStride = 0;
   bool accumulate = false, relu = false;
+  /// Instead of `out`: planes of interleaved channels (a pair's
+  /// intermediate, or a channel-blocked output, accumulated into with
+  /// `accumulate`): filter f's pixel (y, x) at planes[f / kChannelBlock *
+  /// planesBlockStride + y * planesRowStride + x * kChannelBlock + f %
+  /// kChannelBlock].
   float *planes = nullptr;
   int64_t planesBlockStride = 0, planesRowStride = 0;
   /// Instead of `out`: the max pooling of the output (over the oh rows the
@@ -189,6 +194,10 @@ struct DirectConv {
 struct DirectPool {
   float *out;
   int64_t filterStride, oh, ow, kh, kw, sh, sw, padTop, padLeft;
+  /// Nonzero: the pooled output channel-blocked instead (NCHW16c, pixel
+  /// (py, px) of filter f at out[f / kChannelBlock * blockStride + (py * ow
+  /// + px) * kChannelBlock + f % kChannelBlock]; filterStride unused).
+  int64_t blockStride = 0;
 };
 
 /// Output rows [y0, y1) of filters [f0, f1) of `conv` on the calling

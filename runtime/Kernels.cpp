@@ -27,6 +27,7 @@
 #include "telar/runtime/Abi.h"
 
 #include <algorithm>
+#include <functional>
 #include <atomic>
 #include <cassert>
 #include <chrono>
@@ -720,7 +721,10 @@ int64_t floorDiv(int64_t a, int64_t b) {
 /// `toPlanes` (DirectConv::planes: the second's planes, whose borders the
 /// caller zeroes) instead of `output`; the second reads `givenPlanes` (its
 /// own planes, channels interleaved, computed directly) instead of copying
-/// `input` into planes.
+/// `input` into planes. A channel-blocked output (TELAR_KERNEL_BLOCKED_OUTPUT)
+/// is such a target without the borders, which `accumulate` then adds to;
+/// a channel-blocked input (`blockedInput`, interleaved planes only) is
+/// copied into the planes row by row, no transpose.
 struct PlanesTarget {
   float *origin; // output pixel (0, 0) of filter 0
   int64_t blockStride, rowStride;
@@ -732,7 +736,8 @@ void convPhasePlanes(const Env &env, const View &a, const float *input,
                      DirectChoice choice,
                      const PlanesTarget *toPlanes = nullptr,
                      const float *givenPlanes = nullptr,
-                     const detail::DirectPool *toPool = nullptr) {
+                     const detail::DirectPool *toPool = nullptr,
+                     bool blockedInput = false) {
   GemmKernel kernel = env.kernel;
   int64_t spanH = (s.kh - 1) * s.dh, spanW = (s.kw - 1) * s.dw;
   int64_t phases = s.sh * s.sw;
@@ -753,8 +758,9 @@ void convPhasePlanes(const Env &env, const View &a, const float *input,
   bool interleaved = directMethod && blocks;
   assert((!toPool || (directMethod && !accumulate && !toPlanes)) &&
          "pooling needs the direct method");
-  assert((!toPlanes || (directMethod && !accumulate)) &&
-         (!givenPlanes || interleaved) && "planes need the direct method");
+  assert(!toPlanes || directMethod);
+  assert((!givenPlanes || interleaved) && (!blockedInput || interleaved) &&
+         "planes need the direct method");
   bool inPlace = !interleaved && s.sh == 1 && s.sw == 1 && s.padTop == 0 &&
                  s.padLeft == 0 &&
                  ist[3] == 1 && s.oh + spanH <= s.h && s.ow + spanW <= s.w &&
@@ -954,6 +960,19 @@ void convPhasePlanes(const Env &env, const View &a, const float *input,
             }
             std::fill(row, row + lo * kBlock, 0.0f);
             std::fill(row + hi * kBlock, row + wq * kBlock, 0.0f);
+            if (blockedInput) {
+              // Already interleaved: whole pixels (kBlock channels) apart.
+              const float *src =
+                  image + (cb * s.h + iy) * s.w * kBlock +
+                  (lo * s.sw + px - s.padLeft) * kBlock;
+              if (s.sw == 1) {
+                std::copy(src, src + (hi - lo) * kBlock, row + lo * kBlock);
+                continue;
+              }
+              for (int64_t i = lo; i < hi; ++i, src += s.sw * kBlock)
+                std::copy(src, src + kBlock, row + i * kBlock);
+              continue;
+            }
             for (int64_t cl = 0; cl < kBlock; ++cl)
               rows[cl] = image + (cb * kBlock + cl) * ist[1] + iy * ist[2] +
                          (lo * s.sw + px - s.padLeft) * ist[3];
@@ -1179,6 +1198,78 @@ static bool checkWindow(TelarContext *ctx, const char *kernel, int64_t h,
   return true;
 }
 
+constexpr int64_t kBlockedFlags =
+    TELAR_KERNEL_BLOCKED_INPUT | TELAR_KERNEL_BLOCKED_OUTPUT;
+
+/// Whether `m` may hold channel-blocked values (TELAR_KERNEL_BLOCKED_*):
+/// a dense buffer (NCHW strides) of whole channel blocks.
+static bool checkBlocked(TelarContext *ctx, const char *kernel,
+                         const TelarMemRef4F32 *m, const char *what) {
+  const int64_t *s = m->sizes, *st = m->strides;
+  bool dense = st[3] == 1 && st[2] == s[3] && st[1] == s[2] * s[3] &&
+               st[0] == s[1] * s[2] * s[3];
+  if (dense && s[1] % detail::kChannelBlock == 0)
+    return true;
+  detail::fail(ctx, TELAR_STATUS_INVALID_ARGUMENT,
+               "%s: a channel-blocked %s must be dense with channels in "
+               "blocks of %d (%lldx%lldx%lldx%lld, strides %lld, %lld, "
+               "%lld, %lld)",
+               kernel, what, int(detail::kChannelBlock), (long long)s[0],
+               (long long)s[1], (long long)s[2], (long long)s[3],
+               (long long)st[0], (long long)st[1], (long long)st[2],
+               (long long)st[3]);
+  return false;
+}
+
+/// An N x C x P array (P pixels) from NCHW to channel-blocked (NCHW16c)
+/// order, or back.
+static void convertBlocked(const float *src, float *dst, int64_t n,
+                           int64_t c, int64_t p, bool toBlocked) {
+  constexpr int64_t kBlock = detail::kChannelBlock;
+  for (int64_t i = 0; i < n * c; ++i) {
+    int64_t img = i / c, ch = i % c;
+    int64_t at = (img * c + ch / kBlock * kBlock) * p + ch % kBlock;
+    for (int64_t q = 0; q < p; ++q) {
+      if (toBlocked)
+        dst[at + q * kBlock] = src[i * p + q];
+      else
+        dst[i * p + q] = src[at + q * kBlock];
+    }
+  }
+}
+
+/// A convolution call whose channel-blocked operands (`blockedIn`,
+/// `blockedOut`) its direct path does not take (another method, several
+/// images): `call` computes it on NCHW copies of them (out's only when
+/// `accumulate` reads it), and out gets the result back blocked.
+static int
+viaNchw(TelarMemRef4F32 *in, bool blockedIn, TelarMemRef4F32 *out,
+        bool blockedOut, bool accumulate,
+        const std::function<int(TelarMemRef4F32 *, TelarMemRef4F32 *)> &call) {
+  TelarMemRef4F32 inCopy = *in, outCopy = *out;
+  std::vector<float> inData, outData;
+  auto plain = [](TelarMemRef4F32 &m, std::vector<float> &data, bool read) {
+    const int64_t *s = m.sizes;
+    data.resize(static_cast<size_t>(s[0] * s[1] * s[2] * s[3]));
+    if (read)
+      convertBlocked(m.aligned + m.offset, data.data(), s[0], s[1],
+                     s[2] * s[3], /*toBlocked=*/false);
+    m.allocated = m.aligned = data.data();
+    m.offset = 0;
+  };
+  if (blockedIn)
+    plain(inCopy, inData, /*read=*/true);
+  if (blockedOut)
+    plain(outCopy, outData, accumulate);
+  int status = call(&inCopy, &outCopy);
+  if (status == TELAR_STATUS_OK && blockedOut) {
+    const int64_t *s = out->sizes;
+    convertBlocked(outData.data(), out->aligned + out->offset, s[0], s[1],
+                   s[2] * s[3], /*toBlocked=*/true);
+  }
+  return status;
+}
+
 /// Checks a convolution's operands as telarrt_conv2d_nchw_bias_f32 takes
 /// them (`biasRef` may be null); TELAR_STATUS_OK when they hold.
 static int checkConv(TelarContext *ctx, const char *kernel,
@@ -1201,7 +1292,14 @@ static int checkConv(TelarContext *ctx, const char *kernel,
   if (!checkWindow(ctx, kernel, h, w, oh, ow, kh, kw, sh, sw, dh, dw, padTop,
                    padLeft) ||
       !checkFlags(ctx, kernel, flags,
-                  TELAR_KERNEL_ACCUMULATE | TELAR_KERNEL_RELU))
+                  TELAR_KERNEL_ACCUMULATE | TELAR_KERNEL_RELU |
+                      kBlockedFlags))
+    return TELAR_STATUS_INVALID_ARGUMENT;
+  if ((flags & TELAR_KERNEL_BLOCKED_INPUT) &&
+      !checkBlocked(ctx, kernel, in, "input"))
+    return TELAR_STATUS_INVALID_ARGUMENT;
+  if ((flags & TELAR_KERNEL_BLOCKED_OUTPUT) &&
+      !checkBlocked(ctx, kernel, out, "output"))
     return TELAR_STATUS_INVALID_ARGUMENT;
   if (biasRef && biasRef->sizes[0] != f)
     return detail::fail(ctx, TELAR_STATUS_INVALID_ARGUMENT,
@@ -1227,6 +1325,19 @@ static std::optional<View> filterMatrix(const TelarMemRef4F32 *filter) {
               fst[0], col};
 }
 
+/// Whether a fused call may take its direct path: the runtime's own GEMM
+/// kernels, the AUTO or DIRECT method, and an output whose rows of pixels
+/// are contiguous (or a single pixel).
+static bool fusesDirectly(const Env &env, const TelarMemRef4F32 *out) {
+  const int64_t *os = out->sizes, *ost = out->strides;
+  int64_t outCol;
+  return env.kernel != GemmKernel::OpenBlas &&
+         (convMethod == TELARRT_CONV_AUTO ||
+          convMethod == TELARRT_CONV_DIRECT) &&
+         os[2] > 0 && os[3] > 0 && collapsedStride(os, ost, 2, 4, outCol) &&
+         (outCol == 1 || os[2] * os[3] == 1);
+}
+
 static int conv2dNchw(TelarContext *ctx, const char *kernel,
                       TelarMemRef4F32 *in, TelarMemRef4F32 *filter,
                       const TelarMemRef1F32 *biasRef, TelarMemRef4F32 *out,
@@ -1245,6 +1356,19 @@ static int conv2dNchw(TelarContext *ctx, const char *kernel,
   bool accumulate = flags & TELAR_KERNEL_ACCUMULATE;
   bool relu = flags & TELAR_KERNEL_RELU;
   int64_t depth = c * kh * kw, pixels = oh * ow;
+  bool blockedIn = flags & TELAR_KERNEL_BLOCKED_INPUT,
+       blockedOut = flags & TELAR_KERNEL_BLOCKED_OUTPUT;
+  // Channel-blocked operands: computed directly on them (one image), else
+  // through NCHW copies.
+  bool blockedDirect = fusesDirectly(envOf(ctx), out) && n == 1 && f > 0 &&
+                       pixels > 0 && depth > 0;
+  if ((blockedIn || blockedOut) && !blockedDirect)
+    return viaNchw(in, blockedIn, out, blockedOut, accumulate,
+                   [&](TelarMemRef4F32 *plainIn, TelarMemRef4F32 *plainOut) {
+                     return conv2dNchw(ctx, kernel, plainIn, filter, biasRef,
+                                       plainOut, sh, sw, dh, dw, padTop,
+                                       padLeft, flags & ~kBlockedFlags);
+                   });
   if (n == 0 || f == 0 || pixels == 0 || depth == 0) {
     // An empty sum: c = 0 (ACCUMULATE unset: c is not read), plus the bias,
     // then the ReLU.
@@ -1321,6 +1445,17 @@ static int conv2dNchw(TelarContext *ctx, const char *kernel,
   // ones beat the panels: ResNet-18's three at 224 x 224 in the model, 1
   // thread, 0.62 -> 0.48 ms in all; 2 threads 0.42 -> 0.27 (Sapphire
   // Rapids VM; telar-conv-bench --methods, alone: 0.31 against 0.35).
+  if (blockedIn || blockedOut) {
+    PlanesTarget target{output, oh * ow * detail::kChannelBlock,
+                        ow * detail::kChannelBlock};
+    convPhasePlanes(env, filterView, input, ist, output, ost,
+                    {n, c, h, w, f, kh, kw, oh, ow, sh, sw, dh, dw, padTop,
+                     padLeft},
+                    accumulate, relu, bias, biasStride, DirectChoice::Always,
+                    blockedOut ? &target : nullptr, /*givenPlanes=*/nullptr,
+                    /*toPool=*/nullptr, blockedIn);
+    return TELAR_STATUS_OK;
+  }
   bool pointwise = kh == 1 && kw == 1;
   // (Looked up, and packed, only for AUTO: a method asked for reads none.)
   bool directPointwise =
@@ -1601,19 +1736,6 @@ static void materialiseIntermediate(TelarMemRef4F32 &mid) {
       3, static_cast<size_t>(std::max<int64_t>(1, s[0] * s[1] * s[2] * s[3])));
 }
 
-/// Whether a fused call may take its direct path: the runtime's own GEMM
-/// kernels, the AUTO or DIRECT method, and an output whose rows of pixels
-/// are contiguous (or a single pixel).
-static bool fusesDirectly(const Env &env, const TelarMemRef4F32 *out) {
-  const int64_t *os = out->sizes, *ost = out->strides;
-  int64_t outCol;
-  return env.kernel != GemmKernel::OpenBlas &&
-         (convMethod == TELARRT_CONV_AUTO ||
-          convMethod == TELARRT_CONV_DIRECT) &&
-         os[2] > 0 && os[3] > 0 && collapsedStride(os, ost, 2, 4, outCol) &&
-         (outCol == 1 || os[2] * os[3] == 1);
-}
-
 static_assert(detail::kChannelBlock == TELARRT_CONV_CHANNEL_BLOCK,
               "the pair call's channel blocks are the planes'");
 
@@ -1632,7 +1754,13 @@ static int conv2dPair(TelarContext *ctx, const char *kernel,
                       int64_t padTop, int64_t padLeft, int64_t flagsA,
                       int64_t midH, int64_t midW, int64_t padTopB,
                       int64_t padLeftB, int64_t flagsB) {
-  if (!checkFlags(ctx, kernel, flagsA, TELAR_KERNEL_RELU))
+  // The intermediate is never channel-blocked: the first's input and the
+  // second's output may be.
+  if (!checkFlags(ctx, kernel, flagsA,
+                  TELAR_KERNEL_RELU | TELAR_KERNEL_BLOCKED_INPUT) ||
+      !checkFlags(ctx, kernel, flagsB,
+                  TELAR_KERNEL_ACCUMULATE | TELAR_KERNEL_RELU |
+                      TELAR_KERNEL_BLOCKED_OUTPUT))
     return TELAR_STATUS_INVALID_ARGUMENT;
   if (midH < 0 || midW < 0)
     return detail::fail(ctx, TELAR_STATUS_INVALID_ARGUMENT,
@@ -1696,15 +1824,19 @@ static int conv2dPair(TelarContext *ctx, const char *kernel,
       {n, is[1], is[2], is[3], mc, fas[2], fas[3], midH, midW, sh, sw, dh, dw,
        padTop, padLeft},
       /*accumulate=*/false, flagsA & TELAR_KERNEL_RELU, biasData(biasA),
-      biasStrideOf(biasA), DirectChoice::Always, &target);
+      biasStrideOf(biasA), DirectChoice::Always, &target,
+      /*givenPlanes=*/nullptr, /*toPool=*/nullptr,
+      flagsA & TELAR_KERNEL_BLOCKED_INPUT);
   // The second, from them.
-  convPhasePlanes(env, *matrixB, nullptr, noStrides, out->aligned + out->offset,
-                  ost,
+  float *output = out->aligned + out->offset;
+  PlanesTarget blockedOut{output, oh * ow * kBlock, ow * kBlock};
+  convPhasePlanes(env, *matrixB, nullptr, noStrides, output, ost,
                   {n, mc, midH, midW, fbs[0], kh, kw, oh, ow, 1, 1, 1, 1,
                    padTopB, padLeftB},
                   flagsB & TELAR_KERNEL_ACCUMULATE, flagsB & TELAR_KERNEL_RELU,
                   biasData(biasB), biasStrideOf(biasB), DirectChoice::Always,
-                  /*toPlanes=*/nullptr, planes);
+                  flagsB & TELAR_KERNEL_BLOCKED_OUTPUT ? &blockedOut : nullptr,
+                  planes);
   return TELAR_STATUS_OK;
 }
 
@@ -1722,8 +1854,14 @@ static int conv2dMaxPool(TelarContext *ctx, const char *kernel,
                          int64_t convH, int64_t convW, int64_t kh, int64_t kw,
                          int64_t poolSh, int64_t poolSw, int64_t poolTop,
                          int64_t poolLeft) {
-  if (!checkFlags(ctx, kernel, flags, TELAR_KERNEL_RELU))
+  if (!checkFlags(ctx, kernel, flags,
+                  TELAR_KERNEL_RELU | kBlockedFlags) ||
+      ((flags & TELAR_KERNEL_BLOCKED_OUTPUT) &&
+       !checkBlocked(ctx, kernel, out, "output")))
     return TELAR_STATUS_INVALID_ARGUMENT;
+  // The convolution's own flags (its output, the intermediate, is plain).
+  int64_t convFlags = flags & ~TELAR_KERNEL_BLOCKED_OUTPUT;
+  bool blockedOut = flags & TELAR_KERNEL_BLOCKED_OUTPUT;
   if (convH < 0 || convW < 0)
     return detail::fail(ctx, TELAR_STATUS_INVALID_ARGUMENT,
                         "%s: a %lldx%lld convolution output", kernel,
@@ -1733,7 +1871,7 @@ static int conv2dMaxPool(TelarContext *ctx, const char *kernel,
   // The convolution's output.
   TelarMemRef4F32 mid = denseIntermediate(n, f, convH, convW);
   if (int status = checkConv(ctx, kernel, in, filter, biasRef, &mid, sh, sw,
-                             dh, dw, padTop, padLeft, flags))
+                             dh, dw, padTop, padLeft, convFlags))
     return status;
   const int64_t *os = out->sizes, *ost = out->strides;
   if (os[0] != n || os[1] != f || kh < 1 || kw < 1)
@@ -1753,14 +1891,21 @@ static int conv2dMaxPool(TelarContext *ctx, const char *kernel,
   if (!fast) {
     materialiseIntermediate(mid);
     int status = conv2dNchw(ctx, kernel, in, filter, biasRef, &mid, sh, sw, dh,
-                            dw, padTop, padLeft, flags);
+                            dw, padTop, padLeft, convFlags);
     if (status != TELAR_STATUS_OK)
       return status;
-    return maxPool2dNchw(ctx, kernel, &mid, out, kh, kw, poolSh, poolSw, 1, 1,
-                         poolTop, poolLeft);
+    return viaNchw(out, /*blockedIn=*/false, out, blockedOut,
+                   /*accumulate=*/false,
+                   [&](TelarMemRef4F32 *, TelarMemRef4F32 *plainOut) {
+                     return maxPool2dNchw(ctx, kernel, &mid, plainOut, kh, kw,
+                                          poolSh, poolSw, 1, 1, poolTop,
+                                          poolLeft);
+                   });
   }
   detail::DirectPool pool{out->aligned + out->offset, ost[1], os[2], os[3], kh,
                           kw, poolSh, poolSw, poolTop, poolLeft};
+  if (blockedOut)
+    pool.blockStride = os[2] * os[3] * detail::kChannelBlock;
   int64_t noStrides[4] = {0, 0, 0, 0};
   convPhasePlanes(
       env, *matrix, in->aligned + in->offset, in->strides, nullptr, noStrides,
@@ -1768,7 +1913,8 @@ static int conv2dMaxPool(TelarContext *ctx, const char *kernel,
        padTop, padLeft},
       /*accumulate=*/false, flags & TELAR_KERNEL_RELU, biasData(biasRef),
       biasStrideOf(biasRef), DirectChoice::Always,
-      /*toPlanes=*/nullptr, /*givenPlanes=*/nullptr, &pool);
+      /*toPlanes=*/nullptr, /*givenPlanes=*/nullptr, &pool,
+      flags & TELAR_KERNEL_BLOCKED_INPUT);
   return TELAR_STATUS_OK;
 }
 

@@ -986,6 +986,175 @@ TEST(RuntimeKernels, Conv2dPairRejectsBadOperands) {
   telarrt_context_clear_error(ctx());
 }
 
+/// A dense N x C x H x W buffer's descriptor.
+TelarMemRef4F32 denseDescriptor(std::vector<float> &data,
+                                std::array<int64_t, 4> s) {
+  return {data.data(), data.data(), 0, {s[0], s[1], s[2], s[3]},
+          {s[1] * s[2] * s[3], s[2] * s[3], s[3], 1}};
+}
+
+/// An N x C x H x W array from NCHW into channel-blocked order
+/// (TELAR_KERNEL_BLOCKED_*: NCHW16c), or back.
+std::vector<float> reblock(const std::vector<float> &x,
+                           std::array<int64_t, 4> s, bool toBlocked) {
+  constexpr int64_t kBlock = TELARRT_CONV_CHANNEL_BLOCK;
+  std::vector<float> y(x.size());
+  int64_t p = s[2] * s[3];
+  for (int64_t i = 0; i < s[0] * s[1]; ++i) {
+    int64_t img = i / s[1], c = i % s[1];
+    int64_t at = (img * s[1] + c / kBlock * kBlock) * p + c % kBlock;
+    for (int64_t q = 0; q < p; ++q) {
+      if (toBlocked)
+        y[at + q * kBlock] = x[i * p + q];
+      else
+        y[i * p + q] = x[at + q * kBlock];
+    }
+  }
+  return y;
+}
+
+/// Channel-blocked operands (TELAR_KERNEL_BLOCKED_INPUT/OUTPUT) give what
+/// the same call gives on NCHW ones: a residual block's pair (in place,
+/// as ResNet's blocks run), a strided pair, a strided 1x1 convolution
+/// accumulating into a blocked output with a bias and the ReLU, a 3x3 one
+/// reading a blocked input into a plain output, the stem's convolution
+/// and pooling into a blocked output; computed directly or (two images,
+/// OpenBLAS, the other methods) through NCHW copies; on 1 and 2 threads.
+/// A buffer that cannot be blocked is refused with a message.
+TEST(RuntimeKernels, Conv2dChannelBlocked) {
+  std::mt19937 rng(37);
+  std::uniform_real_distribution<float> dist(-1, 1);
+  auto random = [&](size_t count) {
+    std::vector<float> v(count);
+    for (float &x : v)
+      x = dist(rng);
+    return v;
+  };
+  auto count = [](std::array<int64_t, 4> s) {
+    return static_cast<size_t>(s[0] * s[1] * s[2] * s[3]);
+  };
+  // One call on `in` and `out` (dense NCHW data or their blocked copies).
+  using Call = std::function<int(TelarMemRef4F32 *, TelarMemRef4F32 *,
+                                 int64_t blockedFlags)>;
+  // Runs `call` plain and blocked (inBlocked, outBlocked: which operands;
+  // inPlace: out is in), compares the outputs.
+  auto check = [&](std::array<int64_t, 4> inShape,
+                   std::array<int64_t, 4> outShape, bool inBlocked,
+                   bool outBlocked, bool inPlace, int64_t inFlag,
+                   int64_t outFlag, const Call &call) {
+    std::vector<float> in = random(count(inShape));
+    std::vector<float> out = inPlace ? in : random(count(outShape));
+    std::vector<float> plainIn = in, plainOut = out;
+    auto dIn = denseDescriptor(plainIn, inShape);
+    auto dOut = denseDescriptor(inPlace ? plainIn : plainOut, outShape);
+    ASSERT_EQ(call(&dIn, &dOut, 0), TELAR_STATUS_OK)
+        << telarrt_context_error(ctx());
+    std::vector<float> want = inPlace ? plainIn : plainOut;
+    std::vector<float> bIn = inBlocked ? reblock(in, inShape, true) : in;
+    std::vector<float> bOut = outBlocked ? reblock(out, outShape, true) : out;
+    auto dbIn = denseDescriptor(bIn, inShape);
+    auto dbOut = denseDescriptor(inPlace ? bIn : bOut, outShape);
+    ASSERT_EQ(call(&dbIn, &dbOut,
+                   (inBlocked ? inFlag : 0) | (outBlocked ? outFlag : 0)),
+              TELAR_STATUS_OK)
+        << telarrt_context_error(ctx());
+    std::vector<float> got = inPlace ? bIn : bOut;
+    if (outBlocked)
+      got = reblock(got, outShape, false);
+    for (size_t i = 0; i < want.size(); ++i)
+      expectNear(got[i], want[i], "blocked element " + std::to_string(i));
+  };
+  auto pairCall = [&](std::vector<float> &fa, std::vector<float> &fb,
+                      std::array<int64_t, 4> fas, std::array<int64_t, 4> fbs,
+                      int64_t stride, int64_t midH, int64_t midW,
+                      int64_t flagsB) -> Call {
+    return [&, fas, fbs, stride, midH, midW,
+            flagsB](TelarMemRef4F32 *in, TelarMemRef4F32 *out, int64_t b) {
+      auto dfa = denseDescriptor(fa, fas), dfb = denseDescriptor(fb, fbs);
+      TelarMemRef1F32 none{nullptr, nullptr, 0, {0}, {1}};
+      return telarrt_conv2d_pair_nchw_f32(
+          ctx(), in, &dfa, &none, &dfb, &none, out, stride, stride, 1, 1, 1,
+          1, TELAR_KERNEL_RELU | (b & TELAR_KERNEL_BLOCKED_INPUT), midH, midW,
+          1, 1, flagsB | (b & TELAR_KERNEL_BLOCKED_OUTPUT));
+    };
+  };
+  std::vector<float> f32 = random(32 * 32 * 9), f16 = random(32 * 16 * 9),
+                     f1 = random(32 * 16), bias = random(32),
+                     stem = random(16 * 3 * 9);
+  int saved = telarrt_get_num_threads();
+  double savedWork = telarrt_set_kernel_min_parallel_work(1);
+  for (int threads : {1, 2}) {
+    telarrt_set_num_threads(threads);
+    SCOPED_TRACE("threads " + std::to_string(threads));
+    forEachGemmKernel([&] {
+      for (int method : {TELARRT_CONV_AUTO, TELARRT_CONV_DIRECT,
+                         TELARRT_CONV_PHASE_PLANES}) {
+        ASSERT_GE(telarrt_set_conv_method(method), 0);
+        SCOPED_TRACE("conv method " + std::to_string(method));
+        const int64_t accRelu = TELAR_KERNEL_ACCUMULATE | TELAR_KERNEL_RELU;
+        for (int64_t images : {1, 2}) {
+          SCOPED_TRACE("images " + std::to_string(images));
+          // A residual block in place: blocked in and out, or either.
+          for (int both = 0; both < 3; ++both)
+            check({images, 32, 9, 8}, {images, 32, 9, 8}, both != 1,
+                  both != 2, /*inPlace=*/both == 0,
+                  TELAR_KERNEL_BLOCKED_INPUT, TELAR_KERNEL_BLOCKED_OUTPUT,
+                  pairCall(f32, f32, {32, 32, 3, 3}, {32, 32, 3, 3}, 1, 9, 8,
+                           accRelu));
+          // Strided, 16 -> 32 -> 16 channels, overwriting.
+          check({images, 16, 11, 10}, {images, 16, 6, 5}, true, true, false,
+                TELAR_KERNEL_BLOCKED_INPUT, TELAR_KERNEL_BLOCKED_OUTPUT,
+                pairCall(f16, f16, {32, 16, 3, 3}, {16, 32, 3, 3}, 2, 6, 5,
+                         0));
+          // A downsampling 1x1/2 with a bias into a blocked output; a 3x3
+          // from a blocked input into a plain one.
+          for (bool pointwise : {true, false})
+            check({images, 16, 10, 10},
+                  {images, 32, pointwise ? 5 : 10, pointwise ? 5 : 10}, true,
+                  pointwise, false, TELAR_KERNEL_BLOCKED_INPUT,
+                  TELAR_KERNEL_BLOCKED_OUTPUT,
+                  [&, pointwise](TelarMemRef4F32 *in, TelarMemRef4F32 *out,
+                                 int64_t b) {
+                    int64_t k = pointwise ? 1 : 3, st = pointwise ? 2 : 1;
+                    auto df = denseDescriptor(pointwise ? f1 : f16,
+                                              {32, 16, k, k});
+                    TelarMemRef1F32 db{bias.data(), bias.data(), 0, {32}, {1}};
+                    return telarrt_conv2d_nchw_bias_f32(
+                        ctx(), in, &df, &db, out, st, st, 1, 1, k / 2, k / 2,
+                        accRelu | b);
+                  });
+          // The stem: 3 channels in, the pooled 16 out blocked.
+          check({images, 3, 20, 18}, {images, 16, 5, 5}, false, true, false,
+                0, TELAR_KERNEL_BLOCKED_OUTPUT,
+                [&](TelarMemRef4F32 *in, TelarMemRef4F32 *out, int64_t b) {
+                  auto df = denseDescriptor(stem, {16, 3, 3, 3});
+                  TelarMemRef1F32 db{bias.data(), bias.data(), 0, {16}, {1}};
+                  return telarrt_conv2d_maxpool_nchw_f32(
+                      ctx(), in, &df, &db, out, 2, 2, 1, 1, 1, 1,
+                      TELAR_KERNEL_RELU | b, 10, 9, 3, 3, 2, 2, 1, 1);
+                });
+        }
+      }
+    });
+  }
+  telarrt_set_conv_method(TELARRT_CONV_AUTO);
+  telarrt_set_kernel_min_parallel_work(savedWork);
+  telarrt_set_num_threads(saved);
+  // 20 channels cannot be blocked.
+  std::vector<float> in20 = random(20 * 36), out16 = random(16 * 36),
+                     f20 = random(16 * 20 * 9);
+  auto di = denseDescriptor(in20, {1, 20, 6, 6});
+  auto df = denseDescriptor(f20, {16, 20, 3, 3});
+  auto dout = denseDescriptor(out16, {1, 16, 6, 6});
+  EXPECT_EQ(telarrt_conv2d_nchw_f32(ctx(), &di, &df, &dout, 1, 1, 1, 1, 1, 1,
+                                    TELAR_KERNEL_BLOCKED_INPUT),
+            TELAR_STATUS_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(telarrt_context_error(ctx())).find("channel-blocked"),
+            std::string::npos)
+      << telarrt_context_error(ctx());
+  telarrt_context_clear_error(ctx());
+}
+
 /// A convolution and the max pooling of its output in one call
 /// (telarrt_conv2d_maxpool_nchw_f32) against naiveConv and a naive pooling:
 /// pooled straight from the direct convolution's tile (a 7x7/2 stem-like

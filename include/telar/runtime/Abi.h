@@ -126,7 +126,17 @@ enum {
    * garbage or NaNs in it do not matter). */
   TELAR_KERNEL_ACCUMULATE = 1,
   /* then c = max(c, 0) (convolutions only for now) */
-  TELAR_KERNEL_RELU = 2
+  TELAR_KERNEL_RELU = 2,
+  /* Convolutions: `in` (the pair's first flags: its `in`) holds its N x C
+   * x H x W values channel-blocked, NCHW16c: (n, c, y, x) at
+   * ((n * C / 16 + c / 16) * H * W + y * W + x) * 16 + c % 16 of a dense
+   * buffer, C a multiple of TELARRT_CONV_CHANNEL_BLOCK. The compiler sets
+   * it on a buffer only runtime convolutions write and read (ResNet's
+   * activations between its blocks): no NCHW round trip between them. */
+  TELAR_KERNEL_BLOCKED_INPUT = 4,
+  /* Likewise `out` (the pair's second flags; the pooling's output of
+   * telarrt_conv2d_maxpool_nchw_f32), accumulated into as such. */
+  TELAR_KERNEL_BLOCKED_OUTPUT = 8
 };
 /* c (+)= a . b */
 int telarrt_matmul_f32(TelarContext *ctx, TelarMemRef2F32 *a,
