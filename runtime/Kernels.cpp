@@ -501,10 +501,12 @@ template <typename MemRef> std::string dims(const MemRef *m) {
   return s;
 }
 
-/// " acc", " relu" for a kernel's flags.
+/// " acc", " relu", " blocked-in", " blocked-out" for a kernel's flags.
 std::string flagNames(int64_t flags) {
   return std::string(flags & TELAR_KERNEL_ACCUMULATE ? " acc" : "") +
-         (flags & TELAR_KERNEL_RELU ? " relu" : "");
+         (flags & TELAR_KERNEL_RELU ? " relu" : "") +
+         (flags & TELAR_KERNEL_BLOCKED_INPUT ? " blocked-in" : "") +
+         (flags & TELAR_KERNEL_BLOCKED_OUTPUT ? " blocked-out" : "");
 }
 
 /// A convolution's operands for the kernel profile.

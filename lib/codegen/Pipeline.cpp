@@ -81,8 +81,10 @@ void telar::buildCpuTranslationPipeline(OpPassManager &pm,
   // a context argument and a status result.
   if (usesRuntime)
     pm.addPass(createTelarAddRuntimeContext());
-  if (options.libraryCalls)
+  if (options.libraryCalls) {
     pm.addPass(createTelarLinalgToLibraryCalls());
+    pm.addPass(createTelarBlockConvActivations());
+  }
   bufferization::buildBufferDeallocationPipeline(pm);
   pm.addNestedPass<func::FuncOp>(createTelarEarlyDealloc());
 

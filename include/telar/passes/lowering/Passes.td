@@ -195,6 +195,29 @@ def TelarLinalgToLibraryCalls : Pass<"telar-linalg-to-library-calls", "ModuleOp"
                            "::mlir::LLVM::LLVMDialect"];
 }
 
+def TelarBlockConvActivations
+    : Pass<"telar-block-conv-activations", "ModuleOp"> {
+  let summary = "Keep buffers only convolution calls use in the runtime's channel-blocked order";
+  let description = [{
+    After `telar-linalg-to-library-calls`: a local allocation (4-D f32,
+    static shape, identity layout, channels a multiple of
+    `TELARRT_CONV_CHANNEL_BLOCK`) whose every use is a `memref.cast` that
+    only runtime convolution calls (`telarrt_conv2d_nchw_f32`,
+    `telarrt_conv2d_nchw_bias_f32`, `telarrt_conv2d_pair_nchw_f32`,
+    `telarrt_conv2d_maxpool_nchw_f32`) take as their input or output holds
+    its values channel-blocked (NCHW16c): each such call gets
+    `TELAR_KERNEL_BLOCKED_INPUT` (the pair's first flags) or
+    `TELAR_KERNEL_BLOCKED_OUTPUT` (the pair's second flags) set on the
+    flags for that operand. Nothing else reads or writes the buffer, so
+    its layout is the calls' affair: the runtime's direct kernels then move
+    whole pixels of 16 channels in and out of their planes, no transposes
+    (ResNet-18's activations from the stem's pooling to the last block's
+    input). A buffer any other op uses (a view, a copy, generated code, the
+    function's results) stays NCHW.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def TelarFoldAddIntoContractionInit
     : Pass<"telar-fold-add-into-contraction-init", "ModuleOp"> {
   let summary = "Fold bias and residual adds into the init of the contraction they follow";
