@@ -1992,10 +1992,11 @@ int telarrt_conv2d_maxpool_nchw_f32(
            std::to_string(filter->sizes[0]) + "x" + std::to_string(conv_h) +
            "x" + std::to_string(conv_w) + " stride " + std::to_string(sh) +
            "x" + std::to_string(sw) + " pad " + std::to_string(pad_top) + "x" +
-           std::to_string(pad_left) + flagNames(flags) + "; max " +
+           std::to_string(pad_left) +
+           flagNames(flags & ~TELAR_KERNEL_BLOCKED_OUTPUT) + "; max " +
            std::to_string(kh) + "x" + std::to_string(kw) + " stride " +
            std::to_string(pool_sh) + "x" + std::to_string(pool_sw) + " -> " +
-           dims(out);
+           dims(out) + flagNames(flags & TELAR_KERNEL_BLOCKED_OUTPUT);
   });
   return guarded(ctx, kernel, [&] {
     return conv2dMaxPool(ctx, kernel, in, filter, bias, out, sh, sw, dh, dw,
