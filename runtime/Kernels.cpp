@@ -27,7 +27,6 @@
 #include "telar/runtime/Abi.h"
 
 #include <algorithm>
-#include <functional>
 #include <atomic>
 #include <cassert>
 #include <chrono>
@@ -37,6 +36,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <new>
 #include <optional>
@@ -1896,6 +1896,8 @@ static int conv2dMaxPool(TelarContext *ctx, const char *kernel,
                             dw, padTop, padLeft, convFlags);
     if (status != TELAR_STATUS_OK)
       return status;
+    // (The pooling's input is mid, never blocked: `out` stands in for
+    // viaNchw's unused input.)
     return viaNchw(out, /*blockedIn=*/false, out, blockedOut,
                    /*accumulate=*/false,
                    [&](TelarMemRef4F32 *, TelarMemRef4F32 *plainOut) {

@@ -88,8 +88,11 @@ struct BlockConvActivations
   void runOnOperation() override {
     getOperation().walk([&](memref::AllocOp alloc) {
       MemRefType type = alloc.getType();
+      // One image: the runtime's direct path takes blocked operands of one
+      // (others would go through NCHW copies on every call).
       if (type.getRank() != 4 || !type.hasStaticShape() ||
           !type.getLayout().isIdentity() || !type.getElementType().isF32() ||
+          type.getDimSize(0) != 1 ||
           type.getDimSize(1) % TELARRT_CONV_CHANNEL_BLOCK != 0)
         return;
       // Every use: a dealloc, or a cast that only convolution calls take,

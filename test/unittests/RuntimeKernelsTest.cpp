@@ -1503,10 +1503,10 @@ TEST(RuntimeKernels, InvalidOperands) {
             "and below the kernel's span");
   context.clearError();
   EXPECT_EQ(telarrt_conv2d_nchw_f32(context.get(), &in, &filter, &out, 1, 1,
-                                    1, 1, 0, 0, 4),
+                                    1, 1, 0, 0, 16),
             TELAR_STATUS_INVALID_ARGUMENT);
   EXPECT_EQ(context.getError(),
-            "telarrt_conv2d_nchw_f32: unsupported flags 0x4");
+            "telarrt_conv2d_nchw_f32: unsupported flags 0x10");
   context.clearError();
   // A bias that is not one value per filter.
   TelarMemRef1F32 bias{x.data(), x.data(), 0, {2}, {1}};

@@ -69,7 +69,8 @@ func.func private @telarrt_conv2d_nchw_bias_f32(!llvm.ptr, !m4, !m4, !m1, !m4, i
 // A buffer stays NCHW when anything but a convolution call's input or
 // output uses it: a copy (@copied), a view (@viewed), a call taking it as
 // its filter (@as_filter), another callee (@other_callee); or when its
-// channels are not whole blocks of 16 (@channels).
+// channels are not whole blocks of 16 (@channels), or it holds two images
+// (@batch).
 // CHECK-LABEL: func.func @copied
 // CHECK: call @telarrt_conv2d_nchw_f32({{.*}}, %c2_i64)
 // CHECK-NOT: arith.constant 8 : i64
@@ -81,6 +82,9 @@ func.func private @telarrt_conv2d_nchw_bias_f32(!llvm.ptr, !m4, !m4, !m1, !m4, i
 // CHECK-LABEL: func.func @other_callee
 // CHECK: call @telarrt_conv2d_nchw_f32({{.*}}, %c2_i64)
 // CHECK-LABEL: func.func @channels
+// CHECK: call @telarrt_conv2d_nchw_f32({{.*}}, %c2_i64)
+// CHECK: call @telarrt_conv2d_nchw_f32({{.*}}, %c2_i64)
+// CHECK-LABEL: func.func @batch
 // CHECK: call @telarrt_conv2d_nchw_f32({{.*}}, %c2_i64)
 // CHECK: call @telarrt_conv2d_nchw_f32({{.*}}, %c2_i64)
 // CHECK-NOT: arith.constant {{[0-9]+}} : i64
@@ -129,6 +133,16 @@ func.func @channels(%ctx: !llvm.ptr, %x: !m4, %w: !m4, %y: !m4) {
   %ac = memref.cast %a : memref<1x8x4x4xf32> to !m4
   %s = call @telarrt_conv2d_nchw_f32(%ctx, %x, %w, %ac, %c1, %c1, %c1, %c1, %c1, %c1, %c2) : (!llvm.ptr, !m4, !m4, !m4, i64, i64, i64, i64, i64, i64, i64) -> i32
   %ai = memref.cast %a : memref<1x8x4x4xf32> to !m4
+  %t = call @telarrt_conv2d_nchw_f32(%ctx, %ai, %w, %y, %c1, %c1, %c1, %c1, %c1, %c1, %c2) : (!llvm.ptr, !m4, !m4, !m4, i64, i64, i64, i64, i64, i64, i64) -> i32
+  return
+}
+func.func @batch(%ctx: !llvm.ptr, %x: !m4, %w: !m4, %y: !m4) {
+  %c1 = arith.constant 1 : i64
+  %c2 = arith.constant 2 : i64
+  %a = memref.alloc() : memref<2x16x4x4xf32>
+  %ac = memref.cast %a : memref<2x16x4x4xf32> to !m4
+  %s = call @telarrt_conv2d_nchw_f32(%ctx, %x, %w, %ac, %c1, %c1, %c1, %c1, %c1, %c1, %c2) : (!llvm.ptr, !m4, !m4, !m4, i64, i64, i64, i64, i64, i64, i64) -> i32
+  %ai = memref.cast %a : memref<2x16x4x4xf32> to !m4
   %t = call @telarrt_conv2d_nchw_f32(%ctx, %ai, %w, %y, %c1, %c1, %c1, %c1, %c1, %c1, %c2) : (!llvm.ptr, !m4, !m4, !m4, i64, i64, i64, i64, i64, i64, i64) -> i32
   return
 }

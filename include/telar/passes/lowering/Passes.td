@@ -200,8 +200,9 @@ def TelarBlockConvActivations
   let summary = "Keep buffers only convolution calls use in the runtime's channel-blocked order";
   let description = [{
     After `telar-linalg-to-library-calls`: a local allocation (4-D f32,
-    static shape, identity layout, channels a multiple of
-    `TELARRT_CONV_CHANNEL_BLOCK`) whose every use is a `memref.cast` that
+    static shape, identity layout, one image, channels a multiple of
+    `TELARRT_CONV_CHANNEL_BLOCK`) whose every use is a `memref.dealloc` or
+    a `memref.cast` that
     only runtime convolution calls (`telarrt_conv2d_nchw_f32`,
     `telarrt_conv2d_nchw_bias_f32`, `telarrt_conv2d_pair_nchw_f32`,
     `telarrt_conv2d_maxpool_nchw_f32`) take as their input or output holds
