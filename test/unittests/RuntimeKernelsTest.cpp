@@ -843,6 +843,29 @@ std::vector<double> naiveConv(const std::vector<double> &x, int64_t n,
   return y;
 }
 
+/// Runs `body` on 1 and 2 threads (every loop on threads), each GEMM kernel
+/// and each method that may compute a fused call directly (AUTO, DIRECT)
+/// or not (PHASE_PLANES), with them in the trace; restores the settings.
+void forEachFusedConvSetting(const std::function<void()> &body) {
+  int saved = telarrt_get_num_threads();
+  double savedWork = telarrt_set_kernel_min_parallel_work(1);
+  for (int threads : {1, 2}) {
+    telarrt_set_num_threads(threads);
+    SCOPED_TRACE("threads " + std::to_string(threads));
+    forEachGemmKernel([&] {
+      for (int method : {TELARRT_CONV_AUTO, TELARRT_CONV_DIRECT,
+                         TELARRT_CONV_PHASE_PLANES}) {
+        ASSERT_GE(telarrt_set_conv_method(method), 0);
+        SCOPED_TRACE("conv method " + std::to_string(method));
+        body();
+      }
+    });
+  }
+  telarrt_set_conv_method(TELARRT_CONV_AUTO);
+  telarrt_set_kernel_min_parallel_work(savedWork);
+  telarrt_set_num_threads(saved);
+}
+
 /// Runs the pair a then b on an N x C x H x W input against naiveConv
 /// twice: flagsB ACCUMULATE onto a random output (else onto NaNs), biases
 /// with no elements for none, filters registered as constants or not.
@@ -924,33 +947,19 @@ TEST(RuntimeKernels, Conv2dPair) {
       {{1, 16, 8, 8}, {20, 3, 1, 1, 1, 1, 1}, {16, 3, 1, 1, 1, 1, 1}},
       {{2, 16, 6, 6}, {16, 3, 1, 1, 1, 1, 1}, {16, 3, 1, 1, 1, 1, 1}},
   };
-  int saved = telarrt_get_num_threads();
-  double savedWork = telarrt_set_kernel_min_parallel_work(1);
-  for (int threads : {1, 2}) {
-    telarrt_set_num_threads(threads);
-    SCOPED_TRACE("threads " + std::to_string(threads));
-    forEachGemmKernel([&] {
-      for (int method : {TELARRT_CONV_AUTO, TELARRT_CONV_DIRECT,
-                         TELARRT_CONV_PHASE_PLANES}) {
-        ASSERT_GE(telarrt_set_conv_method(method), 0);
-        SCOPED_TRACE("conv method " + std::to_string(method));
-        for (size_t i = 0; i < std::size(cases); ++i) {
-          SCOPED_TRACE("case " + std::to_string(i));
-          const Case &cs = cases[i];
-          for (int64_t flagsA : {int64_t(0), int64_t(TELAR_KERNEL_RELU)})
-            for (int64_t flagsB :
-                 {int64_t(0), int64_t(TELAR_KERNEL_ACCUMULATE),
-                  int64_t(TELAR_KERNEL_ACCUMULATE | TELAR_KERNEL_RELU)})
-              checkConvPair(cs.input, cs.a, cs.b, flagsA, flagsB,
-                            /*biases=*/flagsB != 0,
-                            /*constantFilters=*/flagsA != 0, rng);
-        }
-      }
-    });
-  }
-  telarrt_set_conv_method(TELARRT_CONV_AUTO);
-  telarrt_set_kernel_min_parallel_work(savedWork);
-  telarrt_set_num_threads(saved);
+  forEachFusedConvSetting([&] {
+    for (size_t i = 0; i < std::size(cases); ++i) {
+      SCOPED_TRACE("case " + std::to_string(i));
+      const Case &cs = cases[i];
+      for (int64_t flagsA : {int64_t(0), int64_t(TELAR_KERNEL_RELU)})
+        for (int64_t flagsB :
+             {int64_t(0), int64_t(TELAR_KERNEL_ACCUMULATE),
+              int64_t(TELAR_KERNEL_ACCUMULATE | TELAR_KERNEL_RELU)})
+          checkConvPair(cs.input, cs.a, cs.b, flagsA, flagsB,
+                        /*biases=*/flagsB != 0,
+                        /*constantFilters=*/flagsA != 0, rng);
+    }
+  });
   EXPECT_EQ(weights().getBytes(), 0u);
 }
 
@@ -1081,65 +1090,50 @@ TEST(RuntimeKernels, Conv2dChannelBlocked) {
   std::vector<float> f32 = random(32 * 32 * 9), f16 = random(32 * 16 * 9),
                      f1 = random(32 * 16), bias = random(32),
                      stem = random(16 * 3 * 9);
-  int saved = telarrt_get_num_threads();
-  double savedWork = telarrt_set_kernel_min_parallel_work(1);
-  for (int threads : {1, 2}) {
-    telarrt_set_num_threads(threads);
-    SCOPED_TRACE("threads " + std::to_string(threads));
-    forEachGemmKernel([&] {
-      for (int method : {TELARRT_CONV_AUTO, TELARRT_CONV_DIRECT,
-                         TELARRT_CONV_PHASE_PLANES}) {
-        ASSERT_GE(telarrt_set_conv_method(method), 0);
-        SCOPED_TRACE("conv method " + std::to_string(method));
-        const int64_t accRelu = TELAR_KERNEL_ACCUMULATE | TELAR_KERNEL_RELU;
-        for (int64_t images : {1, 2}) {
-          SCOPED_TRACE("images " + std::to_string(images));
-          // A residual block in place: blocked in and out, or either.
-          for (int both = 0; both < 3; ++both)
-            check({images, 32, 9, 8}, {images, 32, 9, 8}, both != 1,
-                  both != 2, /*inPlace=*/both == 0,
-                  TELAR_KERNEL_BLOCKED_INPUT, TELAR_KERNEL_BLOCKED_OUTPUT,
-                  pairCall(f32, f32, {32, 32, 3, 3}, {32, 32, 3, 3}, 1, 9, 8,
-                           accRelu));
-          // Strided, 16 -> 32 -> 16 channels, overwriting.
-          check({images, 16, 11, 10}, {images, 16, 6, 5}, true, true, false,
-                TELAR_KERNEL_BLOCKED_INPUT, TELAR_KERNEL_BLOCKED_OUTPUT,
-                pairCall(f16, f16, {32, 16, 3, 3}, {16, 32, 3, 3}, 2, 6, 5,
-                         0));
-          // A downsampling 1x1/2 with a bias into a blocked output; a 3x3
-          // from a blocked input into a plain one.
-          for (bool pointwise : {true, false})
-            check({images, 16, 10, 10},
-                  {images, 32, pointwise ? 5 : 10, pointwise ? 5 : 10}, true,
-                  pointwise, false, TELAR_KERNEL_BLOCKED_INPUT,
-                  TELAR_KERNEL_BLOCKED_OUTPUT,
-                  [&, pointwise](TelarMemRef4F32 *in, TelarMemRef4F32 *out,
-                                 int64_t b) {
-                    int64_t k = pointwise ? 1 : 3, st = pointwise ? 2 : 1;
-                    auto df = denseDescriptor(pointwise ? f1 : f16,
-                                              {32, 16, k, k});
-                    TelarMemRef1F32 db{bias.data(), bias.data(), 0, {32}, {1}};
-                    return telarrt_conv2d_nchw_bias_f32(
-                        ctx(), in, &df, &db, out, st, st, 1, 1, k / 2, k / 2,
-                        accRelu | b);
-                  });
-          // The stem: 3 channels in, the pooled 16 out blocked.
-          check({images, 3, 20, 18}, {images, 16, 5, 5}, false, true, false,
-                0, TELAR_KERNEL_BLOCKED_OUTPUT,
-                [&](TelarMemRef4F32 *in, TelarMemRef4F32 *out, int64_t b) {
-                  auto df = denseDescriptor(stem, {16, 3, 3, 3});
-                  TelarMemRef1F32 db{bias.data(), bias.data(), 0, {16}, {1}};
-                  return telarrt_conv2d_maxpool_nchw_f32(
-                      ctx(), in, &df, &db, out, 2, 2, 1, 1, 1, 1,
-                      TELAR_KERNEL_RELU | b, 10, 9, 3, 3, 2, 2, 1, 1);
-                });
-        }
-      }
-    });
-  }
-  telarrt_set_conv_method(TELARRT_CONV_AUTO);
-  telarrt_set_kernel_min_parallel_work(savedWork);
-  telarrt_set_num_threads(saved);
+  const int64_t accRelu = TELAR_KERNEL_ACCUMULATE | TELAR_KERNEL_RELU;
+  forEachFusedConvSetting([&] {
+    for (int64_t images : {1, 2}) {
+      SCOPED_TRACE("images " + std::to_string(images));
+      // A residual block in place: blocked in and out, or either.
+      for (int both = 0; both < 3; ++both)
+        check({images, 32, 9, 8}, {images, 32, 9, 8}, both != 1, both != 2,
+              /*inPlace=*/both == 0, TELAR_KERNEL_BLOCKED_INPUT,
+              TELAR_KERNEL_BLOCKED_OUTPUT,
+              pairCall(f32, f32, {32, 32, 3, 3}, {32, 32, 3, 3}, 1, 9, 8,
+                       accRelu));
+      // Strided, 16 -> 32 -> 16 channels, overwriting.
+      check({images, 16, 11, 10}, {images, 16, 6, 5}, true, true, false,
+            TELAR_KERNEL_BLOCKED_INPUT, TELAR_KERNEL_BLOCKED_OUTPUT,
+            pairCall(f16, f16, {32, 16, 3, 3}, {16, 32, 3, 3}, 2, 6, 5, 0));
+      // A downsampling 1x1/2 with a bias into a blocked output; a 3x3 from
+      // a blocked input into a plain one.
+      for (bool pointwise : {true, false})
+        check({images, 16, 10, 10},
+              {images, 32, pointwise ? 5 : 10, pointwise ? 5 : 10}, true,
+              pointwise, false, TELAR_KERNEL_BLOCKED_INPUT,
+              TELAR_KERNEL_BLOCKED_OUTPUT,
+              [&, pointwise](TelarMemRef4F32 *in, TelarMemRef4F32 *out,
+                             int64_t b) {
+                int64_t k = pointwise ? 1 : 3, st = pointwise ? 2 : 1;
+                auto df =
+                    denseDescriptor(pointwise ? f1 : f16, {32, 16, k, k});
+                TelarMemRef1F32 db{bias.data(), bias.data(), 0, {32}, {1}};
+                return telarrt_conv2d_nchw_bias_f32(ctx(), in, &df, &db, out,
+                                                    st, st, 1, 1, k / 2,
+                                                    k / 2, accRelu | b);
+              });
+      // The stem: 3 channels in, the pooled 16 out blocked.
+      check({images, 3, 20, 18}, {images, 16, 5, 5}, false, true, false, 0,
+            TELAR_KERNEL_BLOCKED_OUTPUT,
+            [&](TelarMemRef4F32 *in, TelarMemRef4F32 *out, int64_t b) {
+              auto df = denseDescriptor(stem, {16, 3, 3, 3});
+              TelarMemRef1F32 db{bias.data(), bias.data(), 0, {16}, {1}};
+              return telarrt_conv2d_maxpool_nchw_f32(
+                  ctx(), in, &df, &db, out, 2, 2, 1, 1, 1, 1,
+                  TELAR_KERNEL_RELU | b, 10, 9, 3, 3, 2, 2, 1, 1);
+            });
+    }
+  });
   // 20 channels cannot be blocked.
   std::vector<float> in20 = random(20 * 36), out16 = random(16 * 36),
                      f20 = random(16 * 20 * 9);
