@@ -734,8 +734,7 @@ struct PlanesTarget {
 void convPhasePlanes(const Env &env, const View &a, const float *input,
                      const int64_t *ist, float *output, const int64_t *ost,
                      const ConvShape &s, bool accumulate, bool relu,
-                     const float *bias, int64_t biasStride,
-                     DirectChoice choice,
+                     const float *bias, int64_t biasStride, DirectChoice choice,
                      const PlanesTarget *toPlanes = nullptr,
                      const float *givenPlanes = nullptr,
                      const detail::DirectPool *toPool = nullptr,
@@ -964,9 +963,8 @@ void convPhasePlanes(const Env &env, const View &a, const float *input,
             std::fill(row + hi * kBlock, row + wq * kBlock, 0.0f);
             if (blockedInput) {
               // Already interleaved: whole pixels (kBlock channels) apart.
-              const float *src =
-                  image + (cb * s.h + iy) * s.w * kBlock +
-                  (lo * s.sw + px - s.padLeft) * kBlock;
+              const float *src = image + (cb * s.h + iy) * s.w * kBlock +
+                                 (lo * s.sw + px - s.padLeft) * kBlock;
               if (s.sw == 1) {
                 std::copy(src, src + (hi - lo) * kBlock, row + lo * kBlock);
                 continue;
@@ -1225,8 +1223,8 @@ static bool checkBlocked(TelarContext *ctx, const char *kernel,
 
 /// An N x C x P array (P pixels) from NCHW to channel-blocked (NCHW16c)
 /// order, or back.
-static void convertBlocked(const float *src, float *dst, int64_t n,
-                           int64_t c, int64_t p, bool toBlocked) {
+static void convertBlocked(const float *src, float *dst, int64_t n, int64_t c,
+                           int64_t p, bool toBlocked) {
   constexpr int64_t kBlock = detail::kChannelBlock;
   for (int64_t i = 0; i < n * c; ++i) {
     int64_t img = i / c, ch = i % c;
@@ -1254,8 +1252,8 @@ viaNchw(TelarMemRef4F32 *in, bool blockedIn, TelarMemRef4F32 *out,
     const int64_t *s = m.sizes;
     data.resize(static_cast<size_t>(s[0] * s[1] * s[2] * s[3]));
     if (read)
-      convertBlocked(m.aligned + m.offset, data.data(), s[0], s[1],
-                     s[2] * s[3], /*toBlocked=*/false);
+      convertBlocked(m.aligned + m.offset, data.data(), s[0], s[1], s[2] * s[3],
+                     /*toBlocked=*/false);
     m.allocated = m.aligned = data.data();
     m.offset = 0;
   };
@@ -1294,8 +1292,7 @@ static int checkConv(TelarContext *ctx, const char *kernel,
   if (!checkWindow(ctx, kernel, h, w, oh, ow, kh, kw, sh, sw, dh, dw, padTop,
                    padLeft) ||
       !checkFlags(ctx, kernel, flags,
-                  TELAR_KERNEL_ACCUMULATE | TELAR_KERNEL_RELU |
-                      kBlockedFlags))
+                  TELAR_KERNEL_ACCUMULATE | TELAR_KERNEL_RELU | kBlockedFlags))
     return TELAR_STATUS_INVALID_ARGUMENT;
   if ((flags & TELAR_KERNEL_BLOCKED_INPUT) &&
       !checkBlocked(ctx, kernel, in, "input"))
@@ -1450,12 +1447,12 @@ static int conv2dNchw(TelarContext *ctx, const char *kernel,
   if (blockedIn || blockedOut) {
     PlanesTarget target{output, oh * ow * detail::kChannelBlock,
                         ow * detail::kChannelBlock};
-    convPhasePlanes(env, filterView, input, ist, output, ost,
-                    {n, c, h, w, f, kh, kw, oh, ow, sh, sw, dh, dw, padTop,
-                     padLeft},
-                    accumulate, relu, bias, biasStride, DirectChoice::Always,
-                    blockedOut ? &target : nullptr, /*givenPlanes=*/nullptr,
-                    /*toPool=*/nullptr, blockedIn);
+    convPhasePlanes(
+        env, filterView, input, ist, output, ost,
+        {n, c, h, w, f, kh, kw, oh, ow, sh, sw, dh, dw, padTop, padLeft},
+        accumulate, relu, bias, biasStride, DirectChoice::Always,
+        blockedOut ? &target : nullptr, /*givenPlanes=*/nullptr,
+        /*toPool=*/nullptr, blockedIn);
     return TELAR_STATUS_OK;
   }
   bool pointwise = kh == 1 && kw == 1;
@@ -1856,8 +1853,7 @@ static int conv2dMaxPool(TelarContext *ctx, const char *kernel,
                          int64_t convH, int64_t convW, int64_t kh, int64_t kw,
                          int64_t poolSh, int64_t poolSw, int64_t poolTop,
                          int64_t poolLeft) {
-  if (!checkFlags(ctx, kernel, flags,
-                  TELAR_KERNEL_RELU | kBlockedFlags) ||
+  if (!checkFlags(ctx, kernel, flags, TELAR_KERNEL_RELU | kBlockedFlags) ||
       ((flags & TELAR_KERNEL_BLOCKED_OUTPUT) &&
        !checkBlocked(ctx, kernel, out, "output")))
     return TELAR_STATUS_INVALID_ARGUMENT;
@@ -1872,8 +1868,8 @@ static int conv2dMaxPool(TelarContext *ctx, const char *kernel,
   int64_t n = in->sizes[0], f = filter->sizes[0];
   // The convolution's output.
   TelarMemRef4F32 mid = denseIntermediate(n, f, convH, convW);
-  if (int status = checkConv(ctx, kernel, in, filter, biasRef, &mid, sh, sw,
-                             dh, dw, padTop, padLeft, convFlags))
+  if (int status = checkConv(ctx, kernel, in, filter, biasRef, &mid, sh, sw, dh,
+                             dw, padTop, padLeft, convFlags))
     return status;
   const int64_t *os = out->sizes, *ost = out->strides;
   if (os[0] != n || os[1] != f || kh < 1 || kw < 1)

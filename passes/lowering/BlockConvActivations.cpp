@@ -78,8 +78,9 @@ void setFlags(func::CallOp call, unsigned index, int64_t bits) {
   auto constant = call.getOperand(index).getDefiningOp<arith::ConstantOp>();
   int64_t old = cast<IntegerAttr>(constant.getValue()).getInt();
   OpBuilder b(call);
-  call.setOperand(index, arith::ConstantOp::create(
-                             b, call.getLoc(), b.getI64IntegerAttr(old | bits)));
+  call.setOperand(index,
+                  arith::ConstantOp::create(b, call.getLoc(),
+                                            b.getI64IntegerAttr(old | bits)));
 }
 
 struct BlockConvActivations

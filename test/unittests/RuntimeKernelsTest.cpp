@@ -998,7 +998,10 @@ TEST(RuntimeKernels, Conv2dPairRejectsBadOperands) {
 /// A dense N x C x H x W buffer's descriptor.
 TelarMemRef4F32 denseDescriptor(std::vector<float> &data,
                                 std::array<int64_t, 4> s) {
-  return {data.data(), data.data(), 0, {s[0], s[1], s[2], s[3]},
+  return {data.data(),
+          data.data(),
+          0,
+          {s[0], s[1], s[2], s[3]},
           {s[1] * s[2] * s[3], s[2] * s[3], s[3], 1}};
 }
 
@@ -1082,9 +1085,9 @@ TEST(RuntimeKernels, Conv2dChannelBlocked) {
       auto dfa = denseDescriptor(fa, fas), dfb = denseDescriptor(fb, fbs);
       TelarMemRef1F32 none{nullptr, nullptr, 0, {0}, {1}};
       return telarrt_conv2d_pair_nchw_f32(
-          ctx(), in, &dfa, &none, &dfb, &none, out, stride, stride, 1, 1, 1,
-          1, TELAR_KERNEL_RELU | (b & TELAR_KERNEL_BLOCKED_INPUT), midH, midW,
-          1, 1, flagsB | (b & TELAR_KERNEL_BLOCKED_OUTPUT));
+          ctx(), in, &dfa, &none, &dfb, &none, out, stride, stride, 1, 1, 1, 1,
+          TELAR_KERNEL_RELU | (b & TELAR_KERNEL_BLOCKED_INPUT), midH, midW, 1,
+          1, flagsB | (b & TELAR_KERNEL_BLOCKED_OUTPUT));
     };
   };
   std::vector<float> f32 = random(32 * 32 * 9), f16 = random(32 * 16 * 9),
@@ -1115,12 +1118,11 @@ TEST(RuntimeKernels, Conv2dChannelBlocked) {
               [&, pointwise](TelarMemRef4F32 *in, TelarMemRef4F32 *out,
                              int64_t b) {
                 int64_t k = pointwise ? 1 : 3, st = pointwise ? 2 : 1;
-                auto df =
-                    denseDescriptor(pointwise ? f1 : f16, {32, 16, k, k});
+                auto df = denseDescriptor(pointwise ? f1 : f16, {32, 16, k, k});
                 TelarMemRef1F32 db{bias.data(), bias.data(), 0, {32}, {1}};
                 return telarrt_conv2d_nchw_bias_f32(ctx(), in, &df, &db, out,
-                                                    st, st, 1, 1, k / 2,
-                                                    k / 2, accRelu | b);
+                                                    st, st, 1, 1, k / 2, k / 2,
+                                                    accRelu | b);
               });
       // The stem: 3 channels in, the pooled 16 out blocked.
       check({images, 3, 20, 18}, {images, 16, 5, 5}, false, true, false, 0,
@@ -1496,8 +1498,8 @@ TEST(RuntimeKernels, InvalidOperands) {
             "bottom, right) around the 3x3 input: each must be at least 0 "
             "and below the kernel's span");
   context.clearError();
-  EXPECT_EQ(telarrt_conv2d_nchw_f32(context.get(), &in, &filter, &out, 1, 1,
-                                    1, 1, 0, 0, 16),
+  EXPECT_EQ(telarrt_conv2d_nchw_f32(context.get(), &in, &filter, &out, 1, 1, 1,
+                                    1, 0, 0, 16),
             TELAR_STATUS_INVALID_ARGUMENT);
   EXPECT_EQ(context.getError(),
             "telarrt_conv2d_nchw_f32: unsupported flags 0x10");
