@@ -212,8 +212,9 @@ def TelarBlockConvActivations
     flags for that operand. Nothing else reads or writes the buffer, so
     its layout is the calls' affair: the runtime's direct kernels then move
     whole pixels of 16 channels in and out of their planes, no transposes
-    (ResNet-18's activations from the stem's pooling to the last block's
-    input). A buffer any other op uses (a view, a copy, generated code, the
+    (ResNet-18's activations from the stem's pooling to the input of layer
+    4's first block; bufferization gives layer 4's outputs the buffer the
+    average pooling reads). A buffer any other op uses (a view, a copy, generated code, the
     function's results) stays NCHW.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
