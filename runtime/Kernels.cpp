@@ -1241,12 +1241,13 @@ static void convertBlocked(const float *src, float *dst, int64_t n, int64_t c,
 /// A convolution call whose channel-blocked operands (`blockedIn`,
 /// `blockedOut`) its direct path does not take (another method, several
 /// images): `call` computes it on NCHW copies of them (out's only when
-/// `accumulate` reads it), and out gets the result back blocked.
+/// `accumulate` reads it), and out gets the result back blocked. `in` may
+/// be null (a call whose input is never blocked): `call` then gets null.
 static int
 viaNchw(TelarMemRef4F32 *in, bool blockedIn, TelarMemRef4F32 *out,
         bool blockedOut, bool accumulate,
         const std::function<int(TelarMemRef4F32 *, TelarMemRef4F32 *)> &call) {
-  TelarMemRef4F32 inCopy = *in, outCopy = *out;
+  TelarMemRef4F32 inCopy = in ? *in : TelarMemRef4F32{}, outCopy = *out;
   std::vector<float> inData, outData;
   auto plain = [](TelarMemRef4F32 &m, std::vector<float> &data, bool read) {
     const int64_t *s = m.sizes;
@@ -1261,7 +1262,7 @@ viaNchw(TelarMemRef4F32 *in, bool blockedIn, TelarMemRef4F32 *out,
     plain(inCopy, inData, /*read=*/true);
   if (blockedOut)
     plain(outCopy, outData, accumulate);
-  int status = call(&inCopy, &outCopy);
+  int status = call(in ? &inCopy : nullptr, &outCopy);
   if (status == TELAR_STATUS_OK && blockedOut) {
     const int64_t *s = out->sizes;
     convertBlocked(outData.data(), out->aligned + out->offset, s[0], s[1],
@@ -1892,9 +1893,7 @@ static int conv2dMaxPool(TelarContext *ctx, const char *kernel,
                             dw, padTop, padLeft, convFlags);
     if (status != TELAR_STATUS_OK)
       return status;
-    // (The pooling's input is mid, never blocked: `out` stands in for
-    // viaNchw's unused input.)
-    return viaNchw(out, /*blockedIn=*/false, out, blockedOut,
+    return viaNchw(/*in=*/nullptr, /*blockedIn=*/false, out, blockedOut,
                    /*accumulate=*/false,
                    [&](TelarMemRef4F32 *, TelarMemRef4F32 *plainOut) {
                      return maxPool2dNchw(ctx, kernel, &mid, plainOut, kh, kw,

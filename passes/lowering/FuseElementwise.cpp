@@ -23,10 +23,10 @@ struct TelarFuseElementwise
     : public telar::impl::TelarFuseElementwiseBase<TelarFuseElementwise> {
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
-    // A transpose that only an elementwise generic reads becomes a generic
-    // too, which then fuses into it: the consumer reads the transposed
-    // operand in place (attention's queries: heads split off, transposed
-    // and scaled in one pass instead of two).
+    // A transpose whose only reader is a generic becomes a generic too,
+    // which then fuses into an elementwise one: the consumer reads the
+    // transposed operand in place (attention's queries: heads split off,
+    // transposed and scaled in one pass instead of two).
     SmallVector<linalg::TransposeOp> transposes;
     getOperation().walk([&](linalg::TransposeOp op) {
       if (op->hasOneUse() && isa<linalg::GenericOp>(*op->user_begin()))

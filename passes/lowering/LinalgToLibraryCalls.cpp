@@ -246,12 +246,6 @@ bool writtenBetween(Operation *from, Operation *to, Value buffer) {
   return false;
 }
 
-/// The `linalg.transpose` that fills `alloc` for `op` alone, or null: the
-/// last op before `op` (same block) to touch the buffer or a view of it,
-/// with nothing touching it after `op` but an op that overwrites it whole
-/// without reading it (a later transpose into it, a dealloc). Bufferized
-/// programs reuse a buffer across layers (tensor.empty ops are CSE'd), so
-/// other uses before the transpose and after such an overwrite are fine.
 /// The ops that use `buffer` or a view of it, other than the views.
 llvm::SmallPtrSet<Operation *, 8> bufferUsers(Value buffer) {
   llvm::SmallPtrSet<Value, 8> aliases;
@@ -264,6 +258,12 @@ llvm::SmallPtrSet<Operation *, 8> bufferUsers(Value buffer) {
   return users;
 }
 
+/// The `linalg.transpose` that fills `alloc` for `op` alone, or null: the
+/// last op before `op` (same block) to touch the buffer or a view of it,
+/// with nothing touching it after `op` but an op that overwrites it whole
+/// without reading it (a later transpose into it, a dealloc). Bufferized
+/// programs reuse a buffer across layers (tensor.empty ops are CSE'd), so
+/// other uses before the transpose and after such an overwrite are fine.
 linalg::TransposeOp transposeFeeding(memref::AllocOp alloc, Operation *op) {
   llvm::SmallPtrSet<Operation *, 8> users = bufferUsers(alloc.getResult());
   if (llvm::any_of(users, [&](Operation *user) {
