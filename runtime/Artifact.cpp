@@ -905,7 +905,9 @@ Manifest Manifest::parse(std::string_view text, const std::string &origin) {
     ObjectReader r(*target, key::kTarget, origin);
     m.targetKind = r.optionalString(key::kTargetKind);
     m.targetTriple = r.optionalString(key::kTargetTriple);
-    m.targetCpu = r.optionalString(key::kTargetCpu);
+    m.targetChip = r.optionalString(key::kTargetChip);
+    if (m.targetChip.empty()) // as written before "chip"
+      m.targetChip = r.optionalString(key::kTargetCpu);
     m.targetFeatures = r.optionalString(key::kTargetFeatures);
     if (!m.targetKind.empty() && m.targetKind != "cpu")
       throw Error(origin + ": target kind '" + m.targetKind +

@@ -105,6 +105,13 @@ LogicalResult TelarDialect::verifyOperationAttribute(Operation *op,
   auto error = [&]() {
     return op->emitOpError() << "attribute '" << name << "' ";
   };
+  if (name == TargetAttrHelper::getNameStr()) {
+    if (!isa<ModuleOp>(op))
+      return error() << "belongs on the module";
+    if (!isa<TargetAttr>(attr.getValue()))
+      return error() << "must be a #telar.target, got " << attr.getValue();
+    return success();
+  }
   if (isModuleAttr(name)) {
     if (!isa<ModuleOp>(op))
       return error() << "belongs on the module";

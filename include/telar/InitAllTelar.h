@@ -6,16 +6,16 @@ namespace mlir {
 class DialectRegistry;
 namespace telar {
 
-/// The telar dialect, every upstream dialect (the pipeline uses func,
-/// arith, math, tensor, linalg, shard, scf, memref, bufferization, omp,
-/// gpu, nvvm and llvm among them) with their extensions and interface
-/// models, and every dialect's translation to LLVM IR. Shared by
-/// telar-opt, telarc and tests.
+/// The telar dialect, every upstream dialect (the pipelines use func,
+/// arith, math, tensor, linalg, shard, scf, memref, bufferization, omp and
+/// llvm among them) with their extensions and interface models, and every
+/// dialect's translation to LLVM IR. Shared by telar-opt, telarc and tests.
 void registerAllTelar(DialectRegistry &registry);
 
-/// Telar's production passes (passes/*), every upstream pass, and Telar's
-/// named pipelines (telar-prepare-program, telar-lower-to-llvm). Test
-/// passes (test/lib) are telar-opt's own.
+/// Telar's production passes (passes/*, targets/*/passes), every upstream
+/// pass, and Telar's named pipelines (telar-prepare-program,
+/// telar-lower-to-fused-linalg, and the CPU target's telar-lower-to-llvm).
+/// Test passes (test/lib) are telar-opt's own.
 void registerAllTelarPasses();
 
 /// Every code target telarc's --target can name (cpu).

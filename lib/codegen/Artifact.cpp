@@ -388,10 +388,10 @@ LogicalResult compileArtifact(ModuleOp module, TargetBackend &target,
       })))
     return failure();
 
-  // Stage 2: the target's translation.
+  // Stage 2: the translation (the shared prefix, then the target's).
   if (failed(stages.run(target.getTranslationStageName(), [&] {
         PassManager pm(module.getContext());
-        target.buildTranslationPipeline(pm);
+        buildTranslationPipeline(pm, target);
         return pm.run(module);
       })))
     return failure();

@@ -269,12 +269,11 @@ void ArtifactWriter::addProgram(artifact::ProgramEntry program) {
   programs.push_back(std::move(program));
 }
 
-void ArtifactWriter::setTarget(StringRef kind, StringRef triple, StringRef cpu,
-                               StringRef features) {
-  header.targetKind = kind.str();
-  header.targetTriple = triple.str();
-  header.targetCpu = cpu.str();
-  header.targetFeatures = features.str();
+void ArtifactWriter::setTarget(TargetAttr target) {
+  header.targetKind = target.getKind().str();
+  header.targetTriple = target.getTriple().str();
+  header.targetChip = target.getChip().str();
+  header.targetFeatures = target.getFeatures().str();
 }
 
 static std::string hashFile(StringRef path) {

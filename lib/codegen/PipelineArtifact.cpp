@@ -11,7 +11,7 @@
 
 #include "telar/codegen/Artifact.h"
 #include "telar/codegen/ArtifactWriter.h"
-#include "telar/codegen/LaunchFiles.h"
+#include "telar/launch/LaunchFiles.h"
 #include "telar/codegen/TargetBackend.h"
 #include "telar/dialects/Telar/ShapeInference.h"
 #include "telar/dialects/Telar/TelarDialect.h"
@@ -450,7 +450,7 @@ LogicalResult compilePipelineArtifact(ModuleOp module, TargetBackend &target,
     manifest.modelSha256 = first.modelSha256;
     manifest.targetKind = first.targetKind;
     manifest.targetTriple = first.targetTriple;
-    manifest.targetCpu = first.targetCpu;
+    manifest.targetChip = first.targetChip;
     manifest.targetFeatures = first.targetFeatures;
     manifest.inputs = graphInputs;
     manifest.outputs = graphOutputs;

@@ -11,10 +11,16 @@ using namespace mlir::telar;
 
 TargetBackend::~TargetBackend() = default;
 
+void telar::buildTranslationPipeline(OpPassManager &pm,
+                                     const TargetBackend &target) {
+  buildFusedLinalgPipeline(pm);
+  target.buildTranslationPipeline(pm);
+}
+
 void telar::buildTargetPipeline(OpPassManager &pm,
                                 const TargetBackend &target) {
   buildProgramPreparationPipeline(pm);
-  target.buildTranslationPipeline(pm);
+  buildTranslationPipeline(pm, target);
 }
 
 namespace {

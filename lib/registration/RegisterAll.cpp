@@ -1,19 +1,20 @@
 //===- RegisterAll.cpp - Register everything a Telar tool uses ------------===//
 
 #include "telar/InitAllTelar.h"
-#include "telar/codegen/CpuTargetBackend.h"
 #include "telar/codegen/Pipeline.h"
 #include "telar/dialects/Telar/TelarDialect.h"
+#include "telar/passes/abi/Passes.h"
 #include "telar/passes/lowering/Passes.h"
 #include "telar/passes/partition/Passes.h"
+#include "telar/targets/cpu/CpuPipeline.h"
+#include "telar/targets/cpu/CpuTargetBackend.h"
+#include "telar/targets/cpu/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Func/Extensions/AllExtensions.h"
-#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -31,7 +32,7 @@ void mlir::telar::registerAllTelar(DialectRegistry &registry) {
                   math::MathDialect, tensor::TensorDialect,
                   linalg::LinalgDialect, shard::ShardDialect, scf::SCFDialect,
                   memref::MemRefDialect, bufferization::BufferizationDialect,
-                  gpu::GPUDialect, NVVM::NVVMDialect, LLVM::LLVMDialect>();
+                  LLVM::LLVMDialect>();
   func::registerAllExtensions(registry);
   // The lowering pipeline needs the bufferization, inlining and
   // LLVM-conversion interface models of most upstream dialects (and the
@@ -42,12 +43,15 @@ void mlir::telar::registerAllTelar(DialectRegistry &registry) {
 }
 
 void mlir::telar::registerAllTelarPasses() {
+  registerTelarAbiPasses();
   registerTelarLoweringPasses();
   registerTelarPartitionPasses();
+  registerTelarCpuPasses();
   // Upstream passes: all of them are in libMLIR.so anyway, and the lowering
   // pipeline uses passes from most dialects.
   registerAllPasses();
   registerTelarPipelines();
+  registerCpuPipelines();
 }
 
 void mlir::telar::registerAllTargetBackends() { registerCpuTargetBackend(); }

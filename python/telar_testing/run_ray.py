@@ -12,7 +12,7 @@ telar-run: run_sharded.Runner.single_device):
     telarc gpt.onnx --target cpu --devices 4 -o DIR/gpt.ray/artifact -q
 
 The artifact's launch/ray_launch.py must be the one in the sources
-(lib/codegen/launch/ray_launch.py), byte for byte. Then, as a user would:
+(lib/launch/templates/ray_launch.py), byte for byte. Then, as a user would:
 
  1. a Ray head on this machine, as `ray start` starts one (its own
     --temp-dir under /tmp, 4 CPUs, no usage stats or dashboard, a free GCS
@@ -69,7 +69,7 @@ from run_ranks import free_port  # noqa: E402
 from run_sharded import Runner, input_args, run_cmd  # noqa: E402
 
 SRC = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-LAUNCH_SOURCE = os.path.join(SRC, "lib", "codegen", "launch", "ray_launch.py")
+LAUNCH_SOURCE = os.path.join(SRC, "lib", "launch", "templates", "ray_launch.py")
 MODEL = "gpt"
 
 

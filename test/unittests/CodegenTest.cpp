@@ -10,7 +10,9 @@
 #include "telar/codegen/ArtifactWriter.h"
 #include "telar/codegen/Pipeline.h"
 #include "telar/codegen/TargetBackend.h"
+#include "telar/dialects/Telar/TelarDialect.h"
 #include "telar/runtime/Runtime.h"
+#include "telar/targets/cpu/CpuPipeline.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -86,6 +88,7 @@ TEST(ArtifactWriterTest, WritesProgramsAndWeightFiles) {
   llvm::SmallString<128> dir;
   ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("telar-writer", dir));
   mlir::MLIRContext ctx;
+  ctx.loadDialect<mt::TelarDialect>();
   auto f32 = mlir::RankedTensorType::get({2, 3}, mlir::Float32Type::get(&ctx));
   auto i64 = mlir::RankedTensorType::get({4}, mlir::IntegerType::get(&ctx, 64));
   std::vector<char> shard0(24, 1), bias(32, 2), shard1(24, 3);
@@ -104,7 +107,8 @@ TEST(ArtifactWriterTest, WritesProgramsAndWeightFiles) {
                      {"weights/rank0.safetensors"}});
   writer.addProgram({"rank1", "programs/rank1.so", "telar_entry",
                      {"weights/rank1.safetensors"}});
-  writer.setTarget("cpu", "x86_64-pc-linux-gnu", "x86-64-v3", "+avx2");
+  writer.setTarget(mt::TargetAttr::get(&ctx, "cpu", "x86_64-pc-linux-gnu",
+                                      "x86-64-v3", "+avx2"));
   writer.setInputs({mt::describeTensor("x", f32)});
   writer.setOutputs({mt::describeTensor("y", i64)});
   writer.setLargestLiveSetBytes(96);
@@ -127,7 +131,7 @@ TEST(ArtifactWriterTest, WritesProgramsAndWeightFiles) {
   EXPECT_EQ(m.weights[2].file, "weights/rank1.safetensors");
   EXPECT_EQ(m.inputs[0].shape, (std::vector<int64_t>{2, 3}));
   EXPECT_EQ(m.largestLiveSetBytes, 96);
-  EXPECT_EQ(m.targetCpu, "x86-64-v3");
+  EXPECT_EQ(m.targetChip, "x86-64-v3");
 
   // Each program names the weight files it reads.
   llvm::Expected<llvm::json::Value> json = llvm::json::parse(text);

@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "telar/codegen/LaunchFiles.h"
+#include "telar/launch/LaunchFiles.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"

@@ -308,7 +308,7 @@ std::string edit(std::string text, const std::string &from,
 TEST(RuntimeManifest, Parse) {
   Manifest m = Manifest::parse(kManifest, "manifest.json");
   EXPECT_EQ(m.formatVersion, 2);
-  EXPECT_EQ(m.targetCpu, "znver3");
+  EXPECT_EQ(m.targetChip, "znver3");
   ASSERT_EQ(m.programs.size(), 1u);
   EXPECT_EQ(m.programs[0].entry, "telar_entry");
   EXPECT_EQ(m.programs[0].weightFiles,
@@ -374,7 +374,7 @@ artifact::Manifest fullManifest() {
   m.modelSha256 = "00ff";
   m.targetKind = "cpu";
   m.targetTriple = "x86_64-unknown-linux-gnu";
-  m.targetCpu = "znver5";
+  m.targetChip = "znver5";
   m.targetFeatures = "+avx2,+avx512f";
   m.inputs = {{"input_ids", "int64", {2, 16}}, {"t\u00e9", "bool", {}}};
   m.outputs = {{"logits", "float32", {2, 16, 100}}};
@@ -409,7 +409,7 @@ TEST(RuntimeManifest, RoundTrip) {
   EXPECT_EQ(m.modelSha256, w.modelSha256);
   EXPECT_EQ(m.targetKind, w.targetKind);
   EXPECT_EQ(m.targetTriple, w.targetTriple);
-  EXPECT_EQ(m.targetCpu, w.targetCpu);
+  EXPECT_EQ(m.targetChip, w.targetChip);
   EXPECT_EQ(m.targetFeatures, w.targetFeatures);
   EXPECT_EQ(m.largestLiveSetBytes, *w.largestLiveSetBytes);
   ASSERT_EQ(m.programs.size(), w.programs.size());

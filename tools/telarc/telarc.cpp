@@ -31,9 +31,9 @@
 
 #include "telar/InitAllTelar.h"
 #include "telar/codegen/Artifact.h"
-#include "telar/codegen/LaunchFiles.h"
 #include "telar/codegen/Pipeline.h"
 #include "telar/codegen/TargetBackend.h"
+#include "telar/launch/LaunchFiles.h"
 #include "telar/onnx/Importer.h"
 #include "telar/passes/partition/Passes.h"
 #include "telar/planner/Explain.h"

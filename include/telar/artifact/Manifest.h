@@ -74,6 +74,9 @@ inline constexpr char kModelSha256[] = "sha256";
 inline constexpr char kTarget[] = "target";
 inline constexpr char kTargetKind[] = "kind";
 inline constexpr char kTargetTriple[] = "triple";
+/// The chip (CPU name, GPU architecture) of #telar.target; "cpu" before
+/// targets other than the CPU existed (still read).
+inline constexpr char kTargetChip[] = "chip";
 inline constexpr char kTargetCpu[] = "cpu";
 inline constexpr char kTargetFeatures[] = "features";
 
@@ -265,7 +268,7 @@ struct Manifest {
   int64_t formatVersion = kArtifactFormatVersion;
   std::string telarVersion;
   std::string modelPath, modelSha256;
-  std::string targetKind, targetTriple, targetCpu, targetFeatures;
+  std::string targetKind, targetTriple, targetChip, targetFeatures;
   std::vector<ProgramEntry> programs;
   std::vector<TensorEntry> inputs;
   std::vector<TensorEntry> outputs;
@@ -438,8 +441,8 @@ inline std::string writeManifestJson(const Manifest &m) {
   w.value(m.targetKind);
   w.key(key::kTargetTriple);
   w.value(m.targetTriple);
-  w.key(key::kTargetCpu);
-  w.value(m.targetCpu);
+  w.key(key::kTargetChip);
+  w.value(m.targetChip);
   w.key(key::kTargetFeatures);
   w.value(m.targetFeatures);
   w.endObject();

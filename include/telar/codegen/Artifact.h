@@ -10,7 +10,7 @@
 #define TELAR_CODEGEN_ARTIFACT_H
 
 #include "telar/artifact/Manifest.h"
-#include "telar/codegen/LaunchFiles.h"
+#include "telar/launch/LaunchFiles.h"
 #include "telar/sharding/Plan.h"
 
 #include "mlir/IR/BuiltinOps.h"

@@ -12,6 +12,7 @@
 #define TELAR_CODEGEN_ARTIFACTWRITER_H
 
 #include "telar/artifact/Manifest.h"
+#include "telar/dialects/Telar/TelarAttrs.h"
 #include "telar/sharding/Sharding.h"
 
 #include "mlir/IR/BuiltinTypes.h"
@@ -82,9 +83,9 @@ public:
   /// Records a program whose library a target has written.
   void addProgram(artifact::ProgramEntry program);
 
-  /// The target's description in the manifest.
-  void setTarget(StringRef kind, StringRef triple, StringRef cpu,
-                 StringRef features);
+  /// The target's description in the manifest (the program's
+  /// #telar.target).
+  void setTarget(TargetAttr target);
 
   /// The model the artifact was compiled from (the manifest hashes it).
   void setModel(StringRef path);

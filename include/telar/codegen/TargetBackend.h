@@ -5,12 +5,14 @@
 // The driver (compileArtifact, Artifact.h) is the same for every target:
 //
 //   telar IR ─ telar-prepare-program ─ read the program interface,
-//     write the weights ─ target.buildTranslationPipeline ─
+//     write the weights ─ the shared translation prefix (fused linalg on
+//     tensors, buildFusedLinalgPipeline) ─ target.buildTranslationPipeline ─
 //     target.serialize (libraries into the artifact) ─ manifest.json
 //
-// The CPU target (CpuTargetBackend.h) is the first implementation; a CUDA
-// target is a second one, registered under its own name, with no change to
-// the driver or to telarc. Modelled on IREE's HAL TargetBackend.
+// The CPU target (targets/cpu, telar/targets/cpu/CpuTargetBackend.h) is the
+// first implementation; a CUDA target is a second one in a folder of its
+// own, registered under its own name, with no change to the driver or to
+// telarc. Modelled on IREE's HAL TargetBackend.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TELAR_CODEGEN_TARGETBACKEND_H
@@ -85,8 +87,9 @@ public:
   /// weight on this target.
   virtual bool supportsElementType(Type elementType) const = 0;
 
-  /// Adds the passes that take a prepared telar program (module level) to
-  /// the IR serialize() consumes.
+  /// Adds the passes that take the shared translation prefix's result (a
+  /// prepared program in fused linalg on tensors, buildFusedLinalgPipeline)
+  /// to the IR serialize() consumes.
   virtual void buildTranslationPipeline(OpPassManager &pm) const = 0;
 
   /// The progress-line name of the translation ("lowering to LLVM").
@@ -109,9 +112,14 @@ public:
   virtual SmallVector<std::string> getRuntimeLibraries() const = 0;
 };
 
+/// The translation of a prepared program for `target`: the prefix every
+/// target shares (buildFusedLinalgPipeline), then the target's own passes.
+void buildTranslationPipeline(OpPassManager &pm, const TargetBackend &target);
+
 /// Every pass from the imported graph IR to what `target.serialize` takes:
-/// telar-prepare-program, then the target's translation. For the CPU target
-/// with telarc's default flags it is `telar-lower-to-llvm`.
+/// telar-prepare-program, the shared prefix (telar-lower-to-fused-linalg
+/// together), then the target's translation. For the CPU target with
+/// telarc's default flags it is `telar-lower-to-llvm`.
 void buildTargetPipeline(OpPassManager &pm, const TargetBackend &target);
 
 /// A target in the registry.

@@ -256,7 +256,7 @@ struct Manifest {
   int64_t formatVersion = 0;
   std::string telarVersion;
   std::string modelPath, modelSha256;
-  std::string targetKind, targetTriple, targetCpu, targetFeatures;
+  std::string targetKind, targetTriple, targetChip, targetFeatures;
   std::vector<ProgramSpec> programs;
   std::vector<TensorSpec> inputs;
   std::vector<TensorSpec> outputs;

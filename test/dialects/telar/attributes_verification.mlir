@@ -2,8 +2,8 @@
 
 // The telar dialect's discardable attributes (telar.opset, telar.producer,
 // telar.output_names, telar.name, telar.weight, telar.result_names,
-// telar.axis_names, telar.partial, telar.sharding, telar.global_shape): where each may sit and what
-// it holds. Valid cases print; each invalid case breaks one rule.
+// telar.axis_names, telar.partial, telar.sharding, telar.global_shape,
+// telar.target): where each may sit and what it holds. Valid cases print; each invalid case breaks one rule.
 
 //===----------------------------------------------------------------------===//
 // Valid
@@ -103,6 +103,27 @@ llvm.func @main(%x: !llvm.ptr, %y: !llvm.ptr) attributes {telar.output_names = [
 // No outputs, no inputs.
 // CHECK: func.func @empty() attributes {telar.output_names = []}
 func.func @empty() attributes {telar.output_names = []} {
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// telar.target: a #telar.target on the module
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// CHECK: module attributes {telar.target = #telar.target<"cpu", triple = "x86_64-pc-linux-gnu", chip = "x86-64-v3", features = "">}
+module attributes {telar.target = #telar.target<"cpu", triple = "x86_64-pc-linux-gnu", chip = "x86-64-v3", features = "">} {}
+
+// -----
+
+// expected-error @+1 {{'builtin.module' op attribute 'telar.target' must be a #telar.target, got "cpu"}}
+module attributes {telar.target = "cpu"} {}
+
+// -----
+
+// expected-error @+1 {{'func.func' op attribute 'telar.target' belongs on the module}}
+func.func @target_on_function() attributes {telar.target = #telar.target<"cpu", triple = "", chip = "", features = "">} {
   return
 }
 

@@ -1,8 +1,8 @@
 //===- TelarAttrs.h - telar dialect attributes ------------------*- C++ -*-===//
 //
-// #telar.sharding_rule (with its parts DimMappingAttr and TensorMappingAttr)
-// and #telar.einsum; their definitions and documentation are in
-// TelarAttrs.td.
+// #telar.sharding_rule (with its parts DimMappingAttr and TensorMappingAttr),
+// #telar.einsum and #telar.target; their definitions and documentation are
+// in TelarAttrs.td.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TELAR_DIALECTS_TELAR_TELARATTRS_H

@@ -1,8 +1,8 @@
 //===- TelarAttrs.td - Telar dialect attributes ------------*- tablegen -*-===//
 //
 // The typed attributes of the telar dialect: the sharding rule every op
-// states (#telar.sharding_rule) and the parsed einsum equation
-// (#telar.einsum).
+// states (#telar.sharding_rule), the parsed einsum equation (#telar.einsum)
+// and the code target a program is generated for (#telar.target).
 //
 //===----------------------------------------------------------------------===//
 
@@ -184,6 +184,39 @@ def Telar_EinsumEquationAttr : Telar_Attr<"EinsumEquation"> {
     /// The equation in ONNX's explicit form, e.g. `bsd,edh->bseh`.
     std::string str() const;
   }];
+}
+
+//===----------------------------------------------------------------------===//
+// Code targets
+//===----------------------------------------------------------------------===//
+
+def Telar_TargetAttr : Telar_Attr<"Target"> {
+  let mnemonic = "target";
+  let summary = "the device a program's code is generated for: kind, chip, features";
+  let description = [{
+    What a code target generates for, after MLIR's GPU target attributes
+    (`#nvvm.target<chip = ..., features = ...>`): the target's kind (the
+    name `telarc --target` selects, and the runtime's device), the LLVM
+    target triple, the chip (a CPU name such as `sapphirerapids` or
+    `x86-64-v3` for the CPU; a GPU architecture such as `sm_90` for a GPU)
+    and the LLVM features it may use (`+avx512f,-amx-tile,...`; empty: the
+    chip's own). A target's translation attaches it to the module as
+    `telar.target` (`telar-set-cpu-target` for the CPU) once `--cpu=native`
+    or the like is resolved, so the printed IR says what it was made for;
+    its code generation reads it, and the manifest records it
+    (docs/Artifact.md), from which the runtime picks its device.
+
+    ```mlir
+    module attributes {telar.target = #telar.target<"cpu",
+        triple = "x86_64-pc-linux-gnu", chip = "x86-64-v3", features = "">} {
+    }
+    ```
+  }];
+  let parameters = (ins StringRefParameter<"target kind">:$kind,
+                        StringRefParameter<"LLVM target triple">:$triple,
+                        StringRefParameter<"chip">:$chip,
+                        StringRefParameter<"LLVM target features">:$features);
+  let assemblyFormat = "`<` $kind `,` struct($triple, $chip, $features) `>`";
 }
 
 #endif // TELAR_ATTRS_TD

@@ -27,7 +27,8 @@ def Telar_Dialect : Dialect {
     "::mlir::DictionaryAttr":$partial,
     "::mlir::ArrayAttr":$sharding,
     "::mlir::DenseI64ArrayAttr":$global_shape,
-    "::mlir::IntegerAttr":$bytes
+    "::mlir::IntegerAttr":$bytes,
+    "::mlir::Attribute":$target
   );
   let hasOperationAttrVerify = 1;
   let hasRegionArgAttrVerify = 1;
@@ -54,6 +55,7 @@ def Telar_Dialect : Dialect {
     | --- | --- | --- |
     | `telar.opset` | the module | the model's ONNX opset (a positive `i64`) |
     | `telar.producer` | the module | the model's producer name and version (a string) |
+    | `telar.target` | the module | the code target the program is translated for (a `#telar.target`), attached by the target's translation |
     | `telar.output_names` | a function | the ONNX output names (strings), one per result; once results became out-parameters (the function returns nothing), one per trailing argument |
     | `telar.name` | a function argument | the ONNX input it binds (a string, unique among the arguments) |
     | `telar.weight` | a function argument | the weight resource it binds (a non-empty string); not on an input (`telar.name`) |

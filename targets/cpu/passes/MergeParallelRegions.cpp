@@ -13,7 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "telar/passes/lowering/Passes.h"
+#include "telar/targets/cpu/Passes.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/OpenMP/OpenMPDialect.h"
@@ -21,7 +21,7 @@
 
 namespace mlir::telar {
 #define GEN_PASS_DEF_TELARMERGEPARALLELREGIONS
-#include "telar/passes/lowering/Passes.h.inc"
+#include "telar/targets/cpu/Passes.h.inc"
 } // namespace mlir::telar
 
 using namespace mlir;

@@ -1,17 +1,18 @@
 //===- CpuTargetBackend.h - The CPU target ----------------------*- C++ -*-===//
 //
 // `--target cpu`: the CPU pipeline down to the LLVM dialect
-// (buildCpuTranslationPipeline), native code for the chosen CPU generated in
-// process by LLVM (Codegen.h) and linked by lld into programs/main.so.
+// (buildCpuTranslationPipeline, CpuPipeline.h), native code for the chosen
+// CPU generated in process by LLVM (CpuCodegen.h) and linked by lld into
+// programs/main.so.
 // Its flags (`--cpu`, `--library-calls`, `--min-parallel-work`) are
 // telarc's.
 //
 //===----------------------------------------------------------------------===//
-#ifndef TELAR_CODEGEN_CPUTARGETBACKEND_H
-#define TELAR_CODEGEN_CPUTARGETBACKEND_H
+#ifndef TELAR_TARGETS_CPU_CPUTARGETBACKEND_H
+#define TELAR_TARGETS_CPU_CPUTARGETBACKEND_H
 
-#include "telar/codegen/Pipeline.h"
 #include "telar/codegen/TargetBackend.h"
+#include "telar/targets/cpu/ParallelWork.h"
 
 #include <memory>
 #include <string>
@@ -40,4 +41,4 @@ void registerCpuTargetBackend();
 
 } // namespace mlir::telar
 
-#endif // TELAR_CODEGEN_CPUTARGETBACKEND_H
+#endif // TELAR_TARGETS_CPU_CPUTARGETBACKEND_H

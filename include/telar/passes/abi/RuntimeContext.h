@@ -6,8 +6,8 @@
 // marked kRuntimeStatusAttr.
 //
 //===----------------------------------------------------------------------===//
-#ifndef TELAR_PASSES_LOWERING_RUNTIMECONTEXT_H
-#define TELAR_PASSES_LOWERING_RUNTIMECONTEXT_H
+#ifndef TELAR_PASSES_ABI_RUNTIMECONTEXT_H
+#define TELAR_PASSES_ABI_RUNTIMECONTEXT_H
 
 #include "telar/dialects/Telar/TelarDialect.h"
 
@@ -35,4 +35,4 @@ inline Value getRuntimeContext(FunctionOpInterface fn) {
 
 } // namespace mlir::telar
 
-#endif // TELAR_PASSES_LOWERING_RUNTIMECONTEXT_H
+#endif // TELAR_PASSES_ABI_RUNTIMECONTEXT_H

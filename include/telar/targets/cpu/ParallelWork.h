@@ -5,8 +5,8 @@
 // passes' headers).
 //
 //===----------------------------------------------------------------------===//
-#ifndef TELAR_PASSES_LOWERING_PARALLELWORK_H
-#define TELAR_PASSES_LOWERING_PARALLELWORK_H
+#ifndef TELAR_TARGETS_CPU_PARALLELWORK_H
+#define TELAR_TARGETS_CPU_PARALLELWORK_H
 
 #include <cstdint>
 
@@ -18,4 +18,4 @@ constexpr int64_t kDefaultMinParallelWork = 1 << 18;
 
 } // namespace mlir::telar
 
-#endif // TELAR_PASSES_LOWERING_PARALLELWORK_H
+#endif // TELAR_TARGETS_CPU_PARALLELWORK_H

@@ -10,8 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "telar/passes/lowering/Passes.h"
-#include "telar/passes/lowering/RuntimeContext.h"
+#include "telar/passes/abi/Passes.h"
+#include "telar/passes/abi/RuntimeContext.h"
 #include "telar/runtime/Abi.h"
 
 #include "mlir/IR/SymbolTable.h"
@@ -20,7 +20,7 @@
 namespace mlir::telar {
 #define GEN_PASS_DEF_TELARADDRUNTIMECONTEXT
 #define GEN_PASS_DEF_TELARLOWERRUNTIMECALLS
-#include "telar/passes/lowering/Passes.h.inc"
+#include "telar/passes/abi/Passes.h.inc"
 } // namespace mlir::telar
 
 using namespace mlir;

@@ -1,10 +1,10 @@
 //===- CpuTargetBackend.cpp - The CPU target ------------------------------===//
 
-#include "telar/codegen/CpuTargetBackend.h"
+#include "telar/targets/cpu/CpuTargetBackend.h"
 #include "telar/codegen/Artifact.h"
 #include "telar/codegen/ArtifactWriter.h"
-#include "telar/codegen/Codegen.h"
-#include "telar/codegen/Pipeline.h"
+#include "telar/targets/cpu/CpuCodegen.h"
+#include "telar/targets/cpu/CpuPipeline.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -13,8 +13,6 @@
 
 using namespace mlir;
 
-// Defined inside the namespace: `telar` alone would be ambiguous with the
-// manifest schema's ::telar.
 namespace mlir::telar {
 
 namespace {
@@ -33,6 +31,7 @@ public:
 
   void buildTranslationPipeline(OpPassManager &pm) const override {
     CpuPipelineOptions pipeline;
+    pipeline.cpu = options.cpu;
     pipeline.libraryCalls = options.libraryCalls;
     pipeline.parallel = options.parallel;
     pipeline.minParallelWork = options.minParallelWork;
@@ -50,7 +49,8 @@ public:
   LogicalResult serialize(ModuleOp module, const ProgramInterface &interface,
                           ArtifactWriter &writer, CompileStages &stages,
                           std::string &error) override {
-    FailureOr<CpuTarget> target = resolveCpuTarget(options.cpu, error);
+    // The CPU telar-set-cpu-target resolved `--cpu` to.
+    FailureOr<CpuTarget> target = getModuleCpuTarget(module, error);
     if (failed(target))
       return failure();
     std::string programs = ArtifactWriter::kProgramsDir;
@@ -76,12 +76,11 @@ public:
     artifact::ProgramEntry program;
     program.name = interface.name;
     program.library = library;
-    program.entry = artifact::kDefaultEntryName; // Codegen.h's entry point
+    program.entry = artifact::kDefaultEntryName; // CpuCodegen.h's entry point
     program.weightFiles.assign(interface.weightFiles.begin(),
                                interface.weightFiles.end());
     writer.addProgram(std::move(program));
-    writer.setTarget(getName(), target->triple, target->cpu,
-                     target->features);
+    writer.setTarget(target->toAttr(module.getContext()));
     return success();
   }
 

@@ -1,6 +1,6 @@
 //===- Linker.cpp - Link an object into a shared library with lld ---------===//
 
-#include "telar/codegen/Codegen.h"
+#include "telar/targets/cpu/CpuCodegen.h"
 
 #include "lld/Common/Driver.h"
 #include "llvm/Support/Path.h"

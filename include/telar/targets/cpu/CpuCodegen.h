@@ -1,4 +1,4 @@
-//===- Codegen.h - LLVM dialect to a native shared library ------*- C++ -*-===//
+//===- CpuCodegen.h - LLVM dialect to a native shared library ---*- C++ -*-===//
 //
 // In-process native code generation: the LLVM-dialect module becomes LLVM
 // IR, gets the C entry point of docs/Artifact.md, is optimised (O3, loop and
@@ -7,8 +7,10 @@
 // compiler or linker runs.
 //
 //===----------------------------------------------------------------------===//
-#ifndef TELAR_CODEGEN_CODEGEN_H
-#define TELAR_CODEGEN_CODEGEN_H
+#ifndef TELAR_TARGETS_CPU_CPUCODEGEN_H
+#define TELAR_TARGETS_CPU_CPUCODEGEN_H
+
+#include "telar/targets/cpu/CpuTarget.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/LLVM.h"
@@ -16,18 +18,6 @@
 #include <string>
 
 namespace mlir::telar {
-
-/// The CPU code is generated for.
-struct CpuTarget {
-  std::string triple;
-  std::string cpu;
-  std::string features; // "+avx2,+fma,-avx512f,..."
-};
-
-/// Resolves `--cpu=`: "" or "native" is the host CPU with its detected
-/// features; anything else is an LLVM CPU name (e.g. x86-64-v3,
-/// skylake-avx512), checked against the target's list.
-FailureOr<CpuTarget> resolveCpuTarget(StringRef cpu, std::string &error);
 
 /// Translates `module` (LLVM dialect, with a `@main` taking one memref
 /// descriptor per buffer) to LLVM IR, adds the entry point of docs/Artifact.md
@@ -46,4 +36,4 @@ LogicalResult linkSharedLibrary(StringRef objectPath, StringRef libraryPath,
 
 } // namespace mlir::telar
 
-#endif // TELAR_CODEGEN_CODEGEN_H
+#endif // TELAR_TARGETS_CPU_CPUCODEGEN_H

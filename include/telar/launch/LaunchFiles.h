@@ -4,13 +4,13 @@
 // cluster launcher needs to start its ranks (docs/Launch.md): mpirun.sh,
 // slurm.sbatch, k8s.yaml (headless Service + Indexed Job), k8s-mpijob.yaml
 // (Kubeflow MPIJob), Dockerfile and ray_launch.py. The files are the
-// templates of lib/codegen/launch/, embedded at build time, with the
+// templates of lib/launch/templates/, embedded at build time, with the
 // artifact's world size, inputs and the user's choices (telarc's launch
 // flags) filled in.
 //
 //===----------------------------------------------------------------------===//
-#ifndef TELAR_CODEGEN_LAUNCHFILES_H
-#define TELAR_CODEGEN_LAUNCHFILES_H
+#ifndef TELAR_LAUNCH_LAUNCHFILES_H
+#define TELAR_LAUNCH_LAUNCHFILES_H
 
 #include "telar/artifact/Manifest.h"
 
@@ -72,4 +72,4 @@ std::string getTensorFileStem(const std::string &name);
 
 } // namespace mlir::telar
 
-#endif // TELAR_CODEGEN_LAUNCHFILES_H
+#endif // TELAR_LAUNCH_LAUNCHFILES_H

@@ -10,8 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "telar/passes/lowering/RuntimeContext.h"
-#include "telar/passes/partition/Passes.h"
+#include "telar/passes/abi/Passes.h"
+#include "telar/passes/abi/RuntimeContext.h"
 #include "telar/runtime/Abi.h"
 
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
@@ -19,7 +19,7 @@
 
 namespace mlir::telar {
 #define GEN_PASS_DEF_TELARLOWERCOLLECTIVES
-#include "telar/passes/partition/Passes.h.inc"
+#include "telar/passes/abi/Passes.h.inc"
 } // namespace mlir::telar
 
 using namespace mlir;

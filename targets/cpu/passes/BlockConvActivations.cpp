@@ -9,8 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "telar/passes/lowering/Passes.h"
 #include "telar/runtime/Abi.h"
+#include "telar/targets/cpu/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -18,7 +18,7 @@
 
 namespace mlir::telar {
 #define GEN_PASS_DEF_TELARBLOCKCONVACTIVATIONS
-#include "telar/passes/lowering/Passes.h.inc"
+#include "telar/targets/cpu/Passes.h.inc"
 } // namespace mlir::telar
 
 using namespace mlir;

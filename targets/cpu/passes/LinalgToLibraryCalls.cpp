@@ -14,8 +14,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "telar/passes/lowering/Passes.h"
-#include "telar/passes/lowering/RuntimeContext.h"
+#include "telar/passes/abi/RuntimeContext.h"
+#include "telar/targets/cpu/Passes.h"
 
 #include "telar/runtime/Abi.h"
 
@@ -27,7 +27,7 @@
 
 namespace mlir::telar {
 #define GEN_PASS_DEF_TELARLINALGTOLIBRARYCALLS
-#include "telar/passes/lowering/Passes.h.inc"
+#include "telar/targets/cpu/Passes.h.inc"
 } // namespace mlir::telar
 
 using namespace mlir;

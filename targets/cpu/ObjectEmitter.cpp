@@ -1,6 +1,6 @@
 //===- ObjectEmitter.cpp - LLVM dialect -> optimised native object ---------===//
 
-#include "telar/codegen/Codegen.h"
+#include "telar/targets/cpu/CpuCodegen.h"
 
 #include "telar/artifact/Manifest.h"
 
@@ -23,47 +23,6 @@
 #include "llvm/TargetParser/Triple.h"
 
 using namespace mlir;
-
-static const llvm::Target *lookupNativeTarget(const llvm::Triple &triple,
-                                              std::string &error) {
-  static bool initialized = [] {
-    llvm::InitializeNativeTarget();
-    llvm::InitializeNativeTargetAsmPrinter();
-    return true;
-  }();
-  (void)initialized;
-  return llvm::TargetRegistry::lookupTarget(triple, error);
-}
-
-FailureOr<telar::CpuTarget> telar::resolveCpuTarget(StringRef cpu,
-                                                    std::string &error) {
-  CpuTarget target;
-  target.triple = llvm::sys::getDefaultTargetTriple();
-  const llvm::Target *llvmTarget =
-      lookupNativeTarget(llvm::Triple(target.triple), error);
-  if (!llvmTarget)
-    return failure();
-  if (cpu.empty() || cpu == "native") {
-    target.cpu = llvm::sys::getHostCPUName().str();
-    SmallVector<std::string> features;
-    for (const auto &feature : llvm::sys::getHostCPUFeatures())
-      features.push_back((feature.second ? "+" : "-") + feature.first().str());
-    llvm::sort(features);
-    target.features = llvm::join(features, ",");
-    return target;
-  }
-  std::unique_ptr<llvm::MCSubtargetInfo> sti(
-      llvmTarget->createMCSubtargetInfo(llvm::Triple(target.triple), "", ""));
-  if (!sti || !sti->isCPUStringValid(cpu)) {
-    error = ("unknown CPU '" + cpu +
-             "' (use 'native', or an LLVM CPU name such as x86-64-v3, "
-             "x86-64-v4, skylake-avx512, znver4)")
-                .str();
-    return failure();
-  }
-  target.cpu = cpu.str();
-  return target;
-}
 
 /// `int telar_entry(TelarContext *ctx, void **buffers)` (docs/Artifact.md):
 /// builds a dense descriptor (ptr, ptr, 0, sizes..., strides...) per buffer

@@ -1,6 +1,6 @@
 //===- LaunchFiles.cpp - The launch/ folder of multi-rank artifacts -------===//
 //
-// The templates (lib/codegen/launch/*.in, embedded by
+// The templates (lib/launch/templates/*.in, embedded by
 // EmbedLaunchTemplates.cmake) hold `{{name}}` placeholders; a placeholder
 // alone on its line takes a multi-line value, each line indented as the
 // placeholder is (the YAML command lists). Files without `.in` (the Ray
@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "telar/codegen/LaunchFiles.h"
+#include "telar/launch/LaunchFiles.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"

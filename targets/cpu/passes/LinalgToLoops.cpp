@@ -1,6 +1,6 @@
 //===- LinalgToLoops.cpp - Loops, parallel only where it pays --------------===//
 
-#include "telar/passes/lowering/Passes.h"
+#include "telar/targets/cpu/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -12,7 +12,7 @@
 
 namespace mlir::telar {
 #define GEN_PASS_DEF_TELARLINALGTOLOOPS
-#include "telar/passes/lowering/Passes.h.inc"
+#include "telar/targets/cpu/Passes.h.inc"
 } // namespace mlir::telar
 
 using namespace mlir;
