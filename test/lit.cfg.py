@@ -90,3 +90,6 @@ config.substitutions.append((
 # The project's Python is there (checked above); tests still say REQUIRES:
 # telar-python so that what they need stays visible.
 config.available_features.add("telar-python")
+# One feature per code target built (TELAR_TARGETS): `target-cpu`, ...
+for _target in config.telar_targets:
+    config.available_features.add("target-" + _target)
