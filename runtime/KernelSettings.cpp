@@ -155,12 +155,13 @@ int telarrt_context_set_gemm_kernel(TelarContext *ctx, int kernel) {
     return -1;
   if (want == GemmKernel::Auto)
     want = detail::bestGemmKernel();
-  ctx->gemmKernel = want;
+  telar::runtime::cpu::cpuDeviceOf(ctx).gemmKernel = want;
   return static_cast<int>(want);
 }
 
 int telarrt_context_get_gemm_kernel(const TelarContext *ctx) {
-  return static_cast<int>(ctx->gemmKernel);
+  return static_cast<int>(
+      telar::runtime::cpu::cpuDeviceOf(ctx).gemmKernel);
 }
 
 } // extern "C"

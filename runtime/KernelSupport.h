@@ -12,8 +12,8 @@
 #ifndef TELAR_RUNTIME_KERNELSUPPORT_H
 #define TELAR_RUNTIME_KERNELSUPPORT_H
 
-#include "Context.h"
 #include "Gemm.h"
+#include "cpu/CpuDevice.h"
 #include "telar/runtime/Abi.h"
 
 #include <chrono>
@@ -101,7 +101,8 @@ bool collapsedStride(const int64_t *sizes, const int64_t *strides, int first,
 
 /// The kernels' view of `ctx`.
 inline Env envOf(const TelarContext *ctx) {
-  return {ctx->gemmKernel, ctx->constants};
+  const cpu::CpuDevice &device = cpu::cpuDeviceOf(ctx);
+  return {device.gemmKernel, device.constants};
 }
 
 /// Whether a product of m x k by k x n fits the BLAS interface (int
@@ -149,7 +150,8 @@ std::string convShape(const TelarMemRef4F32 *in, const TelarMemRef4F32 *filter,
 template <typename Shape> class KernelTimer {
 public:
   KernelTimer(TelarContext *ctx, const char *kernel, Shape shape)
-      : profile(ctx->profile.get()), kernel(kernel), shape(std::move(shape)) {
+      : profile(cpu::cpuDeviceOf(ctx).profile.get()), kernel(kernel),
+        shape(std::move(shape)) {
     if (profile)
       start = std::chrono::steady_clock::now();
   }

@@ -79,11 +79,28 @@ enum {
  * failed, at once (the context holds that call's message). */
 typedef int (*TelarEntryFn)(TelarContext *ctx, void **buffers);
 
-/* A new context (GEMM: TELAR_GEMM_KERNEL or the best; no memory limit), or
- * null when out of memory. Destroying it frees its cached blocks and any
- * blocks a failed run left allocated. */
+/* A new context on a CPU device of its own (GEMM: TELAR_GEMM_KERNEL or the
+ * best; no memory limit), or null when out of memory or no CPU driver is
+ * found. Destroying it frees its cached blocks and any blocks a failed run
+ * left allocated. */
 TelarContext *telarrt_context_create(void);
 void telarrt_context_destroy(TelarContext *ctx);
+
+/* Where buffers live: the host's memory, or a device's own (a GPU's). A
+ * context's device has one (the CPU device's is the host's): the buffers an
+ * entry point is given, the blocks telarrt_alloc returns and the buffers
+ * of collectives are in it. */
+enum { TELAR_MEMORY_HOST = 0, TELAR_MEMORY_DEVICE = 1 };
+int telarrt_context_memory_space(const TelarContext *ctx);
+
+/* The queue (stream) of a context's device, which an entry point runs on:
+ * the kernels it launches and the collectives it calls are ordered on it.
+ * The CPU device's queue runs everything in order on the calling thread;
+ * a CUDA program launches its kernels on telarrt_queue_native_handle (a
+ * CUstream; null for the CPU). */
+typedef struct TelarQueue TelarQueue;
+TelarQueue *telarrt_context_queue(TelarContext *ctx);
+void *telarrt_queue_native_handle(TelarQueue *queue);
 
 /* The first error since the last clear: its status (TELAR_STATUS_OK when
  * none) and its message ("" when none). Errors are sticky: later failures
