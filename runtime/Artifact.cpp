@@ -22,7 +22,6 @@ using namespace telar::runtime;
 using json = nlohmann::json;
 namespace key = telar_artifact::key;
 
-extern "C" int omp_get_max_threads(void);
 
 //===----------------------------------------------------------------------===//
 // Manifest
@@ -1091,9 +1090,11 @@ const char *telar::runtime::statusName(int status) {
 void telar::runtime::exposeRuntimeSymbols() {
   // dlopen(RTLD_NOLOAD | RTLD_GLOBAL) on an already loaded library promotes
   // it to the global scope, where a program's undefined symbols are looked
-  // up. A no-op when the executable links these libraries directly.
-  for (void *symbol : {reinterpret_cast<void *>(&telarrt_alloc),
-                       reinterpret_cast<void *>(&omp_get_max_threads)}) {
+  // up. A no-op when the executable links these libraries directly. The
+  // core's, and those of the device drivers (the CPU's kernels, libomp).
+  std::vector<const void *> symbols = getDriverProgramSymbols();
+  symbols.push_back(reinterpret_cast<const void *>(&telarrt_alloc));
+  for (const void *symbol : symbols) {
     Dl_info info;
     if (dladdr(symbol, &info) && info.dli_fname)
       dlopen(info.dli_fname, RTLD_NOW | RTLD_GLOBAL | RTLD_NOLOAD);

@@ -13,6 +13,9 @@
 using namespace telar::runtime;
 using namespace telar::runtime::cpu;
 
+// libomp (declared here rather than through omp.h, which would be GCC's).
+extern "C" int omp_get_max_threads(void);
+
 namespace {
 
 /// Every CPU event is complete: the queue ran its work before recording.
@@ -76,9 +79,13 @@ private:
   std::vector<std::unique_ptr<void, Free>> copies;
 };
 
-/// The "cpu" driver, registered when the library loads.
+/// The "cpu" driver, registered when the library loads. Its programs
+/// resolve the kernels (this library) and libomp's __kmpc_* and GOMP_*.
 const bool registered = [] {
-  registerDeviceDriver("cpu", [] { return std::make_unique<CpuDevice>(); });
+  registerDeviceDriver(
+      "cpu", [] { return std::make_unique<CpuDevice>(); },
+      {reinterpret_cast<const void *>(&telarrt_matmul_f32),
+       reinterpret_cast<const void *>(&omp_get_max_threads)});
   return true;
 }();
 

@@ -14,7 +14,7 @@
 #define TELAR_RUNTIME_CPU_CPUDEVICE_H
 
 #include "../Context.h"
-#include "../Gemm.h"
+#include "Gemm.h"
 #include "telar/runtime/Device.h"
 
 #include <atomic>

@@ -22,8 +22,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "../HugePages.h"
 #include "CpuDevice.h"
+#include "HugePages.h"
 
 #include <cstdint>
 #include <cstdio>

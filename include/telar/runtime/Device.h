@@ -187,10 +187,18 @@ public:
 using DeviceFactory = std::function<std::unique_ptr<Device>()>;
 /// Registers the driver of devices of `kind` (a driver library does this
 /// when it loads); a second registration of a kind replaces the first.
-void registerDeviceDriver(const std::string &kind, DeviceFactory factory);
+/// `programSymbols`: a symbol of each library the driver's programs resolve
+/// their undefined symbols against (its kernels, libomp), which
+/// exposeRuntimeSymbols (Runtime.h) makes global.
+void registerDeviceDriver(const std::string &kind, DeviceFactory factory,
+                          std::vector<const void *> programSymbols = {});
 /// A new device of `kind` ("cpu"); throws Error (Runtime.h) when no driver
-/// of that kind can be found.
+/// of that kind can be found. A driver not registered yet is loaded from
+/// its library beside the core's (libtelar_runtime_<kind>.so), with its
+/// symbols global.
 std::unique_ptr<Device> createDevice(const std::string &kind = "cpu");
+/// The program symbols of every driver registered (registerDeviceDriver).
+std::vector<const void *> getDriverProgramSymbols();
 
 } // namespace telar::runtime
 

@@ -524,10 +524,12 @@ private:
   TelarEntryFn entry = nullptr;
 };
 
-/// Makes the runtime library and libomp (which generated programs resolve
-/// their undefined symbols against) globally visible in this process, so
-/// that a program can be dlopened even when the runtime itself was loaded
-/// with RTLD_LOCAL (e.g. from Python). Artifact::load calls it.
+/// Makes the runtime's core library and the libraries of the device drivers
+/// registered (the CPU's kernels and libomp, which generated programs
+/// resolve their undefined symbols against; Device.h) globally visible in
+/// this process, so that a program can be dlopened even when the runtime
+/// itself was loaded with RTLD_LOCAL (e.g. from Python). Artifact::load
+/// calls it.
 void exposeRuntimeSymbols();
 
 } // namespace telar::runtime

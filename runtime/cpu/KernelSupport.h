@@ -12,8 +12,8 @@
 #ifndef TELAR_RUNTIME_KERNELSUPPORT_H
 #define TELAR_RUNTIME_KERNELSUPPORT_H
 
+#include "CpuDevice.h"
 #include "Gemm.h"
-#include "cpu/CpuDevice.h"
 #include "telar/runtime/Abi.h"
 
 #include <chrono>
