@@ -4,10 +4,10 @@
 #include "Context.h"
 #include "FileUtil.h"
 #include "telar/artifact/Manifest.h"
-#include "telar/runtime/Abi.h"
 #include "telar/runtime/Comm.h"
 #include "telar/runtime/Runtime.h"
 #include "telar/runtime/Safetensors.h"
+#include "telar/runtime/abi/Core.h"
 
 #include <nlohmann/json.hpp>
 

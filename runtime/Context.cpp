@@ -8,8 +8,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "Context.h"
-#include "telar/runtime/Abi.h"
 #include "telar/runtime/Runtime.h"
+#include "telar/runtime/abi/Core.h"
 
 #include <cstdarg>
 #include <cstdio>

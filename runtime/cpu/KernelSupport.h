@@ -14,7 +14,7 @@
 
 #include "CpuDevice.h"
 #include "Gemm.h"
-#include "telar/runtime/Abi.h"
+#include "telar/runtime/abi/CpuKernels.h"
 
 #include <chrono>
 #include <climits>

@@ -17,8 +17,8 @@
 
 #include "Gemm.h"
 #include "HugePages.h"
-#include "telar/runtime/Abi.h"
 #include "telar/runtime/Runtime.h"
+#include "telar/runtime/abi/CpuKernels.h"
 
 #include <algorithm>
 #include <atomic>

@@ -17,7 +17,7 @@
 #ifndef TELAR_RUNTIME_DEVICE_H
 #define TELAR_RUNTIME_DEVICE_H
 
-#include "telar/runtime/Abi.h"
+#include "telar/runtime/abi/Core.h"
 
 #include <cstddef>
 #include <cstdint>
