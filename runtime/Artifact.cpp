@@ -22,7 +22,6 @@ using namespace telar::runtime;
 using json = nlohmann::json;
 namespace key = telar_artifact::key;
 
-
 //===----------------------------------------------------------------------===//
 // Manifest
 //===----------------------------------------------------------------------===//
