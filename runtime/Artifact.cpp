@@ -4,10 +4,10 @@
 #include "Context.h"
 #include "FileUtil.h"
 #include "telar/artifact/Manifest.h"
-#include "telar/runtime/Abi.h"
 #include "telar/runtime/Comm.h"
 #include "telar/runtime/Runtime.h"
 #include "telar/runtime/Safetensors.h"
+#include "telar/runtime/abi/Core.h"
 
 #include <nlohmann/json.hpp>
 
@@ -21,8 +21,6 @@
 using namespace telar::runtime;
 using json = nlohmann::json;
 namespace key = telar_artifact::key;
-
-extern "C" int omp_get_max_threads(void);
 
 //===----------------------------------------------------------------------===//
 // Manifest
@@ -1087,47 +1085,17 @@ const char *telar::runtime::statusName(int status) {
 }
 
 //===----------------------------------------------------------------------===//
-// Context
-//===----------------------------------------------------------------------===//
-
-Context::Context() : ctx(telarrt_context_create()) {
-  if (!ctx)
-    throw Error("out of memory creating a runtime context");
-}
-
-void Context::setPrepackedWeights(const PrepackedWeights *weights) {
-  get()->constants = weights ? weights->getCache() : nullptr;
-}
-
-void Context::setMeshCommunicator(
-    std::shared_ptr<comm::MeshCommunicator> communicator) {
-  mesh = std::move(communicator);
-  get()->mesh = mesh.get();
-}
-
-void Context::setKernelProfiling(bool enabled) {
-  get()->profile =
-      enabled ? std::make_unique<detail::KernelProfile>() : nullptr;
-}
-
-std::vector<KernelProfileEntry> Context::getKernelProfile() const {
-  detail::KernelProfile *profile = get()->profile.get();
-  if (!profile)
-    return {};
-  std::lock_guard<std::mutex> lock(profile->mutex);
-  return profile->entries;
-}
-
-//===----------------------------------------------------------------------===//
 // Artifact
 //===----------------------------------------------------------------------===//
 
 void telar::runtime::exposeRuntimeSymbols() {
   // dlopen(RTLD_NOLOAD | RTLD_GLOBAL) on an already loaded library promotes
   // it to the global scope, where a program's undefined symbols are looked
-  // up. A no-op when the executable links these libraries directly.
-  for (void *symbol : {reinterpret_cast<void *>(&telarrt_alloc),
-                       reinterpret_cast<void *>(&omp_get_max_threads)}) {
+  // up. A no-op when the executable links these libraries directly. The
+  // core's, and those of the device drivers (the CPU's kernels, libomp).
+  std::vector<const void *> symbols = getDriverProgramSymbols();
+  symbols.push_back(reinterpret_cast<const void *>(&telarrt_alloc));
+  for (const void *symbol : symbols) {
     Dl_info info;
     if (dladdr(symbol, &info) && info.dli_fname)
       dlopen(info.dli_fname, RTLD_NOW | RTLD_GLOBAL | RTLD_NOLOAD);
@@ -1208,14 +1176,11 @@ Artifact::load(const std::string &directory, const std::string &programName,
       artifact->weightFiles.push_back(
           SafetensorsFile::open(dir + "/" + fileOf(w->file)));
       file = artifact->weightFiles.back().get();
-      // Read-only and unchanged while mapped: GEMMs may pack its weights
-      // once (the destructor unregisters it, also when loading fails).
-      if (file->getMapping()) {
-        artifact->constantRanges.emplace_back(file->getMapping(),
-                                              file->getMappingSize());
-        artifact->prepacked.registerRange(file->getMapping(),
-                                          file->getMappingSize());
-      }
+      // Read-only and unchanged while mapped (the device may derive
+      // copies of its weights once: the CPU's packed GEMM operands).
+      if (file->getMapping())
+        artifact->mappingSpans.push_back(
+            {file->getMapping(), file->getMappingSize()});
     }
     const SafetensorsTensor *t = file->find(w->name);
     std::string where = "weights file '" + file->getPath() + "': ";
@@ -1226,9 +1191,12 @@ Artifact::load(const std::string &directory, const std::string &programName,
       throw Error(where + "tensor '" + w->name + "' is " + t->dtypeCode +
                   formatShape(t->shape) + " but manifest.json says " +
                   w->typeString());
-    artifact->weightData.push_back(t->data);
+    artifact->weightSpans.push_back({t->data, w->byteSize()});
   }
   artifact->context = std::make_unique<Context>();
+  // Uploaded to (for the CPU: used in place by) the context's device.
+  artifact->deviceWeights = artifact->context->getDevice().loadWeights(
+      artifact->weightSpans, artifact->mappingSpans, /*writable=*/false);
   if (m.hasMesh()) {
     std::shared_ptr<comm::Communicator> meshWorld = world;
     if (!meshWorld)
@@ -1264,9 +1232,15 @@ Artifact::load(const std::string &directory, const std::string &programName,
 Artifact::~Artifact() {
   if (programHandle)
     dlclose(programHandle);
-  // Frees the packed copies of the weights (before they are unmapped).
-  for (const auto &[data, bytes] : constantRanges)
-    prepacked.unregisterRange(data, bytes);
+  // The device's weights (the CPU's packed copies) go before the mappings.
+  deviceWeights.reset();
+}
+
+void Artifact::makeWeightsWritable() {
+  if (deviceWeights->isWritable())
+    return;
+  deviceWeights = context->getDevice().loadWeights(weightSpans, mappingSpans,
+                                                   /*writable=*/true);
 }
 
 size_t Artifact::getWeightsBytes() const {
@@ -1372,26 +1346,45 @@ void Artifact::run(Context &ctx, const std::vector<const void *> &inputs,
                 std::to_string(manifest.outputs.size()) + " outputs, got " +
                 std::to_string(inputs.size()) + " and " +
                 std::to_string(outputs.size()));
-  // The program only reads inputs and weights; the ABI has no const.
+  Device &device = ctx.getDevice();
+  if (std::strcmp(device.getKind(), context->getDevice().getKind()) != 0)
+    throw Error("artifact '" + directory + "' holds its weights on a '" +
+                context->getDevice().getKind() +
+                "' device and cannot run on a context of a '" +
+                device.getKind() + "' device");
+  // The program only reads inputs (and, unless writable, weights); the ABI
+  // has no const.
   std::vector<void *> buffers;
-  buffers.reserve(inputs.size() + weightData.size() + outputs.size());
+  buffers.reserve(inputs.size() + deviceWeights->size() + outputs.size());
   for (const void *p : inputs)
     buffers.push_back(const_cast<void *>(p));
-  for (const void *p : weightData)
-    buffers.push_back(const_cast<void *>(p));
+  for (size_t i = 0; i < deviceWeights->size(); ++i)
+    buffers.push_back(deviceWeights->getData(i));
   for (void *p : outputs)
     buffers.push_back(p);
 
   TelarContext *c = ctx.get();
   telarrt_context_clear_error(c);
-  detail::ConstantCache *saved = c->constants;
-  c->constants = prepacked.getCache();
+  const void *saved = device.setWeightsBinding(deviceWeights->getBinding());
   // A context without a mesh of its own uses the artifact's for the run.
   comm::MeshCommunicator *savedMesh = c->mesh;
   if (!c->mesh)
     c->mesh = mesh.get();
-  int status = entry(c, buffers.data());
-  c->constants = saved;
+  // The entry point is host code that runs (on the CPU) or enqueues (on a
+  // GPU) the program's work on the device's queue; the run ends when the
+  // queue is done.
+  int status = TELAR_STATUS_OK;
+  Queue &queue = device.getQueue();
+  try {
+    queue.enqueue([&] { status = entry(c, buffers.data()); });
+    if (status == TELAR_STATUS_OK)
+      queue.synchronize();
+  } catch (...) {
+    device.setWeightsBinding(saved);
+    c->mesh = savedMesh;
+    throw;
+  }
+  device.setWeightsBinding(saved);
   c->mesh = savedMesh;
   if (status == TELAR_STATUS_OK)
     return;
@@ -1420,8 +1413,18 @@ void Artifact::run(Context &ctx, const std::vector<Tensor> &inputs,
   std::vector<const void *> in;
   std::vector<void *> out;
   // Multi-rank: the buffers are this rank's blocks.
+  MemorySpace space = ctx.getDevice().getMemorySpace();
+  auto checkSpace = [&](const char *kind, const TensorSpec &s,
+                        const Tensor &t) {
+    if (t.getMemorySpace() != space)
+      throw Error(std::string(kind) + " '" + s.name + "' is in " +
+                  memorySpaceName(t.getMemorySpace()) +
+                  " memory, but the context's '" + ctx.getDevice().getKind() +
+                  "' device takes " + memorySpaceName(space) + " memory");
+  };
   for (size_t i = 0; i < inputs.size(); ++i) {
     const TensorSpec &s = manifest.inputs[i];
+    checkSpace("input", s, inputs[i]);
     if (inputs[i].getDType() != s.dtype ||
         inputs[i].getShape() != getLocalShape(s))
       throw Error("input '" + s.name + "': expected " +
@@ -1431,6 +1434,7 @@ void Artifact::run(Context &ctx, const std::vector<Tensor> &inputs,
   }
   for (size_t i = 0; i < outputs.size(); ++i) {
     const TensorSpec &s = manifest.outputs[i];
+    checkSpace("output", s, outputs[i]);
     if (outputs[i].getDType() != s.dtype ||
         outputs[i].getShape() != getLocalShape(s))
       throw Error("output '" + s.name + "': expected " +

@@ -5,7 +5,8 @@
 #   scripts/bundle-runtime.sh DIR [--build BUILD_DIR]
 #
 #   DIR/bin/telar-run
-#   DIR/lib/libtelar_runtime.so and every other library telar-run loads
+#   DIR/lib/libtelar_runtime.so (the core), libtelar_runtime_cpu.so (the CPU
+#                 device) and every other library telar-run loads
 #                 that is not a Debian 12 package's on the loader's path
 #                 (those come from the Dockerfile's apt-get packages)
 #
@@ -19,7 +20,7 @@ dir=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --build) build="$2"; shift 2 ;;
-    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "bundle-runtime.sh: error: unknown option '$1'" >&2; exit 2 ;;
     *) [ -z "$dir" ] || { echo "bundle-runtime.sh: error: one DIR" >&2; exit 2; }
        dir="$1"; shift ;;

@@ -507,6 +507,34 @@ std::string writeFakeArtifact(const std::string &name) {
   return dir;
 }
 
+// Weights made writable are the device's private copies (the CPU's): the
+// runs that follow read the updated values, the weight file keeps its own.
+TEST(RuntimeArtifact, WeightsMadeWritableAreUpdatedInPlace) {
+  std::string dir = writeFakeArtifact("writable");
+  std::unique_ptr<Artifact> artifact = Artifact::load(dir);
+  EXPECT_FALSE(artifact->getDeviceWeights().isWritable());
+  const void *mapped = artifact->getDeviceWeights().getData(0);
+  artifact->makeWeightsWritable();
+  const DeviceWeights &weights = artifact->getDeviceWeights();
+  ASSERT_TRUE(weights.isWritable());
+  ASSERT_EQ(weights.size(), 2u);
+  EXPECT_NE(weights.getData(0), mapped);
+  auto *w = static_cast<float *>(weights.getData(0)); // w: 2x3
+  float before = w[4];
+  w[4] += 100.0f;
+  std::vector<Tensor> inputs;
+  inputs.push_back(iota(DType::Float32, {2, 3}));
+  inputs.emplace_back(DType::Int64, Shape{3});
+  std::vector<Tensor> outputs = artifact->allocateOutputs();
+  artifact->run(inputs, outputs);
+  // sum = x + w
+  EXPECT_EQ(outputs[0].data<float>()[4],
+            inputs[0].data<float>()[4] + before + 100.0f);
+  EXPECT_EQ(static_cast<const float *>(mapped)[4], before);
+  // The packed copies are not made for writable weights.
+  EXPECT_EQ(artifact->getPrepackedBytes(), 0u);
+}
+
 // Two artifacts (even of one directory) and two contexts share nothing:
 // each artifact packs its own weights, each context counts its own
 // allocations; a failed run frees what it left allocated and reports its

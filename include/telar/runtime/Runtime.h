@@ -15,6 +15,7 @@
 
 #include "telar/artifact/Manifest.h"
 #include "telar/runtime/Abi.h"
+#include "telar/runtime/Device.h"
 #include "telar/sharding/Sharding.h"
 
 #include <algorithm>
@@ -108,7 +109,9 @@ struct TensorSpec {
 };
 
 /// A dense, row-major tensor owning a 64-byte aligned, zero-initialised
-/// buffer (never null, even when empty).
+/// buffer (never null, even when empty), in host memory (the memory space
+/// of every tensor made here; Artifact::run checks that its device takes
+/// them).
 class Tensor {
 public:
   Tensor() = default;
@@ -119,6 +122,7 @@ public:
   int64_t getNumElements() const { return runtime::numElements(shape); }
   size_t getByteSize() const { return bytes; }
   std::string typeString() const { return formatType(dtype, shape); }
+  MemorySpace getMemorySpace() const { return space; }
 
   void *data() { return storage.get(); }
   const void *data() const { return storage.get(); }
@@ -134,6 +138,7 @@ private:
   DType dtype = DType::Float32;
   Shape shape;
   size_t bytes = 0;
+  MemorySpace space = MemorySpace::Host;
   std::unique_ptr<void, Free> storage;
 };
 
@@ -304,8 +309,9 @@ class MeshCommunicator; // telar/runtime/Comm.h
 } // namespace comm
 
 /// The packed copies of constant GEMM operands (runtime/README.md, "Weights
-/// packed once"). An Artifact owns one for its memory-mapped weights and
-/// hands it to the context it runs on. Registered ranges [data, data +
+/// packed once"): the CPU device's (runtime/cpu). The CPU device keeps one
+/// for an artifact's memory-mapped weights (Device::loadWeights) and hands
+/// it to the context it runs on. Registered ranges [data, data +
 /// bytes) must hold the same values, and stay mapped, until unregistered.
 /// GEMMs whose `b` lies wholly inside a registered range pack it once, on
 /// first use, and reuse the packed copy; unregistering frees the copies no
@@ -331,22 +337,19 @@ private:
   std::unique_ptr<detail::ConstantCache> cache;
 };
 
-/// The time a context's runtime kernels took, per kernel and operand shapes
-/// (Context::setKernelProfiling).
-struct KernelProfileEntry {
-  std::string kernel; // telarrt_conv2d_nchw_bias_f32, ...
-  std::string shape;  // operand sizes, strides of the window, flags
-  int64_t calls = 0;
-  double seconds = 0; // wall time inside the kernel, summed over the calls
-};
-
-/// Owns a TelarContext (Abi.h): the allocator, GEMM choice and first error
-/// of the programs run on it. One program at a time per context.
+/// Owns a TelarContext (Abi.h): the device (Device.h: its memory, queue
+/// and, for the CPU, GEMM choice), mesh and first error of the programs
+/// run on it. One program at a time per context.
 class Context {
 public:
-  /// Throws Error when out of memory.
+  /// On a CPU device of its own. Throws Error when out of memory or when
+  /// no CPU driver is found.
   Context();
+  /// On `device` (not null).
+  explicit Context(std::unique_ptr<Device> device);
   TelarContext *get() const { return ctx.get(); }
+  /// The device its programs run on.
+  Device &getDevice() const;
 
   size_t getCurrentBytes() const { return telarrt_context_current_bytes(get()); }
   size_t getPeakBytes() const { return telarrt_context_peak_bytes(get()); }
@@ -356,13 +359,14 @@ public:
   void setMemoryLimit(size_t bytes) {
     telarrt_context_set_memory_limit(get(), bytes);
   }
-  /// TELARRT_GEMM_*; see telarrt_context_set_gemm_kernel.
+  /// TELARRT_GEMM_*; see telarrt_context_set_gemm_kernel (CPU devices
+  /// only).
   int setGemmKernel(int kernel) {
     return telarrt_context_set_gemm_kernel(get(), kernel);
   }
   int getGemmKernel() const { return telarrt_context_get_gemm_kernel(get()); }
   /// The packed weights the kernels use (null: none); Artifact::run sets its
-  /// own for the time of a run.
+  /// own for the time of a run. CPU devices only (throws Error otherwise).
   void setPrepackedWeights(const PrepackedWeights *weights);
   /// The mesh communicator the collectives of programs run on this context
   /// use (null: none, a single device; Artifact::run then lends the
@@ -430,7 +434,18 @@ public:
   /// Total bytes of the weights the program reads.
   size_t getWeightsBytes() const;
   /// Bytes of the packed copies of its weights made so far.
-  size_t getPrepackedBytes() const { return prepacked.getBytes(); }
+  size_t getPrepackedBytes() const {
+    return deviceWeights ? deviceWeights->getDerivedBytes() : 0;
+  }
+  /// The program's weights as its context's device holds them (manifest
+  /// order; the CPU's: the read-only mappings, or private copies once
+  /// writable).
+  const DeviceWeights &getDeviceWeights() const { return *deviceWeights; }
+  /// Makes the weights writable in place (training updates them): on the
+  /// CPU, private copies of the mapped values, which the runs that follow
+  /// read instead (and which no GEMM packs ahead of time). Not while a run
+  /// is under way.
+  void makeWeightsWritable();
 
   /// The artifact's own context, which run() without one uses.
   Context &getContext() const { return *context; }
@@ -495,13 +510,13 @@ private:
   size_t program = 0;
   std::vector<const WeightSpec *> weights;
   std::vector<std::unique_ptr<SafetensorsFile>> weightFiles;
-  /// Declared after weightFiles: the packed copies go before the mappings.
-  PrepackedWeights prepacked;
-  /// The mappings registered in `prepacked`.
-  std::vector<std::pair<const void *, size_t>> constantRanges;
-  /// One pointer per weight of the program, into weightFiles' mappings.
-  std::vector<const void *> weightData;
+  /// The weights' values in weightFiles' mappings (one span per weight)
+  /// and the mappings themselves.
+  std::vector<HostSpan> weightSpans, mappingSpans;
   std::unique_ptr<Context> context;
+  /// Declared after weightFiles and context: the device's weights go
+  /// before the mappings and the device.
+  std::unique_ptr<DeviceWeights> deviceWeights;
   int64_t rank = 0;
   std::shared_ptr<comm::Communicator> world;
   std::shared_ptr<comm::MeshCommunicator> mesh;
@@ -509,10 +524,12 @@ private:
   TelarEntryFn entry = nullptr;
 };
 
-/// Makes the runtime library and libomp (which generated programs resolve
-/// their undefined symbols against) globally visible in this process, so
-/// that a program can be dlopened even when the runtime itself was loaded
-/// with RTLD_LOCAL (e.g. from Python). Artifact::load calls it.
+/// Makes the runtime's core library and the libraries of the device drivers
+/// registered (the CPU's kernels and libomp, which generated programs
+/// resolve their undefined symbols against; Device.h) globally visible in
+/// this process, so that a program can be dlopened even when the runtime
+/// itself was loaded with RTLD_LOCAL (e.g. from Python). Artifact::load
+/// calls it.
 void exposeRuntimeSymbols();
 
 } // namespace telar::runtime

@@ -2,9 +2,9 @@
 //
 // A BLIS-style single-precision GEMM (packed panels, a register-blocked
 // micro-kernel, cache blocking) compiled for AVX-512 and for AVX2+FMA and
-// chosen at run time by what the CPU supports. The kernels in Kernels.cpp
-// call it for every product, with OpenBLAS as the fallback on CPUs that have
-// neither (and for matrix-vector products).
+// chosen at run time by what the CPU supports. The kernels (Matmul.cpp,
+// Conv*.cpp) call it for every product, with OpenBLAS as the fallback on
+// CPUs that have neither (and for matrix-vector products).
 //
 //===----------------------------------------------------------------------===//
 
@@ -111,7 +111,7 @@ void gemmIm2col(GemmKernel kernel, const MatrixView &a, const Im2colB &conv,
 /// The `b` of a GEMM whose rows are contiguous runs at offsets from `base`:
 /// element (k, j) is base[rowOffsets[k] + j] (rowOffsets has a.cols
 /// entries). A convolution's im2col matrix is one over its input laid out
-/// as phase planes (convPhasePlanes in Kernels.cpp). Its panels are packed
+/// as phase planes (convPhasePlanes in ConvPlanes.cpp). Its panels are packed
 /// as an im2col matrix's are (one row is two vector loads: measured faster
 /// than reading the unaligned rows in place, ~15 % at 7 x 7).
 struct OffsetRowsB {

@@ -10,15 +10,15 @@
 // kept per (pointer, shape, strides, kernel) until their range is
 // unregistered or the PrepackedWeights is destroyed.
 //
-// Compiled with -fopenmp (run by libomp, like Kernels.cpp): a first use
+// Compiled with -fopenmp (run by libomp, like the kernels): a first use
 // outside a parallel region packs on all threads.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Gemm.h"
 #include "HugePages.h"
-#include "telar/runtime/Abi.h"
 #include "telar/runtime/Runtime.h"
+#include "telar/runtime/abi/CpuKernels.h"
 
 #include <algorithm>
 #include <atomic>

@@ -18,7 +18,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Blas.h"
-#include "telar/runtime/Abi.h"
+#include "telar/runtime/abi/CpuKernels.h"
 
 #include <cstdio>
 #include <cstdlib>

@@ -1,0 +1,177 @@
+//===- Context.cpp - Contexts: device, errors, allocation -----------------===//
+//
+// The context half of the C ABI (Abi.h) and the C++ Context over it. A
+// context's memory is its device's: telarrt_alloc and the byte counts go to
+// the device's allocator (for the CPU device, runtime/cpu/HostAllocator.cpp;
+// one virtual call per allocation, none per element).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Context.h"
+#include "telar/runtime/Runtime.h"
+#include "telar/runtime/abi/Core.h"
+
+#include <cstdarg>
+#include <cstdio>
+#include <new>
+
+using namespace telar::runtime;
+
+int telar::runtime::detail::fail(TelarContext *ctx, int status,
+                                 const char *format, ...) {
+  char text[512];
+  va_list args;
+  va_start(args, format);
+  std::vsnprintf(text, sizeof(text), format, args);
+  va_end(args);
+  return telarrt_context_fail(ctx, status, text);
+}
+
+namespace {
+DeviceAllocator &allocatorOf(const TelarContext *ctx) {
+  return ctx->device->getAllocator();
+}
+
+void *allocate(TelarContext *ctx, size_t alignment, size_t size) {
+  std::string error;
+  void *p = allocatorOf(ctx).allocate(alignment, size, error);
+  if (!p)
+    telarrt_context_fail(ctx, TELAR_STATUS_OUT_OF_MEMORY, error.c_str());
+  return p;
+}
+} // namespace
+
+extern "C" {
+
+TelarContext *telarrt_context_create(void) {
+  try {
+    auto ctx = std::make_unique<TelarContext>();
+    ctx->device = createDevice("cpu");
+    return ctx.release();
+  } catch (...) {
+    return nullptr;
+  }
+}
+
+void telarrt_context_destroy(TelarContext *ctx) { delete ctx; }
+
+int telarrt_context_memory_space(const TelarContext *ctx) {
+  return static_cast<int>(ctx->device->getMemorySpace());
+}
+
+TelarQueue *telarrt_context_queue(TelarContext *ctx) {
+  return reinterpret_cast<TelarQueue *>(&ctx->device->getQueue());
+}
+
+void *telarrt_queue_native_handle(TelarQueue *queue) {
+  return reinterpret_cast<Queue *>(queue)->getNativeHandle();
+}
+
+int telarrt_context_status(const TelarContext *ctx) {
+  return ctx->status.load(std::memory_order_acquire);
+}
+
+const char *telarrt_context_error(const TelarContext *ctx) {
+  // Written once, before status is published; cleared only between runs.
+  return ctx->status.load(std::memory_order_acquire) ? ctx->message.c_str()
+                                                     : "";
+}
+
+void telarrt_context_clear_error(TelarContext *ctx) {
+  std::lock_guard<std::mutex> lock(ctx->errorMutex);
+  ctx->status.store(TELAR_STATUS_OK, std::memory_order_release);
+  ctx->message.clear();
+}
+
+int telarrt_context_fail(TelarContext *ctx, int status, const char *message) {
+  if (status == TELAR_STATUS_OK)
+    return status;
+  std::lock_guard<std::mutex> lock(ctx->errorMutex);
+  if (ctx->status.load(std::memory_order_relaxed) == TELAR_STATUS_OK) {
+    try {
+      ctx->message = message ? message : "";
+    } catch (...) {
+      // Out of memory for the message: the status still tells.
+    }
+    ctx->status.store(status, std::memory_order_release);
+  }
+  return status;
+}
+
+void telarrt_context_set_memory_limit(TelarContext *ctx, size_t bytes) {
+  allocatorOf(ctx).setMemoryLimit(bytes);
+}
+
+size_t telarrt_context_memory_limit(const TelarContext *ctx) {
+  return allocatorOf(ctx).getMemoryLimit();
+}
+
+void *telarrt_alloc(TelarContext *ctx, size_t size) {
+  return allocate(ctx, 64, size);
+}
+
+void *telarrt_aligned_alloc(TelarContext *ctx, size_t alignment, size_t size) {
+  return allocate(ctx, alignment, size);
+}
+
+void telarrt_free(TelarContext *ctx, void *ptr) {
+  allocatorOf(ctx).deallocate(ptr);
+}
+
+void telarrt_context_free_live_blocks(TelarContext *ctx) {
+  allocatorOf(ctx).freeLiveBlocks();
+}
+
+void telarrt_context_release_cached_memory(TelarContext *ctx) {
+  allocatorOf(ctx).releaseCachedMemory();
+}
+
+size_t telarrt_context_cached_bytes(const TelarContext *ctx) {
+  return allocatorOf(ctx).getCachedBytes();
+}
+
+size_t telarrt_context_current_bytes(const TelarContext *ctx) {
+  return allocatorOf(ctx).getCurrentBytes();
+}
+
+size_t telarrt_context_peak_bytes(const TelarContext *ctx) {
+  return allocatorOf(ctx).getPeakBytes();
+}
+
+void telarrt_context_reset_peak_bytes(TelarContext *ctx) {
+  allocatorOf(ctx).resetPeakBytes();
+}
+
+} // extern "C"
+
+//===----------------------------------------------------------------------===//
+// Context
+//===----------------------------------------------------------------------===//
+
+Context::Context() : Context(createDevice("cpu")) {}
+
+Context::Context(std::unique_ptr<Device> device) {
+  if (!device)
+    throw Error("a runtime context needs a device");
+  TelarContext *c = new (std::nothrow) TelarContext();
+  if (!c)
+    throw Error("out of memory creating a runtime context");
+  ctx.reset(c);
+  c->device = std::move(device);
+}
+
+void Context::setMeshCommunicator(
+    std::shared_ptr<comm::MeshCommunicator> communicator) {
+  mesh = std::move(communicator);
+  get()->mesh = mesh.get();
+}
+
+Device &Context::getDevice() const { return *get()->device; }
+
+void Context::setKernelProfiling(bool enabled) {
+  getDevice().setKernelProfiling(enabled);
+}
+
+std::vector<KernelProfileEntry> Context::getKernelProfile() const {
+  return getDevice().getKernelProfile();
+}

@@ -1,0 +1,147 @@
+//===- RuntimeDeviceTest.cpp - The runtime's Device interface ------------===//
+//
+// The CPU device through the Device interface (Device.h): memory, copies
+// both ways, its queue's order, events, weights used in place or as
+// writable copies; and a context's device as programs see it (Abi.h).
+//
+//===----------------------------------------------------------------------===//
+
+#include "telar/runtime/Abi.h"
+#include "telar/runtime/Device.h"
+#include "telar/runtime/Runtime.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <numeric>
+#include <string>
+#include <vector>
+
+using namespace telar::runtime;
+
+TEST(RuntimeDevice, CpuDeviceAllocatesInHostMemory) {
+  std::unique_ptr<Device> device = createDevice("cpu");
+  EXPECT_STREQ(device->getKind(), "cpu");
+  EXPECT_EQ(device->getMemorySpace(), MemorySpace::Host);
+  DeviceAllocator &allocator = device->getAllocator();
+  std::string error;
+  void *p = allocator.allocate(64, 1000, error);
+  ASSERT_NE(p, nullptr) << error;
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % 64, 0u);
+  EXPECT_EQ(allocator.getCurrentBytes(), 1000u);
+  allocator.setMemoryLimit(1500);
+  EXPECT_EQ(allocator.allocate(64, 1000, error), nullptr);
+  EXPECT_NE(error.find("the context's memory limit is 1500 bytes"),
+            std::string::npos)
+      << error;
+  allocator.deallocate(p);
+  EXPECT_EQ(allocator.getCurrentBytes(), 0u);
+  EXPECT_EQ(allocator.getPeakBytes(), 1000u);
+  // What a failed run leaves behind goes with freeLiveBlocks.
+  ASSERT_NE(allocator.allocate(64, 100, error), nullptr);
+  allocator.freeLiveBlocks();
+  EXPECT_EQ(allocator.getCurrentBytes(), 0u);
+}
+
+TEST(RuntimeDevice, CopiesBothWays) {
+  std::unique_ptr<Device> device = createDevice("cpu");
+  std::string error;
+  std::vector<float> host(256), back(256, -1.0f);
+  std::iota(host.begin(), host.end(), 0.5f);
+  size_t bytes = host.size() * sizeof(float);
+  void *a = device->getAllocator().allocate(64, bytes, error);
+  void *b = device->getAllocator().allocate(64, bytes, error);
+  ASSERT_TRUE(a && b) << error;
+  device->copy(a, MemorySpace::Device, host.data(), MemorySpace::Host, bytes);
+  device->copy(b, MemorySpace::Device, a, MemorySpace::Device, bytes);
+  device->copy(back.data(), MemorySpace::Host, b, MemorySpace::Device, bytes);
+  device->getQueue().synchronize();
+  EXPECT_EQ(back, host);
+  device->getAllocator().deallocate(a);
+  device->getAllocator().deallocate(b);
+}
+
+TEST(RuntimeDevice, QueueRunsInOrderAndEventsComplete) {
+  std::unique_ptr<Device> device = createDevice("cpu");
+  Queue &queue = device->getQueue();
+  EXPECT_EQ(queue.getNativeHandle(), nullptr);
+  std::vector<int> order;
+  for (int i = 0; i < 4; ++i)
+    queue.enqueue([&order, i] { order.push_back(i); });
+  std::unique_ptr<Event> event = queue.recordEvent();
+  queue.enqueue([&order] { order.push_back(4); });
+  // Work after waitEvent follows the event's work.
+  queue.waitEvent(*event);
+  queue.enqueue([&order] { order.push_back(5); });
+  event->wait();
+  EXPECT_TRUE(event->isComplete());
+  queue.synchronize();
+  EXPECT_EQ(order, (std::vector<int>{0, 1, 2, 3, 4, 5}));
+  // An error of enqueued work surfaces from the call that runs it.
+  EXPECT_THROW(queue.enqueue([] { throw Error("boom"); }), Error);
+}
+
+TEST(RuntimeDevice, WeightsInPlaceOrWritable) {
+  std::unique_ptr<Device> device = createDevice("cpu");
+  std::vector<float> mapping(64);
+  std::iota(mapping.begin(), mapping.end(), 1.0f);
+  std::vector<HostSpan> weights = {{mapping.data(), 16 * sizeof(float)},
+                                   {mapping.data() + 16, 48 * sizeof(float)}};
+  std::vector<HostSpan> mappings = {{mapping.data(), 64 * sizeof(float)}};
+
+  // Read-only: the CPU uses the host values in place.
+  std::unique_ptr<DeviceWeights> fixed =
+      device->loadWeights(weights, mappings, /*writable=*/false);
+  ASSERT_EQ(fixed->size(), 2u);
+  EXPECT_FALSE(fixed->isWritable());
+  EXPECT_EQ(fixed->getData(0), mapping.data());
+  EXPECT_EQ(fixed->getData(1), mapping.data() + 16);
+  EXPECT_NE(fixed->getBinding(), nullptr); // packed for the GEMM on use
+
+  // Writable: private copies, whose updates leave the mapping alone.
+  std::unique_ptr<DeviceWeights> own =
+      device->loadWeights(weights, mappings, /*writable=*/true);
+  ASSERT_EQ(own->size(), 2u);
+  EXPECT_TRUE(own->isWritable());
+  EXPECT_EQ(own->getBinding(), nullptr); // nothing packed ahead of time
+  auto *w1 = static_cast<float *>(own->getData(1));
+  EXPECT_NE(static_cast<void *>(w1), mapping.data() + 16);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(w1) % 64, 0u);
+  EXPECT_EQ(std::memcmp(w1, mapping.data() + 16, 48 * sizeof(float)), 0);
+  w1[0] = -1.0f;
+  EXPECT_EQ(mapping[16], 17.0f);
+
+  // A run binds the weights' derived state and puts the old one back.
+  const void *previous = device->setWeightsBinding(fixed->getBinding());
+  EXPECT_EQ(previous, nullptr);
+  EXPECT_EQ(device->setWeightsBinding(previous), fixed->getBinding());
+}
+
+TEST(RuntimeDevice, ContextHoldsItsDevice) {
+  Context context;
+  EXPECT_STREQ(context.getDevice().getKind(), "cpu");
+  TelarContext *ctx = context.get();
+  EXPECT_EQ(telarrt_context_memory_space(ctx), TELAR_MEMORY_HOST);
+  TelarQueue *queue = telarrt_context_queue(ctx);
+  ASSERT_NE(queue, nullptr);
+  EXPECT_EQ(telarrt_queue_native_handle(queue), nullptr);
+  // Programs' allocations are the device's.
+  void *p = telarrt_alloc(ctx, 100);
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(context.getDevice().getAllocator().getCurrentBytes(), 100u);
+  EXPECT_EQ(context.getCurrentBytes(), 100u);
+  telarrt_free(ctx, p);
+  EXPECT_EQ(context.getCurrentBytes(), 0u);
+
+  Context other(createDevice("cpu"));
+  EXPECT_NE(&other.getDevice(), &context.getDevice());
+  EXPECT_THROW(createDevice("tpu"), Error);
+  try {
+    createDevice("tpu");
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find("no device driver of kind 'tpu'"),
+              std::string::npos)
+        << e.what();
+  }
+}
