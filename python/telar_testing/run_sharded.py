@@ -48,6 +48,7 @@ from __future__ import annotations
 import argparse
 import atexit
 import concurrent.futures as cf
+import contextlib
 import fnmatch
 import json
 import os
@@ -56,6 +57,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 
@@ -72,6 +74,19 @@ MPI_ENV = {
     "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
     "OMPI_MCA_rmaps_base_oversubscribe": "1",
 }
+
+
+@contextlib.contextmanager
+def mpi_session(env):
+    """`env` with an OpenMPI session directory of its own for one mpirun
+    (OMPI_MCA_orte_tmpdir_base, removed afterwards): mpiruns started at once
+    race on the shared <tmp>/ompi.<host>.<uid> ("mkdir ... File exists").
+    `telar-run -n` does this itself; a direct `mpirun` needs it."""
+    d = tempfile.mkdtemp(prefix="telar-mpirun-")
+    try:
+        yield dict(env, OMPI_MCA_orte_tmpdir_base=d)
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
 
 
 class Case:
@@ -429,8 +444,8 @@ class Runner:
                 out2 = case_dir + "/out-mpirun"
                 cmd = [a.mpirun, "-np", str(case.ranks), a.telar_run, art,
                        "--output-dir", out2, "--threads", "1", "-q"] + in_args
-                with self.run_slots:
-                    rc, err, _, secs = run_cmd(cmd, a.timeout, self.env)
+                with self.run_slots, mpi_session(self.env) as env:
+                    rc, err, _, secs = run_cmd(cmd, a.timeout, env)
                 if rc != 0:
                     res.update(stage="mpirun", message=f"rc={rc}: {first_error_line(err)}")
                     return res

@@ -26,9 +26,14 @@ bool isLaunchedAsMpiJob();
 
 /// For a tool's `-n N` outside a launcher: runs this command again under
 /// `mpirun -np N` (found on PATH, or $TELAR_MPIRUN; OpenMPI's root and
-/// oversubscription settings set when absent), with the same arguments.
-/// Returns (1, with an error naming `tool` and suggesting `selfStart`) only
-/// when mpirun cannot be started.
+/// oversubscription settings set when absent), with the same arguments, and
+/// returns mpirun's exit status (dies of its signal when mpirun did). The
+/// job's OpenMPI session files go to a fresh directory under $TMPDIR (or
+/// /tmp), removed afterwards, unless OMPI_MCA_orte_tmpdir_base names one:
+/// mpiruns started at once would race on a shared one. SIGINT, SIGTERM,
+/// SIGHUP and SIGQUIT are passed on to mpirun. Returns 1 (with an error
+/// naming `tool`, and suggesting `selfStart` when mpirun is not found) when
+/// mpirun cannot be started.
 int relaunchUnderMpirun(const char *tool, int ranks, int argc, char **argv,
                         const std::string &selfStart);
 
