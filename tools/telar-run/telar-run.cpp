@@ -29,7 +29,6 @@
 
 #include "telar/runtime/Abi.h"
 #include "telar/runtime/Comm.h"
-#include "telar/runtime/GlooComm.h"
 #include "telar/runtime/Launch.h"
 #include "telar/runtime/MpiComm.h"
 #include "telar/runtime/Npy.h"
@@ -37,6 +36,7 @@
 #include "telar/runtime/Runtime.h"
 #include "telar/runtime/TensorProto.h"
 #include "telar/runtime/Watchdog.h"
+#include "telar/runtime/World.h"
 
 #include <nlohmann/json.hpp>
 
@@ -468,12 +468,15 @@ Latency summarizeTimes(std::vector<double> ms) {
 }
 
 /// This process's place in the job: the world communicator (null when no
-/// launcher started it: one process), its backend and its rank.
+/// launcher started it: one process), its transport, its rank and the
+/// ranks on its node.
 struct Job {
   std::shared_ptr<comm::Communicator> world;
-  comm::Backend backend = comm::Backend::Local;
+  comm::TransportKind transport = comm::TransportKind::Local;
   int rank = 0;
   int size = 1;
+  /// Ranks on this machine (-1: unknown).
+  int localSize = -1;
   bool multi() const { return size > 1; }
   /// Ends this rank when others may wait for it in a collective: MPI ends
   /// the whole job; a Gloo rank exits, and its peers' collectives fail on
@@ -481,7 +484,7 @@ struct Job {
   [[noreturn]] void abort(int code) const {
     std::fflush(stdout);
     std::fflush(stderr);
-    if (backend == comm::Backend::Mpi)
+    if (transport == comm::TransportKind::Mpi)
       comm::abortMpi(code);
     std::_Exit(code);
   }
@@ -504,19 +507,11 @@ std::vector<T> allGather(const Job &job, const std::vector<T> &value,
 }
 
 /// The default threads per rank: the hardware threads divided among the
-/// ranks on this machine (OpenMPI and Slurm say how many there are).
+/// ranks on this machine (the job environment's ranks per node: from the
+/// launcher, or the ranks' host names; all of the job's when unknown).
 int defaultThreads(const Job &job) {
   int hardware = int(std::max(1u, std::thread::hardware_concurrency()));
-  int local = job.size;
-  for (const char *name :
-       {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS", "SLURM_NTASKS_PER_NODE"})
-    if (const char *v = std::getenv(name)) {
-      int n = std::atoi(v);
-      if (n > 0) {
-        local = n;
-        break;
-      }
-    }
+  int local = job.localSize > 0 ? job.localSize : job.size;
   return std::max(1, hardware / std::max(1, local));
 }
 
@@ -1339,7 +1334,7 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "telar-run: error: %s\n", e.what());
     return 2;
   }
-  if (options.ranks > 1 && env.backend == comm::Backend::Local)
+  if (options.ranks > 1 && env.transport == comm::TransportKind::Local)
     return comm::relaunchUnderMpirun(
         "telar-run", options.ranks, argc, argv,
         "mpirun -np " + std::to_string(options.ranks) +
@@ -1351,29 +1346,17 @@ int main(int argc, char **argv) {
   // The job: MPI's world under an MPI launcher, Gloo's through the TCP
   // rendezvous otherwise (with the --timeout).
   Job job;
-  job.backend = env.backend;
-  auto sayHow = [&] {
+  job.transport = env.transport;
+  comm::World world;
+  try {
+    auto timeout = std::chrono::milliseconds(std::max<int64_t>(
+        1, int64_t(std::llround(options.timeoutSeconds * 1000))));
+    world = comm::connectWorld(env, &argc, &argv, timeout);
     if (options.verbose)
       std::fprintf(stderr, "telar-run: %s\n",
                    comm::describeJobEnvironment(env).c_str());
-  };
-  try {
-    if (env.backend == comm::Backend::Mpi) {
-      comm::initializeMpi(&argc, &argv);
-      job.world = comm::createMpiWorldCommunicator();
-      // MPI's word over the launcher's variables.
-      env.rank = job.world->getRank();
-      env.size = job.world->getSize();
-      sayHow();
-    } else if (env.backend == comm::Backend::Gloo) {
-      sayHow();
-      auto timeout = std::chrono::milliseconds(
-          std::max<int64_t>(1, int64_t(std::llround(options.timeoutSeconds * 1000))));
-      job.world = comm::createGlooWorldCommunicator(
-          env.masterAddr, env.masterPort, env.rank, env.size, timeout);
-    } else {
-      sayHow();
-    }
+    job.world = world.communicator;
+    job.localSize = env.localSize;
     if (job.world) {
       job.rank = job.world->getRank();
       job.size = job.world->getSize();
@@ -1395,7 +1378,7 @@ int main(int argc, char **argv) {
       watch.size = job.size;
       watch.timeoutSeconds = options.timeoutSeconds;
       watch.rank0Host = env.masterAddr;
-      watch.launcherEndsJob = env.backend == comm::Backend::Mpi;
+      watch.launcherEndsJob = env.transport == comm::TransportKind::Mpi;
       // Where the network allows only known ports, and for hosts so loaded
       // that 10 s of silence is no sign of a stopped rank.
       if (const char *v = std::getenv("TELAR_LIVENESS_PORT"); v && *v)
@@ -1435,7 +1418,7 @@ int main(int argc, char **argv) {
   }
   // Over Gloo, no rank closes its connections while rank 0 may still be
   // reading what it sent (MPI_Finalize does this under MPI).
-  if (env.backend == comm::Backend::Gloo && job.world) {
+  if (env.transport == comm::TransportKind::Gloo && job.world) {
     try {
       comm::WaitScope wait("barrier", "the world");
       job.world->barrier();
@@ -1447,7 +1430,6 @@ int main(int argc, char **argv) {
   }
   comm::Watchdog::finish();
   job.world.reset();
-  if (env.backend == comm::Backend::Mpi)
-    comm::finalizeMpi();
+  comm::disconnectWorld(world);
   return status;
 }
