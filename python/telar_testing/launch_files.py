@@ -75,8 +75,8 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from run_sharded import (MPI_ENV, file_name, kill_commands_on_exit,  # noqa: E402
-                         mpi_session, run_cmd)
+from run_models import output_file_name as file_name  # noqa: E402
+from runner import MPI_ENV, kill_commands_on_exit, mpi_session, run_cmd  # noqa: E402
 from tensor_compare import compare  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
