@@ -164,7 +164,8 @@ TEST(Flags, GeneratedHelp) {
                     "wraps at the 79th column with a hanging indent under "
                     "the flag's text column.\nA new line where asked.");
   // The texts start 3 columns after the longest names, at most at column
-  // 24 (longer names put their text on the next line).
+  // 24 (longer names put their text on the next line); -h, --help comes
+  // before the first flag that exits.
   EXPECT_EQ(t.flags.help(),
             "usage: tool -n N [options]\n"
             "\n"
@@ -179,6 +180,7 @@ TEST(Flags, GeneratedHelp) {
             "  -q, --quiet           quiet\n"
             "  --quick               quick\n"
             "  --input NAME=FILE     an input\n"
+            "  -h, --help            print this help\n"
             "  --version             print the version\n"
             "  --a-very-long-switch-name\n"
             "                        its text goes on the next line, and this "
@@ -187,7 +189,6 @@ TEST(Flags, GeneratedHelp) {
             "indent under\n"
             "                        the flag's text column.\n"
             "                        A new line where asked.\n"
-            "  -h, --help            print this help\n"
             "\n"
             "Exit status: 0 on success.\n");
 }

@@ -209,12 +209,16 @@ std::string FlagParser::help() const {
   std::string out = "usage: " + tool + " " + synopsis + "\n";
   if (!description.empty())
     out += "\n" + description + (description.back() == '\n' ? "" : "\n");
-  // -h/--help (declared first) goes last, before nothing: the tools list
-  // it after their own flags.
+  // -h/--help (declared first) follows the tool's own flags, before the
+  // first other flag that exits (--version).
   std::vector<const Flag *> order;
-  for (size_t i = 1; i < flags.size(); ++i)
+  for (size_t i = 1; i < flags.size(); ++i) {
+    if (flags[i].exits && order.size() == i - 1)
+      order.push_back(&flags[0]);
     order.push_back(&flags[i]);
-  order.push_back(&flags[0]);
+  }
+  if (order.size() < flags.size())
+    order.push_back(&flags[0]);
   auto label = [](const Flag &f) {
     std::string s;
     for (const std::string &n : f.names)

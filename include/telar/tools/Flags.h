@@ -105,7 +105,9 @@ public:
   [[noreturn]] void usageError(const std::string &message) const;
 
   /// The generated help: the usage line, the description, every flag with
-  /// its names, value and help text (wrapped to 79 columns), the epilog.
+  /// its names, value and help text (wrapped to 79 columns) in the order
+  /// declared, -h/--help before the first action (--version) or last, the
+  /// epilog.
   std::string help() const;
 
 private:
