@@ -52,7 +52,7 @@ sys.path.insert(0, os.path.join(ROOT, "python", "telar_testing"))
 import make_models  # noqa: E402
 import sharded_plans  # noqa: E402
 from run_models import first_error_line, output_file_name, print_markdown_table  # noqa: E402
-from run_sharded import MPI_ENV, input_args, kill_commands_on_exit, run_cmd  # noqa: E402
+from runner import MPI_ENV, input_args, kill_commands_on_exit, run_cmd  # noqa: E402
 from tensor_compare import compare  # noqa: E402
 
 # model, form, mesh, batch, goal (max ratio) or None

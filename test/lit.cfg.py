@@ -79,6 +79,12 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 config.substitutions.append((
     "%expect_exit",
     "sh " + os.path.join(config.telar_src_root, "test", "Inputs", "expect-exit.sh")))
+# `%mpirun ARGS...` is OpenMPI's mpirun with a session directory of its own
+# (test/Inputs/mpirun.sh): mpiruns started at once by parallel tests race on
+# a shared one ("mkdir ... File exists"). `telar-run -n N` does the same.
+config.substitutions.append((
+    "%mpirun",
+    "sh " + os.path.join(config.telar_src_root, "test", "Inputs", "mpirun.sh")))
 # `%run_ranks -n N -- CMD...` runs CMD as N plain processes that meet at a
 # TCP rendezvous (TELAR_RANK, TELAR_WORLD_SIZE, TELAR_MASTER_ADDR/PORT; a
 # free port), with a timeout (python/telar_testing/run_ranks.py).

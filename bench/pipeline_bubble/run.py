@@ -74,7 +74,7 @@ import run_pipelined  # noqa: E402
 from run_models import first_error_line, print_markdown_table  # noqa: E402
 from run_models import output_file_name as file_name  # noqa: E402
 from run_ranks import run_ranks  # noqa: E402
-from run_sharded import MPI_ENV, input_args, kill_commands_on_exit, run_cmd  # noqa: E402
+from runner import MPI_ENV, input_args, kill_commands_on_exit, run_cmd  # noqa: E402
 from tensor_compare import compare  # noqa: E402
 
 

@@ -51,7 +51,7 @@ import make_models  # noqa: E402
 import sharded_plans  # noqa: E402
 from plan_bench import PlanError  # noqa: E402
 from run_models import first_error_line, print_markdown_table  # noqa: E402
-from run_sharded import MPI_ENV, input_args, kill_commands_on_exit, run_cmd  # noqa: E402
+from runner import MPI_ENV, input_args, kill_commands_on_exit, run_cmd  # noqa: E402
 
 # model, form, mesh, batch: the GPT-like model and the GShard MoE (global
 # capacity: moe_einsum; grouped, whose expert plan is all-to-all: moe_grouped)

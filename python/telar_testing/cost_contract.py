@@ -40,6 +40,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import run_sharded  # noqa: E402
+from runner import run_cmd  # noqa: E402
 import sharded_plans  # noqa: E402
 from run_models import first_error_line  # noqa: E402
 
@@ -117,7 +118,7 @@ class Checker:
             if key not in self.imported:
                 d = os.path.join(self.a.dir, f"b{batch}")
                 path = os.path.join(d, f"{model}.mlir")
-                rc, err, out, _ = run_sharded.run_cmd(
+                rc, err, out, _ = run_cmd(
                     [self.a.telarc, os.path.join(d, f"{model}.onnx"), "--emit=mlir",
                      "--elide-weights"], self.a.timeout)
                 if rc != 0:
@@ -174,11 +175,11 @@ class Checker:
         cost = f"-test-telar-cost-model=plan={plan_path} profile={a.profile}"
         partition = ["--telar-partition", "-test-telar-collectives", "-o", os.devnull]
         if not variant:
-            rc, err, _, _ = run_sharded.run_cmd([a.telar_opt, ir, cost, "-o", os.devnull],
+            rc, err, _, _ = run_cmd([a.telar_opt, ir, cost, "-o", os.devnull],
                                                 a.timeout)
             priced_error = error_message(err) if rc != 0 else None
             priced = priced_steps(err)
-            rc, err, _, _ = run_sharded.run_cmd(
+            rc, err, _, _ = run_cmd(
                 [a.telar_opt, ir, f"--telar-apply-plan=plan={plan_path}"] + partition,
                 a.timeout)
             emitted_error = error_message(err) if rc != 0 else None
@@ -186,7 +187,7 @@ class Checker:
         else:
             # One run: the cost model's remarks (or its error: with annotate
             # the plan is written anyway), then the partitioner's.
-            rc, err, _, _ = run_sharded.run_cmd(
+            rc, err, _, _ = run_cmd(
                 [a.telar_opt, ir, f"{cost} drop-uses={variant} annotate"] + partition,
                 a.timeout)
             errors = [m.group(1).strip() for m in re.finditer(r"\berror: (.*)", err)]

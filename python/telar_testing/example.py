@@ -33,7 +33,7 @@ import onnxruntime as ort
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from run_models import output_file_name  # noqa: E402
-from run_sharded import kill_commands_on_exit, run_cmd  # noqa: E402
+from runner import kill_commands_on_exit, run_cmd  # noqa: E402
 from tensor_compare import compare  # noqa: E402
 
 

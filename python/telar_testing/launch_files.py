@@ -75,7 +75,8 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from run_sharded import MPI_ENV, file_name, kill_commands_on_exit, run_cmd  # noqa: E402
+from run_models import output_file_name as file_name  # noqa: E402
+from runner import MPI_ENV, kill_commands_on_exit, mpi_session, run_cmd  # noqa: E402
 from tensor_compare import compare  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -438,9 +439,9 @@ class Checker:
     def check_mpirun(self):
         out = os.path.join(self.a.make, "mpirun.out")
         shutil.rmtree(out, ignore_errors=True)
-        env = dict(self.env, TELAR_RUN=self.a.telar_run)
-        _, secs = self.run([os.path.join(self.launch, "mpirun.sh"), "--output-dir", out,
-                            "--threads", "1", "-q"] + self.in_args, "launch/mpirun.sh", env)
+        with mpi_session(dict(self.env, TELAR_RUN=self.a.telar_run)) as env:
+            _, secs = self.run([os.path.join(self.launch, "mpirun.sh"), "--output-dir", out,
+                                "--threads", "1", "-q"] + self.in_args, "launch/mpirun.sh", env)
         return f"{self.compare_outputs(out)}, {secs:.1f} s"
 
     def check_sbatch_none(self):

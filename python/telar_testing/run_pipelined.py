@@ -15,7 +15,7 @@ suite, sharded_plans.py's 8 families, or this file's `mlp`), a plan source, a
 stage count S, a microbatch count M, a batch B and the backends it runs under
 (the CASES table below; `--list` prints it). The models are built into
 DIR/b<B>/ (make_models.py --batch B, checked against the framework and
-onnxruntime); the single-device reference is run_sharded.py's (`telarc
+onnxruntime); the single-device reference is runner.py's (`telarc
 NAME.onnx -o NAME.single --target cpu -q`, telar-run on one rank, --threads 1).
 
 Plan sources:
@@ -78,31 +78,27 @@ builds its models with it too.
 Prints one line per case (`PASS gpt auto s2 m2 b4 (...)` or `FAIL ... STAGE:
 message`), a table, and last `run-pipelined: N passed, N failed`. Exit 1 when
 a case fails, 2 on usage errors. Every command runs under --timeout seconds
-in a process group of its own (run_sharded.run_cmd; the Gloo ranks under
+in a process group of its own (runner.run_cmd; the Gloo ranks under
 run_ranks.run_ranks's timeout).
 """
 
 from __future__ import annotations
 
 import argparse
-import fnmatch
 import json
 import os
 import re
 import shutil
 import sys
-import time
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sharded_plans  # noqa: E402
 from run_models import first_error_line, print_markdown_table  # noqa: E402
-from run_models import output_file_name as file_name  # noqa: E402
 from run_ranks import run_ranks  # noqa: E402
-from run_sharded import (Runner, finish_cases, fmt, input_args,  # noqa: E402
-                         kill_commands_on_exit, resolve_tools, run_cases, run_cmd)
-from tensor_compare import compare  # noqa: E402
+from runner import (Runner, add_common_arguments, filter_cases, fmt,  # noqa: E402
+                    kill_commands_on_exit, run_cmd, run_harness)
 
 SUITE = tuple(sharded_plans.PLANNERS)
 # sharded_plans.py's tensor parallel form of each model.
@@ -736,74 +732,30 @@ def print_table(results):
 
 
 def select(a):
-    only = [n for n in a.only.split(",") if n]
     sources = [s for s in a.sources.split(",") if s]
     for s in sources:
         if s not in SOURCES:
             raise SystemExit(f"run_pipelined: unknown source {s!r} ({', '.join(SOURCES)})")
-    pats = [p for p in a.cases.split(",") if p]
-    out = []
-    for c in CASES:
-        if only and c.model not in only:
-            continue
-        if sources and c.source not in sources:
-            continue
-        if pats and not any(fnmatch.fnmatch(c.name, p) for p in pats):
-            continue
-        out.append(c)
-    return out
+    return filter_cases(CASES, a, lambda c: not sources or c.source in sources)
 
 
 def main(argv=None):
     kill_commands_on_exit()
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--make", dest="dir", metavar="DIR",
-                    help="work dir: models (built when missing), plans, artifacts")
-    ap.add_argument("--list", action="store_true", help="list the cases and exit")
-    ap.add_argument("--only", default="", help="comma-separated model names")
-    ap.add_argument("--cases", default="", help="comma-separated globs on case names")
+    add_common_arguments(ap, jobs=1, timeout=180)
     ap.add_argument("--sources", default="", help="comma-separated: " + ",".join(SOURCES))
-    ap.add_argument("--telarc", default="build/bin/telarc")
-    ap.add_argument("--telar-run", help="default: next to telarc")
-    ap.add_argument("--telar-opt", help="default: next to telarc")
     ap.add_argument("--search-time-limit", type=float, default=60)
-    ap.add_argument("--rtol", type=float, default=1e-4)
-    ap.add_argument("--atol", type=float, default=1e-4)
-    ap.add_argument("--jobs", "-j", type=int, default=1, help="cases checked in parallel")
-    ap.add_argument("--parallel-runs", type=int, default=1,
-                    help="multi-rank runs at the same time (default 1)")
-    ap.add_argument("--timeout", type=int, default=180, help="seconds per command")
     ap.add_argument("--no-gloo", action="store_true", help="skip the Gloo runs")
     ap.add_argument("--print-plans", action="store_true", help="print the hand plans")
-    ap.add_argument("--keep", action="store_true", help="keep artifacts and outputs")
-    ap.add_argument("--json", help="write the per-case results here")
     a = ap.parse_args(argv)
-    cases = select(a)
-    if a.list:
-        for c in cases:
-            print(f"{c.name:34} ranks {c.ranks}{'  +gloo' if c.gloo else ''}"
-                  f"{'  (' + c.note + ')' if c.note else ''}")
-        return 0
-    if not a.dir:
-        ap.error("give --make DIR")
-    if not cases:
-        print("run_pipelined: no case selected", file=sys.stderr)
-        return 2
-    os.makedirs(a.dir, exist_ok=True)
-    if not resolve_tools(a, "run_pipelined"):
-        return 2
-    r = PipelinedRunner(a)
-    t0 = time.time()
-    if r.make_models(cases):
-        print("run_pipelined: building the models failed", file=sys.stderr)
-        return 1
-    print(f"models ready in {time.time() - t0:.1f}s", flush=True)
-    ordered = run_cases(r, cases, a.jobs, describe)
-    return finish_cases(a, ordered, "run-pipelined",
-                        f"plans in {os.path.join(a.dir, 'plans')}; rtol {a.rtol:g}, "
-                        f"atol {a.atol:g} (vs onnxruntime and single-device); "
-                        f"{time.time() - t0:.1f}s", print_table)
+    return run_harness(
+        ap, a, select(a), "run_pipelined", "run-pipelined", PipelinedRunner, describe,
+        lambda secs: (f"plans in {os.path.join(a.dir, 'plans')}; rtol {a.rtol:g}, "
+                      f"atol {a.atol:g} (vs onnxruntime and single-device); {secs:.1f}s"),
+        print_table,
+        list_line=lambda c: (f"{c.name:34} ranks {c.ranks}{'  +gloo' if c.gloo else ''}"
+                             f"{'  (' + c.note + ')' if c.note else ''}"))
 
 
 if __name__ == "__main__":

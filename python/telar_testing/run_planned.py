@@ -15,7 +15,7 @@ sharded suite (sharded_plans.py's families: gpt, bert, vit, llama, resnet18,
 moe_einsum, moe_grouped, moe_topk), built by make_models.py at each of
 --batches into DIR/b<B>/ (1: no batch to split, so the planner must split
 the model itself; 4: divisible by every device count) and checked against
-the framework and onnxruntime; the single-device reference is run_sharded.py's
+the framework and onnxruntime; the single-device reference is runner.py's
 (`telarc NAME.onnx -o NAME.single --target cpu -q`, telar-run on one rank).
 For each model, batch and N in --devices:
 
@@ -42,26 +42,24 @@ report, errors vs onnxruntime and single-device telar, status) and last
 Exit 1 when a case fails, 2 on usage errors.
 
 Every command runs under --timeout seconds in a process group of its own that
-is stopped on timeouts and when this script is signalled (run_sharded.run_cmd).
+is stopped on timeouts and when this script is signalled (runner.run_cmd).
 """
 
 from __future__ import annotations
 
 import argparse
-import fnmatch
 import json
 import os
 import shutil
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sharded_plans  # noqa: E402
 from plan_bench import fmt_seconds  # noqa: E402
 from run_models import first_error_line, print_markdown_table  # noqa: E402
-from run_sharded import (Runner, finish_cases, fmt, fmt_bytes,  # noqa: E402
-                         kill_commands_on_exit, parse_collectives, report_axes,
-                         resolve_tools, run_cases, run_cmd)
+from run_sharded import parse_collectives, report_axes  # noqa: E402
+from runner import (Runner, add_common_arguments, filter_cases, fmt,  # noqa: E402
+                    fmt_bytes, kill_commands_on_exit, run_cmd, run_harness)
 
 MODELS = tuple(sharded_plans.PLANNERS)
 
@@ -247,67 +245,23 @@ def select(a):
             raise SystemExit(f"run_planned: unknown model {n!r} (models: {', '.join(MODELS)})")
     devices = [int(x) for x in a.devices.split(",") if x]
     batches = [int(x) for x in a.batches.split(",") if x]
-    pats = [p for p in a.cases.split(",") if p]
-    cases = []
-    for m in MODELS:
-        if only and m not in only:
-            continue
-        for b in batches:
-            for n in devices:
-                c = Case(m, n, b)
-                if pats and not any(fnmatch.fnmatch(c.name, p) for p in pats):
-                    continue
-                cases.append(c)
-    return cases
+    return filter_cases([Case(m, n, b) for m in MODELS for b in batches for n in devices], a)
 
 
 def main(argv=None):
     kill_commands_on_exit()
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--make", dest="dir", metavar="DIR",
-                    help="work dir: models (built when missing), artifacts, plans")
-    ap.add_argument("--list", action="store_true", help="list the cases and exit")
-    ap.add_argument("--only", default="", help="comma-separated model names")
-    ap.add_argument("--cases", default="", help="comma-separated globs on 'MODEL N bB'")
+    add_common_arguments(ap, jobs=1, timeout=180)
     ap.add_argument("--devices", default="2,4", help="comma-separated device counts")
     ap.add_argument("--batches", default="1,4", help="comma-separated batch sizes")
     ap.add_argument("--profile", default="cpu")
     ap.add_argument("--search-time-limit", type=float, default=60)
-    ap.add_argument("--telarc", default="build/bin/telarc")
-    ap.add_argument("--telar-run", help="default: next to telarc")
-    ap.add_argument("--telar-opt", help="default: next to telarc")
-    ap.add_argument("--rtol", type=float, default=1e-4)
-    ap.add_argument("--atol", type=float, default=1e-4)
-    ap.add_argument("--jobs", "-j", type=int, default=1, help="cases checked in parallel")
-    ap.add_argument("--parallel-runs", type=int, default=1,
-                    help="multi-rank runs at the same time (default 1)")
-    ap.add_argument("--timeout", type=int, default=180, help="seconds per command")
     ap.add_argument("--no-collectives", action="store_true",
                     help="skip checking the partitioned program's collectives against the "
                     "priced ones")
-    ap.add_argument("--keep", action="store_true", help="keep artifacts and outputs")
-    ap.add_argument("--json", help="write the per-case results here")
     a = ap.parse_args(argv)
     cases = select(a)
-    if a.list:
-        for c in cases:
-            print(c.name)
-        return 0
-    if not a.dir:
-        ap.error("give --make DIR")
-    if not cases:
-        print("run_planned: no case selected", file=sys.stderr)
-        return 2
-    os.makedirs(a.dir, exist_ok=True)
-    if not resolve_tools(a, "run_planned"):
-        return 2
-    r = PlannedRunner(a)
-    t0 = time.time()
-    if r.make_models(cases):
-        print("run_planned: building the models failed", file=sys.stderr)
-        return 1
-    print(f"models ready in {time.time() - t0:.1f}s", flush=True)
 
     def describe(res):
         if res["ok"]:
@@ -316,10 +270,11 @@ def main(argv=None):
         extra = f" ({summary(res)})" if res["mesh"] else ""
         return f"FAIL {res['case']} {res['stage']}: {res['message']}{extra}"
 
-    ordered = run_cases(r, cases, a.jobs, describe)
-    return finish_cases(a, ordered, "run-planned",
-                        f"profile {a.profile}, batches {a.batches}; rtol {a.rtol:g}, "
-                        f"atol {a.atol:g}; {time.time() - t0:.1f}s", print_table)
+    return run_harness(
+        ap, a, cases, "run_planned", "run-planned", PlannedRunner, describe,
+        lambda secs: (f"profile {a.profile}, batches {a.batches}; rtol {a.rtol:g}, "
+                      f"atol {a.atol:g}; {secs:.1f}s"),
+        print_table)
 
 
 if __name__ == "__main__":

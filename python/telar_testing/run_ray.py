@@ -7,7 +7,7 @@ Usage:
 
 Builds the GPT-like model (make_models.py, into DIR/b<B>/), compiles it for
 --ranks devices and once for one (the single-device reference, run by
-telar-run: run_sharded.Runner.single_device):
+telar-run: runner.Runner.single_device):
 
     telarc gpt.onnx --target cpu --devices 4 -o DIR/gpt.ray/artifact -q
 
@@ -63,10 +63,10 @@ import time
 import types
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import run_sharded  # noqa: E402
+import runner  # noqa: E402
 from run_models import first_error_line  # noqa: E402
 from run_ranks import free_port  # noqa: E402
-from run_sharded import Runner, input_args, run_cmd  # noqa: E402
+from runner import Runner, input_args, run_cmd  # noqa: E402
 
 SRC = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 LAUNCH_SOURCE = os.path.join(SRC, "lib", "launch", "templates", "ray_launch.py")
@@ -171,7 +171,7 @@ def _stop_heads():
 
 def _on_signal(signum, frame):
     _stop_heads()
-    run_sharded._on_signal(signum, frame)
+    runner._on_signal(signum, frame)
 
 
 class Checks:
@@ -262,7 +262,7 @@ def check_killed_rank(checks, a, launch, head, in_args, case_dir, victim=2):
     with open(log_path, "wb") as log:
         p = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT,
                              start_new_session=True)
-    run_sharded._live[p.pid] = p
+    runner._live[p.pid] = p
     problems, killed_at = [], None
     try:
         t0 = time.time()
@@ -279,11 +279,11 @@ def check_killed_rank(checks, a, launch, head, in_args, case_dir, victim=2):
         try:
             rc = p.wait(60 if killed_at else 5)
         except subprocess.TimeoutExpired:
-            run_sharded._stop(p)
+            runner._stop(p)
             rc = None
             problems.append("ray_launch still ran 60 s after the kill")
     finally:
-        run_sharded._live.pop(p.pid, None)
+        runner._live.pop(p.pid, None)
     secs = time.time() - killed_at if killed_at else float("nan")
     with open(log_path, errors="replace") as f:
         text = f.read()
@@ -337,7 +337,7 @@ def check_missing_telar_run(checks, a, launch, head, in_args, case_dir):
 
 
 def main(argv=None):
-    run_sharded.kill_commands_on_exit()
+    runner.kill_commands_on_exit()
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(sig, _on_signal)
     ap = argparse.ArgumentParser(description=__doc__,

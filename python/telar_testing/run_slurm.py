@@ -68,7 +68,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from run_sharded import Runner, input_args, kill_commands_on_exit, run_cmd  # noqa: E402
+from runner import Runner, input_args, kill_commands_on_exit, run_cmd  # noqa: E402
 from run_models import first_error_line  # noqa: E402
 from run_ranks import free_port  # noqa: E402
 

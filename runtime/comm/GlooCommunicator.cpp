@@ -7,12 +7,14 @@
 // sends). Float16 and bfloat16 reduce in float32 and round once; booleans
 // reduce as "or" (sum, max) and "and" (prod, min), as over MPI.
 // Point-to-point transfers use unbound buffers on a slot of their own per
-// tag. The store of the rendezvous (TcpStore.h) serves the world's
-// context and every split's, under distinct key prefixes.
+// tag. The ranks meet through the TCP bootstrap (TcpBootstrap.h), whose
+// store serves the world's context and every split's, under distinct key
+// prefixes.
 //
 //===----------------------------------------------------------------------===//
 
 #include "telar/runtime/GlooComm.h"
+#include "telar/runtime/TcpBootstrap.h"
 
 #include "HalfFloat.h"
 #include "TcpStore.h"
@@ -32,10 +34,6 @@
 #include <gloo/types.h>
 
 #include <algorithm>
-#include <csignal>
-#include <netdb.h>
-#include <sys/socket.h>
-#include <unistd.h>
 #include <cstring>
 #include <mutex>
 #include <new>
@@ -73,11 +71,12 @@ template <typename F> void guarded(const std::string &what, F &&body) {
   }
 }
 
-/// Gloo's store interface over the rendezvous client (one request at a
-/// time: several communicators may share it).
+/// Gloo's store interface over the bootstrap's store (one request at a
+/// time: several communicators, and the bootstrap, share it).
 class StoreAdapter final : public gloo::rendezvous::Store {
 public:
-  explicit StoreAdapter(TcpStoreClient &client) : client(client) {}
+  explicit StoreAdapter(TcpBootstrap &bootstrap)
+      : client(*bootstrap.getStore()), mutex(bootstrap.getStoreMutex()) {}
 
   void set(const std::string &key, const std::vector<char> &data) override {
     std::lock_guard<std::mutex> lock(mutex);
@@ -105,15 +104,14 @@ public:
 
 private:
   TcpStoreClient &client;
-  std::mutex mutex;
+  std::mutex &mutex;
 };
 
-/// What every communicator of a job shares: rank 0's store server, the
-/// connection to it, the TCP device. Members are destroyed bottom-up: the
-/// server last.
+/// What every communicator of a job shares: the bootstrap (rank 0's store
+/// server, the connection to it), the TCP device. Members are destroyed
+/// bottom-up: the bootstrap last.
 struct Rendezvous {
-  std::unique_ptr<TcpStoreServer> server;
-  std::unique_ptr<TcpStoreClient> client;
+  std::shared_ptr<TcpBootstrap> bootstrap;
   std::unique_ptr<StoreAdapter> store;
   std::shared_ptr<gloo::transport::Device> device;
   milliseconds timeout{0};
@@ -516,123 +514,34 @@ private:
   uint32_t tag = 0;
 };
 
-void ignoreSigpipe() {
-  struct sigaction current {};
-  if (::sigaction(SIGPIPE, nullptr, &current) == 0 &&
-      current.sa_handler == SIG_DFL)
-    std::signal(SIGPIPE, SIG_IGN);
-}
-
-/// Whether this host can listen on the numeric `address` (not one a
-/// proxy or NAT answers for).
-bool isLocalAddress(const std::string &address) {
-  if (address.empty())
-    return false;
-  addrinfo hints{};
-  hints.ai_flags = AI_NUMERICHOST | AI_PASSIVE;
-  hints.ai_socktype = SOCK_STREAM;
-  addrinfo *found = nullptr;
-  if (::getaddrinfo(address.c_str(), "0", &hints, &found) != 0)
-    return false;
-  bool ok = false;
-  int fd = ::socket(found->ai_family, found->ai_socktype | SOCK_CLOEXEC,
-                    found->ai_protocol);
-  if (fd >= 0) {
-    ok = ::bind(fd, found->ai_addr, found->ai_addrlen) == 0;
-    ::close(fd);
-  }
-  ::freeaddrinfo(found);
-  return ok;
-}
-
-std::string listRanks(const std::vector<int> &ranks) {
-  std::string s;
-  for (int r : ranks)
-    s += (s.empty() ? "" : ", ") + std::to_string(r);
-  return s;
-}
-
 } // namespace
 
 std::shared_ptr<Communicator> telar::runtime::comm::createGlooWorldCommunicator(
-    const std::string &masterAddr, int masterPort, int rank, int size,
-    milliseconds timeout) {
-  if (size < 1 || rank < 0 || rank >= size)
-    throw CommError("gloo: rank " + std::to_string(rank) +
-                    " is not a rank of a world of " + std::to_string(size));
+    std::shared_ptr<Bootstrap> bootstrap, milliseconds timeout) {
   if (timeout.count() <= 0)
     throw CommError("gloo: the timeout must be positive");
-  if (size == 1)
+  if (bootstrap->getSize() == 1)
     return std::make_shared<GlooCommunicator>(nullptr, nullptr, 0, 1,
                                               "telar/world");
-  ignoreSigpipe();
+  auto tcp = std::dynamic_pointer_cast<TcpBootstrap>(bootstrap);
+  if (!tcp)
+    throw CommError(std::string("gloo: the ranks meet through Telar's TCP "
+                                "rendezvous (TELAR_MASTER_ADDR, "
+                                "TELAR_MASTER_PORT), not through the ") +
+                    bootstrap->getName() + " bootstrap");
+  int rank = tcp->getRank(), size = tcp->getSize();
   auto rv = std::make_shared<Rendezvous>();
+  rv->bootstrap = tcp;
   rv->timeout = timeout;
-  if (rank == 0) {
-    try {
-      rv->server = std::make_unique<TcpStoreServer>(masterPort);
-    } catch (const CommError &e) {
-      throw CommError(std::string("rank 0 ") + e.what() +
-                      " (TELAR_MASTER_PORT: another job's rendezvous, or "
-                      "another program, holds it?)");
-    }
-  }
-  rv->client = std::make_unique<TcpStoreClient>(masterAddr, masterPort, timeout);
-  rv->store = std::make_unique<StoreAdapter>(*rv->client);
-  std::string address = rv->client->getAddress();
-
-  // Every rank says it is there, with its world size and the address it
-  // reached rank 0 at; all wait for all, so that a missing rank is named.
-  std::string sizeText = std::to_string(size);
-  std::string joinText = sizeText + " " + rv->client->getPeerAddress();
-  rv->client->set("telar/join/" + std::to_string(rank),
-                  std::vector<char>(joinText.begin(), joinText.end()));
-  std::vector<std::string> keys;
-  for (int r = 0; r < size; ++r)
-    keys.push_back("telar/join/" + std::to_string(r));
-  std::vector<std::string> missing = rv->client->wait(keys, timeout);
-  if (!missing.empty()) {
-    std::vector<int> ranks;
-    for (const std::string &k : missing)
-      ranks.push_back(std::stoi(k.substr(std::strlen("telar/join/"))));
-    throw CommError("the rendezvous at " + address + ": rank" +
-                    (ranks.size() > 1 ? "s " : " ") + listRanks(ranks) +
-                    " of " + sizeText + " did not join within " +
-                    formatDuration(timeout) +
-                    " (each rank needs the same TELAR_MASTER_ADDR and "
-                    "TELAR_MASTER_PORT)");
-  }
-  // The address of rank 0 as rank 1 reached it: the interface the others
-  // reach (rank 0's own way to itself may be a loopback address, e.g. a
-  // host name that /etc/hosts maps to 127.0.1.1).
-  std::string rank0Address;
-  for (int r = 0; r < size; ++r) {
-    std::vector<char> v = rv->client->get(keys[r]);
-    std::string joined(v.begin(), v.end());
-    size_t space = joined.find(' ');
-    std::string theirs = joined.substr(0, space);
-    if (r == 1 && space != std::string::npos)
-      rank0Address = joined.substr(space + 1);
-    if (theirs != sizeText)
-      throw CommError("the rendezvous at " + address + ": rank " +
-                      std::to_string(r) + " joined with a world size of " +
-                      theirs + ", rank " + std::to_string(rank) + " with " +
-                      sizeText + " (TELAR_WORLD_SIZE must be the same on every "
-                      "rank)");
-  }
-
+  rv->store = std::make_unique<StoreAdapter>(*tcp);
   std::shared_ptr<gloo::Context> context;
-  guarded("rendezvous (connecting " + sizeText + " ranks through " + address +
-              ")",
+  guarded("rendezvous (connecting " + std::to_string(size) +
+              " ranks through " + tcp->getAddress() + ")",
           [&] {
             // Listen on the address this host reached the store from: one
             // the other ranks can reach too.
             gloo::transport::tcp::attr attr;
-            attr.hostname = rv->client->getLocalAddress();
-            if (rank == 0 && isLocalAddress(rank0Address))
-              attr.hostname = rank0Address;
-            if (attr.hostname.empty())
-              attr.hostname = masterAddr;
+            attr.hostname = tcp->getListenAddress();
             rv->device = gloo::transport::tcp::CreateDevice(attr);
             auto ctx = std::make_shared<gloo::rendezvous::Context>(rank, size);
             ctx->setTimeout(timeout);
@@ -645,4 +554,12 @@ std::shared_ptr<Communicator> telar::runtime::comm::createGlooWorldCommunicator(
   // No rank leaves before all have read the store.
   world->barrier();
   return world;
+}
+
+std::shared_ptr<Communicator> telar::runtime::comm::createGlooWorldCommunicator(
+    const std::string &masterAddr, int masterPort, int rank, int size,
+    milliseconds timeout) {
+  auto bootstrap = std::make_shared<TcpBootstrap>(masterAddr, masterPort,
+                                                  rank, size, timeout);
+  return createGlooWorldCommunicator(std::move(bootstrap), timeout);
 }

@@ -1,7 +1,8 @@
 //===- Launch.cpp - The job environment of a rank -------------------------===//
 //
-// Which launcher started this process and how its communicators form,
-// from the environment alone (include/telar/runtime/Launch.h).
+// Which launcher started this process, its place on its node, and how its
+// communicators form (bootstrap and transport), from the environment alone
+// (include/telar/runtime/Launch.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,6 +12,7 @@
 #include <cstdlib>
 #include <optional>
 #include <stdexcept>
+#include <vector>
 
 using namespace telar::runtime::comm;
 
@@ -118,9 +120,11 @@ int readWorldSize(const char *rankVariable) {
   return *size;
 }
 
-/// Rendezvous and rank checks of a Gloo job.
+/// Rendezvous and rank checks of a job that meets through the TCP store
+/// and moves data with Gloo.
 void finishGloo(JobEnvironment &env) {
-  env.backend = Backend::Gloo;
+  env.bootstrap = BootstrapKind::Tcp;
+  env.transport = TransportKind::Gloo;
   if (env.rank >= env.size)
     throw std::runtime_error(
         env.rankSource + "=" + std::to_string(env.rank) +
@@ -165,13 +169,25 @@ bool readGlooRank(JobEnvironment &env) {
 
 } // namespace
 
-const char *telar::runtime::comm::getBackendName(Backend backend) {
-  switch (backend) {
-  case Backend::Local:
+const char *telar::runtime::comm::getBootstrapName(BootstrapKind bootstrap) {
+  switch (bootstrap) {
+  case BootstrapKind::Local:
     return "local";
-  case Backend::Mpi:
+  case BootstrapKind::Mpi:
     return "mpi";
-  case Backend::Gloo:
+  case BootstrapKind::Tcp:
+    return "tcp";
+  }
+  return "?";
+}
+
+const char *telar::runtime::comm::getTransportName(TransportKind transport) {
+  switch (transport) {
+  case TransportKind::Local:
+    return "local";
+  case TransportKind::Mpi:
+    return "mpi";
+  case TransportKind::Gloo:
     return "gloo";
   }
   return "?";
@@ -182,7 +198,10 @@ bool telar::runtime::comm::hasMpiLauncherEnvironment() {
          hasEnv("PMI_SIZE") || hasEnv("PMI_RANK") || isSrunStep();
 }
 
-JobEnvironment telar::runtime::comm::detectJobEnvironment() {
+namespace {
+
+/// The launch without the local rank (rules 1-4 of detectJobEnvironment).
+JobEnvironment detectRanks() {
   JobEnvironment env;
   std::optional<std::string> forced = getEnv("TELAR_BACKEND");
   if (forced && *forced != "mpi" && *forced != "gloo")
@@ -202,7 +221,8 @@ JobEnvironment telar::runtime::comm::detectJobEnvironment() {
     return env;
   }
   if ((forced && *forced == "mpi") || hasMpiLauncherEnvironment()) {
-    env.backend = Backend::Mpi;
+    env.bootstrap = BootstrapKind::Mpi;
+    env.transport = TransportKind::Mpi;
     if (!readMpiLauncher(env)) {
       // Forced without a launcher: an MPI singleton.
       env.rank = 0;
@@ -221,9 +241,115 @@ JobEnvironment telar::runtime::comm::detectJobEnvironment() {
   return env;
 }
 
+/// Slurm's tasks per node, "4(x2),3,2": the entry of node `node` (0 when
+/// the list does not parse or is too short).
+int slurmTasksOnNode(const std::string &list, int node) {
+  int index = 0;
+  for (size_t start = 0; start < list.size();) {
+    size_t comma = std::min(list.find(',', start), list.size());
+    std::string entry = list.substr(start, comma - start);
+    start = comma + 1;
+    int repeat = 1;
+    size_t paren = entry.find("(x");
+    if (paren != std::string::npos) {
+      if (entry.back() != ')')
+        return 0;
+      std::optional<long long> r = parseInteger(
+          entry.substr(paren + 2, entry.size() - paren - 3), 1, 1 << 20);
+      if (!r)
+        return 0;
+      repeat = int(*r);
+      entry = entry.substr(0, paren);
+    }
+    std::optional<long long> tasks = parseInteger(entry, 1, 1 << 20);
+    if (!tasks)
+      return 0;
+    if (node < index + repeat)
+      return int(*tasks);
+    index += repeat;
+  }
+  return 0;
+}
+
+/// Sets the local rank and size from a pair of launcher variables; false
+/// when the rank is not there (a size not there or out of range: -1).
+bool readLauncherLocal(JobEnvironment &env, const char *rankName,
+                       const char *sizeName) {
+  std::optional<int> rank = readLauncherInteger(rankName);
+  if (!rank)
+    return false;
+  std::optional<int> size =
+      sizeName ? readLauncherInteger(sizeName) : std::nullopt;
+  env.localRank = *rank;
+  env.localSize = size && *size > *rank ? *size : -1;
+  env.localRankSource = rankName;
+  return true;
+}
+
+/// The local rank and the ranks per node, in the order Launch.h gives.
+void detectLocal(JobEnvironment &env) {
+  if (std::optional<int> rank = readInteger("TELAR_LOCAL_RANK", 0, 1 << 20,
+                                            "a local rank (an integer >= 0)")) {
+    std::optional<int> size =
+        readInteger("TELAR_LOCAL_SIZE", 1, 1 << 20,
+                    "a number of ranks per node (an integer >= 1)");
+    if (size && *rank >= *size)
+      throw std::runtime_error(
+          "TELAR_LOCAL_RANK=" + std::to_string(*rank) +
+          " is not a local rank of " + std::to_string(*size) +
+          " ranks per node (TELAR_LOCAL_SIZE): local ranks go from 0 to " +
+          std::to_string(*size - 1));
+    env.localRank = *rank;
+    env.localSize = size.value_or(-1);
+    env.localRankSource = "TELAR_LOCAL_RANK";
+    return;
+  }
+  if (readLauncherLocal(env, "OMPI_COMM_WORLD_LOCAL_RANK",
+                        "OMPI_COMM_WORLD_LOCAL_SIZE") ||
+      readLauncherLocal(env, "MPI_LOCALRANKID", "MPI_LOCALNRANKS"))
+    return;
+  if (readLauncherLocal(env, "SLURM_LOCALID", nullptr)) {
+    int node = readLauncherInteger("SLURM_NODEID").value_or(0);
+    int tasks = 0;
+    for (const char *name :
+         {"SLURM_STEP_TASKS_PER_NODE", "SLURM_TASKS_PER_NODE"})
+      if (std::optional<std::string> list = getEnv(name); list && !tasks)
+        tasks = slurmTasksOnNode(*list, node);
+    if (!tasks)
+      tasks = readLauncherInteger("SLURM_NTASKS_PER_NODE").value_or(0);
+    env.localSize = tasks > env.localRank ? tasks : -1;
+    return;
+  }
+  if (readLauncherLocal(env, "LOCAL_RANK", "LOCAL_WORLD_SIZE"))
+    return;
+  if (env.rankSource == "JOB_COMPLETION_INDEX") {
+    // A pod runs TELAR_TASKS_PER_NODE ranks (one, as launch/k8s.yaml
+    // does, unless set), numbered consecutively.
+    int perPod = readInteger("TELAR_TASKS_PER_NODE", 1, 1 << 20,
+                             "a number of ranks per pod (an integer >= 1)")
+                     .value_or(1);
+    env.localRank = env.rank % perPod;
+    env.localSize = perPod;
+    env.localRankSource = "JOB_COMPLETION_INDEX";
+    return;
+  }
+  if (env.bootstrap == BootstrapKind::Local) {
+    env.localRank = 0;
+    env.localSize = 1;
+  }
+}
+
+} // namespace
+
+JobEnvironment telar::runtime::comm::detectJobEnvironment() {
+  JobEnvironment env = detectRanks();
+  detectLocal(env);
+  return env;
+}
+
 std::string
 telar::runtime::comm::describeJobEnvironment(const JobEnvironment &env) {
-  if (env.backend == Backend::Local)
+  if (env.transport == TransportKind::Local)
     return "one process (no launcher), backend local";
   std::string s = "rank " + std::to_string(env.rank) + " of " +
                   (env.size > 0 ? std::to_string(env.size) : "?") + " (rank from " +
@@ -231,10 +357,16 @@ telar::runtime::comm::describeJobEnvironment(const JobEnvironment &env) {
   if (!env.launcher.empty())
     s += ", " + env.launcher;
   s += "), backend ";
-  s += getBackendName(env.backend);
-  if (env.backend == Backend::Gloo && env.size == 1)
+  s += getTransportName(env.transport);
+  if (env.bootstrap == BootstrapKind::Tcp && env.size == 1)
     s += ", no rendezvous (one rank)";
-  else if (env.backend == Backend::Gloo)
+  else if (env.bootstrap == BootstrapKind::Tcp)
     s += ", rendezvous " + env.masterAddr + ":" + std::to_string(env.masterPort);
+  else if (env.bootstrap == BootstrapKind::Mpi)
+    s += ", rendezvous through MPI";
+  if (env.localRank >= 0)
+    s += ", local rank " + std::to_string(env.localRank) + " of " +
+         (env.localSize > 0 ? std::to_string(env.localSize) : "?") +
+         " (from " + env.localRankSource + ")";
   return s;
 }

@@ -3,11 +3,13 @@
 // Each operation maps to one MPI call on the element type's MPI type.
 // Float16 and bfloat16 reductions widen to float32, reduce, and round
 // once; their other operations move 16-bit words. Booleans reduce with
-// MPI_LOR (sum, max) and MPI_LAND (prod, min).
+// MPI_LOR (sum, max) and MPI_LAND (prod, min). MPI's bootstrap exchanges
+// bytes on a duplicate of MPI_COMM_WORLD of its own.
 //
 //===----------------------------------------------------------------------===//
 
 #include "telar/runtime/MpiComm.h"
+#include "telar/runtime/Bootstrap.h"
 #include "telar/runtime/Launch.h"
 
 #include "HalfFloat.h"
@@ -224,7 +226,76 @@ private:
   int rank = 0, size = 1;
 };
 
+/// The ranks met through MPI: its exchanges are MPI_Allgather(v) of bytes.
+class MpiBootstrap final : public Bootstrap {
+public:
+  MpiBootstrap() {
+    check(MPI_Comm_dup(MPI_COMM_WORLD, &comm), "MPI_Comm_dup");
+    check(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN),
+          "MPI_Comm_set_errhandler");
+    check(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
+    check(MPI_Comm_size(comm, &size), "MPI_Comm_size");
+  }
+  ~MpiBootstrap() override {
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (!finalized)
+      MPI_Comm_free(&comm);
+  }
+
+  int getRank() const override { return rank; }
+  int getSize() const override { return size; }
+  const char *getName() const override { return "mpi"; }
+
+  std::vector<std::vector<char>>
+  allGather(const std::vector<char> &bytes) override {
+    int length = toInt(int64_t(bytes.size()), "bootstrap MPI_Allgather");
+    std::vector<int> lengths(size), offsets(size);
+    check(MPI_Allgather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, comm),
+          "bootstrap MPI_Allgather");
+    int64_t total = 0;
+    for (int r = 0; r < size; ++r) {
+      offsets[r] = toInt(total, "bootstrap MPI_Allgatherv");
+      total += lengths[r];
+    }
+    std::vector<char> all(size_t(total) + 1);
+    check(MPI_Allgatherv(bytes.data(), length, MPI_BYTE, all.data(),
+                         lengths.data(), offsets.data(), MPI_BYTE, comm),
+          "bootstrap MPI_Allgatherv");
+    std::vector<std::vector<char>> out(size);
+    for (int r = 0; r < size; ++r)
+      out[r].assign(all.begin() + offsets[r],
+                    all.begin() + offsets[r] + lengths[r]);
+    return out;
+  }
+
+  std::vector<char> broadcast(const std::vector<char> &bytes,
+                              int root) override {
+    if (root < 0 || root >= size)
+      throw CommError("bootstrap broadcast: root " + std::to_string(root) +
+                      " is not a rank of " + std::to_string(size));
+    int length = toInt(int64_t(bytes.size()), "bootstrap MPI_Bcast");
+    check(MPI_Bcast(&length, 1, MPI_INT, root, comm), "bootstrap MPI_Bcast");
+    std::vector<char> out = rank == root ? bytes : std::vector<char>(length);
+    check(MPI_Bcast(out.data(), length, MPI_BYTE, root, comm),
+          "bootstrap MPI_Bcast");
+    return out;
+  }
+
+  void barrier() override { check(MPI_Barrier(comm), "bootstrap MPI_Barrier"); }
+
+private:
+  MPI_Comm comm;
+  int rank = 0, size = 1;
+};
+
 } // namespace
+
+std::shared_ptr<Bootstrap> telar::runtime::comm::createMpiBootstrap() {
+  if (!isMpiInitialized())
+    throw CommError("MPI is not initialised");
+  return std::make_shared<MpiBootstrap>();
+}
 
 bool telar::runtime::comm::isLaunchedAsMpiJob() {
   return hasMpiLauncherEnvironment();

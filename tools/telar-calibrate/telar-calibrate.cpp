@@ -26,11 +26,11 @@
 #include "telar/runtime/Comm.h"
 #include "telar/runtime/MpiComm.h"
 #include "telar/sharding/Reshard.h"
+#include "telar/tools/Flags.h"
 
 #include <algorithm>
 #include <cerrno>
 #include <cstdarg>
-#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -42,7 +42,6 @@
 #include <functional>
 #include <memory>
 #include <random>
-#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -61,10 +60,8 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-constexpr const char *kUsage =
-    R"(usage: telar-calibrate -n N [-o profile.json] [options]
-
-Measures this machine and writes a hardware profile (docs/Profile.md) for
+constexpr const char *kDescription =
+    R"(Measures this machine and writes a hardware profile (docs/Profile.md) for
 telarc's planner (--profile FILE). A device is one rank; the ranks run on
 this machine (or wherever the launcher puts them) and measure at once:
 
@@ -77,39 +74,7 @@ this machine (or wherever the launcher puts them) and measure at once:
   collectives  (N >= 2) all_reduce, all_gather, reduce_scatter, all_to_all
                over all N ranks through the runtime's communicator, for local
                sizes from 1 KiB to 16 MiB, each fitted to
-               time = alpha + bytes sent / beta
-
-Options:
-  -n, --ranks N      measure N devices: N ranks started through mpirun (found
-                     on PATH, or $TELAR_MPIRUN); under a launcher (mpirun,
-                     srun), N must be its number of ranks (default: 1, or the
-                     launcher's). With N = 1 only compute and memory are
-                     measured: collectives need N >= 2
-  -o, --output FILE  write the profile to FILE (default: print it on standard
-                     output, and the progress lines on standard error)
-  --name NAME        the profile's name (default: "calibrated")
-  --quick            fewer sizes and shorter timings (a few seconds; for
-                     tests, less precise)
-  --threads T        threads per rank for the GEMM and the memory test
-                     (default: what telar-run uses: the hardware threads
-                     divided among the ranks of this machine)
-  --node-size K      devices of the profile's "node" level (default: N);
-                     0 makes it unbounded, for a machine where any number of
-                     ranks share memory
-  -q, --quiet        no progress lines (the summary is still printed)
-  -h, --help         print this help
-  --version          print the version
-
-Exit status: 0 on success, 1 on errors, 2 on usage errors.
-)";
-
-[[noreturn]] void usageError(const std::string &message) {
-  std::fprintf(stderr,
-               "telar-calibrate: error: %s\nrun 'telar-calibrate --help' for "
-               "usage\n",
-               message.c_str());
-  std::exit(2);
-}
+               time = alpha + bytes sent / beta)";
 
 struct Options {
   int ranks = 0; // 0: not given
@@ -121,73 +86,48 @@ struct Options {
   bool quiet = false;
 };
 
-int64_t parseInteger(const std::string &option, const std::string &value,
-                     int64_t minimum) {
-  int64_t n = 0;
-  const char *end = value.data() + value.size();
-  auto [ptr, ec] = std::from_chars(value.data(), end, n);
-  if (value.empty() || ec != std::errc() || ptr != end || n < minimum ||
-      n > INT32_MAX)
-    usageError("option '" + option + "' expects an integer >= " +
-               std::to_string(minimum) + ", got '" + value + "'");
-  return n;
-}
-
 Options parseArguments(int argc, char **argv) {
+  using telar::flags::UsageError;
   Options o;
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    if (arg.empty() || arg[0] != '-' || arg == "-")
-      usageError("unexpected argument '" + arg + "'");
-    if (arg == "-h" || arg == "--help") {
-      std::fputs(kUsage, stdout);
-      std::exit(0);
-    }
-    if (arg == "--version") {
-      std::printf("telar-calibrate %s\n", TELAR_VERSION);
-      std::exit(0);
-    }
-    if (arg == "-q" || arg == "--quiet") {
-      o.quiet = true;
-      continue;
-    }
-    if (arg == "--quick") {
-      o.quick = true;
-      continue;
-    }
-    std::string name = arg, value;
-    bool inlineValue = false;
-    if (size_t eq = arg.find('='); eq != std::string::npos && arg[1] == '-') {
-      name = arg.substr(0, eq);
-      value = arg.substr(eq + 1);
-      inlineValue = true;
-    }
-    static const std::set<std::string> kValued = {
-        "-n", "--ranks", "-o", "--output", "--name", "--threads",
-        "--node-size"};
-    if (!kValued.count(name))
-      usageError("unknown option '" + name + "'");
-    if (!inlineValue) {
-      if (i + 1 >= argc)
-        usageError("option '" + name + "' expects a value");
-      value = argv[++i];
-    }
-    if (name == "-n" || name == "--ranks") {
-      o.ranks = int(parseInteger(name, value, 1));
-    } else if (name == "-o" || name == "--output") {
-      if (value.empty())
-        usageError("option '" + name + "' expects a file name");
-      o.output = value;
-    } else if (name == "--name") {
-      if (value.empty())
-        usageError("option '--name' expects a name");
-      o.name = value;
-    } else if (name == "--threads") {
-      o.threads = int(parseInteger(name, value, 1));
-    } else if (name == "--node-size") {
-      o.nodeSize = parseInteger(name, value, 0);
-    }
-  }
+  telar::flags::FlagParser flags("telar-calibrate",
+                                 "-n N [-o profile.json] [options]");
+  flags.setDescription(kDescription);
+  flags.setEpilog("Exit status: 0 on success, 1 on errors, 2 on usage "
+                  "errors.");
+  flags.addInt({"-n", "--ranks"}, "N", o.ranks, 1,
+               "measure N devices: N ranks started through mpirun (found on "
+               "PATH, or $TELAR_MPIRUN); under a launcher (mpirun, srun), N "
+               "must be its number of ranks (default: 1, or the launcher's). "
+               "With N = 1 only compute and memory are measured: collectives "
+               "need N >= 2");
+  flags.addValue({"-o", "--output"}, "FILE",
+                 "write the profile to FILE (default: print it on standard "
+                 "output, and the progress lines on standard error)",
+                 [&o](const std::string &spelled, const std::string &value) {
+                   if (value.empty())
+                     throw UsageError("option '" + spelled +
+                                      "' expects a file name");
+                   o.output = value;
+                 });
+  flags.addString({"--name"}, "NAME", o.name,
+                  "the profile's name (default: \"calibrated\")",
+                  "option '--name' expects a name");
+  flags.addSwitch({"--quick"}, o.quick,
+                  "fewer sizes and shorter timings (a few seconds; for "
+                  "tests, less precise)");
+  flags.addInt({"--threads"}, "T", o.threads, 1,
+               "threads per rank for the GEMM and the memory test (default: "
+               "what telar-run uses: the hardware threads divided among the "
+               "ranks of this machine)");
+  flags.addInt64({"--node-size"}, "K", o.nodeSize, 0, INT32_MAX,
+                 "devices of the profile's \"node\" level (default: N); 0 "
+                 "makes it unbounded, for a machine where any number of "
+                 "ranks share memory");
+  flags.addSwitch({"-q", "--quiet"}, o.quiet,
+                  "no progress lines (the summary is still printed)");
+  flags.addAction({"--version"}, "print the version",
+                  [] { std::printf("telar-calibrate %s\n", TELAR_VERSION); });
+  flags.parseOrExit(argc, argv);
   return o;
 }
 

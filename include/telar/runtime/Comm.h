@@ -2,7 +2,8 @@
 //
 // The runtime's communication layer (runtime/comm, docs/Artifact.md
 // "Collectives"): a small `Communicator` interface that transports implement
-// (MPI now, in MpiComm.h; NCCL and Gloo later behind the same interface),
+// (MPI in MpiComm.h, Gloo in GlooComm.h; NCCL next, behind the same
+// interface), formed through a bootstrap (Bootstrap.h: how the ranks meet),
 // and a `MeshCommunicator` that runs collectives among the devices of a
 // named N-D mesh whose coordinates differ only on a set of axes, with one
 // sub-communicator per axis set (created on first use) and statistics per

@@ -1,9 +1,10 @@
 //===- MpiComm.h - The MPI transport of the communicators -------*- C++ -*-===//
 //
-// The MPI backend of telar/runtime/Comm.h (library telar_runtime_mpi;
-// OpenMPI from Debian). MPI is initialised by initializeMpi, in a process
-// started by a launcher (mpirun, srun) or as a singleton, and finalised by
-// finalizeMpi once every communicator is gone. Errors come back as
+// The MPI transport of telar/runtime/Comm.h and MPI's bootstrap
+// (Bootstrap.h) (library telar_runtime_mpi; OpenMPI from Debian). MPI is
+// initialised by initializeMpi, in a process started by a launcher (mpirun,
+// srun) or as a singleton, and finalised by finalizeMpi once every
+// communicator and bootstrap is gone. Errors come back as
 // CommError (communicators use MPI_ERRORS_RETURN), never as an abort.
 //
 //===----------------------------------------------------------------------===//
@@ -11,6 +12,7 @@
 #ifndef TELAR_RUNTIME_MPICOMM_H
 #define TELAR_RUNTIME_MPICOMM_H
 
+#include "telar/runtime/Bootstrap.h"
 #include "telar/runtime/Comm.h"
 
 #include <memory>
@@ -26,9 +28,14 @@ bool isLaunchedAsMpiJob();
 
 /// For a tool's `-n N` outside a launcher: runs this command again under
 /// `mpirun -np N` (found on PATH, or $TELAR_MPIRUN; OpenMPI's root and
-/// oversubscription settings set when absent), with the same arguments.
-/// Returns (1, with an error naming `tool` and suggesting `selfStart`) only
-/// when mpirun cannot be started.
+/// oversubscription settings set when absent), with the same arguments, and
+/// returns mpirun's exit status (dies of its signal when mpirun did). The
+/// job's OpenMPI session files go to a fresh directory under $TMPDIR (or
+/// /tmp), removed afterwards, unless OMPI_MCA_orte_tmpdir_base names one:
+/// mpiruns started at once would race on a shared one. SIGINT, SIGTERM,
+/// SIGHUP and SIGQUIT are passed on to mpirun. Returns 1 (with an error
+/// naming `tool`, and suggesting `selfStart` when mpirun is not found) when
+/// mpirun cannot be started.
 int relaunchUnderMpirun(const char *tool, int ranks, int argc, char **argv,
                         const std::string &selfStart);
 
@@ -43,8 +50,13 @@ void finalizeMpi();
 /// while others may wait for it in a collective.
 [[noreturn]] void abortMpi(int code);
 
+/// The ranks of MPI's world, met (a duplicate of MPI_COMM_WORLD of its
+/// own). MPI must be initialised.
+std::shared_ptr<Bootstrap> createMpiBootstrap();
+
 /// A communicator of every rank (a duplicate of MPI_COMM_WORLD returning
-/// errors). MPI must be initialised.
+/// errors): the MPI transport, which meets only through MPI's bootstrap
+/// (MPI_Init is both). MPI must be initialised.
 std::shared_ptr<Communicator> createMpiWorldCommunicator();
 
 } // namespace telar::runtime::comm

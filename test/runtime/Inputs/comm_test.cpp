@@ -21,11 +21,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "telar/runtime/Abi.h"
+#include "telar/runtime/Bootstrap.h"
 #include "telar/runtime/Comm.h"
-#include "telar/runtime/GlooComm.h"
 #include "telar/runtime/Launch.h"
-#include "telar/runtime/MpiComm.h"
 #include "telar/runtime/Runtime.h"
+#include "telar/runtime/World.h"
 
 #include "../../../runtime/comm/HalfFloat.h"
 
@@ -460,21 +460,51 @@ void checkWorld(Communicator &world) {
   world.barrier();
 }
 
+/// The bootstrap's exchanges (bytes of a different length per rank, from
+/// each rank and from the last), and the rank's place on this machine:
+/// every rank of these tests runs here, so local rank = rank (from the
+/// launcher or the host names), except that ranks started as a Kubernetes
+/// Indexed Job's pods are each a node of their own.
+void checkBootstrap(Bootstrap &bootstrap, const JobEnvironment &env) {
+  int me = bootstrap.getRank(), n = bootstrap.getSize();
+  auto bytesOf = [](int r) { return std::vector<char>(r + 1, char('a' + r)); };
+  std::vector<std::vector<char>> all = bootstrap.allGather(bytesOf(me));
+  ++checks;
+  if (int(all.size()) != n)
+    fail("bootstrap all_gather: " + std::to_string(all.size()) + " ranks");
+  for (int r = 0; r < int(all.size()); ++r) {
+    ++checks;
+    if (all[r] != bytesOf(r))
+      fail("bootstrap all_gather: rank " + std::to_string(r) + "'s bytes");
+  }
+  std::vector<char> id = bootstrap.broadcast(
+      me == n - 1 ? std::vector<char>{'i', 'd', '\0', '7'} : bytesOf(me),
+      n - 1);
+  ++checks;
+  if (id != std::vector<char>{'i', 'd', '\0', '7'})
+    fail("bootstrap broadcast from rank " + std::to_string(n - 1));
+  bootstrap.barrier();
+  bool pods = env.localRankSource == "JOB_COMPLETION_INDEX";
+  int wantRank = pods ? 0 : me, wantSize = pods ? 1 : n;
+  ++checks;
+  if (env.localRank != wantRank || env.localSize != wantSize)
+    fail("local rank " + std::to_string(env.localRank) + " of " +
+         std::to_string(env.localSize) + " (from " + env.localRankSource +
+         "), expected " + std::to_string(wantRank) + " of " +
+         std::to_string(wantSize));
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
   JobEnvironment env;
   try {
     env = detectJobEnvironment();
-    std::shared_ptr<Communicator> world;
-    if (env.backend == Backend::Gloo) {
-      world = createGlooWorldCommunicator(env.masterAddr, env.masterPort,
-                                          env.rank, env.size,
-                                          std::chrono::seconds(60));
-    } else {
-      initializeMpi(&argc, &argv);
-      world = createMpiWorldCommunicator();
-    }
+    World job = connectWorld(env, &argc, &argv, std::chrono::seconds(60));
+    std::shared_ptr<Communicator> world = job.communicator;
+    if (!world)
+      throw std::runtime_error("no launcher started this process: run it "
+                               "under mpirun or with the TELAR_* variables");
     worldRank = world->getRank();
     worldSize = world->getSize();
     std::vector<std::string> names;
@@ -498,6 +528,7 @@ int main(int argc, char **argv) {
       tester.pointToPoint();
       checkStats(*mesh, ctx);
       checkWorld(*world);
+      checkBootstrap(*job.bootstrap, env);
       // Every rank's verdict, so that the exit status says it everywhere.
       int64_t bad = failures;
       world->allReduce(&bad, &bad, 1, DataType::I64, ReduceOp::Sum);
@@ -508,8 +539,7 @@ int main(int argc, char **argv) {
       failures = bad;
     }
     world.reset();
-    if (env.backend != Backend::Gloo)
-      finalizeMpi();
+    disconnectWorld(job);
   } catch (const std::exception &e) {
     std::fprintf(stderr, "rank %d: error: %s\n", worldRank, e.what());
     return 1;
