@@ -85,9 +85,11 @@ public:
   }
 
   SmallVector<std::string> getRuntimeLibraries() const override {
-    // The allocator and kernels (libtelar_runtime), OpenMP's runtime for
+    // The core (contexts, collectives: libtelar_runtime), the CPU device's
+    // allocator and kernels (libtelar_runtime_cpu), OpenMP's runtime for
     // parallel loops, and libm for the math functions left as calls.
-    SmallVector<std::string> libraries = {"telar_runtime", "m"};
+    SmallVector<std::string> libraries = {"telar_runtime", "telar_runtime_cpu",
+                                          "m"};
     if (options.parallel)
       libraries.push_back("omp");
     return libraries;

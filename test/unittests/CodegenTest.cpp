@@ -60,6 +60,7 @@ TEST(TargetBackendTest, CpuTargetIsRegistered) {
   EXPECT_FALSE(cpu->supportsElementType(mlir::IntegerType::get(&ctx, 4)));
   llvm::SmallVector<std::string> libraries = cpu->getRuntimeLibraries();
   EXPECT_NE(llvm::find(libraries, "telar_runtime"), libraries.end());
+  EXPECT_NE(llvm::find(libraries, "telar_runtime_cpu"), libraries.end());
   EXPECT_NE(llvm::find(libraries, "omp"), libraries.end());
 }
 
