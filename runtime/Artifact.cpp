@@ -1193,7 +1193,10 @@ Artifact::load(const std::string &directory, const std::string &programName,
                   w->typeString());
     artifact->weightSpans.push_back({t->data, w->byteSize()});
   }
-  artifact->context = std::make_unique<Context>();
+  // The device of the manifest's target kind (older manifests name none:
+  // the CPU's).
+  artifact->context = std::make_unique<Context>(
+      createDevice(m.targetKind.empty() ? "cpu" : m.targetKind));
   // Uploaded to (for the CPU: used in place by) the context's device.
   artifact->deviceWeights = artifact->context->getDevice().loadWeights(
       artifact->weightSpans, artifact->mappingSpans, /*writable=*/false);
