@@ -107,15 +107,17 @@ TEST_F(DialectTest, ShardingRules) {
   Value x = arg({2, 8, 64}), w = arg({64});
   auto add = AddOp::create(builder, loc, x, w);
   EXPECT_EQ(rule(add), "#telar.sharding_rule<([i, j, k], [k]) -> ([i, j, k]) "
-                       "{i=2, j=8, k=64}>");
+                       "{i=2, j=8, k=64} partial_alike={sum}>");
   auto reshape = ReshapeOp::create(builder, loc, add,
                                    builder.getDenseI64ArrayAttr({2, 8, 4, 16}));
   EXPECT_EQ(rule(reshape), "#telar.sharding_rule<([i, j, (k, l)]) -> "
-                           "([i, j, k, l]) {i=2, j=8, k=4, l=16}>");
+                           "([i, j, k, l]) {i=2, j=8, k=4, l=16} "
+                           "partial_alike={any}>");
   auto sum = ReduceSumOp::create(builder, loc, x, builder.getDenseI64ArrayAttr({2}),
                                  builder.getBoolAttr(true));
   EXPECT_EQ(rule(sum), "#telar.sharding_rule<([i, j, k]) -> ([i, j, ()]) "
-                       "{i=2, j=8, k=64} reduction={k:sum}>");
+                       "{i=2, j=8, k=64} reduction={k:sum} "
+                       "partial_alike={sum}>");
   auto softmax = SoftmaxOp::create(builder, loc, x, builder.getI64IntegerAttr(-1));
   EXPECT_EQ(rule(softmax), "#telar.sharding_rule<([i, j, k]) -> ([i, j, k]) "
                            "{i=2, j=8, k=64} need_replication={k}>");
