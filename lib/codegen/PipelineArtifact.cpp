@@ -18,9 +18,9 @@
 #include "telar/passes/partition/Microbatch.h"
 #include "telar/passes/partition/SplitStages.h"
 #include "telar/sharding/Completion.h"
-#include "telar/sharding/CrossMesh.h"
+#include "telar/sharding/core/CrossMesh.h"
 #include "telar/sharding/Plan.h"
-#include "telar/sharding/Schedule.h"
+#include "telar/sharding/core/Schedule.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/Support/FileSystem.h"

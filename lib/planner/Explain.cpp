@@ -10,7 +10,7 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 
-#include "telar/sharding/CrossMesh.h"
+#include "telar/sharding/core/CrossMesh.h"
 
 #include <chrono>
 #include <cmath>

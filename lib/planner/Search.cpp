@@ -29,7 +29,7 @@
 #include "telar/planner/CostModel.h"
 #include "telar/planner/Strategies.h"
 #include "telar/sharding/Completion.h"
-#include "telar/sharding/Reshard.h"
+#include "telar/sharding/core/Reshard.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Matchers.h"

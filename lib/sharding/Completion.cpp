@@ -13,7 +13,7 @@
 #include "telar/sharding/Completion.h"
 #include "telar/dialects/Telar/TelarDialect.h"
 #include "telar/dialects/Telar/TelarOps.h"
-#include "telar/sharding/Reshard.h"
+#include "telar/sharding/core/Reshard.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Diagnostics.h"

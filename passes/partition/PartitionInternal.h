@@ -13,8 +13,8 @@
 
 #include "telar/dialects/Telar/TelarOps.h"
 #include "telar/passes/partition/OpPartition.h"
-#include "telar/sharding/Reshard.h"
-#include "telar/sharding/Sharding.h"
+#include "telar/sharding/core/Reshard.h"
+#include "telar/sharding/core/Sharding.h"
 
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/IR/Builders.h"

@@ -12,7 +12,7 @@
 #define TELAR_CODEGEN_ARTIFACTWRITER_H
 
 #include "telar/artifact/Manifest.h"
-#include "telar/sharding/Sharding.h"
+#include "telar/sharding/core/Sharding.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/Support/LLVM.h"

@@ -15,8 +15,8 @@
 
 #include "telar/planner/Profile.h"
 #include "telar/sharding/Completion.h"
-#include "telar/sharding/Reshard.h"
-#include "telar/sharding/Sharding.h"
+#include "telar/sharding/core/Reshard.h"
+#include "telar/sharding/core/Sharding.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Operation.h"

@@ -15,7 +15,7 @@
 
 #include "telar/artifact/Manifest.h"
 #include "telar/runtime/Abi.h"
-#include "telar/sharding/Sharding.h"
+#include "telar/sharding/core/Sharding.h"
 
 #include <algorithm>
 #include <cstddef>

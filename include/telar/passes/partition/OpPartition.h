@@ -14,8 +14,8 @@
 #define TELAR_PASSES_PARTITION_OPPARTITION_H
 
 #include "telar/dialects/Telar/TelarAttrs.h"
-#include "telar/sharding/Reshard.h"
-#include "telar/sharding/Sharding.h"
+#include "telar/sharding/core/Reshard.h"
+#include "telar/sharding/core/Sharding.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Operation.h"

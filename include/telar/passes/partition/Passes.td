@@ -64,7 +64,7 @@ def TelarPartition : Pass<"telar-partition", "ModuleOp"> {
     `shard.all_gather`, `shard.all_slice`, `shard.all_to_all`,
     `shard.all_reduce` and `shard.reduce_scatter` (`on @grid grid_axes =
     [...]`), one per step of the resharding function
-    (`telar_sharding::reshard`, include/telar/sharding/Reshard.h), each
+    (`telar_sharding::reshard`, include/telar/sharding/core/Reshard.h), each
     marked `telar.bytes` with the bytes a rank sends in it.
 
     Each telar op is rebuilt on its local operands from its
