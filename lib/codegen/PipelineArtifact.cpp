@@ -15,7 +15,7 @@
 #include "telar/codegen/TargetBackend.h"
 #include "telar/dialects/Telar/ShapeInference.h"
 #include "telar/dialects/Telar/TelarDialect.h"
-#include "telar/passes/partition/Microbatch.h"
+#include "telar/sharding/Microbatch.h"
 #include "telar/passes/partition/SplitStages.h"
 #include "telar/sharding/Completion.h"
 #include "telar/sharding/core/CrossMesh.h"
