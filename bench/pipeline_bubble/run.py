@@ -38,7 +38,7 @@ Usage (with the project's Python, from the repository root):
 The theoretical bubble is GPipe's (and, for forward-only schedules, 1F1B's:
 the same order) idle fraction for P equal stages, (P-1)/(M+P-1) (Narayanan
 et al. SC'21 section 2.2). It is computed here in Python from that formula,
-the same formula as telar_sharding::getTheoreticalBubble (lib/sharding/
+the same formula as telar_sharding::getTheoreticalBubble (lib/sharding/core/
 Schedule.cpp), which this script cannot call (it goes through the tools
 only).
 
@@ -80,7 +80,7 @@ from tensor_compare import compare  # noqa: E402
 
 def theoretical_bubble(stages, microbatches):
     """GPipe's idle fraction for equal stages: (P-1)/(M+P-1), the formula of
-    getTheoreticalBubble (lib/sharding/Schedule.cpp), recomputed here."""
+    getTheoreticalBubble (lib/sharding/core/Schedule.cpp), recomputed here."""
     return (stages - 1) / (microbatches + stages - 1)
 
 

@@ -77,7 +77,7 @@ ShardingRuleAttr ReshapeOp::buildShardingRule() {
   ArrayRef<int64_t> in = getInput().getType().getShape();
   ArrayRef<int64_t> out = getType().getShape();
   if (!getInput().getType().hasStaticShape() || product(in) == 0)
-    return replicatedOperandsRule(getOperation());
+    return withPartialAlike(replicatedOperandsRule(getOperation()), kAnyPartialKind);
   ShardingRuleBuilder b(getOperation());
   SmallVector<Dim> inDims(in.size(), b.unit()), outDims(out.size(), b.unit());
   size_t i = 0, j = 0;
@@ -91,7 +91,7 @@ ShardingRuleAttr ReshapeOp::buildShardingRule() {
       break;
     int64_t size = std::min(ri, ro);
     if (std::max(ri, ro) % size != 0)
-      return replicatedOperandsRule(getOperation());
+      return withPartialAlike(replicatedOperandsRule(getOperation()), kAnyPartialKind);
     int64_t f = b.addFactor(size);
     inDims[i - 1].factors.push_back(f);
     outDims[j - 1].factors.push_back(f);
@@ -100,7 +100,7 @@ ShardingRuleAttr ReshapeOp::buildShardingRule() {
   }
   b.setOperand(0, inDims);
   b.setResult(0, outDims);
-  return b.build();
+  return withPartialAlike(b.build(), kAnyPartialKind);
 }
 
 //===----------------------------------------------------------------------===//
@@ -138,7 +138,7 @@ ShardingRuleAttr TransposeOp::buildShardingRule() {
     out.push_back(in[p]);
   b.setOperand(0, in);
   b.setResult(0, out);
-  return b.build();
+  return withPartialAlike(b.build(), kAnyPartialKind);
 }
 
 //===----------------------------------------------------------------------===//
@@ -192,13 +192,13 @@ ShardingRuleAttr SqueezeOp::buildShardingRule() {
   SmallVector<int64_t> axes;
   for (int64_t a : getAxes())
     axes.push_back(*normalizeAxis(a, in.getRank()));
-  return unitAxesRule(
+  return withPartialAlike(unitAxesRule(
       getOperation(), in,
       [&](int64_t i) {
         return axes.empty() ? in.getDimSize(i) == 1
                             : llvm::is_contained(axes, i);
       },
-      /*fullIsOperand=*/true);
+      /*fullIsOperand=*/true), kAnyPartialKind);
 }
 
 LogicalResult UnsqueezeOp::inferReturnTypes(MLIRContext *, OptLoc loc,
@@ -222,10 +222,10 @@ ShardingRuleAttr UnsqueezeOp::buildShardingRule() {
   SmallVector<int64_t> axes;
   for (int64_t a : getAxes())
     axes.push_back(*normalizeAxis(a, out.getRank()));
-  return unitAxesRule(
+  return withPartialAlike(unitAxesRule(
       getOperation(), out,
       [&](int64_t i) { return llvm::is_contained(axes, i); },
-      /*fullIsOperand=*/false);
+      /*fullIsOperand=*/false), kAnyPartialKind);
 }
 
 //===----------------------------------------------------------------------===//
@@ -265,7 +265,7 @@ LogicalResult ConcatOp::inferReturnTypes(MLIRContext *, OptLoc loc,
 }
 
 ShardingRuleAttr ConcatOp::buildShardingRule() {
-  return keepWholeRule(getOperation(), {static_cast<int64_t>(getAxis())});
+  return withPartialAlike(keepWholeRule(getOperation(), {static_cast<int64_t>(getAxis())}), kAnyPartialKind);
 }
 
 LogicalResult SplitOp::inferReturnTypes(MLIRContext *, OptLoc loc,
@@ -298,7 +298,7 @@ LogicalResult SplitOp::inferReturnTypes(MLIRContext *, OptLoc loc,
 }
 
 ShardingRuleAttr SplitOp::buildShardingRule() {
-  return keepWholeRule(getOperation(), {static_cast<int64_t>(getAxis())});
+  return withPartialAlike(keepWholeRule(getOperation(), {static_cast<int64_t>(getAxis())}), kAnyPartialKind);
 }
 
 //===----------------------------------------------------------------------===//
@@ -363,7 +363,7 @@ ShardingRuleAttr SliceOp::buildShardingRule() {
     if (getType().getDimSize(a) != in.getDimSize(a) || getSteps()[i] != 1)
       sliced.push_back(a);
   }
-  return keepWholeRule(getOperation(), sliced);
+  return withPartialAlike(keepWholeRule(getOperation(), sliced), kAnyPartialKind);
 }
 
 //===----------------------------------------------------------------------===//
@@ -411,7 +411,7 @@ ShardingRuleAttr GatherOp::buildShardingRule() {
   b.setOperand(0, dataDims);
   b.setOperand(1, indexDims);
   b.setResult(0, outDims);
-  return b.build();
+  return withOnePartial(b.build(), kAnyPartialKind, {0});
 }
 
 LogicalResult GatherElementsOp::inferReturnTypes(MLIRContext *, OptLoc loc,
@@ -450,7 +450,7 @@ ShardingRuleAttr GatherElementsOp::buildShardingRule() {
   b.setOperand(0, dataDims);
   b.setOperand(1, outDims);
   b.setResult(0, outDims);
-  return b.build();
+  return withOnePartial(b.build(), kAnyPartialKind, {0});
 }
 
 LogicalResult GatherNDOp::inferReturnTypes(MLIRContext *, OptLoc loc,
@@ -479,7 +479,7 @@ LogicalResult GatherNDOp::inferReturnTypes(MLIRContext *, OptLoc loc,
 }
 
 ShardingRuleAttr GatherNDOp::buildShardingRule() {
-  return replicatedOperandsRule(getOperation());
+  return withOnePartial(replicatedOperandsRule(getOperation()), kAnyPartialKind, {0});
 }
 
 static LogicalResult checkScatterReduction(OptLoc loc, StringRef r) {
@@ -563,7 +563,7 @@ LogicalResult ExpandOp::inferReturnTypes(MLIRContext *, OptLoc loc,
 }
 
 ShardingRuleAttr ExpandOp::buildShardingRule() {
-  return elementwiseRule(getOperation());
+  return withPartialAlike(elementwiseRule(getOperation()), kAnyPartialKind);
 }
 
 LogicalResult TileOp::inferReturnTypes(MLIRContext *, OptLoc loc,
@@ -587,7 +587,7 @@ ShardingRuleAttr TileOp::buildShardingRule() {
   for (auto [i, r] : llvm::enumerate(getRepeats()))
     if (r != 1)
       tiled.push_back(i);
-  return keepWholeRule(getOperation(), tiled);
+  return withPartialAlike(keepWholeRule(getOperation(), tiled), kAnyPartialKind);
 }
 
 LogicalResult PadOp::inferReturnTypes(MLIRContext *, OptLoc loc,

@@ -536,11 +536,11 @@ ShardingRuleAttr MatMulOp::buildShardingRule() {
   int64_t lb = std::max<int64_t>(lr - 2, 0), rb = std::max<int64_t>(rr - 2, 0);
   int64_t nb = std::max(lb, rb);
   if (lr < 1 || rr < 1 || result.getRank() != nb + (lr >= 2) + (rr >= 2))
-    return replicatedOperandsRule(getOperation());
+    return withOnePartial(replicatedOperandsRule(getOperation()), kPartialSum);
   int64_t kl = lhs.getShape().back(),
           kr = rr == 1 ? rhs.getDimSize(0) : rhs.getDimSize(rr - 2);
   if (!dimsAgree(kl, kr))
-    return replicatedOperandsRule(getOperation());
+    return withOnePartial(replicatedOperandsRule(getOperation()), kPartialSum);
 
   ShardingRuleBuilder b(getOperation());
   SmallVector<int64_t> batch;
@@ -584,7 +584,7 @@ ShardingRuleAttr MatMulOp::buildShardingRule() {
   b.setOperand(0, lhsDims);
   b.setOperand(1, rhsDims);
   b.setResult(0, outDims);
-  return b.build();
+  return withOnePartial(b.build(), kPartialSum);
 }
 
 //===----------------------------------------------------------------------===//
@@ -654,7 +654,7 @@ LogicalResult EinsumOp::inferReturnTypes(MLIRContext *,
 ShardingRuleAttr EinsumOp::buildShardingRule() {
   EinsumEquationAttr eq = getEquation();
   if (eq.getNumInputs() != getInputs().size())
-    return replicatedOperandsRule(getOperation());
+    return withOnePartial(replicatedOperandsRule(getOperation()), kPartialSum);
   // A label's size is its static size where any input knows it.
   SmallVector<std::optional<int64_t>> sizes(EinsumEquationAttr::kNumLabels);
   SmallVector<bool> diagonal(EinsumEquationAttr::kNumLabels, false);
@@ -662,11 +662,11 @@ ShardingRuleAttr EinsumOp::buildShardingRule() {
     auto t = cast<RankedTensorType>(value.getType());
     ArrayRef<int64_t> term = eq.getInputLabels(i);
     if (static_cast<int64_t>(term.size()) != t.getRank())
-      return replicatedOperandsRule(getOperation());
+      return withOnePartial(replicatedOperandsRule(getOperation()), kPartialSum);
     for (auto [j, label] : llvm::enumerate(term)) {
       int64_t d = t.getDimSize(j);
       if (sizes[label] && !dimsAgree(*sizes[label], d))
-        return replicatedOperandsRule(getOperation());
+        return withOnePartial(replicatedOperandsRule(getOperation()), kPartialSum);
       sizes[label] = sizes[label] ? mergeDims(*sizes[label], d) : d;
       if (llvm::is_contained(term.take_front(j), label))
         diagonal[label] = true;
@@ -702,7 +702,7 @@ ShardingRuleAttr EinsumOp::buildShardingRule() {
   for (int64_t label : out)
     outDims.push_back(b.dim(factorOf(label)));
   b.setResult(0, outDims);
-  return b.build();
+  return withOnePartial(b.build(), kPartialSum);
 }
 
 //===----------------------------------------------------------------------===//
@@ -865,6 +865,10 @@ static void convSpatialDims(ShardingRuleBuilder &b, RankedTensorType input,
 // [(g, mg), cg, ...], output channel and bias = (g, mg); and the spatial
 // dimensions (convSpatialDims).
 ShardingRuleAttr ConvOp::buildShardingRule() {
+  // Linear in the input without a bias: a partial sum goes through.
+  auto partial = [&](ShardingRuleAttr rule) {
+    return getBias() ? rule : withOnePartial(rule, kPartialSum, {0});
+  };
   auto input = cast<RankedTensorType>(getInput().getType());
   auto weight = cast<RankedTensorType>(getWeight().getType());
   auto output = cast<RankedTensorType>(getType());
@@ -877,7 +881,7 @@ ShardingRuleAttr ConvOp::buildShardingRule() {
       static_cast<int64_t>(pads.size()) != 2 * k || group < 1 ||
       isDynamic(m) || isDynamic(cg) || m % group != 0 ||
       input.getDimSize(1) != cg * group)
-    return replicatedOperandsRule(getOperation());
+    return partial(replicatedOperandsRule(getOperation()));
 
   ShardingRuleBuilder b(getOperation());
   int64_t n = b.addFactor(input.getDimSize(0));
@@ -893,7 +897,7 @@ ShardingRuleAttr ConvOp::buildShardingRule() {
   if (getBias())
     b.setOperand(2, {outChannel});
   b.setResult(0, out);
-  return b.build();
+  return partial(b.build());
 }
 
 LogicalResult
@@ -971,6 +975,10 @@ ConvTransposeOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
 // dimensions (convSpatialDims: an output position gathers input positions
 // (o + pad - w * dilation) / stride, so split outputs read whole inputs).
 ShardingRuleAttr ConvTransposeOp::buildShardingRule() {
+  // Linear in the input without a bias: a partial sum goes through.
+  auto partial = [&](ShardingRuleAttr rule) {
+    return getBias() ? rule : withOnePartial(rule, kPartialSum, {0});
+  };
   auto input = cast<RankedTensorType>(getInput().getType());
   auto weight = cast<RankedTensorType>(getWeight().getType());
   auto output = cast<RankedTensorType>(getType());
@@ -984,7 +992,7 @@ ShardingRuleAttr ConvTransposeOp::buildShardingRule() {
       static_cast<int64_t>(getOutputPadding().size()) != k || group < 1 ||
       isDynamic(c) || isDynamic(mg) || c % group != 0 ||
       weight.getDimSize(0) != c || output.getDimSize(1) != mg * group)
-    return replicatedOperandsRule(getOperation());
+    return partial(replicatedOperandsRule(getOperation()));
 
   ShardingRuleBuilder b(getOperation());
   int64_t n = b.addFactor(input.getDimSize(0));
@@ -1001,7 +1009,7 @@ ShardingRuleAttr ConvTransposeOp::buildShardingRule() {
   if (getBias())
     b.setOperand(2, {outChannel});
   b.setResult(0, out);
-  return b.build();
+  return partial(b.build());
 }
 
 //===----------------------------------------------------------------------===//

@@ -152,7 +152,28 @@ ShardingRuleAttr ShardingRuleBuilder::build() {
     return out;
   };
   return ShardingRuleAttr::get(ctx, newSizes, newKinds, convert(operands),
-                               convert(results));
+                               convert(results), /*partialKinds=*/{},
+                               /*onePartial=*/false);
+}
+
+//===----------------------------------------------------------------------===//
+// Partial operands
+//===----------------------------------------------------------------------===//
+
+ShardingRuleAttr withPartialAlike(ShardingRuleAttr rule,
+                                  PartialKindSet kinds) {
+  SmallVector<PartialKindSet> perOperand(rule.getOperandMappings().size(),
+                                         kinds);
+  return rule.withPartialOperands(perOperand, /*one=*/false);
+}
+
+ShardingRuleAttr withOnePartial(ShardingRuleAttr rule, PartialKindSet kinds,
+                                ArrayRef<unsigned> operands) {
+  size_t n = rule.getOperandMappings().size();
+  SmallVector<PartialKindSet> perOperand(n, operands.empty() ? kinds : 0);
+  for (unsigned i : operands)
+    perOperand[i] = kinds;
+  return rule.withPartialOperands(perOperand, /*one=*/true);
 }
 
 //===----------------------------------------------------------------------===//
@@ -219,6 +240,11 @@ ShardingRuleAttr keepWholeRule(Operation *op, ArrayRef<int64_t> axes) {
 
 ShardingRuleAttr reduceRule(Operation *op, ArrayRef<int64_t> axes,
                             bool keepDims, FactorKind kind) {
+  // Partial means are scaled into partial sums, which integers do not do
+  // exactly: their reduced axes stay whole.
+  if (kind == FactorKind::Mean &&
+      !isa<FloatType>(rankedType(op->getResult(0)).getElementType()))
+    kind = FactorKind::NeedReplication;
   ShardingRuleBuilder b(op);
   ArrayRef<int64_t> shape = rankedType(op->getOperand(0)).getShape();
   int64_t rank = shape.size();

@@ -90,7 +90,9 @@ LogicalResult
 ShardingRuleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                          ArrayRef<int64_t> sizes, ArrayRef<FactorKind> kinds,
                          ArrayRef<TensorMappingAttr> operands,
-                         ArrayRef<TensorMappingAttr> results) {
+                         ArrayRef<TensorMappingAttr> results,
+                         ArrayRef<PartialKindSet> partialKinds,
+                         bool onePartial) {
   int64_t n = sizes.size();
   if (static_cast<int64_t>(kinds.size()) != n)
     return emitError() << "has " << n << " factor sizes but " << kinds.size()
@@ -137,6 +139,65 @@ ShardingRuleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     if (!used[f])
       return emitError() << "factor " << getFactorName(f)
                          << " is a dimension of no tensor";
+  if (partialKinds.empty())
+    return success();
+  if (partialKinds.size() != operands.size())
+    return emitError() << "has partial kinds for " << partialKinds.size()
+                       << " operands but " << operands.size() << " operands";
+  for (auto [i, kinds] : llvm::enumerate(partialKinds)) {
+    if (kinds & ~kAnyPartialKind)
+      return emitError() << "operand " << i
+                         << ": partial kinds are sum, max, min and prod";
+    if (!onePartial && kinds != partialKinds.front())
+      return emitError() << "partial_alike: operand " << i
+                         << " takes other kinds than operand 0";
+  }
+  if (llvm::all_of(partialKinds, [](PartialKindSet k) { return k == 0; }))
+    return emitError() << "has partial kinds that accept no kind";
+  return success();
+}
+
+ShardingRuleAttr
+ShardingRuleAttr::withPartialOperands(ArrayRef<PartialKindSet> kinds,
+                                      bool one) const {
+  return get(getContext(), getFactorSizes(), getFactorKinds(),
+             getOperandMappings(), getResultMappings(), kinds, one);
+}
+
+/// `any`, or the kinds joined by `|`.
+static void printPartialKinds(AsmPrinter &p, PartialKindSet kinds) {
+  if (kinds == kAnyPartialKind) {
+    p << "any";
+    return;
+  }
+  bool first = true;
+  for (FactorKind k : {FactorKind::Sum, FactorKind::Max, FactorKind::Min,
+                       FactorKind::Prod})
+    if (kinds & getPartialKindBit(k)) {
+      if (!first)
+        p << '|';
+      p << stringifyFactorKind(k);
+      first = false;
+    }
+}
+
+static ParseResult parsePartialKinds(AsmParser &p, PartialKindSet &kinds) {
+  kinds = 0;
+  if (succeeded(p.parseOptionalKeyword("any"))) {
+    kinds = kAnyPartialKind;
+    return success();
+  }
+  do {
+    SMLoc loc = p.getCurrentLocation();
+    StringRef name;
+    if (p.parseKeyword(&name))
+      return failure();
+    std::optional<FactorKind> kind = parseReductionKind(name);
+    if (!kind || *kind == FactorKind::Mean)
+      return p.emitError(loc, "unknown partial kind '")
+             << name << "' (sum, max, min, prod, any)";
+    kinds |= getPartialKindBit(*kind);
+  } while (succeeded(p.parseOptionalVerticalBar()));
   return success();
 }
 
@@ -248,6 +309,23 @@ void ShardingRuleAttr::print(AsmPrinter &p) const {
   if (!whole.empty()) {
     p << " need_replication={";
     llvm::interleaveComma(whole, p, [&](int64_t f) { p << getFactorName(f); });
+    p << '}';
+  }
+  ArrayRef<PartialKindSet> partial = getPartialKinds();
+  if (!partial.empty() && !getOnePartial()) {
+    p << " partial_alike={";
+    printPartialKinds(p, partial.front());
+    p << '}';
+  } else if (!partial.empty()) {
+    p << " partial_one={";
+    SmallVector<unsigned> listed;
+    for (auto [i, kinds] : llvm::enumerate(partial))
+      if (kinds)
+        listed.push_back(i);
+    llvm::interleaveComma(listed, p, [&](unsigned i) {
+      p << i << ':';
+      printPartialKinds(p, partial[i]);
+    });
     p << '}';
   }
   p << '>';
@@ -377,6 +455,39 @@ Attribute ShardingRuleAttr::parse(AsmParser &p, Type) {
         }))
       return {};
   }
+  // Partial operands: sized to the operands once read.
+  SmallVector<PartialKindSet> partialKinds;
+  bool onePartial = false;
+  if (succeeded(p.parseOptionalKeyword("partial_alike"))) {
+    PartialKindSet kinds;
+    if (p.parseEqual() || p.parseLBrace() || parsePartialKinds(p, kinds) ||
+        p.parseRBrace())
+      return {};
+    partialKinds.assign(operands.size(), kinds);
+  } else if (succeeded(p.parseOptionalKeyword("partial_one"))) {
+    onePartial = true;
+    partialKinds.assign(operands.size(), 0);
+    if (p.parseEqual() ||
+        p.parseCommaSeparatedList(AsmParser::Delimiter::Braces,
+                                  [&]() -> ParseResult {
+          SMLoc loc = p.getCurrentLocation();
+          int64_t i;
+          PartialKindSet kinds;
+          if (p.parseInteger(i) || p.parseColon() ||
+              parsePartialKinds(p, kinds))
+            return failure();
+          if (i < 0 || i >= static_cast<int64_t>(operands.size()))
+            return p.emitError(loc, "partial_one: operand ")
+                   << i << " of a rule with " << operands.size()
+                   << " operands";
+          if (partialKinds[i])
+            return p.emitError(loc, "partial_one: operand ")
+                   << i << " is listed twice";
+          partialKinds[i] = kinds;
+          return success();
+        }))
+      return {};
+  }
   if (p.parseGreater())
     return {};
 
@@ -403,7 +514,8 @@ Attribute ShardingRuleAttr::parse(AsmParser &p, Type) {
   if (build(operands, operandMappings) || build(results, resultMappings))
     return {};
   return p.getChecked<ShardingRuleAttr>(start, ctx, sizes, kinds,
-                                        operandMappings, resultMappings);
+                                        operandMappings, resultMappings,
+                                        partialKinds, onePartial);
 }
 
 //===----------------------------------------------------------------------===//

@@ -1,7 +1,7 @@
 //===- CostModel.cpp - What a plan costs on a hardware profile ------------===//
 //
-// Communication: the steps telar-partition emits, found with its own
-// functions (OpPartition.h), each priced α-β at the interconnect level its
+// Communication: the steps telar-partition emits, found with the functions
+// it calls (OpSharding.h), each priced α-β at the interconnect level its
 // axes reach. Compute: a roofline per op on its local shapes. Memory: the
 // local weight shards plus the peak of live activations, op by op in
 // program order.
@@ -12,7 +12,7 @@
 
 #include "telar/dialects/Telar/TelarDialect.h"
 #include "telar/dialects/Telar/TelarOps.h"
-#include "telar/passes/partition/OpPartition.h"
+#include "telar/sharding/OpSharding.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/DenseMap.h"
@@ -162,7 +162,7 @@ ComputeCost planner::getComputeCost(
     if (!isa<ShapedType>(v.getType()))
       return 0.0;
     return double(product(shape)) *
-           double(partition::getElementBytes(getElementType(v)));
+           double(getElementBytes(getElementType(v)));
   };
   double largestOperand = 0;
   for (auto [v, shape] : llvm::zip(op->getOperands(), localOperandShapes)) {
@@ -264,7 +264,7 @@ private:
     if (!isa<RankedTensorType>(v.getType()))
       return 0;
     return product(localShape(v, s)) *
-           partition::getElementBytes(getElementType(v));
+           getElementBytes(getElementType(v));
   }
   /// Appends the steps from `from` to `to` of tensor `v` to `cost`.
   LogicalResult addSteps(Operation *op, Value v, const Sharding &from,
@@ -286,7 +286,7 @@ LogicalResult PlanEvaluator::addSteps(Operation *op, Value v,
     return success();
   auto type = cast<RankedTensorType>(v.getType());
   std::string error;
-  auto steps = partition::getReshardSteps(type, from, to, mesh, error);
+  auto steps = getReshardSteps(type, from, to, mesh, error);
   if (!steps)
     return op->emitError() << "cannot reshard " << type << " from "
                            << telar_sharding::formatSharding(from, mesh)
@@ -359,8 +359,8 @@ LogicalResult PlanEvaluator::evaluateOp(Operation *op, OpCost &cost,
   // The op's own assignment: gathers of what it cannot run split, the local
   // op, then local slices of its results to their shardings.
   std::string error;
-  FailureOr<partition::LocalAssignment> a =
-      partition::getLocalAssignment(op, arriving, mesh, error);
+  FailureOr<LocalAssignment> a =
+      getLocalAssignment(op, arriving, mesh, error);
   if (failed(a))
     return op->emitError(error);
   for (auto [i, v] : llvm::enumerate(op->getOperands())) {
@@ -377,7 +377,7 @@ LogicalResult PlanEvaluator::evaluateOp(Operation *op, OpCost &cost,
     // message).
     Sharding annotated = shardingOf(r);
     FailureOr<std::vector<ReshardStep>> steps =
-        partition::getResultSliceSteps(op, j, a->results[j], annotated, mesh);
+        getResultSliceSteps(op, j, a->results[j], annotated, mesh);
     if (failed(steps))
       return failure();
     for (ReshardStep &step : *steps)

@@ -2,7 +2,7 @@
 
 #include "telar/planner/Explain.h"
 #include "telar/dialects/Telar/TelarDialect.h"
-#include "telar/passes/partition/OpPartition.h"
+#include "telar/sharding/OpSharding.h"
 #include "telar/sharding/Completion.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -10,7 +10,7 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 
-#include "telar/sharding/CrossMesh.h"
+#include "telar/sharding/core/CrossMesh.h"
 
 #include <chrono>
 #include <cmath>
@@ -143,7 +143,7 @@ static double transferSeconds(Value v, const Sharding &fromSharding,
                               const PlanStage &to, const Profile &profile,
                               int64_t &bytesOut) {
   auto type = cast<RankedTensorType>(v.getType());
-  int64_t elementBytes = partition::getElementBytes(type.getElementType());
+  int64_t elementBytes = getElementBytes(type.getElementType());
   std::vector<int64_t> shape(type.getShape().begin(), type.getShape().end());
   int64_t total = elementBytes;
   for (int64_t d : shape)

@@ -10,11 +10,11 @@
 
 #include "telar/planner/PipelineSearch.h"
 #include "telar/dialects/Telar/TelarDialect.h"
-#include "telar/passes/partition/OpPartition.h"
+#include "telar/sharding/OpSharding.h"
 #include "telar/planner/CostModel.h"
 #include "telar/sharding/Completion.h"
 
-#include "telar/passes/partition/Microbatch.h"
+#include "telar/sharding/Microbatch.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -403,7 +403,7 @@ double valueBytes(Value v) {
   if (!t.hasStaticShape())
     return 0;
   return double(t.getNumElements()) *
-         double(partition::getElementBytes(t.getElementType()));
+         double(getElementBytes(t.getElementType()));
 }
 
 /// The submeshes a stage may get (Alpa's: 1 x 2^k within a node, whole

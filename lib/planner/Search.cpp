@@ -25,11 +25,11 @@
 #include "telar/planner/Search.h"
 #include "telar/dialects/Telar/TelarDialect.h"
 #include "telar/dialects/Telar/TelarOps.h"
-#include "telar/passes/partition/OpPartition.h"
+#include "telar/sharding/OpSharding.h"
 #include "telar/planner/CostModel.h"
 #include "telar/planner/Strategies.h"
 #include "telar/sharding/Completion.h"
-#include "telar/sharding/Reshard.h"
+#include "telar/sharding/core/Reshard.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Matchers.h"
@@ -66,7 +66,7 @@ std::vector<int64_t> shapeOf(Value v) {
 }
 
 int64_t elementBytesOf(Value v) {
-  return partition::getElementBytes(cast<ShapedType>(v.getType()).getElementType());
+  return getElementBytes(cast<ShapedType>(v.getType()).getElementType());
 }
 
 bool isStatic(Value v) {
@@ -271,7 +271,7 @@ double MeshPlanner::reshardSeconds(Value v, const Sharding &from,
     return it->second;
   // The steps telar-partition emits for this resharding.
   std::string error;
-  auto steps = partition::getReshardSteps(cast<RankedTensorType>(v.getType()),
+  auto steps = getReshardSteps(cast<RankedTensorType>(v.getType()),
                                           from, to, mesh, error);
   double seconds = kInfeasibleSeconds;
   if (steps) {
@@ -297,13 +297,13 @@ void MeshPlanner::buildStrategies() {
     });
     d.rule = allStatic ? getRule(op) : ShardingRuleAttr();
     if (d.rule) {
-      SmallVector<bool> whole = partition::getWholeFactors(op, d.rule);
+      SmallVector<bool> whole = getWholeFactors(d.rule);
       for (Strategy &s : enumerateStrategies(d.rule, mesh, whole)) {
         // Keep what telar-partition runs as given: no internal gathers, no
         // results produced otherwise than the strategy says.
         std::string error;
-        FailureOr<partition::LocalAssignment> local =
-            partition::getLocalAssignment(op, s.operands, mesh, error);
+        FailureOr<LocalAssignment> local =
+            getLocalAssignment(op, s.operands, mesh, error);
         if (failed(local) || local->operands != s.operands ||
             local->results != s.results)
           continue;

@@ -13,7 +13,8 @@
 #include "telar/sharding/Completion.h"
 #include "telar/dialects/Telar/TelarDialect.h"
 #include "telar/dialects/Telar/TelarOps.h"
-#include "telar/sharding/Reshard.h"
+#include "telar/sharding/OpSharding.h"
+#include "telar/sharding/core/Reshard.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Diagnostics.h"
@@ -37,21 +38,6 @@ using Axes = std::vector<int64_t>;
 constexpr int64_t kInfeasible = std::numeric_limits<int64_t>::max() / 4;
 
 std::string quote(StringRef s) { return "'" + s.str() + "'"; }
-
-/// The pending reduction a split reduction factor of this kind leaves. A
-/// split mean leaves partial sums: every block has the same size (axes
-/// divide their dimensions), so the mean is the sum of each block's mean
-/// divided by the group size, which telar-partition folds into the local
-/// mean.
-std::optional<ReductionKind> getPartialKind(FactorKind kind) {
-  switch (kind) {
-  case FactorKind::Sum:
-  case FactorKind::Mean: return ReductionKind::Sum;
-  case FactorKind::Max: return ReductionKind::Max;
-  case FactorKind::Min: return ReductionKind::Min;
-  default: return std::nullopt;
-  }
-}
 
 /// Whether a factor of this kind may take mesh axes. A partial product
 /// cannot be annotated (telar.partial only has sum, max and min): product
@@ -77,11 +63,9 @@ std::string describe(const Sharding &s, const Mesh &mesh) {
   return telar_sharding::formatSharding(s, mesh);
 }
 
-int64_t getElementBytes(Type type) {
-  Type element = cast<ShapedType>(type).getElementType();
-  if (element.isIntOrFloat())
-    return std::max<int64_t>(1, (element.getIntOrFloatBitWidth() + 7) / 8);
-  return 8;
+/// Bytes per element of a value of shaped type `type`.
+int64_t getValueElementBytes(Type type) {
+  return getElementBytes(cast<ShapedType>(type).getElementType());
 }
 
 /// An op's factor assignment and the shardings that follow from it.
@@ -402,7 +386,7 @@ std::vector<TensorState> Completer::tensorStates(Operation *op) const {
         t.known = &*known[it->second];
       t.fixed = fixed[it->second];
       t.shape = shapeOf(v);
-      t.elementBytes = getElementBytes(v.getType());
+      t.elementBytes = getValueElementBytes(v.getType());
     }
     out.push_back(t);
   };
@@ -555,7 +539,7 @@ Assignment Completer::assign(const RuleView &rule,
 
 Sharding Completer::choose(Value v, const std::vector<Sharding> &proposals) const {
   std::vector<int64_t> shape = shapeOf(v);
-  int64_t elementBytes = getElementBytes(v.getType());
+  int64_t elementBytes = getValueElementBytes(v.getType());
   const Sharding *best = nullptr;
   int64_t bestCost = 0, bestBlocks = 0;
   for (const Sharding &c : proposals) {

@@ -3,8 +3,8 @@
 // Reads the annotations (shard.grid, shard.sharding, shard.shard), then
 // walks each function once in order, keeping for every global value its
 // local value and sharding: arguments get local types, every telar op is
-// rebuilt on local operands from its sharding rule (the op families add
-// what the rule does not say), uses annotated with another sharding get the
+// rebuilt on local operands from its sharding rule (OpSharding.h), uses
+// annotated with another sharding get the
 // resharding steps, results are returned local. The global ops and the
 // annotations are erased at the end.
 //
@@ -31,7 +31,7 @@ using namespace mlir::telar;
 using namespace mlir::telar::partition;
 
 //===----------------------------------------------------------------------===//
-// OpPartition and shared policies
+// OpPartition
 //===----------------------------------------------------------------------===//
 
 int64_t OpPartition::getSplit(int64_t factor) const {
@@ -44,44 +44,6 @@ int64_t OpPartition::getSplit(int64_t factor) const {
 RankedTensorType OpPartition::getLocalResultType(unsigned i) const {
   return getLocalType(cast<RankedTensorType>(op->getResult(i).getType()),
                       results[i], grid->mesh);
-}
-
-bool partition::allPartialAlike(ArrayRef<Sharding> operands,
-                                function_ref<bool(ReductionKind)> allowed) {
-  const Sharding *first = nullptr;
-  for (const Sharding &s : operands)
-    if (s.isPartial()) {
-      if (!first)
-        first = &s;
-      else if (s.partial != first->partial)
-        return false;
-    }
-  if (!first)
-    return true;
-  // Every operand partial alike: a non-partial one would be added once per
-  // member of the group.
-  for (const Sharding &s : operands)
-    if (!s.isPartial())
-      return false;
-  return llvm::all_of(first->partial,
-                      [&](auto &p) { return allowed(p.second); });
-}
-
-bool partition::onePartialSum(ArrayRef<Sharding> operands,
-                              ArrayRef<unsigned> candidates) {
-  int64_t count = 0;
-  for (auto [i, s] : llvm::enumerate(operands)) {
-    if (!s.isPartial())
-      continue;
-    if (!candidates.empty() && !llvm::is_contained(candidates, i))
-      return false;
-    if (!llvm::all_of(s.partial, [](auto &p) {
-          return p.second == ReductionKind::Sum;
-        }))
-      return false;
-    ++count;
-  }
-  return count == 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -320,7 +282,6 @@ LogicalResult FunctionPartitioner::cloneReplicated(Operation *op) {
 LogicalResult FunctionPartitioner::partitionOp(Operation *op) {
   const Mesh &mesh = grid.mesh;
   ShardingRuleAttr rule = cast<ShardingRuleOpInterface>(op).getShardingRule();
-  const OpPartitioner *family = getPartitionerRegistry().lookup(op);
 
   // What each operand is, as annotated for this op.
   SmallVector<Sharding> wanted;
@@ -341,7 +302,7 @@ LogicalResult FunctionPartitioner::partitionOp(Operation *op) {
   }
 
   // The factors' axes and the operand and result shardings
-  // (OpPartition.cpp, shared with the cost model).
+  // (OpSharding.h, shared with the cost model).
   std::string error;
   FailureOr<LocalAssignment> assignment =
       getLocalAssignment(op, wanted, mesh, error);
@@ -351,9 +312,9 @@ LogicalResult FunctionPartitioner::partitionOp(Operation *op) {
   p.op = op;
   p.rule = rule;
   p.grid = &grid;
-  p.factorAxes = std::move(assignment->factorAxes);
-  p.operands = std::move(assignment->operands);
-  p.results = std::move(assignment->results);
+  p.factorAxes = assignment->factorAxes;
+  p.operands = assignment->operands;
+  p.results = assignment->results;
 
   // Operands to what the op runs on (differs from the annotation only where
   // a split had to be gathered).
@@ -372,7 +333,7 @@ LogicalResult FunctionPartitioner::partitionOp(Operation *op) {
   // The local op: the global one on local operands, with local sizes in its
   // attributes, its result types inferred and checked.
   Operation *local = b.clone(*op, map);
-  if (family && family->localize && failed(family->localize(local, p))) {
+  if (failed(localizeAttributes(local, op, *assignment, mesh))) {
     local->erase();
     return failure();
   }
@@ -396,8 +357,8 @@ LogicalResult FunctionPartitioner::partitionOp(Operation *op) {
     local->getResult(j).setType(type);
   }
   SmallVector<Value> results(local->getResults());
-  if (family && family->finish)
-    results = family->finish(b, local, p);
+  if (isa<ReduceMeanOp>(op))
+    results = scaleLocalMeans(b, local, p);
 
   // Results to their annotated shardings: local slices only (factors only
   // results have, or more axes than the operands give). Communication here

@@ -16,15 +16,6 @@ using namespace mlir::telar::partition;
 
 namespace mlir::telar::partition {
 
-RankedTensorType getLocalType(RankedTensorType globalType,
-                              const Sharding &sharding, const Mesh &mesh) {
-  std::vector<int64_t> shape(globalType.getShape().begin(),
-                             globalType.getShape().end());
-  std::vector<int64_t> local =
-      telar_sharding::getLocalShape(shape, sharding, mesh);
-  return RankedTensorType::get(local, globalType.getElementType());
-}
-
 std::string format(const Sharding &sharding, const Mesh &mesh) {
   return telar_sharding::formatSharding(sharding, mesh);
 }

@@ -8,7 +8,7 @@
 
 #include "telar/runtime/Comm.h"
 #include "telar/runtime/Watchdog.h"
-#include "telar/sharding/Reshard.h"
+#include "telar/sharding/core/Reshard.h"
 
 #include <chrono>
 #include <cstring>

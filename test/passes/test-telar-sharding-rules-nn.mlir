@@ -94,7 +94,7 @@ func.func @lrn(%x: tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32> {
 // -----
 
 func.func @matmul_batched(%a: tensor<4x16x64xf32>, %b: tensor<64x32xf32>) -> tensor<4x16x32xf32> {
-  // expected-remark @+1 {{#telar.sharding_rule<([i, j, k], [k, l]) -> ([i, j, l]) {i=4, j=16, k=64, l=32} reduction={k:sum}>}}
+  // expected-remark @+1 {{#telar.sharding_rule<([i, j, k], [k, l]) -> ([i, j, l]) {i=4, j=16, k=64, l=32} reduction={k:sum} partial_one={0:sum, 1:sum}>}}
   %c = telar.matmul %a, %b : (tensor<4x16x64xf32>, tensor<64x32xf32>) -> tensor<4x16x32xf32>
   return %c : tensor<4x16x32xf32>
 }
@@ -103,7 +103,7 @@ func.func @matmul_batched(%a: tensor<4x16x64xf32>, %b: tensor<64x32xf32>) -> ten
 
 // Batch dims broadcast both ways.
 func.func @matmul_broadcast(%a: tensor<2x1x3x4xf32>, %b: tensor<5x4x6xf32>) -> tensor<2x5x3x6xf32> {
-  // expected-remark @+1 {{#telar.sharding_rule<([i, bcast(j), k, l], [j, l, m]) -> ([i, j, k, m]) {i=2, j=5, k=3, l=4, m=6} reduction={l:sum}>}}
+  // expected-remark @+1 {{#telar.sharding_rule<([i, bcast(j), k, l], [j, l, m]) -> ([i, j, k, m]) {i=2, j=5, k=3, l=4, m=6} reduction={l:sum} partial_one={0:sum, 1:sum}>}}
   %c = telar.matmul %a, %b : (tensor<2x1x3x4xf32>, tensor<5x4x6xf32>) -> tensor<2x5x3x6xf32>
   return %c : tensor<2x5x3x6xf32>
 }
@@ -111,7 +111,7 @@ func.func @matmul_broadcast(%a: tensor<2x1x3x4xf32>, %b: tensor<5x4x6xf32>) -> t
 // -----
 
 func.func @matmul_vector_lhs(%a: tensor<64xf32>, %b: tensor<3x64x32xf32>) -> tensor<3x32xf32> {
-  // expected-remark @+1 {{#telar.sharding_rule<([i], [j, i, k]) -> ([j, k]) {i=64, j=3, k=32} reduction={i:sum}>}}
+  // expected-remark @+1 {{#telar.sharding_rule<([i], [j, i, k]) -> ([j, k]) {i=64, j=3, k=32} reduction={i:sum} partial_one={0:sum, 1:sum}>}}
   %c = telar.matmul %a, %b : (tensor<64xf32>, tensor<3x64x32xf32>) -> tensor<3x32xf32>
   return %c : tensor<3x32xf32>
 }
@@ -119,7 +119,7 @@ func.func @matmul_vector_lhs(%a: tensor<64xf32>, %b: tensor<3x64x32xf32>) -> ten
 // -----
 
 func.func @matmul_dot(%a: tensor<64xi32>, %b: tensor<64xi32>) -> tensor<i32> {
-  // expected-remark @+1 {{#telar.sharding_rule<([i], [i]) -> ([]) {i=64} reduction={i:sum}>}}
+  // expected-remark @+1 {{#telar.sharding_rule<([i], [i]) -> ([]) {i=64} reduction={i:sum} partial_one={0:sum, 1:sum}>}}
   %c = telar.matmul %a, %b : (tensor<64xi32>, tensor<64xi32>) -> tensor<i32>
   return %c : tensor<i32>
 }
@@ -127,7 +127,7 @@ func.func @matmul_dot(%a: tensor<64xi32>, %b: tensor<64xi32>) -> tensor<i32> {
 // -----
 
 func.func @matmul_dynamic(%a: tensor<?x?x64xf32>, %b: tensor<?x32xf32>) -> tensor<?x?x32xf32> {
-  // expected-remark @+1 {{#telar.sharding_rule<([i, j, k], [k, l]) -> ([i, j, l]) {i=?, j=?, k=64, l=32} reduction={k:sum}>}}
+  // expected-remark @+1 {{#telar.sharding_rule<([i, j, k], [k, l]) -> ([i, j, l]) {i=?, j=?, k=64, l=32} reduction={k:sum} partial_one={0:sum, 1:sum}>}}
   %c = telar.matmul %a, %b : (tensor<?x?x64xf32>, tensor<?x32xf32>) -> tensor<?x?x32xf32>
   return %c : tensor<?x?x32xf32>
 }
@@ -135,7 +135,7 @@ func.func @matmul_dynamic(%a: tensor<?x?x64xf32>, %b: tensor<?x32xf32>) -> tenso
 // -----
 
 func.func @einsum(%x: tensor<2x8x16xf32>, %w: tensor<4x16x32xf32>) -> tensor<2x8x4x32xf32> {
-  // expected-remark @+1 {{#telar.sharding_rule<([i, j, k], [l, k, m]) -> ([i, j, l, m]) {i=2, j=8, k=16, l=4, m=32} reduction={k:sum}>}}
+  // expected-remark @+1 {{#telar.sharding_rule<([i, j, k], [l, k, m]) -> ([i, j, l, m]) {i=2, j=8, k=16, l=4, m=32} reduction={k:sum} partial_one={0:sum, 1:sum}>}}
   %y = telar.einsum %x, %w {equation = #telar.einsum<[b, s, d], [e, d, h] -> [b, s, e, h]>} : (tensor<2x8x16xf32>, tensor<4x16x32xf32>) -> tensor<2x8x4x32xf32>
   return %y : tensor<2x8x4x32xf32>
 }
@@ -145,7 +145,7 @@ func.func @einsum(%x: tensor<2x8x16xf32>, %w: tensor<4x16x32xf32>) -> tensor<2x8
 // Trace: a letter repeated in one input (a diagonal) must stay whole; its
 // second occurrence is a factor of its own.
 func.func @einsum_trace(%x: tensor<5x5xf32>) -> tensor<f32> {
-  // expected-remark @+1 {{#telar.sharding_rule<([i, j]) -> ([]) {i=5, j=5} need_replication={i, j}>}}
+  // expected-remark @+1 {{#telar.sharding_rule<([i, j]) -> ([]) {i=5, j=5} need_replication={i, j} partial_one={0:sum}>}}
   %y = telar.einsum %x {equation = #telar.einsum<[i, i] -> []>} : (tensor<5x5xf32>) -> tensor<f32>
   return %y : tensor<f32>
 }
@@ -165,7 +165,7 @@ func.func @conv(%x: tensor<1x3x32x32xf32>, %w: tensor<16x3x3x3xf32>, %b: tensor<
 
 // Depthwise, 1-D, dilated, no bias.
 func.func @conv_depthwise(%x: tensor<2x8x20xf32>, %w: tensor<16x1x3xf32>) -> tensor<2x16x16xf32> {
-  // expected-remark @+1 {{#telar.sharding_rule<([i, j, k], [(j, l), (), m]) -> ([i, (j, l), n]) {i=2, j=8, k=20, l=2, m=3, n=16} need_replication={k, m}>}}
+  // expected-remark @+1 {{#telar.sharding_rule<([i, j, k], [(j, l), (), m]) -> ([i, (j, l), n]) {i=2, j=8, k=20, l=2, m=3, n=16} need_replication={k, m} partial_one={0:sum}>}}
   %y = telar.conv %x, %w {strides = array<i64: 1>, pads = array<i64: 0, 0>, dilations = array<i64: 2>, group = 8 : i64}
       : (tensor<2x8x20xf32>, tensor<16x1x3xf32>) -> tensor<2x16x16xf32>
   return %y : tensor<2x16x16xf32>
@@ -174,7 +174,7 @@ func.func @conv_depthwise(%x: tensor<2x8x20xf32>, %w: tensor<16x1x3xf32>) -> ten
 // -----
 
 func.func @conv_dynamic(%x: tensor<?x3x?x32xf32>, %w: tensor<16x3x3x3xf32>) -> tensor<?x16x?x30xf32> {
-  // expected-remark @+1 {{#telar.sharding_rule<([i, j, k, l], [m, j, n, o]) -> ([i, m, p, q]) {i=?, j=3, k=?, l=32, m=16, n=3, o=3, p=?, q=30} reduction={j:sum} need_replication={k, l, n, o}>}}
+  // expected-remark @+1 {{#telar.sharding_rule<([i, j, k, l], [m, j, n, o]) -> ([i, m, p, q]) {i=?, j=3, k=?, l=32, m=16, n=3, o=3, p=?, q=30} reduction={j:sum} need_replication={k, l, n, o} partial_one={0:sum}>}}
   %y = telar.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
       : (tensor<?x3x?x32xf32>, tensor<16x3x3x3xf32>) -> tensor<?x16x?x30xf32>
   return %y : tensor<?x16x?x30xf32>
@@ -183,7 +183,7 @@ func.func @conv_dynamic(%x: tensor<?x3x?x32xf32>, %w: tensor<16x3x3x3xf32>) -> t
 // -----
 
 func.func @conv_transpose(%x: tensor<1x8x4x4xf32>, %w: tensor<8x4x2x2xf32>) -> tensor<1x4x8x8xf32> {
-  // expected-remark @+1 {{#telar.sharding_rule<([i, j, k, l], [j, m, n, o]) -> ([i, m, p, q]) {i=1, j=8, k=4, l=4, m=4, n=2, o=2, p=8, q=8} reduction={j:sum} need_replication={k, l, n, o}>}}
+  // expected-remark @+1 {{#telar.sharding_rule<([i, j, k, l], [j, m, n, o]) -> ([i, m, p, q]) {i=1, j=8, k=4, l=4, m=4, n=2, o=2, p=8, q=8} reduction={j:sum} need_replication={k, l, n, o} partial_one={0:sum}>}}
   %y = telar.conv_transpose %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>,
                                     dilations = array<i64: 1, 1>, output_padding = array<i64: 0, 0>, group = 1 : i64}
       : (tensor<1x8x4x4xf32>, tensor<8x4x2x2xf32>) -> tensor<1x4x8x8xf32>
@@ -261,7 +261,7 @@ func.func @rotary_embedding_positions(%x: tensor<2x8x64xf16>, %cos: tensor<128x4
 // group), the output channel (group, output channel in the group); the group
 // is parallel, the input channels of a group a sum.
 func.func @conv_grouped(%x: tensor<1x4x8xf32>, %w: tensor<6x2x3xf32>) -> tensor<1x6x6xf32> {
-  // expected-remark @+1 {{#telar.sharding_rule<([i, (j, k), l], [(j, m), k, n]) -> ([i, (j, m), o]) {i=1, j=2, k=2, l=8, m=3, n=3, o=6} reduction={k:sum} need_replication={l, n}>}}
+  // expected-remark @+1 {{#telar.sharding_rule<([i, (j, k), l], [(j, m), k, n]) -> ([i, (j, m), o]) {i=1, j=2, k=2, l=8, m=3, n=3, o=6} reduction={k:sum} need_replication={l, n} partial_one={0:sum}>}}
   %y = telar.conv %x, %w {strides = array<i64: 1>, pads = array<i64: 0, 0>, dilations = array<i64: 1>, group = 2 : i64}
       : (tensor<1x4x8xf32>, tensor<6x2x3xf32>) -> tensor<1x6x6xf32>
   return %y : tensor<1x6x6xf32>
@@ -270,7 +270,7 @@ func.func @conv_grouped(%x: tensor<1x4x8xf32>, %w: tensor<6x2x3xf32>) -> tensor<
 // -----
 
 func.func @matmul_vector_rhs(%a: tensor<1x16x64xf32>, %b: tensor<64xf32>) -> tensor<1x16xf32> {
-  // expected-remark @+1 {{#telar.sharding_rule<([i, j, k], [k]) -> ([i, j]) {i=1, j=16, k=64} reduction={k:sum}>}}
+  // expected-remark @+1 {{#telar.sharding_rule<([i, j, k], [k]) -> ([i, j]) {i=1, j=16, k=64} reduction={k:sum} partial_one={0:sum, 1:sum}>}}
   %c = telar.matmul %a, %b : (tensor<1x16x64xf32>, tensor<64xf32>) -> tensor<1x16xf32>
   return %c : tensor<1x16xf32>
 }
@@ -279,7 +279,7 @@ func.func @matmul_vector_rhs(%a: tensor<1x16x64xf32>, %b: tensor<64xf32>) -> ten
 
 // Letters on the output are parallel, the others (j, k) sums.
 func.func @einsum_chain(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>, %c: tensor<4x5xf32>) -> tensor<2x5xf32> {
-  // expected-remark @+1 {{#telar.sharding_rule<([i, j], [j, k], [k, l]) -> ([i, l]) {i=2, j=3, k=4, l=5} reduction={j:sum, k:sum}>}}
+  // expected-remark @+1 {{#telar.sharding_rule<([i, j], [j, k], [k, l]) -> ([i, l]) {i=2, j=3, k=4, l=5} reduction={j:sum, k:sum} partial_one={0:sum, 1:sum, 2:sum}>}}
   %y = telar.einsum %a, %b, %c {equation = #telar.einsum<[i, j], [j, k], [k, l] -> [i, l]>} : (tensor<2x3xf32>, tensor<3x4xf32>, tensor<4x5xf32>) -> tensor<2x5xf32>
   return %y : tensor<2x5xf32>
 }

@@ -12,7 +12,7 @@
 // reverses the axis, so result row i is input row 9 - i: the axis must stay
 // whole (the rule once looked only at the size, not the step).
 func.func @slice_reverse(%x: tensor<4x10x6xf32>) -> tensor<4x10x6xf32> {
-  // expected-remark @+1 {{#telar.sharding_rule<([i, j, k]) -> ([i, j, k]) {i=4, j=10, k=6} need_replication={j}>}}
+  // expected-remark @+1 {{#telar.sharding_rule<([i, j, k]) -> ([i, j, k]) {i=4, j=10, k=6} need_replication={j} partial_alike={any}>}}
   %0 = telar.slice %x {axes = array<i64: 1>, starts = array<i64: -1>, ends = array<i64: -100>, steps = array<i64: -1>} : (tensor<4x10x6xf32>) -> tensor<4x10x6xf32>
   return %0 : tensor<4x10x6xf32>
 }
@@ -56,7 +56,7 @@ func.func @max_pool_padded(%x: tensor<1x8x32x32xf32>) -> tensor<1x8x16x16xf32> {
 // dimension given by one factor is what the planner splits; `d0 mod 128` read
 // as the inner part of a split dimension. Size-1 dims are units.
 func.func @reshape_drop_leading_unit(%x: tensor<1x128x768xf32>) -> tensor<128x768xf32> {
-  // expected-remark @+1 {{#telar.sharding_rule<([(), i, j]) -> ([i, j]) {i=128, j=768}>}}
+  // expected-remark @+1 {{#telar.sharding_rule<([(), i, j]) -> ([i, j]) {i=128, j=768} partial_alike={any}>}}
   %0 = telar.reshape %x {shape = array<i64: 128, 768>} : (tensor<1x128x768xf32>) -> tensor<128x768xf32>
   return %0 : tensor<128x768xf32>
 }
@@ -65,7 +65,7 @@ func.func @reshape_drop_leading_unit(%x: tensor<1x128x768xf32>) -> tensor<128x76
 
 // Was (correct, not simplified): ([d0, 0, d1 mod 8]) -> ([d0, d1]).
 func.func @reshape_drop_inner_unit(%x: tensor<2x1x8xf32>) -> tensor<2x8xf32> {
-  // expected-remark @+1 {{#telar.sharding_rule<([i, (), j]) -> ([i, j]) {i=2, j=8}>}}
+  // expected-remark @+1 {{#telar.sharding_rule<([i, (), j]) -> ([i, j]) {i=2, j=8} partial_alike={any}>}}
   %0 = telar.reshape %x {shape = array<i64: 2, 8>} : (tensor<2x1x8xf32>) -> tensor<2x8xf32>
   return %0 : tensor<2x8xf32>
 }
@@ -97,7 +97,7 @@ func.func @depth_to_space_dcr(%x: tensor<1x8x2x3xf32>) -> tensor<1x2x4x6xf32> {
 // Was: ([d0, 0, 0], [0, 0, 0], [0]) -> ([d0, d1, d2]): grouped transposed
 // convolutions kept their channels whole. The group is a parallel factor.
 func.func @conv_transpose_depthwise(%x: tensor<1x4x5xf32>, %w: tensor<4x1x1xf32>) -> tensor<1x4x5xf32> {
-  // expected-remark @+1 {{#telar.sharding_rule<([i, j, k], [j, (), ()]) -> ([i, j, k]) {i=1, j=4, k=5}>}}
+  // expected-remark @+1 {{#telar.sharding_rule<([i, j, k], [j, (), ()]) -> ([i, j, k]) {i=1, j=4, k=5} partial_one={0:sum}>}}
   %y = telar.conv_transpose %x, %w {strides = array<i64: 1>, pads = array<i64: 0, 0>,
                                     dilations = array<i64: 1>, output_padding = array<i64: 0>, group = 4 : i64}
       : (tensor<1x4x5xf32>, tensor<4x1x1xf32>) -> tensor<1x4x5xf32>

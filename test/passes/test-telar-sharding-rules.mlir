@@ -20,7 +20,7 @@
 // missing leading dims are absent; the others are the result's factors,
 // aligned from the back.
 func.func @add_broadcast(%a: tensor<4x1x3xf32>, %b: tensor<2x3xf32>) -> tensor<4x2x3xf32> {
-  // expected-remark @+1 {{#telar.sharding_rule<([i, bcast(j), k], [j, k]) -> ([i, j, k]) {i=4, j=2, k=3}>}}
+  // expected-remark @+1 {{#telar.sharding_rule<([i, bcast(j), k], [j, k]) -> ([i, j, k]) {i=4, j=2, k=3} partial_alike={sum}>}}
   %0 = telar.add %a, %b : (tensor<4x1x3xf32>, tensor<2x3xf32>) -> tensor<4x2x3xf32>
   return %0 : tensor<4x2x3xf32>
 }
@@ -29,7 +29,7 @@ func.func @add_broadcast(%a: tensor<4x1x3xf32>, %b: tensor<2x3xf32>) -> tensor<4
 
 // A size-1 result dim is a (trivial) factor, not a broadcast.
 func.func @mul_unit_dim(%a: tensor<1x3xf32>, %s: tensor<f32>) -> tensor<1x3xf32> {
-  // expected-remark @+1 {{#telar.sharding_rule<([i, j], []) -> ([i, j]) {i=1, j=3}>}}
+  // expected-remark @+1 {{#telar.sharding_rule<([i, j], []) -> ([i, j]) {i=1, j=3} partial_one={0:sum, 1:sum}>}}
   %0 = telar.mul %a, %s : (tensor<1x3xf32>, tensor<f32>) -> tensor<1x3xf32>
   return %0 : tensor<1x3xf32>
 }
@@ -147,7 +147,7 @@ func.func @unary_all(%x: tensor<2x3xf32>, %b: tensor<2x3xi1>, %n: tensor<2x3xi32
   %thresholded_relu = telar.thresholded_relu %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
   // expected-remark @+1 {{#telar.sharding_rule<([i, j]) -> ([i, j]) {i=2, j=3}>}}
   %abs = telar.abs %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
-  // expected-remark @+1 {{#telar.sharding_rule<([i, j]) -> ([i, j]) {i=2, j=3}>}}
+  // expected-remark @+1 {{#telar.sharding_rule<([i, j]) -> ([i, j]) {i=2, j=3} partial_alike={sum}>}}
   %neg = telar.neg %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
   // expected-remark @+1 {{#telar.sharding_rule<([i, j]) -> ([i, j]) {i=2, j=3}>}}
   %relu = telar.relu %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
@@ -170,15 +170,15 @@ func.func @unary_all(%x: tensor<2x3xf32>, %b: tensor<2x3xi1>, %n: tensor<2x3xi32
 
 // Binary ops broadcast like add; the rhs here is a [3] row.
 func.func @binary_all(%x: tensor<2x3xf32>, %y: tensor<3xf32>, %b: tensor<2x3xi1>, %c: tensor<3xi1>, %n: tensor<2x3xi32>, %m: tensor<3xi32>) {
-  // expected-remark @+1 {{#telar.sharding_rule<([i, j], [j]) -> ([i, j]) {i=2, j=3}>}}
+  // expected-remark @+1 {{#telar.sharding_rule<([i, j], [j]) -> ([i, j]) {i=2, j=3} partial_alike={sum}>}}
   %sub = telar.sub %x, %y : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
-  // expected-remark @+1 {{#telar.sharding_rule<([i, j], [j]) -> ([i, j]) {i=2, j=3}>}}
+  // expected-remark @+1 {{#telar.sharding_rule<([i, j], [j]) -> ([i, j]) {i=2, j=3} partial_one={0:sum}>}}
   %div = telar.div %x, %y : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
   // expected-remark @+1 {{#telar.sharding_rule<([i, j], [j]) -> ([i, j]) {i=2, j=3}>}}
   %pow = telar.pow %x, %y : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
-  // expected-remark @+1 {{#telar.sharding_rule<([i, j], [j]) -> ([i, j]) {i=2, j=3}>}}
+  // expected-remark @+1 {{#telar.sharding_rule<([i, j], [j]) -> ([i, j]) {i=2, j=3} partial_alike={max}>}}
   %max = telar.max %x, %y : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
-  // expected-remark @+1 {{#telar.sharding_rule<([i, j], [j]) -> ([i, j]) {i=2, j=3}>}}
+  // expected-remark @+1 {{#telar.sharding_rule<([i, j], [j]) -> ([i, j]) {i=2, j=3} partial_alike={min}>}}
   %min = telar.min %x, %y : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
   // expected-remark @+1 {{#telar.sharding_rule<([i, j], [j]) -> ([i, j]) {i=2, j=3}>}}
   %prelu = telar.prelu %x, %y : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
@@ -216,7 +216,7 @@ func.func @binary_all(%x: tensor<2x3xf32>, %y: tensor<3xf32>, %b: tensor<2x3xi1>
 //===----------------------------------------------------------------------===//
 
 func.func @reduce_sum_keepdims(%x: tensor<2x3x4xf32>) -> tensor<2x1x4xf32> {
-  // expected-remark @+1 {{#telar.sharding_rule<([i, j, k]) -> ([i, (), k]) {i=2, j=3, k=4} reduction={j:sum}>}}
+  // expected-remark @+1 {{#telar.sharding_rule<([i, j, k]) -> ([i, (), k]) {i=2, j=3, k=4} reduction={j:sum} partial_alike={sum}>}}
   %0 = telar.reduce_sum %x {axes = array<i64: 1>} : (tensor<2x3x4xf32>) -> tensor<2x1x4xf32>
   return %0 : tensor<2x1x4xf32>
 }
@@ -224,7 +224,7 @@ func.func @reduce_sum_keepdims(%x: tensor<2x3x4xf32>) -> tensor<2x1x4xf32> {
 // -----
 
 func.func @reduce_sum_no_keepdims(%x: tensor<2x3x4xf32>) -> tensor<3xf32> {
-  // expected-remark @+1 {{#telar.sharding_rule<([i, j, k]) -> ([j]) {i=2, j=3, k=4} reduction={i:sum, k:sum}>}}
+  // expected-remark @+1 {{#telar.sharding_rule<([i, j, k]) -> ([j]) {i=2, j=3, k=4} reduction={i:sum, k:sum} partial_alike={sum}>}}
   %0 = telar.reduce_sum %x {axes = array<i64: -1, 0>, keepdims = false} : (tensor<2x3x4xf32>) -> tensor<3xf32>
   return %0 : tensor<3xf32>
 }
@@ -232,7 +232,7 @@ func.func @reduce_sum_no_keepdims(%x: tensor<2x3x4xf32>) -> tensor<3xf32> {
 // -----
 
 func.func @reduce_max_all(%x: tensor<2x3xf32>) -> tensor<1x1xf32> {
-  // expected-remark @+1 {{#telar.sharding_rule<([i, j]) -> ([(), ()]) {i=2, j=3} reduction={i:max, j:max}>}}
+  // expected-remark @+1 {{#telar.sharding_rule<([i, j]) -> ([(), ()]) {i=2, j=3} reduction={i:max, j:max} partial_alike={max}>}}
   %0 = telar.reduce_max %x : (tensor<2x3xf32>) -> tensor<1x1xf32>
   return %0 : tensor<1x1xf32>
 }
@@ -240,9 +240,9 @@ func.func @reduce_max_all(%x: tensor<2x3xf32>) -> tensor<1x1xf32> {
 // -----
 
 func.func @reduce_kinds(%x: tensor<2x3xf32>) -> (tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) {
-  // expected-remark @+1 {{#telar.sharding_rule<([i, j]) -> ([i]) {i=2, j=3} reduction={j:mean}>}}
+  // expected-remark @+1 {{#telar.sharding_rule<([i, j]) -> ([i]) {i=2, j=3} reduction={j:mean} partial_alike={sum}>}}
   %0 = telar.reduce_mean %x {axes = array<i64: 1>, keepdims = false} : (tensor<2x3xf32>) -> tensor<2xf32>
-  // expected-remark @+1 {{#telar.sharding_rule<([i, j]) -> ([i]) {i=2, j=3} reduction={j:min}>}}
+  // expected-remark @+1 {{#telar.sharding_rule<([i, j]) -> ([i]) {i=2, j=3} reduction={j:min} partial_alike={min}>}}
   %1 = telar.reduce_min %x {axes = array<i64: 1>, keepdims = false} : (tensor<2x3xf32>) -> tensor<2xf32>
   // expected-remark @+1 {{#telar.sharding_rule<([i, j]) -> ([i]) {i=2, j=3} reduction={j:prod}>}}
   %2 = telar.reduce_prod %x {axes = array<i64: 1>, keepdims = false} : (tensor<2x3xf32>) -> tensor<2xf32>
@@ -253,6 +253,16 @@ func.func @reduce_kinds(%x: tensor<2x3xf32>) -> (tensor<2xf32>, tensor<2xf32>, t
   // expected-remark @+1 {{#telar.sharding_rule<([i, j]) -> ([i]) {i=2, j=3} need_replication={j}>}}
   %4 = telar.reduce_l2 %x {axes = array<i64: 1>, keepdims = false} : (tensor<2x3xf32>) -> tensor<2xf32>
   return %0, %1, %2, %3, %4 : tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>
+}
+
+// -----
+
+// Means of integers do not scale into partial sums exactly: the reduced
+// axis stays whole; a partial input of sums still goes through.
+func.func @reduce_mean_integer(%x: tensor<2x3xi32>) -> tensor<2xi32> {
+  // expected-remark @+1 {{#telar.sharding_rule<([i, j]) -> ([i]) {i=2, j=3} need_replication={j} partial_alike={sum}>}}
+  %0 = telar.reduce_mean %x {axes = array<i64: 1>, keepdims = false} : (tensor<2x3xi32>) -> tensor<2xi32>
+  return %0 : tensor<2xi32>
 }
 
 // -----
@@ -367,7 +377,7 @@ func.func @average_pool_dilated(%x: tensor<1x8x32xf32>) -> tensor<1x8x28xf32> {
 
 // Expansion: the split input dim is the product of its result dims' factors.
 func.func @reshape_expand(%x: tensor<2x8x64xf32>) -> tensor<2x8x4x16xf32> {
-  // expected-remark @+1 {{#telar.sharding_rule<([i, j, (k, l)]) -> ([i, j, k, l]) {i=2, j=8, k=4, l=16}>}}
+  // expected-remark @+1 {{#telar.sharding_rule<([i, j, (k, l)]) -> ([i, j, k, l]) {i=2, j=8, k=4, l=16} partial_alike={any}>}}
   %0 = telar.reshape %x {shape = array<i64: 2, 8, 4, 16>} : (tensor<2x8x64xf32>) -> tensor<2x8x4x16xf32>
   return %0 : tensor<2x8x4x16xf32>
 }
@@ -376,7 +386,7 @@ func.func @reshape_expand(%x: tensor<2x8x64xf32>) -> tensor<2x8x4x16xf32> {
 
 // Collapse: the merged result dim is the product of the input dims' factors.
 func.func @reshape_collapse(%x: tensor<2x8x4x16xf32>) -> tensor<2x8x64xf32> {
-  // expected-remark @+1 {{#telar.sharding_rule<([i, j, k, l]) -> ([i, j, (k, l)]) {i=2, j=8, k=4, l=16}>}}
+  // expected-remark @+1 {{#telar.sharding_rule<([i, j, k, l]) -> ([i, j, (k, l)]) {i=2, j=8, k=4, l=16} partial_alike={any}>}}
   %0 = telar.reshape %x {shape = array<i64: 2, 8, 64>} : (tensor<2x8x4x16xf32>) -> tensor<2x8x64xf32>
   return %0 : tensor<2x8x64xf32>
 }
@@ -384,7 +394,7 @@ func.func @reshape_collapse(%x: tensor<2x8x4x16xf32>) -> tensor<2x8x64xf32> {
 // -----
 
 func.func @reshape_flatten(%x: tensor<2x8x64xf32>) -> tensor<16x64xf32> {
-  // expected-remark @+1 {{#telar.sharding_rule<([i, j, k]) -> ([(i, j), k]) {i=2, j=8, k=64}>}}
+  // expected-remark @+1 {{#telar.sharding_rule<([i, j, k]) -> ([(i, j), k]) {i=2, j=8, k=64} partial_alike={any}>}}
   %0 = telar.reshape %x {shape = array<i64: 16, 64>} : (tensor<2x8x64xf32>) -> tensor<16x64xf32>
   return %0 : tensor<16x64xf32>
 }
@@ -394,7 +404,7 @@ func.func @reshape_flatten(%x: tensor<2x8x64xf32>) -> tensor<16x64xf32> {
 // Mixed: 6x4 -> 2x12 neither splits nor merges whole dims, but 6 = 2 * 3 and
 // 12 = 3 * 4 factor both sides.
 func.func @reshape_mixed(%x: tensor<6x4xf32>) -> tensor<2x12xf32> {
-  // expected-remark @+1 {{#telar.sharding_rule<([(i, j), k]) -> ([i, (j, k)]) {i=2, j=3, k=4}>}}
+  // expected-remark @+1 {{#telar.sharding_rule<([(i, j), k]) -> ([i, (j, k)]) {i=2, j=3, k=4} partial_alike={any}>}}
   %0 = telar.reshape %x {shape = array<i64: 2, 12>} : (tensor<6x4xf32>) -> tensor<2x12xf32>
   return %0 : tensor<2x12xf32>
 }
@@ -404,7 +414,7 @@ func.func @reshape_mixed(%x: tensor<6x4xf32>) -> tensor<2x12xf32> {
 // 6x4 -> 4x6 is no product of factors (4 does not divide 6, nor 6 4): the
 // input stays whole; each device computes its block of the result.
 func.func @reshape_mixed_transposed_sizes(%x: tensor<6x4xf32>) -> tensor<4x6xf32> {
-  // expected-remark @+1 {{#telar.sharding_rule<([i, j]) -> ([k, l]) {i=6, j=4, k=4, l=6} need_replication={i, j}>}}
+  // expected-remark @+1 {{#telar.sharding_rule<([i, j]) -> ([k, l]) {i=6, j=4, k=4, l=6} need_replication={i, j} partial_alike={any}>}}
   %0 = telar.reshape %x {shape = array<i64: 4, 6>} : (tensor<6x4xf32>) -> tensor<4x6xf32>
   return %0 : tensor<4x6xf32>
 }
@@ -413,7 +423,7 @@ func.func @reshape_mixed_transposed_sizes(%x: tensor<6x4xf32>) -> tensor<4x6xf32
 
 // Unit dims added by a reshape have no factor.
 func.func @reshape_add_unit_dims(%x: tensor<8xf32>) -> tensor<1x8x1xf32> {
-  // expected-remark @+1 {{#telar.sharding_rule<([i]) -> ([(), i, ()]) {i=8}>}}
+  // expected-remark @+1 {{#telar.sharding_rule<([i]) -> ([(), i, ()]) {i=8} partial_alike={any}>}}
   %0 = telar.reshape %x {shape = array<i64: 1, 8, 1>} : (tensor<8xf32>) -> tensor<1x8x1xf32>
   return %0 : tensor<1x8x1xf32>
 }
@@ -421,7 +431,7 @@ func.func @reshape_add_unit_dims(%x: tensor<8xf32>) -> tensor<1x8x1xf32> {
 // -----
 
 func.func @transpose(%x: tensor<2x8x4x16xf32>) -> tensor<2x4x8x16xf32> {
-  // expected-remark @+1 {{#telar.sharding_rule<([i, j, k, l]) -> ([i, k, j, l]) {i=2, j=8, k=4, l=16}>}}
+  // expected-remark @+1 {{#telar.sharding_rule<([i, j, k, l]) -> ([i, k, j, l]) {i=2, j=8, k=4, l=16} partial_alike={any}>}}
   %0 = telar.transpose %x {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x8x4x16xf32>) -> tensor<2x4x8x16xf32>
   return %0 : tensor<2x4x8x16xf32>
 }
@@ -430,7 +440,7 @@ func.func @transpose(%x: tensor<2x8x4x16xf32>) -> tensor<2x4x8x16xf32> {
 
 // Result dim i is input dim perm[i]: input dim 2 (factor k) is result dim 0.
 func.func @transpose_rotate(%x: tensor<2x8x64xf32>) -> tensor<64x2x8xf32> {
-  // expected-remark @+1 {{#telar.sharding_rule<([i, j, k]) -> ([k, i, j]) {i=2, j=8, k=64}>}}
+  // expected-remark @+1 {{#telar.sharding_rule<([i, j, k]) -> ([k, i, j]) {i=2, j=8, k=64} partial_alike={any}>}}
   %0 = telar.transpose %x {perm = array<i64: 2, 0, 1>} : (tensor<2x8x64xf32>) -> tensor<64x2x8xf32>
   return %0 : tensor<64x2x8xf32>
 }
@@ -438,9 +448,9 @@ func.func @transpose_rotate(%x: tensor<2x8x64xf32>) -> tensor<64x2x8xf32> {
 // -----
 
 func.func @squeeze(%x: tensor<2x1x8xf32>) -> (tensor<2x8xf32>, tensor<2x8xf32>) {
-  // expected-remark @+1 {{#telar.sharding_rule<([i, (), j]) -> ([i, j]) {i=2, j=8}>}}
+  // expected-remark @+1 {{#telar.sharding_rule<([i, (), j]) -> ([i, j]) {i=2, j=8} partial_alike={any}>}}
   %0 = telar.squeeze %x {axes = array<i64: -2>} : (tensor<2x1x8xf32>) -> tensor<2x8xf32>
-  // expected-remark @+1 {{#telar.sharding_rule<([i, (), j]) -> ([i, j]) {i=2, j=8}>}}
+  // expected-remark @+1 {{#telar.sharding_rule<([i, (), j]) -> ([i, j]) {i=2, j=8} partial_alike={any}>}}
   %1 = telar.squeeze %x : (tensor<2x1x8xf32>) -> tensor<2x8xf32>
   return %0, %1 : tensor<2x8xf32>, tensor<2x8xf32>
 }
@@ -448,7 +458,7 @@ func.func @squeeze(%x: tensor<2x1x8xf32>) -> (tensor<2x8xf32>, tensor<2x8xf32>) 
 // -----
 
 func.func @unsqueeze(%x: tensor<8x4xf32>) -> tensor<1x8x1x4xf32> {
-  // expected-remark @+1 {{#telar.sharding_rule<([i, j]) -> ([(), i, (), j]) {i=8, j=4}>}}
+  // expected-remark @+1 {{#telar.sharding_rule<([i, j]) -> ([(), i, (), j]) {i=8, j=4} partial_alike={any}>}}
   %0 = telar.unsqueeze %x {axes = array<i64: 0, -2>} : (tensor<8x4xf32>) -> tensor<1x8x1x4xf32>
   return %0 : tensor<1x8x1x4xf32>
 }
@@ -460,7 +470,7 @@ func.func @unsqueeze(%x: tensor<8x4xf32>) -> tensor<1x8x1x4xf32> {
 //===----------------------------------------------------------------------===//
 
 func.func @concat(%a: tensor<2x3xf32>, %b: tensor<2x5xf32>) -> tensor<2x8xf32> {
-  // expected-remark @+1 {{#telar.sharding_rule<([i, j], [i, k]) -> ([i, l]) {i=2, j=3, k=5, l=8} need_replication={j, k, l}>}}
+  // expected-remark @+1 {{#telar.sharding_rule<([i, j], [i, k]) -> ([i, l]) {i=2, j=3, k=5, l=8} need_replication={j, k, l} partial_alike={any}>}}
   %0 = telar.concat %a, %b {axis = 1 : i64} : (tensor<2x3xf32>, tensor<2x5xf32>) -> tensor<2x8xf32>
   return %0 : tensor<2x8xf32>
 }
@@ -468,7 +478,7 @@ func.func @concat(%a: tensor<2x3xf32>, %b: tensor<2x5xf32>) -> tensor<2x8xf32> {
 // -----
 
 func.func @concat_negative_axis(%a: tensor<2x3xf32>) -> tensor<4x3xf32> {
-  // expected-remark @+1 {{#telar.sharding_rule<([i, j], [i, j]) -> ([k, j]) {i=2, j=3, k=4} need_replication={i, k}>}}
+  // expected-remark @+1 {{#telar.sharding_rule<([i, j], [i, j]) -> ([k, j]) {i=2, j=3, k=4} need_replication={i, k} partial_alike={any}>}}
   %0 = telar.concat %a, %a {axis = -2 : i64} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<4x3xf32>
   return %0 : tensor<4x3xf32>
 }
@@ -476,7 +486,7 @@ func.func @concat_negative_axis(%a: tensor<2x3xf32>) -> tensor<4x3xf32> {
 // -----
 
 func.func @split(%x: tensor<2x8xf32>) -> (tensor<2x3xf32>, tensor<2x5xf32>) {
-  // expected-remark @+1 {{#telar.sharding_rule<([i, j]) -> ([i, k], [i, l]) {i=2, j=8, k=3, l=5} need_replication={j, k, l}>}}
+  // expected-remark @+1 {{#telar.sharding_rule<([i, j]) -> ([i, k], [i, l]) {i=2, j=8, k=3, l=5} need_replication={j, k, l} partial_alike={any}>}}
   %0:2 = telar.split %x {axis = 1 : i64, sizes = array<i64: 3, 5>} : (tensor<2x8xf32>) -> (tensor<2x3xf32>, tensor<2x5xf32>)
   return %0#0, %0#1 : tensor<2x3xf32>, tensor<2x5xf32>
 }
@@ -487,9 +497,9 @@ func.func @split(%x: tensor<2x8xf32>) -> (tensor<2x3xf32>, tensor<2x5xf32>) {
 // of their own); a listed axis sliced to its full extent with step 1 is still
 // one parallel factor.
 func.func @slice(%x: tensor<4x10x6xf32>) -> (tensor<4x2x6xf32>, tensor<4x10x3xf32>) {
-  // expected-remark @+1 {{#telar.sharding_rule<([i, j, k]) -> ([i, l, k]) {i=4, j=10, k=6, l=2} need_replication={j, l}>}}
+  // expected-remark @+1 {{#telar.sharding_rule<([i, j, k]) -> ([i, l, k]) {i=4, j=10, k=6, l=2} need_replication={j, l} partial_alike={any}>}}
   %0 = telar.slice %x {axes = array<i64: 1>, starts = array<i64: 0>, ends = array<i64: 4>, steps = array<i64: 2>} : (tensor<4x10x6xf32>) -> tensor<4x2x6xf32>
-  // expected-remark @+1 {{#telar.sharding_rule<([i, j, k]) -> ([i, j, l]) {i=4, j=10, k=6, l=3} need_replication={k, l}>}}
+  // expected-remark @+1 {{#telar.sharding_rule<([i, j, k]) -> ([i, j, l]) {i=4, j=10, k=6, l=3} need_replication={k, l} partial_alike={any}>}}
   %1 = telar.slice %x {axes = array<i64: 1, 2>, starts = array<i64: 0, 0>, ends = array<i64: 10, 3>, steps = array<i64: 1, 1>} : (tensor<4x10x6xf32>) -> tensor<4x10x3xf32>
   return %0, %1 : tensor<4x2x6xf32>, tensor<4x10x3xf32>
 }
@@ -503,7 +513,7 @@ func.func @slice(%x: tensor<4x10x6xf32>) -> (tensor<4x2x6xf32>, tensor<4x10x3xf3
 // Embedding lookup: the table's rows stay whole, its hidden dim and the ids
 // can be split.
 func.func @gather_embedding(%table: tensor<1000x64xf32>, %ids: tensor<2x16xi64>) -> tensor<2x16x64xf32> {
-  // expected-remark @+1 {{#telar.sharding_rule<([i, j], [k, l]) -> ([k, l, j]) {i=1000, j=64, k=2, l=16} need_replication={i}>}}
+  // expected-remark @+1 {{#telar.sharding_rule<([i, j], [k, l]) -> ([k, l, j]) {i=1000, j=64, k=2, l=16} need_replication={i} partial_one={0:any}>}}
   %0 = telar.gather %table, %ids : (tensor<1000x64xf32>, tensor<2x16xi64>) -> tensor<2x16x64xf32>
   return %0 : tensor<2x16x64xf32>
 }
@@ -512,7 +522,7 @@ func.func @gather_embedding(%table: tensor<1000x64xf32>, %ids: tensor<2x16xi64>)
 
 // Inner axis: result = data[:axis] + indices + data[axis+1:].
 func.func @gather_inner_axis(%x: tensor<2x4x8xf32>, %i: tensor<4x2xi64>) -> tensor<2x4x2x8xf32> {
-  // expected-remark @+1 {{#telar.sharding_rule<([i, j, k], [l, m]) -> ([i, l, m, k]) {i=2, j=4, k=8, l=4, m=2} need_replication={j}>}}
+  // expected-remark @+1 {{#telar.sharding_rule<([i, j, k], [l, m]) -> ([i, l, m, k]) {i=2, j=4, k=8, l=4, m=2} need_replication={j} partial_one={0:any}>}}
   %0 = telar.gather %x, %i {axis = 1 : i64} : (tensor<2x4x8xf32>, tensor<4x2xi64>) -> tensor<2x4x2x8xf32>
   return %0 : tensor<2x4x2x8xf32>
 }
@@ -520,7 +530,7 @@ func.func @gather_inner_axis(%x: tensor<2x4x8xf32>, %i: tensor<4x2xi64>) -> tens
 // -----
 
 func.func @gather_scalar_index(%x: tensor<4x8xf32>, %i: tensor<i64>) -> tensor<4xf32> {
-  // expected-remark @+1 {{#telar.sharding_rule<([i, j], []) -> ([i]) {i=4, j=8} need_replication={j}>}}
+  // expected-remark @+1 {{#telar.sharding_rule<([i, j], []) -> ([i]) {i=4, j=8} need_replication={j} partial_one={0:any}>}}
   %0 = telar.gather %x, %i {axis = -1 : i64} : (tensor<4x8xf32>, tensor<i64>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
@@ -528,7 +538,7 @@ func.func @gather_scalar_index(%x: tensor<4x8xf32>, %i: tensor<i64>) -> tensor<4
 // -----
 
 func.func @gather_elements(%x: tensor<4x8xf32>, %i: tensor<4x2xi64>) -> tensor<4x2xf32> {
-  // expected-remark @+1 {{#telar.sharding_rule<([i, j], [i, k]) -> ([i, k]) {i=4, j=8, k=2} need_replication={j}>}}
+  // expected-remark @+1 {{#telar.sharding_rule<([i, j], [i, k]) -> ([i, k]) {i=4, j=8, k=2} need_replication={j} partial_one={0:any}>}}
   %0 = telar.gather_elements %x, %i {axis = 1 : i64} : (tensor<4x8xf32>, tensor<4x2xi64>) -> tensor<4x2xf32>
   return %0 : tensor<4x2xf32>
 }
@@ -538,7 +548,7 @@ func.func @gather_elements(%x: tensor<4x8xf32>, %i: tensor<4x2xi64>) -> tensor<4
 // A non-axis dim where indices are smaller than data cannot follow the
 // result's partition (the blocks differ): it stays whole.
 func.func @gather_elements_smaller_indices(%x: tensor<4x8xf32>, %i: tensor<2x8xi64>) -> tensor<2x8xf32> {
-  // expected-remark @+1 {{#telar.sharding_rule<([i, j], [k, l]) -> ([k, l]) {i=4, j=8, k=2, l=8} need_replication={i, j}>}}
+  // expected-remark @+1 {{#telar.sharding_rule<([i, j], [k, l]) -> ([k, l]) {i=4, j=8, k=2, l=8} need_replication={i, j} partial_one={0:any}>}}
   %0 = telar.gather_elements %x, %i {axis = 1 : i64} : (tensor<4x8xf32>, tensor<2x8xi64>) -> tensor<2x8xf32>
   return %0 : tensor<2x8xf32>
 }
@@ -548,7 +558,7 @@ func.func @gather_elements_smaller_indices(%x: tensor<4x8xf32>, %i: tensor<2x8xi
 // Index tuples gather from anywhere: every operand stays whole, each device
 // computes its block of the result.
 func.func @gather_nd(%x: tensor<4x8xf32>, %i: tensor<3x2xi64>) -> tensor<3xf32> {
-  // expected-remark @+1 {{#telar.sharding_rule<([i, j], [k, l]) -> ([m]) {i=4, j=8, k=3, l=2, m=3} need_replication={i, j, k, l}>}}
+  // expected-remark @+1 {{#telar.sharding_rule<([i, j], [k, l]) -> ([m]) {i=4, j=8, k=3, l=2, m=3} need_replication={i, j, k, l} partial_one={0:any}>}}
   %0 = telar.gather_nd %x, %i : (tensor<4x8xf32>, tensor<3x2xi64>) -> tensor<3xf32>
   return %0 : tensor<3xf32>
 }
@@ -577,7 +587,7 @@ func.func @scatter_nd(%x: tensor<4x8xf32>, %i: tensor<2x1xi64>, %u: tensor<2x8xf
 //===----------------------------------------------------------------------===//
 
 func.func @expand(%x: tensor<3x1xf32>) -> tensor<4x3x8xf32> {
-  // expected-remark @+1 {{#telar.sharding_rule<([i, bcast(j)]) -> ([k, i, j]) {i=3, j=8, k=4}>}}
+  // expected-remark @+1 {{#telar.sharding_rule<([i, bcast(j)]) -> ([k, i, j]) {i=3, j=8, k=4} partial_alike={any}>}}
   %0 = telar.expand %x {shape = array<i64: 4, 1, 8>} : (tensor<3x1xf32>) -> tensor<4x3x8xf32>
   return %0 : tensor<4x3x8xf32>
 }
@@ -586,7 +596,7 @@ func.func @expand(%x: tensor<3x1xf32>) -> tensor<4x3x8xf32> {
 
 // Tiled axes stay whole; an axis repeated once is a parallel factor.
 func.func @tile(%x: tensor<2x4xf32>) -> tensor<2x12xf32> {
-  // expected-remark @+1 {{#telar.sharding_rule<([i, j]) -> ([i, k]) {i=2, j=4, k=12} need_replication={j, k}>}}
+  // expected-remark @+1 {{#telar.sharding_rule<([i, j]) -> ([i, k]) {i=2, j=4, k=12} need_replication={j, k} partial_alike={any}>}}
   %0 = telar.tile %x {repeats = array<i64: 1, 3>} : (tensor<2x4xf32>) -> tensor<2x12xf32>
   return %0 : tensor<2x12xf32>
 }

@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "telar/sharding/CrossMesh.h"
+#include "telar/sharding/core/CrossMesh.h"
 
 #include <gtest/gtest.h>
 

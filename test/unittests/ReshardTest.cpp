@@ -11,7 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "telar/sharding/Reshard.h"
+#include "telar/sharding/core/Reshard.h"
 
 #include <gtest/gtest.h>
 

@@ -8,7 +8,7 @@
 
 #include "telar/runtime/Pipeline.h"
 #include "telar/runtime/Runtime.h"
-#include "telar/sharding/Schedule.h"
+#include "telar/sharding/core/Schedule.h"
 
 #include <gtest/gtest.h>
 

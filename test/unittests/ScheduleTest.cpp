@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "telar/sharding/Schedule.h"
+#include "telar/sharding/core/Schedule.h"
 
 #include <gtest/gtest.h>
 

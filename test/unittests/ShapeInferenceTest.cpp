@@ -2,6 +2,7 @@
 
 #include "telar/InitAllTelar.h"
 #include "telar/dialects/Telar/TelarOps.h"
+#include "telar/sharding/OpSharding.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -107,18 +108,77 @@ TEST_F(DialectTest, ShardingRules) {
   Value x = arg({2, 8, 64}), w = arg({64});
   auto add = AddOp::create(builder, loc, x, w);
   EXPECT_EQ(rule(add), "#telar.sharding_rule<([i, j, k], [k]) -> ([i, j, k]) "
-                       "{i=2, j=8, k=64}>");
+                       "{i=2, j=8, k=64} partial_alike={sum}>");
   auto reshape = ReshapeOp::create(builder, loc, add,
                                    builder.getDenseI64ArrayAttr({2, 8, 4, 16}));
   EXPECT_EQ(rule(reshape), "#telar.sharding_rule<([i, j, (k, l)]) -> "
-                           "([i, j, k, l]) {i=2, j=8, k=4, l=16}>");
+                           "([i, j, k, l]) {i=2, j=8, k=4, l=16} "
+                           "partial_alike={any}>");
   auto sum = ReduceSumOp::create(builder, loc, x, builder.getDenseI64ArrayAttr({2}),
                                  builder.getBoolAttr(true));
   EXPECT_EQ(rule(sum), "#telar.sharding_rule<([i, j, k]) -> ([i, j, ()]) "
-                       "{i=2, j=8, k=64} reduction={k:sum}>");
+                       "{i=2, j=8, k=64} reduction={k:sum} "
+                       "partial_alike={sum}>");
   auto softmax = SoftmaxOp::create(builder, loc, x, builder.getI64IntegerAttr(-1));
   EXPECT_EQ(rule(softmax), "#telar.sharding_rule<([i, j, k]) -> ([i, j, k]) "
                            "{i=2, j=8, k=64} need_replication={k}>");
+}
+
+// The facts the partitioner and the planner read from a rule alone: which
+// factors stay whole and which partial operands an op takes.
+TEST_F(DialectTest, RuleFactsForPartitioning) {
+  using telar_sharding::ReductionKind;
+  using telar_sharding::Sharding;
+  Location loc = builder.getUnknownLoc();
+  auto partial = [](ReductionKind kind) {
+    Sharding s = Sharding::getReplicated(2);
+    s.partial = {{0, kind}};
+    return s;
+  };
+  Sharding whole = Sharding::getReplicated(2);
+  Sharding sum = partial(ReductionKind::Sum), max = partial(ReductionKind::Max);
+  auto ruleOf = [](Operation *op) {
+    return cast<ShardingRuleOpInterface>(op).getShardingRule();
+  };
+
+  // add: every operand partial alike, sums only.
+  Value a = arg({4, 8}), b = arg({4, 8});
+  ShardingRuleAttr add = ruleOf(AddOp::create(builder, loc, a, b));
+  EXPECT_TRUE(acceptsPartialOperands(add, {sum, sum}));
+  EXPECT_FALSE(acceptsPartialOperands(add, {sum, whole}));
+  EXPECT_FALSE(acceptsPartialOperands(add, {max, max}));
+  // matmul: one operand partial, a sum.
+  Value w = arg({8, 4});
+  ShardingRuleAttr matmul = ruleOf(MatMulOp::create(builder, loc, a, w));
+  EXPECT_TRUE(acceptsPartialOperands(matmul, {whole, sum}));
+  EXPECT_FALSE(acceptsPartialOperands(matmul, {sum, sum}));
+  EXPECT_FALSE(acceptsPartialOperands(matmul, {max, whole}));
+  // div: the dividend only.
+  ShardingRuleAttr div = ruleOf(DivOp::create(builder, loc, a, b));
+  EXPECT_TRUE(acceptsPartialOperands(div, {sum, whole}));
+  EXPECT_FALSE(acceptsPartialOperands(div, {whole, sum}));
+  // exp: none.
+  ShardingRuleAttr exp = ruleOf(ExpOp::create(builder, loc, a));
+  EXPECT_FALSE(acceptsPartialOperands(exp, {sum}));
+
+  // Whole factors: need-replication factors and product reductions; the
+  // means of integers are need-replication factors, those of floats not.
+  auto wholeOf = [&](Operation *op) {
+    SmallVector<bool> w = getWholeFactors(ruleOf(op));
+    return std::vector<bool>(w.begin(), w.end());
+  };
+  DenseI64ArrayAttr axis1 = builder.getDenseI64ArrayAttr({1});
+  BoolAttr keep = builder.getBoolAttr(false);
+  EXPECT_EQ(wholeOf(ReduceProdOp::create(builder, loc, a, axis1, keep)),
+            (std::vector<bool>{false, true}));
+  EXPECT_EQ(wholeOf(ReduceMeanOp::create(builder, loc, a, axis1, keep)),
+            (std::vector<bool>{false, false}));
+  Value ints = arg({4, 8}, builder.getI32Type());
+  EXPECT_EQ(wholeOf(ReduceMeanOp::create(builder, loc, ints, axis1, keep)),
+            (std::vector<bool>{false, true}));
+  EXPECT_EQ(wholeOf(SoftmaxOp::create(builder, loc, a,
+                                      builder.getI64IntegerAttr(-1))),
+            (std::vector<bool>{false, true}));
 }
 
 // A rule is built once per op signature: ops that differ only in their

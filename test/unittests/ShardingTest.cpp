@@ -1,6 +1,6 @@
 //===- ShardingTest.cpp - Meshes, shardings and their block math ----------===//
 
-#include "telar/sharding/Sharding.h"
+#include "telar/sharding/core/Sharding.h"
 
 #include <gtest/gtest.h>
 

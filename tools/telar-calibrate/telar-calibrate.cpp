@@ -25,7 +25,7 @@
 #include "telar/runtime/Abi.h"
 #include "telar/runtime/Comm.h"
 #include "telar/runtime/MpiComm.h"
-#include "telar/sharding/Reshard.h"
+#include "telar/sharding/core/Reshard.h"
 #include "telar/tools/Flags.h"
 
 #include <algorithm>

@@ -171,7 +171,7 @@ struct WeightEntry : TensorEntry {
 };
 
 /// The device mesh of a multi-rank artifact (absent: single device). Ranks
-/// are numbered row-major over the axes (include/telar/sharding/Sharding.h).
+/// are numbered row-major over the axes (include/telar/sharding/core/Sharding.h).
 struct MeshEntry {
   std::vector<std::string> axes;
   std::vector<int64_t> shape;

@@ -13,7 +13,7 @@
 
 #include "telar/artifact/Manifest.h"
 #include "telar/dialects/Telar/TelarAttrs.h"
-#include "telar/sharding/Sharding.h"
+#include "telar/sharding/core/Sharding.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/Support/LLVM.h"

@@ -4,8 +4,8 @@
 // the compute on its local shards (a roofline of FLOPs and bytes moved),
 // per resharding step the α-β time of its collective at the interconnect
 // level its mesh axes reach, per device the memory of the weight shards and
-// the peak of live activations. The steps are those of the partitioner's
-// own functions (telar/passes/partition/OpPartition.h: getReshardSteps,
+// the peak of live activations. The steps are those of the functions the
+// partitioner itself calls (telar/sharding/OpSharding.h: getReshardSteps,
 // getLocalAssignment), so what is priced is what runs; a test checks it
 // against -test-telar-collectives for every model and plan of the suite.
 //
@@ -15,8 +15,8 @@
 
 #include "telar/planner/Profile.h"
 #include "telar/sharding/Completion.h"
-#include "telar/sharding/Reshard.h"
-#include "telar/sharding/Sharding.h"
+#include "telar/sharding/core/Reshard.h"
+#include "telar/sharding/core/Sharding.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Operation.h"

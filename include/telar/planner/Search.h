@@ -19,7 +19,7 @@
 
 #include "telar/planner/Ilp.h"
 #include "telar/planner/Profile.h"
-#include "telar/sharding/Schedule.h"
+#include "telar/sharding/core/Schedule.h"
 #include "telar/sharding/Plan.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"

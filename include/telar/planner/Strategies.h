@@ -13,7 +13,7 @@
 #define TELAR_PLANNER_STRATEGIES_H
 
 #include "telar/dialects/Telar/TelarAttrs.h"
-#include "telar/sharding/Sharding.h"
+#include "telar/sharding/core/Sharding.h"
 
 #include "llvm/ADT/ArrayRef.h"
 

@@ -16,7 +16,7 @@
 #include "telar/artifact/Manifest.h"
 #include "telar/runtime/Abi.h"
 #include "telar/runtime/Device.h"
-#include "telar/sharding/Sharding.h"
+#include "telar/sharding/core/Sharding.h"
 
 #include <algorithm>
 #include <cstddef>

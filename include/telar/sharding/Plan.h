@@ -15,7 +15,7 @@
 #ifndef TELAR_SHARDING_PLAN_H
 #define TELAR_SHARDING_PLAN_H
 
-#include "telar/sharding/Sharding.h"
+#include "telar/sharding/core/Sharding.h"
 
 #include <cstdint>
 #include <map>

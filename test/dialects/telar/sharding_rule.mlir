@@ -28,6 +28,18 @@
 // CHECK: "test.rule"() {rule = #telar.sharding_rule<([i, j, k, l, m, n, o, p, q, r, s, t, u, v, w, x, y, z, i_1]) -> ([i_1]) {i=1, j=1, k=1, l=1, m=1, n=1, o=1, p=1, q=1, r=1, s=1, t=1, u=1, v=1, w=1, x=1, y=1, z=1, i_1=2} reduction={i:sum}>}
 "test.rule"() {rule = #telar.sharding_rule<([a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r, s]) -> ([s]) {a=1, b=1, c=1, d=1, e=1, f=1, g=1, h=1, i=1, j=1, k=1, l=1, m=1, n=1, o=1, p=1, q=1, r=1, s=2} reduction={a:sum}>} : () -> ()
 
+// Partial operands: all alike (`any` is every partial kind), or one at a
+// time among those listed, kinds joined by `|` in the order sum, max, min,
+// prod.
+// CHECK: "test.rule"() {rule = #telar.sharding_rule<([i, j], [i, j]) -> ([i, j]) {i=2, j=3} partial_alike={sum}>}
+"test.rule"() {rule = #telar.sharding_rule<([i, j], [i, j]) -> ([i, j]) {i=2, j=3} partial_alike={sum}>} : () -> ()
+// CHECK: "test.rule"() {rule = #telar.sharding_rule<([i]) -> ([i]) {i=2} partial_alike={any}>}
+"test.rule"() {rule = #telar.sharding_rule<([i]) -> ([i]) {i=2} partial_alike={prod|min|max|sum}>} : () -> ()
+// CHECK: "test.rule"() {rule = #telar.sharding_rule<([i, k], [k, j]) -> ([i, j]) {i=4, j=8, k=16} reduction={k:sum} partial_one={0:sum, 1:sum}>}
+"test.rule"() {rule = #telar.sharding_rule<([i, k], [k, j]) -> ([i, j]) {i=4, j=8, k=16} reduction={k:sum} partial_one={1:sum, 0:sum}>} : () -> ()
+// CHECK: "test.rule"() {rule = #telar.sharding_rule<([i, j], [i]) -> ([i, j]) {i=2, j=3} need_replication={j} partial_one={0:max|min}>}
+"test.rule"() {rule = #telar.sharding_rule<([i, j], [i]) -> ([i, j]) {i=2, j=3} need_replication={j} partial_one={0:min|max}>} : () -> ()
+
 // CHECK: "test.einsum"() {equation = #telar.einsum<[b, s, d], [e, d, h] -> [b, s, e, h]>}
 "test.einsum"() {equation = #telar.einsum<[b, s, d], [e, d, h] -> [b, s, e, h]>} : () -> ()
 // CHECK: "test.einsum"() {equation = #telar.einsum<[i, i], [] -> []>}

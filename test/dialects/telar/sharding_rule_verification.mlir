@@ -24,6 +24,32 @@
 
 // -----
 
+// expected-error @+1 {{unknown partial kind 'mean' (sum, max, min, prod, any)}}
+"test.op"() {r = #telar.sharding_rule<([i]) -> ([i]) {i=2} partial_alike={mean}>} : () -> ()
+
+// -----
+
+// expected-error @+1 {{partial_one: operand 2 of a rule with 2 operands}}
+"test.op"() {r = #telar.sharding_rule<([i], [i]) -> ([i]) {i=2} partial_one={2:sum}>} : () -> ()
+
+// -----
+
+// expected-error @+1 {{partial_one: operand 0 is listed twice}}
+"test.op"() {r = #telar.sharding_rule<([i], [i]) -> ([i]) {i=2} partial_one={0:sum, 0:max}>} : () -> ()
+
+// -----
+
+// expected-error @+1 {{has partial kinds that accept no kind}}
+"test.op"() {r = #telar.sharding_rule<([i], [i]) -> ([i]) {i=2} partial_one={}>} : () -> ()
+
+// -----
+
+// One clause: partial_alike and partial_one do not combine.
+// expected-error @+1 {{expected '>'}}
+"test.op"() {r = #telar.sharding_rule<([i], [i]) -> ([i]) {i=2} partial_alike={sum} partial_one={0:sum}>} : () -> ()
+
+// -----
+
 // expected-error @+1 {{factor i must have a positive size, got 0}}
 "test.op"() {r = #telar.sharding_rule<([i]) -> ([i]) {i=0}>} : () -> ()
 

@@ -16,7 +16,7 @@
 
 #include "TestPasses.h"
 #include "telar/dialects/Telar/TelarOps.h"
-#include "telar/sharding/Sharding.h"
+#include "telar/sharding/core/Sharding.h"
 
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/IR/IRMapping.h"

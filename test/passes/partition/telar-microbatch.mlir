@@ -30,7 +30,7 @@ func.func @main(%x: tensor<4x4x16xf32> {telar.name = "x"}, %mask: tensor<1x16xf3
 
 // A reduction over the batch would need the microbatches' partial sums.
 func.func @main(%x: tensor<4x8xf32> {telar.name = "x"}) -> tensor<8xf32> {
-  // expected-error @below {{'telar.reduce_sum' (value 'total') mixes microbatches: the batch is its loop i (a reduction, #telar.sharding_rule<([i, j]) -> ([j]) {i=4, j=8} reduction={i:sum}>)}}
+  // expected-error @below {{'telar.reduce_sum' (value 'total') mixes microbatches: the batch is its loop i (a reduction, #telar.sharding_rule<([i, j]) -> ([j]) {i=4, j=8} reduction={i:sum} partial_alike={sum}>)}}
   %s = telar.reduce_sum %x {axes = array<i64: 0>, keepdims = false, telar.result_names = ["total"]} : (tensor<4x8xf32>) -> tensor<8xf32>
   return %s : tensor<8xf32>
 }

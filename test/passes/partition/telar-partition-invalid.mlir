@@ -7,7 +7,7 @@ module {
   func.func @inconsistent(%arg0: tensor<8x16xf32>, %b: tensor<8x16xf32>) -> tensor<8x16xf32> {
     %s = shard.sharding @mesh split_axes = [[], [0]] : !shard.sharding
     %x = shard.shard %arg0 to %s : tensor<8x16xf32>
-    // expected-error @below {{inconsistent operand shardings: operand 0 is [[], ["model"]] and operand 1 is [[], []], which split loop j of #telar.sharding_rule<([i, j], [i, j]) -> ([i, j]) {i=8, j=16}> differently (["model"] and [])}}
+    // expected-error @below {{inconsistent operand shardings: operand 0 is [[], ["model"]] and operand 1 is [[], []], which split loop j of #telar.sharding_rule<([i, j], [i, j]) -> ([i, j]) {i=8, j=16} partial_alike={sum}> differently (["model"] and [])}}
     %y = telar.add %x, %b : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
     return %y : tensor<8x16xf32>
   }

@@ -102,6 +102,22 @@ private:
 };
 
 //===----------------------------------------------------------------------===//
+// Partial operands
+//===----------------------------------------------------------------------===//
+
+/// The partial kind of sums alone.
+constexpr PartialKindSet kPartialSum = getPartialKindBit(FactorKind::Sum);
+
+/// `rule` for an op that takes partial operands all alike (`partial_alike`):
+/// every operand partial on the same axes with the same kinds, of `kinds`.
+ShardingRuleAttr withPartialAlike(ShardingRuleAttr rule, PartialKindSet kinds);
+
+/// `rule` for an op linear in each of `operands` (all when empty) alone
+/// (`partial_one`): exactly one of them partial, of `kinds`.
+ShardingRuleAttr withOnePartial(ShardingRuleAttr rule, PartialKindSet kinds,
+                                llvm::ArrayRef<unsigned> operands = {});
+
+//===----------------------------------------------------------------------===//
 // Rules of op families
 //===----------------------------------------------------------------------===//
 
@@ -119,9 +135,10 @@ ShardingRuleAttr keepWholeRule(Operation *op, llvm::ArrayRef<int64_t> axes);
 
 /// A reduction over `axes` (all when empty) of the first operand, whose
 /// reduced factors have kind `kind`: a reduction kind when partial results
-/// combine, NeedReplication when they do not (arg_max, reduce_l2). Reduced
-/// axes kept as size 1 (`keepDims`) are unit dimensions of the results.
-/// Other operands stay whole.
+/// combine, NeedReplication when they do not (arg_max, reduce_l2, and the
+/// means of integers, which do not scale exactly). Reduced axes kept as
+/// size 1 (`keepDims`) are unit dimensions of the results. Other operands
+/// stay whole.
 ShardingRuleAttr reduceRule(Operation *op, llvm::ArrayRef<int64_t> axes,
                             bool keepDims, FactorKind kind);
 

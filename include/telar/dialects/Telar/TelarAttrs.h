@@ -36,6 +36,19 @@ inline bool isReduction(FactorKind kind) {
   return kind != FactorKind::Parallel && kind != FactorKind::NeedReplication;
 }
 
+/// A set of the reduction kinds a partial operand may carry (Sum, Max, Min,
+/// Prod), one bit per kind (getPartialKindBit).
+using PartialKindSet = uint32_t;
+
+constexpr PartialKindSet getPartialKindBit(FactorKind kind) {
+  return PartialKindSet(1) << static_cast<uint32_t>(kind);
+}
+
+/// Every partial kind: `any` in a rule's partial clause.
+constexpr PartialKindSet kAnyPartialKind =
+    getPartialKindBit(FactorKind::Sum) | getPartialKindBit(FactorKind::Max) |
+    getPartialKindBit(FactorKind::Min) | getPartialKindBit(FactorKind::Prod);
+
 /// `parallel`, `sum`, `max`, `min`, `mean`, `prod`, `need_replication`.
 llvm::StringRef stringifyFactorKind(FactorKind kind);
 

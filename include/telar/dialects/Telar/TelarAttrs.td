@@ -60,7 +60,8 @@ def Telar_ShardingRuleAttr : Telar_Attr<"ShardingRule"> {
     ```
     rule    ::= `<` `(` tensors? `)` `->` `(` tensors? `)` `{` sizes? `}`
                 (`reduction` `=` `{` factor `:` kind (`,` factor `:` kind)* `}`)?
-                (`need_replication` `=` `{` factor (`,` factor)* `}`)? `>`
+                (`need_replication` `=` `{` factor (`,` factor)* `}`)?
+                partial? `>`
     tensors ::= tensor (`,` tensor)*
     tensor  ::= `[` (dim (`,` dim)*)? `]`           one entry per dimension
     dim     ::= factor                              the dimension is that factor
@@ -71,6 +72,11 @@ def Telar_ShardingRuleAttr : Telar_Attr<"ShardingRule"> {
                                                     against the factor
     sizes   ::= factor `=` (integer | `?`) (`,` factor `=` (integer | `?`))*
     kind    ::= `sum` | `max` | `min` | `mean` | `prod`
+    partial ::= `partial_alike` `=` `{` kinds `}`
+              | `partial_one` `=` `{` operand `:` kinds (`,` operand `:` kinds)* `}`
+    kinds   ::= `any` | pkind (`|` pkind)*           `any`: sum|max|min|prod
+    pkind   ::= `sum` | `max` | `min` | `prod`
+    operand ::= integer                             an operand's position
     ```
 
     Factor names are `i`, `j`, ..., `z`, then `i_1`, ..., when printed; any
@@ -95,6 +101,34 @@ def Telar_ShardingRuleAttr : Telar_Attr<"ShardingRule"> {
       parallel factors of its own on the results (a pool's output rows):
       each device computes its block of the output from the whole input.
 
+    A factor *stays whole* (the partitioner never splits it, whatever a
+    plan says; the planner offers no strategy that does) when it is a
+    need-replication factor or a `prod` reduction: a split product would
+    leave partial products, which no sharding annotation holds. Ops whose
+    partial results would not combine exactly make their reduced factors
+    need-replication factors instead of reductions (reduce_mean of
+    integers, reduce_l2, arg_max).
+
+    *Partial operands.* An operand may arrive *partial*: each device holds
+    a term of a pending reduction (sum, max, min or product) over some mesh
+    axes, left by a split reduction factor upstream. An op takes such an
+    operand without completing the reduction first only where the rule
+    says so, and its results are then partial on the same axes and kinds:
+
+    * `partial_alike={kinds}`: if any operand is partial, every operand is,
+      with the same mesh axes and kinds, each kind one of `kinds` (the op
+      commutes with that reduction in all its operands together: `add` and
+      `sub` with sums, `max` with maxima, a reshape or concat with any
+      kind; a whole operand among partial ones would enter the reduction
+      once per term);
+    * `partial_one={0:kinds, 1:kinds}`: exactly one operand, one of those
+      listed, is partial, with one of its listed kinds (the op is linear in
+      that operand alone: either side of `matmul` or `mul`, the dividend of
+      `div`, the input of a convolution without bias, the data of a gather).
+
+    Without either clause an op takes no partial operand: the reduction is
+    completed (an all-reduce) before it.
+
     A reshape that merges or splits dimensions is a product of factors:
     `tensor<2x12>` to `tensor<6x4>` is `([i, (j, k)]) -> ([(i, j), k])`
     with `i=2, j=3, k=4`. A dimension's factors are major to minor, so
@@ -105,7 +139,9 @@ def Telar_ShardingRuleAttr : Telar_Attr<"ShardingRule"> {
     Verification (here, for the attribute alone): sizes are positive or
     `?`; a factor appears at most once per tensor, in some tensor other
     than as a broadcast; a reduction factor appears in no result; a factor
-    of unknown size is the only factor of its dimensions. Against an op's
+    of unknown size is the only factor of its dimensions; `partial_one`
+    names each operand at most once, every index an operand of the rule;
+    the kinds are partial kinds (not `mean`). Against an op's
     types (`verifyShardingRule`): one tensor per operand and result, one
     entry per dimension, the product of a static dimension's factor sizes
     is its size (none of them `?`), a dimension of unknown size is one
@@ -114,19 +150,24 @@ def Telar_ShardingRuleAttr : Telar_Attr<"ShardingRule"> {
     Example, `telar.matmul` of `tensor<4x16xf32>` and `tensor<16x8xf32>`:
 
     ```mlir
-    #telar.sharding_rule<([i, k], [k, j]) -> ([i, j]) {i=4, j=8, k=16} reduction={k:sum}>
+    #telar.sharding_rule<([i, k], [k, j]) -> ([i, j]) {i=4, j=8, k=16} reduction={k:sum} partial_one={0:sum, 1:sum}>
     ```
 
     and `telar.add` of `tensor<4x1xf32>` and `tensor<8xf32>`:
 
     ```mlir
-    #telar.sharding_rule<([i, bcast(j)], [j]) -> ([i, j]) {i=4, j=8}>
+    #telar.sharding_rule<([i, bcast(j)], [j]) -> ([i, j]) {i=4, j=8} partial_alike={sum}>
     ```
   }];
+  // `partialKinds`: per operand, the partial kinds it may arrive with (bits
+  // getPartialKindBit), empty when no operand may be partial; `onePartial`:
+  // at most one of them is (partial_one), else all alike (partial_alike).
   let parameters = (ins ArrayRefParameter<"int64_t">:$factorSizes,
                         ArrayRefParameter<"::mlir::telar::FactorKind">:$factorKinds,
                         ArrayRefParameter<"TensorMappingAttr">:$operandMappings,
-                        ArrayRefParameter<"TensorMappingAttr">:$resultMappings);
+                        ArrayRefParameter<"TensorMappingAttr">:$resultMappings,
+                        ArrayRefParameter<"::mlir::telar::PartialKindSet">:$partialKinds,
+                        "bool":$onePartial);
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
@@ -134,6 +175,26 @@ def Telar_ShardingRuleAttr : Telar_Attr<"ShardingRule"> {
     ::mlir::telar::FactorKind getKind(int64_t factor) const {
       return getFactorKinds()[factor];
     }
+    /// Whether factor `factor` stays whole whatever a plan says: a
+    /// need-replication factor or a product reduction.
+    bool isWholeFactor(int64_t factor) const {
+      ::mlir::telar::FactorKind kind = getKind(factor);
+      return kind == ::mlir::telar::FactorKind::NeedReplication ||
+             kind == ::mlir::telar::FactorKind::Prod;
+    }
+    /// The partial kinds operand `i` may arrive with (none: 0).
+    ::mlir::telar::PartialKindSet getPartialKindsOf(unsigned i) const {
+      return getPartialKinds().empty() ? 0 : getPartialKinds()[i];
+    }
+    /// Whether some operand may arrive partial.
+    bool acceptsPartialOperands() const {
+      return !getPartialKinds().empty();
+    }
+    /// This rule with the partial operands `kinds` (one set per operand,
+    /// empty: none) taken alike or one at a time (`one`).
+    ShardingRuleAttr
+    withPartialOperands(::llvm::ArrayRef<::mlir::telar::PartialKindSet> kinds,
+                        bool one) const;
     /// The printed name of factor `i`: `i`..`z`, then `i_1`, ...
     static std::string getFactorName(int64_t i);
     /// Checks the rule against the types of an op's operands and results;

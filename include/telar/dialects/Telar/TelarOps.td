@@ -58,7 +58,7 @@ class Telar_UnaryOp<string mnemonic, Type operandType = Telar_FloatTensor,
 }
 
 def Telar_AbsOp : Telar_UnaryOp<"abs", Telar_NumericTensor> { let summary = "|x| (ONNX Abs)"; let hasFolder = 1; }
-def Telar_NegOp : Telar_UnaryOp<"neg", Telar_NumericTensor> { let summary = "-x (ONNX Neg)"; let hasFolder = 1; }
+def Telar_NegOp : Telar_UnaryOp<"neg", Telar_NumericTensor> { let summary = "-x (ONNX Neg)"; let hasFolder = 1;  let ruleBody = "return ::mlir::telar::withPartialAlike(::mlir::telar::elementwiseRule(getOperation()), ::mlir::telar::kPartialSum);"; }
 def Telar_SignOp : Telar_UnaryOp<"sign", Telar_NumericTensor> { let summary = "sign(x) (ONNX Sign)"; }
 def Telar_ExpOp : Telar_UnaryOp<"exp"> { let summary = "e^x (ONNX Exp)"; }
 def Telar_LogOp : Telar_UnaryOp<"log"> { let summary = "ln(x) (ONNX Log)"; let hasFolder = 1; }
@@ -208,13 +208,13 @@ class Telar_BinaryOp<string mnemonic, Type operandType = Telar_NumericTensor,
     # !if(isPredicate, "i1", "f32") # ">\n```";
 }
 
-def Telar_AddOp : Telar_BinaryOp<"add", Telar_NumericTensor, 0, [Commutative]> { let summary = "x + y (ONNX Add, Sum)"; }
-def Telar_SubOp : Telar_BinaryOp<"sub"> { let summary = "x - y (ONNX Sub)"; }
-def Telar_MulOp : Telar_BinaryOp<"mul", Telar_NumericTensor, 0, [Commutative]> { let summary = "x * y (ONNX Mul)"; }
-def Telar_DivOp : Telar_BinaryOp<"div"> { let summary = "x / y, integer division truncates (ONNX Div)"; }
+def Telar_AddOp : Telar_BinaryOp<"add", Telar_NumericTensor, 0, [Commutative]> { let summary = "x + y (ONNX Add, Sum)"; let ruleBody = "return ::mlir::telar::withPartialAlike(::mlir::telar::elementwiseRule(getOperation()), ::mlir::telar::kPartialSum);"; }
+def Telar_SubOp : Telar_BinaryOp<"sub"> { let summary = "x - y (ONNX Sub)"; let ruleBody = "return ::mlir::telar::withPartialAlike(::mlir::telar::elementwiseRule(getOperation()), ::mlir::telar::kPartialSum);"; }
+def Telar_MulOp : Telar_BinaryOp<"mul", Telar_NumericTensor, 0, [Commutative]> { let summary = "x * y (ONNX Mul)"; let ruleBody = "return ::mlir::telar::withOnePartial(::mlir::telar::elementwiseRule(getOperation()), ::mlir::telar::kPartialSum);"; }
+def Telar_DivOp : Telar_BinaryOp<"div"> { let summary = "x / y, integer division truncates (ONNX Div)"; let ruleBody = "return ::mlir::telar::withOnePartial(::mlir::telar::elementwiseRule(getOperation()), ::mlir::telar::kPartialSum, {0});"; }
 def Telar_PowOp : Telar_BinaryOp<"pow"> { let summary = "x ^ y (ONNX Pow, exponent cast to the base type)"; }
-def Telar_MaxOp : Telar_BinaryOp<"max", Telar_NumericTensor, 0, [Commutative]> { let summary = "max(x, y), NaN-propagating (ONNX Max)"; }
-def Telar_MinOp : Telar_BinaryOp<"min", Telar_NumericTensor, 0, [Commutative]> { let summary = "min(x, y), NaN-propagating (ONNX Min)"; }
+def Telar_MaxOp : Telar_BinaryOp<"max", Telar_NumericTensor, 0, [Commutative]> { let summary = "max(x, y), NaN-propagating (ONNX Max)"; let ruleBody = "return ::mlir::telar::withPartialAlike(::mlir::telar::elementwiseRule(getOperation()), ::mlir::telar::getPartialKindBit(::mlir::telar::FactorKind::Max));"; }
+def Telar_MinOp : Telar_BinaryOp<"min", Telar_NumericTensor, 0, [Commutative]> { let summary = "min(x, y), NaN-propagating (ONNX Min)"; let ruleBody = "return ::mlir::telar::withPartialAlike(::mlir::telar::elementwiseRule(getOperation()), ::mlir::telar::getPartialKindBit(::mlir::telar::FactorKind::Min));"; }
 def Telar_PReluOp : Telar_BinaryOp<"prelu", Telar_FloatTensor> { let summary = "x<0 ? slope*x : x (ONNX PRelu)"; }
 def Telar_AndOp : Telar_BinaryOp<"and", Telar_BoolTensor, 0, [Commutative]> { let summary = "logical and (ONNX And)"; }
 def Telar_OrOp : Telar_BinaryOp<"or", Telar_BoolTensor, 0, [Commutative]> { let summary = "logical or (ONNX Or)"; }
@@ -257,29 +257,37 @@ def Telar_WhereOp : Telar_Op<"where"> {
 // Reductions
 //===----------------------------------------------------------------------===//
 
-class Telar_ReduceOp<string mnemonic, string kind, Type operandType = Telar_Tensor>
+/// `partial`: the partial kinds the op takes its input with (a C++
+/// PartialKindSet; empty: none), the reduction the op commutes with.
+class Telar_ReduceOp<string mnemonic, string kind, string partial = "">
     : Telar_Op<mnemonic> {
+  defvar operandType = Telar_Tensor;
   let arguments = (ins operandType:$input,
                        DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$axes,
                        DefaultValuedAttr<BoolAttr, "true">:$keepdims);
   let results = (outs operandType:$output);
   let inferBody = "return ::mlir::telar::inferReduce(location, adaptor.getInput().getType(), adaptor.getAxes(), adaptor.getKeepdims(), nullptr, inferredReturnTypes);";
-  let ruleBody = "return ::mlir::telar::reduceRule(getOperation(), getAxes(), getKeepdims(), ::mlir::telar::FactorKind::" # kind # ");";
+  defvar rule = "::mlir::telar::reduceRule(getOperation(), getAxes(), getKeepdims(), ::mlir::telar::FactorKind::" # kind # ")";
+  let ruleBody = !if(!empty(partial), "return " # rule # ";",
+                     "return ::mlir::telar::withPartialAlike(" # rule # ", " # partial # ");");
   let description = "Reduces `input` over `axes` (all axes when empty; negative "
     # "axes count from the back), keeping reduced axes as size 1 when `keepdims`. "
     # "Opsets that pass axes as an input import to the same op. In the "
     # "sharding rule the reduced axes are reductions of the op's kind (sum, "
     # "max, min, mean, prod; mean averages the partial means of equal blocks), "
     # "or must stay whole where partial results do not combine (reduce_l2, "
-    # "reduce_log_sum, reduce_log_sum_exp).\n\n```mlir\n"
+    # "reduce_log_sum, reduce_log_sum_exp, reduce_mean of integers). "
+    # "reduce_sum, reduce_mean, reduce_max and reduce_min take a partial "
+    # "input of sums (of maxima, minima) and give partial results "
+    # "(`partial_alike`).\n\n```mlir\n"
     # "%y = telar." # mnemonic # " %x {axes = array<i64: 1>, keepdims = false} "
     # ": (tensor<2x3xf32>) -> tensor<2xf32>\n```";
 }
 
-def Telar_ReduceSumOp : Telar_ReduceOp<"reduce_sum", "Sum"> { let summary = "sum (ONNX ReduceSum, GlobalAveragePool's sum)"; }
-def Telar_ReduceMeanOp : Telar_ReduceOp<"reduce_mean", "Mean"> { let summary = "mean (ONNX ReduceMean, GlobalAveragePool)"; }
-def Telar_ReduceMaxOp : Telar_ReduceOp<"reduce_max", "Max"> { let summary = "max (ONNX ReduceMax, GlobalMaxPool)"; }
-def Telar_ReduceMinOp : Telar_ReduceOp<"reduce_min", "Min"> { let summary = "min (ONNX ReduceMin)"; }
+def Telar_ReduceSumOp : Telar_ReduceOp<"reduce_sum", "Sum", "::mlir::telar::kPartialSum"> { let summary = "sum (ONNX ReduceSum, GlobalAveragePool's sum)"; }
+def Telar_ReduceMeanOp : Telar_ReduceOp<"reduce_mean", "Mean", "::mlir::telar::kPartialSum"> { let summary = "mean (ONNX ReduceMean, GlobalAveragePool)"; }
+def Telar_ReduceMaxOp : Telar_ReduceOp<"reduce_max", "Max", "::mlir::telar::getPartialKindBit(::mlir::telar::FactorKind::Max)"> { let summary = "max (ONNX ReduceMax, GlobalMaxPool)"; }
+def Telar_ReduceMinOp : Telar_ReduceOp<"reduce_min", "Min", "::mlir::telar::getPartialKindBit(::mlir::telar::FactorKind::Min)"> { let summary = "min (ONNX ReduceMin)"; }
 def Telar_ReduceProdOp : Telar_ReduceOp<"reduce_prod", "Prod"> { let summary = "product (ONNX ReduceProd)"; }
 def Telar_ReduceL1Op : Telar_ReduceOp<"reduce_l1", "Sum"> { let summary = "sum of |x| (ONNX ReduceL1)"; }
 def Telar_ReduceL2Op : Telar_ReduceOp<"reduce_l2", "NeedReplication"> { let summary = "sqrt of sum of x^2 (ONNX ReduceL2)"; }

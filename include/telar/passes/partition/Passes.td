@@ -64,7 +64,7 @@ def TelarPartition : Pass<"telar-partition", "ModuleOp"> {
     `shard.all_gather`, `shard.all_slice`, `shard.all_to_all`,
     `shard.all_reduce` and `shard.reduce_scatter` (`on @grid grid_axes =
     [...]`), one per step of the resharding function
-    (`telar_sharding::reshard`, include/telar/sharding/Reshard.h), each
+    (`telar_sharding::reshard`, include/telar/sharding/core/Reshard.h), each
     marked `telar.bytes` with the bytes a rank sends in it.
 
     Each telar op is rebuilt on its local operands from its
@@ -76,17 +76,21 @@ def TelarPartition : Pass<"telar-partition", "ModuleOp"> {
     sliced (`shard.all_slice`), as are results annotated with more axes than
     the operands give. The result's annotated sharding must be reachable
     from what the operands give by local slices only, else it is an error.
-    A split factor the op cannot run split (need-replication factors, a
-    product's minor factor under an unsplit major one, a product
-    reduction, any factor of an op the partitioner has no family for) is
-    gathered first: the program is never wrong, only slower. Attributes that
-    hold global sizes get local ones (reshape and expand shapes, slice
-    bounds of unsliced axes, resize sizes, conv groups).
+    A split factor the op cannot run split (the rule's whole factors:
+    need-replication factors and product reductions; a product's minor
+    factor under an unsplit major one) is gathered first: the program is
+    never wrong, only slower. Attributes that hold global sizes get local
+    ones (reshape and expand shapes, slice bounds of unsliced axes, resize
+    sizes, conv groups).
 
-    A partial operand is accepted where the result stays a partial of the
-    same kind (data movement; add/sub of equally partial values; mul and
-    div by a non-partial value; matmul and einsum with one partial operand;
-    reduce_sum/max/min of their own kind); anywhere else it is an error.
+    A partial operand is accepted where the op's rule says so
+    (`partial_alike`, `partial_one`; docs/TelarAttributes.md): data
+    movement; add/sub of equally partial values; mul and div by a
+    non-partial value; matmul and einsum with one partial operand;
+    reduce_sum/max/min of their own kind. Its results are then partial on
+    the same axes; anywhere else a partial operand is an error. All of
+    this is derived from the rule alone (include/telar/sharding/OpSharding.h),
+    by the functions the planner prices plans with.
 
     Function arguments and results get local types and, when not
     replicated, `telar.sharding` (axis names per dimension) and
@@ -102,7 +106,7 @@ def TelarMicrobatch : Pass<"telar-microbatch", "ModuleOp"> {
   let summary = "Rewrite @main into the program of one microbatch";
   let description = [{
     The program one microbatch of a pipeline runs
-    (`makeMicrobatchProgram`, include/telar/passes/partition/Microbatch.h):
+    (`makeMicrobatchProgram`, include/telar/sharding/Microbatch.h):
     the batch B is dim 0 of @main's first input; with `count=M` every input
     whose dim 0 is B is split M ways along dim 0, the others go whole to
     every microbatch. Microbatching is data parallelism executed in

@@ -11,10 +11,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TELAR_SHARDING_CROSSMESH_H
-#define TELAR_SHARDING_CROSSMESH_H
+#ifndef TELAR_SHARDING_CORE_CROSSMESH_H
+#define TELAR_SHARDING_CORE_CROSSMESH_H
 
-#include "telar/sharding/Sharding.h"
+#include "telar/sharding/core/Sharding.h"
 
 #include <cstdint>
 #include <vector>
@@ -91,4 +91,4 @@ CrossMeshLoad getCrossMeshLoad(const std::vector<int64_t> &globalShape,
 
 } // namespace telar_sharding
 
-#endif // TELAR_SHARDING_CROSSMESH_H
+#endif // TELAR_SHARDING_CORE_CROSSMESH_H

@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "telar/sharding/Sharding.h"
+#include "telar/sharding/core/Sharding.h"
 
 #include <algorithm>
 #include <limits>

@@ -7,8 +7,8 @@
 // it goes through it is (part of) one parallel factor, anywhere in its
 // dimension (a sequence-first attention merges it into [S * B, D]); that
 // factor shrinks M times, attributes holding its size get the local one
-// (the partitioner's localisation, telar-partition's), and result types are
-// inferred again. An op that would make microbatches meet (the batch a
+// (localizeAttributes, OpSharding.h: telar-partition's own), and result
+// types are inferred again. An op that would make microbatches meet (the batch a
 // reduction or a factor its op computes whole, a value the batch's size that
 // differs per batch element without coming from the inputs, an output
 // holding the batch inside a dimension) is refused, naming it. What remains
@@ -16,8 +16,8 @@
 // (getValueNames) as before.
 //
 //===----------------------------------------------------------------------===//
-#ifndef TELAR_PASSES_PARTITION_MICROBATCH_H
-#define TELAR_PASSES_PARTITION_MICROBATCH_H
+#ifndef TELAR_SHARDING_MICROBATCH_H
+#define TELAR_SHARDING_MICROBATCH_H
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Support/LLVM.h"
@@ -52,4 +52,4 @@ FailureOr<MicrobatchInfo> makeMicrobatchProgram(func::FuncOp main,
 
 } // namespace mlir::telar
 
-#endif // TELAR_PASSES_PARTITION_MICROBATCH_H
+#endif // TELAR_SHARDING_MICROBATCH_H

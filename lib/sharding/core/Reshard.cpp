@@ -54,7 +54,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "telar/sharding/Reshard.h"
+#include "telar/sharding/core/Reshard.h"
 
 #include <algorithm>
 #include <queue>

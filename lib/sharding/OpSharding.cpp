@@ -1,37 +1,28 @@
-//===- OpPartition.cpp - The per-op derivation of telar-partition ---------===//
+//===- OpSharding.cpp - What one op becomes on a mesh ---------------------===//
 //
 // From an op's sharding rule and the shardings its operands arrive with:
 // the factors it keeps whole, each factor's mesh axes, the shardings its
-// operands are resharded to and its results come out with. telar-partition
-// (Partition.cpp) and the cost model (lib/planner) both call these, so what
-// is priced is what is emitted.
+// operands are resharded to and its results come out with, and its local
+// attributes. telar-partition, the microbatch program and the planner (the
+// cost model, the search) all call these, so what is priced is what is
+// emitted.
 //
 //===----------------------------------------------------------------------===//
 
-#include "telar/passes/partition/OpPartition.h"
-#include "PartitionInternal.h"
+#include "telar/sharding/OpSharding.h"
+#include "telar/dialects/Telar/TelarOps.h"
 
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
+
 using namespace mlir;
 using namespace mlir::telar;
-using namespace mlir::telar::partition;
+using telar_sharding::Mesh;
+using telar_sharding::ReductionKind;
+using telar_sharding::Sharding;
 
-const PartitionerRegistry &partition::getPartitionerRegistry() {
-  // Built once (thread-safe static initialisation), read-only afterwards.
-  static const PartitionerRegistry registry = [] {
-    PartitionerRegistry r;
-    addElementwisePartitioners(r);
-    addContractionPartitioners(r);
-    addReductionPartitioners(r);
-    addDataMovementPartitioners(r);
-    addNNPartitioners(r);
-    return r;
-  }();
-  return registry;
-}
-
-std::optional<ReductionKind> partition::getPartialKind(FactorKind kind) {
+std::optional<ReductionKind> mlir::telar::getPartialKind(FactorKind kind) {
   switch (kind) {
   case FactorKind::Sum:
   case FactorKind::Mean: // Partial means are scaled into partial sums.
@@ -43,6 +34,26 @@ std::optional<ReductionKind> partition::getPartialKind(FactorKind kind) {
   default:
     return std::nullopt;
   }
+}
+
+/// The factor kind a pending reduction of `kind` is (the bit it has in a
+/// rule's partial kinds).
+static FactorKind toFactorKind(ReductionKind kind) {
+  switch (kind) {
+  case ReductionKind::Sum:
+    return FactorKind::Sum;
+  case ReductionKind::Max:
+    return FactorKind::Max;
+  case ReductionKind::Min:
+    return FactorKind::Min;
+  case ReductionKind::Prod:
+    return FactorKind::Prod;
+  }
+  llvm_unreachable("unknown reduction kind");
+}
+
+static std::string format(const Sharding &sharding, const Mesh &mesh) {
+  return telar_sharding::formatSharding(sharding, mesh);
 }
 
 static std::string formatAxes(ArrayRef<int64_t> axes, const Mesh &mesh) {
@@ -62,31 +73,49 @@ static int64_t getSplit(ArrayRef<int64_t> axes, const Mesh &mesh) {
   return split;
 }
 
-SmallVector<bool> partition::getWholeFactors(Operation *op,
-                                             ShardingRuleAttr rule) {
-  const OpPartitioner *family = getPartitionerRegistry().lookup(op);
-  int64_t numFactors = rule.getNumFactors();
-  // Factors that stay whole whatever the operands say: the rule's
-  // need-replication factors, products (no partial kind for them), those
-  // the family names, and all of an op without a family.
-  SmallVector<bool> whole(numFactors, false);
-  for (int64_t f = 0; f < numFactors; ++f) {
-    FactorKind kind = rule.getKind(f);
-    whole[f] = !family || kind == FactorKind::NeedReplication ||
-               (isReduction(kind) && !getPartialKind(kind));
-  }
-  if (family && family->wholeFactors) {
-    SmallVector<int64_t> extra;
-    family->wholeFactors(op, rule, extra);
-    for (int64_t f : extra)
-      whole[f] = true;
-  }
+SmallVector<bool> mlir::telar::getWholeFactors(ShardingRuleAttr rule) {
+  SmallVector<bool> whole;
+  for (int64_t f = 0, e = rule.getNumFactors(); f < e; ++f)
+    whole.push_back(rule.isWholeFactor(f));
   return whole;
 }
 
+bool mlir::telar::acceptsPartialOperands(ShardingRuleAttr rule,
+                                         ArrayRef<Sharding> operands) {
+  if (!rule.acceptsPartialOperands() ||
+      operands.size() != rule.getOperandMappings().size())
+    return false;
+  // Every pending reduction of `s` of a kind operand `i` may carry.
+  auto kindsFit = [&](unsigned i, const Sharding &s) {
+    PartialKindSet kinds = rule.getPartialKindsOf(i);
+    return llvm::all_of(s.partial, [&](auto &p) {
+      return (kinds & getPartialKindBit(toFactorKind(p.second))) != 0;
+    });
+  };
+  if (rule.getOnePartial()) {
+    // Linear in each listed operand alone: exactly one of them partial.
+    int64_t count = 0;
+    for (auto [i, s] : llvm::enumerate(operands)) {
+      if (!s.isPartial())
+        continue;
+      if (!kindsFit(i, s))
+        return false;
+      ++count;
+    }
+    return count == 1;
+  }
+  // Alike: every operand partial on the same axes with the same kinds (a
+  // whole operand among partial ones would enter the reduction once per
+  // term).
+  for (const Sharding &s : operands)
+    if (!s.isPartial() || s.partial != operands.front().partial)
+      return false;
+  return kindsFit(0, operands.front());
+}
+
 FailureOr<LocalAssignment>
-partition::getLocalAssignment(Operation *op, ArrayRef<Sharding> wanted,
-                              const Mesh &mesh, std::string &error) {
+mlir::telar::getLocalAssignment(Operation *op, ArrayRef<Sharding> wanted,
+                                const Mesh &mesh, std::string &error) {
   llvm::raw_string_ostream os(error);
   auto rule_ = dyn_cast<ShardingRuleOpInterface>(op);
   if (!rule_) {
@@ -94,7 +123,6 @@ partition::getLocalAssignment(Operation *op, ArrayRef<Sharding> wanted,
     return failure();
   }
   ShardingRuleAttr rule = rule_.getShardingRule();
-  const OpPartitioner *family = getPartitionerRegistry().lookup(op);
   int64_t numFactors = rule.getNumFactors();
   ArrayRef<int64_t> sizes = rule.getFactorSizes();
   if (wanted.size() != rule.getOperandMappings().size()) {
@@ -103,7 +131,7 @@ partition::getLocalAssignment(Operation *op, ArrayRef<Sharding> wanted,
        << " operand shardings";
     return failure();
   }
-  SmallVector<bool> whole = getWholeFactors(op, rule);
+  SmallVector<bool> whole = getWholeFactors(rule);
 
   // Each factor's axes from the operand dims that hold it: greedily, major
   // to minor, an axis goes to the factor whose remaining size it divides;
@@ -191,8 +219,7 @@ partition::getLocalAssignment(Operation *op, ArrayRef<Sharding> wanted,
   for (auto [i, s] : llvm::enumerate(wanted)) {
     if (!s.isPartial())
       continue;
-    if (!family || !family->acceptsPartial ||
-        !family->acceptsPartial(op, wanted)) {
+    if (!acceptsPartialOperands(rule, wanted)) {
       os << "operand " << i << " is partial (" << format(s, mesh)
          << "), which '" << op->getName() << "' cannot take";
       return failure();
@@ -235,16 +262,26 @@ partition::getLocalAssignment(Operation *op, ArrayRef<Sharding> wanted,
   return p;
 }
 
-int64_t partition::getElementBytes(Type type) {
+int64_t mlir::telar::getElementBytes(Type type) {
   if (!type.isIntOrFloat())
     return 8; // index and other element types: a 64-bit word.
   return std::max<int64_t>(1, (type.getIntOrFloatBitWidth() + 7) / 8);
 }
 
+RankedTensorType mlir::telar::getLocalType(RankedTensorType globalType,
+                                          const Sharding &sharding,
+                                          const Mesh &mesh) {
+  std::vector<int64_t> shape(globalType.getShape().begin(),
+                             globalType.getShape().end());
+  std::vector<int64_t> local =
+      telar_sharding::getLocalShape(shape, sharding, mesh);
+  return RankedTensorType::get(local, globalType.getElementType());
+}
+
 std::optional<std::vector<telar_sharding::ReshardStep>>
-partition::getReshardSteps(RankedTensorType globalType, const Sharding &from,
-                           const Sharding &to, const Mesh &mesh,
-                           std::string &error) {
+mlir::telar::getReshardSteps(RankedTensorType globalType, const Sharding &from,
+                             const Sharding &to, const Mesh &mesh,
+                             std::string &error) {
   if (from == to)
     return std::vector<telar_sharding::ReshardStep>();
   std::vector<int64_t> shape(globalType.getShape().begin(),
@@ -255,9 +292,9 @@ partition::getReshardSteps(RankedTensorType globalType, const Sharding &from,
 }
 
 FailureOr<std::vector<telar_sharding::ReshardStep>>
-partition::getResultSliceSteps(Operation *op, unsigned j,
-                               const Sharding &produced,
-                               const Sharding &annotated, const Mesh &mesh) {
+mlir::telar::getResultSliceSteps(Operation *op, unsigned j,
+                                 const Sharding &produced,
+                                 const Sharding &annotated, const Mesh &mesh) {
   auto type = cast<RankedTensorType>(op->getResult(j).getType());
   std::string error;
   auto steps = getReshardSteps(type, produced, annotated, mesh, error);
@@ -280,4 +317,80 @@ partition::getResultSliceSteps(Operation *op, unsigned j,
                 llvm::find_if(*steps, communicates)->kind)
          << ", not only local slices";
   return failure();
+}
+
+//===----------------------------------------------------------------------===//
+// Local attributes
+//===----------------------------------------------------------------------===//
+
+// The rules keep whole every axis whose elements move between blocks, so
+// the attributes on those axes stay global and right; what is rewritten
+// here are the attributes that hold sizes of axes a rule lets split.
+
+LogicalResult mlir::telar::localizeAttributes(Operation *local,
+                                              Operation *global,
+                                              const LocalAssignment &a,
+                                              const Mesh &mesh) {
+  auto localResultType = [&](unsigned j) {
+    return getLocalType(cast<RankedTensorType>(global->getResult(j).getType()),
+                        a.results[j], mesh);
+  };
+  // Reshape's and expand's target shapes are the local result shape.
+  if (isa<ReshapeOp, ExpandOp>(local)) {
+    local->setAttr("shape", DenseI64ArrayAttr::get(
+                                local->getContext(),
+                                localResultType(0).getShape()));
+    return success();
+  }
+  // Slice axes kept at full range (start 0, step 1: what the rule lets
+  // split) get the local extent.
+  if (auto op = dyn_cast<SliceOp>(local)) {
+    auto in = cast<RankedTensorType>(op.getInput().getType());
+    auto globalIn = cast<RankedTensorType>(global->getOperand(0).getType());
+    auto globalOut = cast<RankedTensorType>(global->getResult(0).getType());
+    SmallVector<int64_t> starts(op.getStarts()), ends(op.getEnds());
+    for (auto [i, axis] : llvm::enumerate(op.getAxes())) {
+      int64_t d = axis < 0 ? axis + in.getRank() : axis;
+      if (in.getDimSize(d) == globalIn.getDimSize(d))
+        continue; // Whole: the global bounds are the local ones.
+      if (globalOut.getDimSize(d) != globalIn.getDimSize(d) ||
+          op.getSteps()[i] != 1)
+        return global->emitError("slices split axis ") << d;
+      starts[i] = 0;
+      ends[i] = in.getDimSize(d);
+    }
+    op.setStarts(starts);
+    op.setEnds(ends);
+    return success();
+  }
+  // Resize's explicit sizes are the local output shape.
+  if (isa<ResizeOp>(local)) {
+    auto sizes = local->getAttrOfType<DenseI64ArrayAttr>("sizes");
+    if (sizes && !sizes.empty())
+      local->setAttr("sizes", DenseI64ArrayAttr::get(
+                                  local->getContext(),
+                                  localResultType(0).getShape()));
+    return success();
+  }
+  // A convolution's group factor is the major factor of its output
+  // channels (pruned when there is one group): split, each rank runs its
+  // share of the groups.
+  if (isa<ConvOp, ConvTransposeOp>(local)) {
+    auto group = local->getAttrOfType<IntegerAttr>("group");
+    if (!group || group.getInt() <= 1)
+      return success();
+    ShardingRuleAttr rule =
+        cast<ShardingRuleOpInterface>(global).getShardingRule();
+    DimMappingAttr channels = rule.getResultMappings()[0].getDims()[1];
+    if (channels.getFactors().empty())
+      return success();
+    int64_t g = channels.getFactors().front();
+    if (rule.getFactorSizes()[g] != group.getInt())
+      return success(); // Not the group factor (a fallback rule).
+    int64_t split = getSplit(a.factorAxes[g], mesh);
+    local->setAttr("group", IntegerAttr::get(group.getType(),
+                                             group.getInt() / split));
+    return success();
+  }
+  return success();
 }

@@ -10,7 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "telar/sharding/Schedule.h"
+#include "telar/sharding/core/Schedule.h"
 
 #include <algorithm>
 #include <map>

@@ -8,10 +8,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TELAR_SHARDING_RESHARD_H
-#define TELAR_SHARDING_RESHARD_H
+#ifndef TELAR_SHARDING_CORE_RESHARD_H
+#define TELAR_SHARDING_CORE_RESHARD_H
 
-#include "telar/sharding/Sharding.h"
+#include "telar/sharding/core/Sharding.h"
 
 #include <optional>
 #include <string>
@@ -113,4 +113,4 @@ int64_t getBytesSent(const std::vector<ReshardStep> &steps);
 
 } // namespace telar_sharding
 
-#endif // TELAR_SHARDING_RESHARD_H
+#endif // TELAR_SHARDING_CORE_RESHARD_H

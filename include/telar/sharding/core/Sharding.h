@@ -12,8 +12,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TELAR_SHARDING_SHARDING_H
-#define TELAR_SHARDING_SHARDING_H
+#ifndef TELAR_SHARDING_CORE_SHARDING_H
+#define TELAR_SHARDING_CORE_SHARDING_H
 
 #include <cstdint>
 #include <optional>
@@ -116,4 +116,4 @@ std::string formatSharding(const Sharding &sharding, const Mesh &mesh);
 
 } // namespace telar_sharding
 
-#endif // TELAR_SHARDING_SHARDING_H
+#endif // TELAR_SHARDING_CORE_SHARDING_H

@@ -11,8 +11,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TELAR_SHARDING_SCHEDULE_H
-#define TELAR_SHARDING_SCHEDULE_H
+#ifndef TELAR_SHARDING_CORE_SCHEDULE_H
+#define TELAR_SHARDING_CORE_SCHEDULE_H
 
 #include <cstdint>
 #include <optional>
@@ -191,4 +191,4 @@ std::vector<int64_t> getMaxInFlightPerStage(const PipelineSchedule &schedule);
 
 } // namespace telar_sharding
 
-#endif // TELAR_SHARDING_SCHEDULE_H
+#endif // TELAR_SHARDING_CORE_SCHEDULE_H
