@@ -372,7 +372,7 @@ def filter_cases(cases, a, keep=None):
 
 
 def run_harness(ap, a, cases, prog, tally, runner_class, describe, footer, table,
-                list_line=lambda c: c.name, after_models=None, extra_tools=()):
+                list_line=lambda c: c.name, after_models=None, extra_tools=lambda: ()):
     """A harness's main once its arguments are parsed: --list prints
     `list_line(case)` per case; else the models are built into --make, each
     case is checked (`describe(result)` printed as it ends) and
