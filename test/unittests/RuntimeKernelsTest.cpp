@@ -16,6 +16,7 @@
 #include "telar/runtime/Runtime.h"
 
 #include <gtest/gtest.h>
+#include <immintrin.h>
 
 #include <array>
 #include <cmath>
@@ -1669,4 +1670,31 @@ TEST(RuntimeKernels, MaxPool2dNchw) {
                 .find("telarrt_maxpool2d_nchw_f32"),
             std::string::npos);
   telarrt_context_clear_error(ctx());
+}
+
+//===----------------------------------------------------------------------===//
+// float -> bfloat16, as generated code calls it on CPUs without AVX-512 BF16
+//===----------------------------------------------------------------------===//
+
+extern "C" __m128 __truncsfbf2(float x);
+
+TEST(RuntimeKernels, TruncateFloatToBFloat16) {
+  auto bf16 = [](uint32_t floatBits) {
+    float x;
+    std::memcpy(&x, &floatBits, sizeof(x));
+    return static_cast<uint16_t>(
+        _mm_cvtsi128_si32(_mm_castps_si128(__truncsfbf2(x))));
+  };
+  EXPECT_EQ(bf16(0x3f800000), 0x3f80);  // 1
+  EXPECT_EQ(bf16(0xc0000000), 0xc000);  // -2
+  EXPECT_EQ(bf16(0x3f808000), 0x3f80);  // a tie: to the even 0x3f80
+  EXPECT_EQ(bf16(0x3f818000), 0x3f82);  // a tie: to the even 0x3f82
+  EXPECT_EQ(bf16(0x3f808001), 0x3f81);  // above the tie: up
+  EXPECT_EQ(bf16(0x3f807fff), 0x3f80);  // below the tie: down
+  EXPECT_EQ(bf16(0x7f7fc99e), 0x7f80);  // 3.4e38: past the largest, infinity
+  EXPECT_EQ(bf16(0x7f800000), 0x7f80);  // infinity
+  EXPECT_EQ(bf16(0x00000001), 0x0000);  // the smallest denormal: zero
+  EXPECT_EQ(bf16(0x7fc00000), 0x7fc0);  // quiet NaN
+  EXPECT_EQ(bf16(0x7f800001), 0x7fc0);  // signalling NaN: quiet, not infinity
+  EXPECT_EQ(bf16(0xffc00000), 0xffc0);  // negative NaN
 }
