@@ -11,15 +11,16 @@
 
 #include "telar/codegen/Artifact.h"
 #include "telar/codegen/ArtifactWriter.h"
-#include "telar/launch/LaunchFiles.h"
 #include "telar/codegen/TargetBackend.h"
 #include "telar/dialects/Telar/ShapeInference.h"
 #include "telar/dialects/Telar/TelarDialect.h"
-#include "telar/sharding/Microbatch.h"
+#include "telar/launch/LaunchFiles.h"
 #include "telar/passes/partition/SplitStages.h"
 #include "telar/sharding/Completion.h"
-#include "telar/sharding/core/CrossMesh.h"
+#include "telar/sharding/Microbatch.h"
+#include "telar/sharding/OpSharding.h"
 #include "telar/sharding/Plan.h"
+#include "telar/sharding/core/CrossMesh.h"
 #include "telar/sharding/core/Schedule.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -42,12 +43,6 @@ using telar_sharding::PlanStage;
 using telar_sharding::Sharding;
 
 std::string stageDirectory(int64_t s) { return "stage" + std::to_string(s); }
-
-/// Bytes per element as the runtime stores them (booleans a byte).
-int64_t getElementBytes(Type type) {
-  unsigned bits = type.getIntOrFloatBitWidth();
-  return bits < 8 ? 1 : bits / 8;
-}
 
 /// An entry's sharding (axis names) on `mesh`.
 std::optional<Sharding> readSharding(const artifact::TensorEntry &entry,
