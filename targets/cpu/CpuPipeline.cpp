@@ -33,9 +33,14 @@ using namespace mlir;
 void telar::buildCpuTranslationPipeline(OpPassManager &pm,
                                         const CpuPipelineOptions &options) {
   bool usesRuntime = options.usesRuntime();
-  TelarSetCpuTargetOptions target;
-  target.cpu = options.cpu;
-  pm.addPass(createTelarSetCpuTarget(target));
+  // Programs for the runtime say which CPU they are for (the artifact's
+  // code generation and manifest read it). Standalone ones (no runtime
+  // calls: run by mlir-runner, which knows no telar dialect) do not.
+  if (usesRuntime) {
+    TelarSetCpuTargetOptions target;
+    target.cpu = options.cpu;
+    pm.addPass(createTelarSetCpuTarget(target));
+  }
   pm.addPass(createTelarApproximateMath());
 
   // Function-boundary bufferization with identity layouts (arguments

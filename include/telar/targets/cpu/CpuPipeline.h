@@ -23,7 +23,8 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
   Option<std::string> cpu{
       *this, "cpu",
       llvm::cl::desc("The CPU to generate code for: 'native' (this machine) "
-                     "or an LLVM CPU name (telar-set-cpu-target)"),
+                     "or an LLVM CPU name (telar-set-cpu-target; programs "
+                     "that call the runtime only)"),
       llvm::cl::init("native")};
   Option<bool> libraryCalls{
       *this, "library-calls",
@@ -50,7 +51,7 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
 };
 
 /// The CPU target's translation: the CPU attached as `telar.target`
-/// (telar-set-cpu-target), then the fused linalg of buildFusedLinalgPipeline
+/// (telar-set-cpu-target; when the programs call the runtime), then the fused linalg of buildFusedLinalgPipeline
 /// (static shapes) through bufferization, the runtime's kernels and loops
 /// down to the LLVM dialect.
 void buildCpuTranslationPipeline(OpPassManager &pm,
