@@ -109,21 +109,40 @@ void narrow(DataType type, const float *in, void *out, int64_t count) {
       h[i] = detail::floatToBf16(in[i]);
 }
 
-class MpiCommunicator final : public Communicator {
-public:
-  /// Takes ownership of `comm`.
-  explicit MpiCommunicator(MPI_Comm comm) : comm(comm) {
+/// An MPI communicator owned (freed unless MPI has finalized), its errors
+/// returned rather than fatal, with this process's rank and the size.
+class OwnedMpiComm {
+protected:
+  explicit OwnedMpiComm(MPI_Comm comm) : comm(comm) {
     check(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN),
           "MPI_Comm_set_errhandler");
     check(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
     check(MPI_Comm_size(comm, &size), "MPI_Comm_size");
   }
-  ~MpiCommunicator() override {
+  ~OwnedMpiComm() {
     int finalized = 0;
     MPI_Finalized(&finalized);
     if (!finalized)
       MPI_Comm_free(&comm);
   }
+  OwnedMpiComm(const OwnedMpiComm &) = delete;
+  OwnedMpiComm &operator=(const OwnedMpiComm &) = delete;
+
+  MPI_Comm comm;
+  int rank = 0, size = 1;
+};
+
+/// MPI_COMM_WORLD's duplicate.
+MPI_Comm dupWorld() {
+  MPI_Comm comm;
+  check(MPI_Comm_dup(MPI_COMM_WORLD, &comm), "MPI_Comm_dup");
+  return comm;
+}
+
+class MpiCommunicator final : public Communicator, private OwnedMpiComm {
+public:
+  /// Takes ownership of `comm`.
+  explicit MpiCommunicator(MPI_Comm comm) : OwnedMpiComm(comm) {}
 
   int getRank() const override { return rank; }
   int getSize() const override { return size; }
@@ -220,28 +239,12 @@ public:
     check(MPI_Comm_split(comm, color, key, &part), "MPI_Comm_split");
     return std::make_unique<MpiCommunicator>(part);
   }
-
-private:
-  MPI_Comm comm;
-  int rank = 0, size = 1;
 };
 
 /// The ranks met through MPI: its exchanges are MPI_Allgather(v) of bytes.
-class MpiBootstrap final : public Bootstrap {
+class MpiBootstrap final : public Bootstrap, private OwnedMpiComm {
 public:
-  MpiBootstrap() {
-    check(MPI_Comm_dup(MPI_COMM_WORLD, &comm), "MPI_Comm_dup");
-    check(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN),
-          "MPI_Comm_set_errhandler");
-    check(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
-    check(MPI_Comm_size(comm, &size), "MPI_Comm_size");
-  }
-  ~MpiBootstrap() override {
-    int finalized = 0;
-    MPI_Finalized(&finalized);
-    if (!finalized)
-      MPI_Comm_free(&comm);
-  }
+  MpiBootstrap() : OwnedMpiComm(dupWorld()) {}
 
   int getRank() const override { return rank; }
   int getSize() const override { return size; }
@@ -283,10 +286,6 @@ public:
   }
 
   void barrier() override { check(MPI_Barrier(comm), "bootstrap MPI_Barrier"); }
-
-private:
-  MPI_Comm comm;
-  int rank = 0, size = 1;
 };
 
 } // namespace
@@ -334,7 +333,5 @@ std::shared_ptr<Communicator>
 telar::runtime::comm::createMpiWorldCommunicator() {
   if (!isMpiInitialized())
     throw CommError("MPI is not initialised");
-  MPI_Comm world;
-  check(MPI_Comm_dup(MPI_COMM_WORLD, &world), "MPI_Comm_dup");
-  return std::make_shared<MpiCommunicator>(world);
+  return std::make_shared<MpiCommunicator>(dupWorld());
 }

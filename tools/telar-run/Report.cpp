@@ -149,4 +149,12 @@ void printPeakMemory(const Options &o, bool multi, const Manifest &m,
     std::printf("peak intermediate memory: %s\n", peakText.c_str());
 }
 
+void writeReport(std::ofstream &report, const std::string &path,
+                 const nlohmann::ordered_json &j) {
+  report << j.dump(2) << "\n";
+  report.close();
+  if (!report)
+    throw Error("cannot write report '" + path + "'");
+}
+
 } // namespace telar::tools::run

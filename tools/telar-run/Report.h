@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstddef>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,11 @@ void addRunReportFields(nlohmann::ordered_json &j, const Options &o,
                         const runtime::Manifest &m, const Latency &latency,
                         int iterations, int threads, size_t maxPeak,
                         size_t weightsBytes, size_t prepackedBytes);
+
+/// Writes --report's JSON `j` to `report` (opened by prepare) and closes
+/// it; an Error naming `path` when it cannot be written.
+void writeReport(std::ofstream &report, const std::string &path,
+                 const nlohmann::ordered_json &j);
 
 /// --profile-kernels: the kernels' entries by time per run, largest first.
 std::vector<runtime::KernelProfileEntry>

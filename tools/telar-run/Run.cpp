@@ -102,31 +102,33 @@ int run(const Options &o, const Job &job) {
   // pipeline agrees twice: on its manifests before the world splits, then
   // on its stages and the inputs.
   Prepared p;
+  // A step's error as every rank agrees on it ("" when none).
   std::string problem;
-  bool pipelined = false;
-  try {
-    pipelined = isPipelinedArtifact(o.artifact);
-    if (pipelined)
-      openPipeline(o, job, p);
-    else
-      prepare(o, job, p);
-  } catch (const std::exception &e) {
-    problem = e.what();
-    if (problem.empty())
-      problem = "unknown error";
-  }
-  if (!agree(job, problem))
-    return 1;
-  if (pipelined) {
+  auto attempt = [&](const auto &step) {
     try {
-      if (o.profileKernels)
-        throw Error("--profile-kernels does not support pipelined artifacts");
-      loadPipeline(o, job, p);
+      step();
     } catch (const std::exception &e) {
       problem = e.what();
       if (problem.empty())
         problem = "unknown error";
     }
+  };
+  bool pipelined = false;
+  attempt([&] {
+    pipelined = isPipelinedArtifact(o.artifact);
+    if (pipelined)
+      openPipeline(o, job, p);
+    else
+      prepare(o, job, p);
+  });
+  if (!agree(job, problem))
+    return 1;
+  if (pipelined) {
+    attempt([&] {
+      if (o.profileKernels)
+        throw Error("--profile-kernels does not support pipelined artifacts");
+      loadPipeline(o, job, p);
+    });
     if (!agree(job, problem))
       return 1;
     return runPipeline(o, job, p, threads);
@@ -373,10 +375,7 @@ int run(const Options &o, const Job &job) {
              {"ms_per_run_max_rank", sum.msMax}});
       j["collectives"] = collectives;
     }
-    p.report << j.dump(2) << "\n";
-    p.report.close();
-    if (!p.report)
-      throw Error("cannot write report '" + o.report + "'");
+    writeReport(p.report, o.report, j);
   }
   return 0;
 }

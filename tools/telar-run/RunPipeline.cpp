@@ -229,10 +229,7 @@ int runPipeline(const Options &o, const Job &job, Prepared &p, int threads) {
                          {"transfer_bytes_per_run", int64_t(v[7])}}}});
     }
     j["ranks"] = ranks;
-    p.report << j.dump(2) << "\n";
-    p.report.close();
-    if (!p.report)
-      throw Error("cannot write report '" + o.report + "'");
+    writeReport(p.report, o.report, j);
   }
   return 0;
 }
