@@ -161,7 +161,7 @@ Pipeline::open(const std::string &directory,
                 "manifest.json");
   std::unique_ptr<Pipeline> p(new Pipeline());
   p->directory = dir;
-  p->manifest = Manifest::parse(detail::readFile(manifestPath), manifestPath);
+  p->manifest = artifact::parseManifest(detail::readFile(manifestPath), manifestPath);
   const Manifest &m = p->manifest;
   if (!m.isPipelined())
     throw Error("artifact '" + dir +
@@ -201,7 +201,7 @@ Pipeline::open(const std::string &directory,
       throw Error("artifact '" + dir + "' is incomplete: stage " +
                   std::to_string(s) + " ('" + st.directory +
                   "') has no manifest.json");
-    Manifest sm = Manifest::parse(detail::readFile(path), path);
+    Manifest sm = artifact::parseManifest(detail::readFile(path), path);
     if (sm.isPipelined())
       throw Error(path + ": a stage cannot be pipelined itself");
     if (sm.worldSize != st.numRanks)
@@ -325,10 +325,12 @@ Pipeline::open(const std::string &directory,
   }
   // This runtime runs inference only.
   for (const PipelineStepSpec &step : p->getSteps())
-    if (step.op == PipelineStepSpec::Op::Backward)
+    if (step.op == PipelineStepSpec::Op::Backward ||
+        step.op == PipelineStepSpec::Op::Optimizer)
       throw Error(manifestPath + ": rank " + std::to_string(p->rank) +
-                  "'s schedule has backward steps (training), which this "
-                  "runtime does not run");
+                  "'s schedule has " +
+                  telar_sharding::getPipelineStepKindName(step.op) +
+                  " steps (training), which this runtime does not run");
 
   // What the watchdog names while this rank waits.
   for (int64_t s = 0; s < S; ++s)
@@ -401,7 +403,7 @@ std::string Pipeline::describeStep(const PipelineStepSpec &step) const {
   std::string mb = std::to_string(step.microbatch);
   if (step.op == PipelineStepSpec::Op::Forward ||
       step.op == PipelineStepSpec::Op::Backward)
-    return std::string(getPipelineOpName(step.op)) + " of stage " +
+    return std::string(telar_sharding::getPipelineStepKindName(step.op)) + " of stage " +
            std::to_string(step.stage) + " on microbatch " + mb;
   bool isSend = step.op == PipelineStepSpec::Op::Send;
   std::set<int64_t> peers;
@@ -644,7 +646,11 @@ PipelineStats Pipeline::run(const StepObserver &observer) {
       stats.waitSeconds += since(begin);
       break;
     case PipelineStepSpec::Op::Backward:
-      throw Error("backward steps are not supported"); // refused by open()
+    case PipelineStepSpec::Op::Optimizer:
+      // Refused by open().
+      throw Error(std::string(telar_sharding::getPipelineStepKindName(
+                      step.op)) +
+                  " steps are not supported");
     }
     if (observer)
       observer(i, step, since(begin));

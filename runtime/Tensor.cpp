@@ -9,25 +9,6 @@
 using namespace telar::runtime;
 
 namespace {
-struct DTypeInfo {
-  DType dtype;
-  const char *name;
-  size_t size;
-};
-constexpr DTypeInfo kDTypes[] = {
-    {DType::Float32, "float32", 4}, {DType::Float64, "float64", 8},
-    {DType::Float16, "float16", 2}, {DType::BFloat16, "bfloat16", 2},
-    {DType::Int8, "int8", 1},       {DType::Int16, "int16", 2},
-    {DType::Int32, "int32", 4},     {DType::Int64, "int64", 8},
-    {DType::UInt8, "uint8", 1},     {DType::UInt16, "uint16", 2},
-    {DType::UInt32, "uint32", 4},   {DType::UInt64, "uint64", 8},
-    {DType::Bool, "bool", 1},
-};
-
-const DTypeInfo &info(DType dtype) {
-  return kDTypes[static_cast<size_t>(dtype)];
-}
-
 float halfToFloat(uint16_t h) {
   uint32_t sign = static_cast<uint32_t>(h & 0x8000) << 16;
   uint32_t exp = (h >> 10) & 0x1f;
@@ -61,38 +42,6 @@ template <typename T> T load(const void *data, int64_t index) {
   return v;
 }
 } // namespace
-
-std::optional<DType> telar::runtime::parseDType(std::string_view name) {
-  for (const DTypeInfo &i : kDTypes)
-    if (name == i.name)
-      return i.dtype;
-  return std::nullopt;
-}
-
-const char *telar::runtime::dtypeName(DType dtype) { return info(dtype).name; }
-
-size_t telar::runtime::dtypeSize(DType dtype) { return info(dtype).size; }
-
-int64_t telar::runtime::numElements(const Shape &shape) {
-  int64_t n = 1;
-  for (int64_t d : shape)
-    n *= d;
-  return n;
-}
-
-std::string telar::runtime::formatShape(const Shape &shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i) {
-    if (i)
-      s += ",";
-    s += std::to_string(shape[i]);
-  }
-  return s + "]";
-}
-
-std::string telar::runtime::formatType(DType dtype, const Shape &shape) {
-  return dtypeName(dtype) + formatShape(shape);
-}
 
 void Tensor::Free::operator()(void *p) const { std::free(p); }
 

@@ -156,18 +156,20 @@ LogicalResult readShardingAttrs(DictionaryAttr attrs,
     error = what + " is sharded, but the module has no shard.grid";
     return failure();
   }
+  AxisNames names;
   for (Attribute dim : sharding) {
-    t.sharding.emplace_back();
+    names.emplace_back();
     for (Attribute axis : cast<ArrayAttr>(dim))
-      t.sharding.back().push_back(cast<StringAttr>(axis).str());
+      names.back().push_back(cast<StringAttr>(axis).str());
   }
   t.globalShape.assign(global.asArrayRef().begin(), global.asArrayRef().end());
-  if (!resolveSharding(t.sharding, t.globalShape, t.type, *interface.mesh,
-                       what, error))
+  std::optional<telar_sharding::Sharding> resolved = resolveSharding(
+      names, t.globalShape, t.type, *interface.mesh, what, error);
+  if (!resolved)
     return failure();
   // Replicated after all: the manifest leaves it out.
-  if (llvm::all_of(t.sharding, [](const auto &axes) { return axes.empty(); }))
-    t.sharding.clear();
+  if (!resolved->isReplicated())
+    t.sharding = std::move(*resolved);
   return success();
 }
 
@@ -407,13 +409,13 @@ LogicalResult compileArtifact(ModuleOp module, TargetBackend &target,
     // Inputs and outputs with their global shapes: the files telar-run
     // reads and writes are whole tensors.
     auto describe = [](const ProgramTensor &t) {
-      artifact::TensorEntry entry = describeTensor(t.name, t.type);
+      artifact::TensorSpec entry = describeTensor(t.name, t.type);
       if (!t.globalShape.empty())
         entry.shape = t.globalShape;
       entry.sharding = t.sharding;
       return entry;
     };
-    SmallVector<artifact::TensorEntry> inputs, outputs;
+    SmallVector<artifact::TensorSpec> inputs, outputs;
     for (const ProgramTensor &t : interface.inputs)
       inputs.push_back(describe(t));
     for (const ProgramTensor &t : interface.outputs)
@@ -427,9 +429,9 @@ LogicalResult compileArtifact(ModuleOp module, TargetBackend &target,
     artifact::Manifest manifest = writer.getManifest();
     if (options.writtenManifest)
       *options.writtenManifest = manifest;
-    if (options.launchFiles && manifest.worldSize.value_or(1) > 1) {
+    if (options.launchFiles && manifest.worldSize > 1) {
       LaunchOptions launch = options.launch;
-      error = resolveLaunchOptions(launch, *manifest.worldSize,
+      error = resolveLaunchOptions(launch, manifest.worldSize,
                                    options.modelPath);
       if (!error.empty() ||
           !writeLaunchFiles(options.outputDir, manifest, launch, error))

@@ -25,19 +25,21 @@ using namespace mlir;
 // manifest schema's ::telar.
 namespace mlir::telar {
 
-artifact::TensorEntry describeTensor(StringRef name,
-                                            RankedTensorType type) {
-  return {name.str(), numpyDtypeName(type.getElementType()),
-          std::vector<int64_t>(type.getShape().begin(), type.getShape().end())};
+artifact::TensorSpec describeTensor(StringRef name, RankedTensorType type) {
+  artifact::TensorSpec spec;
+  spec.name = name.str();
+  // checkInterfaceType admitted only element types with a numpy name.
+  spec.dtype = *artifact::parseDType(numpyDtypeName(type.getElementType()));
+  spec.shape.assign(type.getShape().begin(), type.getShape().end());
+  return spec;
 }
 
 std::optional<telar_sharding::Sharding>
-resolveSharding(const artifact::ShardingEntry &entry,
-                const std::vector<int64_t> &globalShape,
+resolveSharding(const AxisNames &names, const std::vector<int64_t> &globalShape,
                 RankedTensorType localType, const telar_sharding::Mesh &mesh,
                 const std::string &what, std::string &error) {
   telar_sharding::Sharding sharding;
-  for (const std::vector<std::string> &axes : entry) {
+  for (const std::vector<std::string> &axes : names) {
     sharding.dims.emplace_back();
     for (const std::string &axis : axes) {
       std::optional<int64_t> index = mesh.getAxisIndex(axis);
@@ -49,11 +51,22 @@ resolveSharding(const artifact::ShardingEntry &entry,
       sharding.dims.back().push_back(*index);
     }
   }
+  if (failed(checkSharding(sharding, globalShape, localType, mesh, what,
+                           error)))
+    return std::nullopt;
+  return sharding;
+}
+
+LogicalResult checkSharding(const telar_sharding::Sharding &sharding,
+                            const std::vector<int64_t> &globalShape,
+                            RankedTensorType localType,
+                            const telar_sharding::Mesh &mesh,
+                            const std::string &what, std::string &error) {
   std::string invalid =
       telar_sharding::verifySharding(sharding, mesh, globalShape);
   if (!invalid.empty()) {
     error = what + ": " + invalid;
-    return std::nullopt;
+    return failure();
   }
   std::vector<int64_t> local =
       telar_sharding::getLocalShape(globalShape, sharding, mesh);
@@ -66,9 +79,9 @@ resolveSharding(const artifact::ShardingEntry &entry,
     error = what + " has the local type " + toString(localType) +
             ", but the block of its global shape " + shape(globalShape) +
             " is " + shape(local);
-    return std::nullopt;
+    return failure();
   }
-  return sharding;
+  return success();
 }
 
 LogicalResult ArtifactWriter::createDirectories(std::string &error) {
@@ -99,9 +112,10 @@ LogicalResult ArtifactWriter::writeWeightFile(StringRef relative,
     return failure();
   WeightFileEntry entry{relative.str(), {}};
   for (const WeightTensor &w : tensors) {
-    artifact::WeightEntry described;
-    static_cast<artifact::TensorEntry &>(described) =
+    artifact::WeightSpec described;
+    static_cast<artifact::TensorSpec &>(described) =
         describeTensor(w.name, w.type);
+    described.globalShape = described.shape;
     described.file = relative.str();
     entry.tensors.push_back(std::move(described));
   }
@@ -153,12 +167,9 @@ LogicalResult ArtifactWriter::writeShardedWeightFiles(
     StringRef pattern, ArrayRef<WeightTensor> tensors,
     const telar_sharding::Mesh &mesh, std::string &error) {
   // The tensors' shardings on the mesh, checked.
-  std::vector<telar_sharding::Sharding> shardings;
   for (const WeightTensor &w : tensors) {
-    std::optional<telar_sharding::Sharding> sharding = resolveSharding(
-        w.sharding, w.globalShape, w.type, mesh, "weight '" + w.name + "'",
-        error);
-    if (!sharding)
+    if (failed(checkSharding(w.sharding, w.globalShape, w.type, mesh,
+                             "weight '" + w.name + "'", error)))
       return failure();
     int64_t elements = 1;
     for (int64_t d : w.globalShape)
@@ -169,7 +180,6 @@ LogicalResult ArtifactWriter::writeShardedWeightFiles(
               " bytes, which its global shape does not divide";
       return failure();
     }
-    shardings.push_back(std::move(*sharding));
   }
   // Names are unique per file: two shardings of one weight cannot share it.
   llvm::StringSet<> names;
@@ -183,13 +193,14 @@ LogicalResult ArtifactWriter::writeShardedWeightFiles(
   for (int64_t rank = 0, e = mesh.getNumDevices(); rank < e; ++rank) {
     std::vector<std::vector<char>> blocks;
     SmallVector<WeightTensor> local;
-    for (auto [w, sharding] : llvm::zip(tensors, shardings)) {
+    for (const WeightTensor &w : tensors) {
       int64_t elements = 1;
       for (int64_t d : w.globalShape)
         elements *= d;
       blocks.push_back(cutBlock(
           w.data, w.globalShape, w.type.getShape(),
-          telar_sharding::getBlockOffsets(w.globalShape, sharding, mesh, rank),
+          telar_sharding::getBlockOffsets(w.globalShape, w.sharding, mesh,
+                                          rank),
           w.data.size() / elements));
     }
     for (auto [w, block] : llvm::zip(tensors, blocks))
@@ -201,8 +212,8 @@ LogicalResult ArtifactWriter::writeShardedWeightFiles(
 
   WeightFileEntry entry{pattern.str(), {}};
   for (const WeightTensor &w : tensors) {
-    artifact::WeightEntry described;
-    static_cast<artifact::TensorEntry &>(described) =
+    artifact::WeightSpec described;
+    static_cast<artifact::TensorSpec &>(described) =
         describeTensor(w.name, w.type);
     described.sharding = w.sharding;
     described.globalShape = w.globalShape;
@@ -265,7 +276,7 @@ LogicalResult ArtifactWriter::writeSafetensors(StringRef relative,
   return success();
 }
 
-void ArtifactWriter::addProgram(artifact::ProgramEntry program) {
+void ArtifactWriter::addProgram(artifact::ProgramSpec program) {
   programs.push_back(std::move(program));
 }
 
@@ -291,16 +302,16 @@ void ArtifactWriter::setModel(StringRef path) {
   header.modelSha256 = path.empty() ? std::string() : hashFile(path);
 }
 
-void ArtifactWriter::setInputs(ArrayRef<artifact::TensorEntry> inputs) {
+void ArtifactWriter::setInputs(ArrayRef<artifact::TensorSpec> inputs) {
   header.inputs.assign(inputs.begin(), inputs.end());
 }
 
-void ArtifactWriter::setOutputs(ArrayRef<artifact::TensorEntry> outputs) {
+void ArtifactWriter::setOutputs(ArrayRef<artifact::TensorSpec> outputs) {
   header.outputs.assign(outputs.begin(), outputs.end());
 }
 
 void ArtifactWriter::setMesh(const telar_sharding::Mesh &mesh) {
-  header.mesh = artifact::MeshEntry{mesh.axisNames, mesh.axisSizes};
+  header.mesh = mesh;
   header.worldSize = mesh.getNumDevices();
 }
 

@@ -44,32 +44,9 @@ using telar_sharding::Sharding;
 
 std::string stageDirectory(int64_t s) { return "stage" + std::to_string(s); }
 
-/// An entry's sharding (axis names) on `mesh`.
-std::optional<Sharding> readSharding(const artifact::TensorEntry &entry,
-                                     const Mesh &mesh, std::string &error) {
-  Sharding s = Sharding::getReplicated(entry.shape.size());
-  for (auto [d, axes] : llvm::enumerate(entry.sharding)) {
-    if (d >= entry.shape.size()) {
-      error = "'" + entry.name + "' has a sharding of more dimensions than "
-              "its shape";
-      return std::nullopt;
-    }
-    for (const std::string &name : axes) {
-      std::optional<int64_t> axis = mesh.getAxisIndex(name);
-      if (!axis) {
-        error = "'" + entry.name + "' is sharded along '" + name +
-                "', which is no axis of its stage's mesh";
-        return std::nullopt;
-      }
-      s.dims[d].push_back(*axis);
-    }
-  }
-  return s;
-}
-
-const artifact::TensorEntry *findEntry(ArrayRef<artifact::TensorEntry> list,
-                                       StringRef name) {
-  for (const artifact::TensorEntry &e : list)
+const artifact::TensorSpec *findEntry(ArrayRef<artifact::TensorSpec> list,
+                                      StringRef name) {
+  for (const artifact::TensorSpec &e : list)
     if (e.name == name)
       return &e;
   return nullptr;
@@ -78,12 +55,12 @@ const artifact::TensorEntry *findEntry(ArrayRef<artifact::TensorEntry> list,
 /// The graph's inputs and outputs at full batch, as the top-level manifest
 /// lists them (unsharded: telar-run reads and writes whole tensors).
 LogicalResult describeInterface(func::FuncOp main, const TargetBackend &target,
-                                std::vector<artifact::TensorEntry> &inputs,
-                                std::vector<artifact::TensorEntry> &outputs,
+                                std::vector<artifact::TensorSpec> &inputs,
+                                std::vector<artifact::TensorSpec> &outputs,
                                 std::string &error) {
   auto check = [&](Type type, const std::string &what,
                    const std::string &name,
-                   std::vector<artifact::TensorEntry> &list) -> LogicalResult {
+                   std::vector<artifact::TensorSpec> &list) -> LogicalResult {
     RankedTensorType ranked;
     if (failed(checkInterfaceType(type, what, target, ranked, error)))
       return failure();
@@ -219,7 +196,7 @@ LogicalResult compilePipelineArtifact(ModuleOp module, TargetBackend &target,
   if (world == 0)
     return failure();
 
-  std::vector<artifact::TensorEntry> graphInputs, graphOutputs;
+  std::vector<artifact::TensorSpec> graphInputs, graphOutputs;
   if (failed(describeInterface(main, target, graphInputs, graphOutputs, error)))
     return failure();
 
@@ -303,7 +280,7 @@ LogicalResult compilePipelineArtifact(ModuleOp module, TargetBackend &target,
   }
 
   return progress.run("writing manifest", [&]() -> LogicalResult {
-    artifact::PipelineEntry pipeline;
+    artifact::PipelineSpec pipeline;
     pipeline.microbatches = M;
     pipeline.schedule = telar_sharding::getScheduleKindName(*kind);
     pipeline.virtualStages = V;
@@ -317,10 +294,10 @@ LogicalResult compilePipelineArtifact(ModuleOp module, TargetBackend &target,
       return failure();
     }
     for (auto [i, input] : llvm::enumerate(graphInputs))
-      pipeline.inputs.push_back({input.name, info->inputDims[i]});
+      pipeline.inputs.push_back({input.name, info->inputDims[i], -1});
     for (auto [i, output] : llvm::enumerate(graphOutputs))
       pipeline.outputs.push_back(
-          {output.name, split->outputStages[i], info->outputDims[i]});
+          {output.name, info->outputDims[i], split->outputStages[i]});
 
     // The transfers: per boundary value and receiving stage, the messages
     // from the sender's sharding to the receiver's.
@@ -328,9 +305,9 @@ LogicalResult compilePipelineArtifact(ModuleOp module, TargetBackend &target,
     for (const StageBoundary &b : split->boundaries) {
       for (int64_t to : b.toStages) {
         const PlanStage &from = stages[b.fromStage], &into = stages[to];
-        const artifact::TensorEntry *sent =
+        const artifact::TensorSpec *sent =
             findEntry(stageManifests[b.fromStage].outputs, b.name);
-        const artifact::TensorEntry *received =
+        const artifact::TensorSpec *received =
             findEntry(stageManifests[to].inputs, b.name);
         if (!sent || !received) {
           error = "internal error: boundary value '" + b.name +
@@ -338,20 +315,22 @@ LogicalResult compilePipelineArtifact(ModuleOp module, TargetBackend &target,
                   std::to_string(sent ? to : b.fromStage) + "'s manifest";
           return failure();
         }
-        std::optional<Sharding> fromSharding =
-            readSharding(*sent, from.mesh, error);
-        std::optional<Sharding> toSharding =
-            readSharding(*received, into.mesh, error);
-        if (!fromSharding || !toSharding)
-          return failure();
+        // The stage manifests leave replicated values' shardings out.
+        auto shardingOf = [](const artifact::TensorSpec &t) {
+          return t.sharding.dims.empty()
+                     ? Sharding::getReplicated(int64_t(t.shape.size()))
+                     : t.sharding;
+        };
+        Sharding fromSharding = shardingOf(*sent);
+        Sharding toSharding = shardingOf(*received);
         Type element =
             cast<RankedTensorType>(names.at(b.name).getType()).getElementType();
         std::vector<telar_sharding::BoxMessage> messages =
             telar_sharding::getCrossMeshMessages(
                 sent->shape, getElementBytes(element), from.mesh,
-                *fromSharding, from.firstRank, into.mesh, *toSharding,
+                fromSharding, from.firstRank, into.mesh, toSharding,
                 into.firstRank);
-        artifact::PipelineTransferEntry transfer;
+        artifact::PipelineTransferSpec transfer;
         transfer.name = b.name;
         transfer.fromStage = b.fromStage;
         transfer.toStage = to;
@@ -385,26 +364,29 @@ LogicalResult compilePipelineArtifact(ModuleOp module, TargetBackend &target,
     }
     using Step = telar_sharding::ScheduleStep;
     for (int64_t r = 0; r < world; ++r) {
-      std::vector<artifact::PipelineStepEntry> steps;
+      std::vector<artifact::PipelineStepSpec> steps;
       for (const Step &step : table->steps[positionOfRank[r]]) {
-        artifact::PipelineStepEntry entry;
+        artifact::PipelineStepSpec entry;
+        entry.op = step.kind;
         entry.microbatch = step.microbatch;
         entry.stage = step.stage;
         switch (step.kind) {
         case Step::Kind::Forward:
-          entry.op = "forward";
-          break;
         case Step::Kind::Backward:
-          entry.op = "backward";
+          break;
+        case Step::Kind::Optimizer:
+          entry.microbatch = -1;
           break;
         case Step::Kind::Send:
         case Step::Kind::Recv: {
+          // The transfers of this stage pair and kind (values, or their
+          // gradients) this rank takes part in.
           bool send = step.kind == Step::Kind::Send;
-          entry.op = send ? "send" : "recv";
           int64_t from = send ? step.stage : step.peerStage;
           int64_t to = send ? step.peerStage : step.stage;
           for (auto [t, transfer] : llvm::enumerate(pipeline.transfers)) {
-            if (transfer.fromStage != from || transfer.toStage != to)
+            if (transfer.fromStage != from || transfer.toStage != to ||
+                transfer.gradient != step.gradient)
               continue;
             bool mine = llvm::any_of(transfer.messages, [&](const auto &m) {
               return (send ? m.fromRank : m.toRank) == r;

@@ -235,7 +235,7 @@ std::string resolveLaunchOptions(LaunchOptions &o, int64_t worldSize,
 bool writeLaunchFiles(const std::string &artifactDir,
                       const ::telar_artifact::Manifest &manifest,
                       const LaunchOptions &o, std::string &error) {
-  int64_t worldSize = manifest.worldSize.value_or(1);
+  int64_t worldSize = manifest.worldSize;
   SmallString<256> dir(artifactDir);
   sys::path::append(dir, kLaunchDir);
   if (std::error_code ec = sys::fs::create_directories(dir)) {

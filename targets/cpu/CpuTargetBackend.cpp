@@ -73,7 +73,7 @@ public:
         })))
       return failure();
 
-    artifact::ProgramEntry program;
+    artifact::ProgramSpec program;
     program.name = interface.name;
     program.library = library;
     program.entry = artifact::kDefaultEntryName; // CpuCodegen.h's entry point

@@ -119,8 +119,8 @@ TEST(ArtifactWriterTest, WritesProgramsAndWeightFiles) {
   // The runtime's reader accepts it and sees both programs and all three
   // weights with their files.
   std::string text = readFile(writer.getPath("manifest.json"));
-  ::telar::runtime::Manifest m =
-      ::telar::runtime::Manifest::parse(text, "manifest.json");
+  ::telar_artifact::Manifest m =
+      ::telar_artifact::parseManifest(text, "manifest.json");
   ASSERT_EQ(m.programs.size(), 2u);
   EXPECT_EQ(m.programs[1].name, "rank1");
   EXPECT_EQ(m.programs[1].library, "programs/rank1.so");

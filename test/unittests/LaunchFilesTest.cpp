@@ -126,8 +126,9 @@ TEST(LaunchFiles, WritesEveryFileWithQuotedNames) {
   ::telar_artifact::Manifest m;
   m.modelPath = "m.onnx";
   m.worldSize = 2;
-  m.mesh = ::telar_artifact::MeshEntry{{"data"}, {2}};
-  m.inputs = {{"ids:0", "int64", {2, 4}}, {"a\"b\\c", "float32", {2}}};
+  m.mesh = telar_sharding::Mesh{{"data"}, {2}};
+  m.inputs = {{"ids:0", ::telar_artifact::DType::Int64, {2, 4}},
+              {"a\"b\\c", ::telar_artifact::DType::Float32, {2}}};
   mt::LaunchOptions o;
   ASSERT_EQ(mt::resolveLaunchOptions(o, 2, m.modelPath), "");
   std::string error;

@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <functional>
 #include <numeric>
@@ -156,28 +157,28 @@ artifact::Manifest pipelinedManifest() {
   m.modelPath = "tp.onnx";
   m.targetKind = "cpu";
   m.worldSize = 3;
-  m.inputs = {{"x", "float32", {4, 8}}};
-  m.outputs = {{"y", "float32", {4, 8}}, {"h", "float32", {4, 16}}};
-  artifact::PipelineEntry p;
+  m.inputs = {{"x", DType::Float32, {4, 8}}};
+  m.outputs = {{"y", DType::Float32, {4, 8}}, {"h", DType::Float32, {4, 16}}};
+  artifact::PipelineSpec p;
   p.microbatches = 2;
   p.stages = {{"stage0", 0, 1}, {"stage1", 1, 2}};
   p.inputs = {{"x", 0}};
-  p.outputs = {{"y", 1, 0}, {"h", 0, 0}};
-  artifact::PipelineTransferEntry h;
+  p.outputs = {{"y", 0, 1}, {"h", 0, 0}};
+  artifact::PipelineTransferSpec h;
   h.name = "h";
   h.fromStage = 0;
   h.toStage = 1;
-  h.dtype = "float32";
+  h.dtype = DType::Float32;
   h.shape = {2, 16};
   h.messages = {{0, 1, {0, 0}, {0, 0}, {2, 8}}, {0, 2, {0, 8}, {0, 0}, {2, 8}}};
   p.transfers = {h};
-  using Step = artifact::PipelineStepEntry;
+  using Step = artifact::PipelineStepSpec;
   std::vector<Step> first, second;
   for (int64_t mb = 0; mb < 2; ++mb) {
-    first.push_back({"forward", mb, 0});
-    first.push_back({"send", mb, 0, {0}});
-    second.push_back({"recv", mb, 1, {0}});
-    second.push_back({"forward", mb, 1});
+    first.push_back({Step::Op::Forward, mb, 0});
+    first.push_back({Step::Op::Send, mb, 0, {0}});
+    second.push_back({Step::Op::Recv, mb, 1, {0}});
+    second.push_back({Step::Op::Forward, mb, 1});
   }
   p.scheduleTable = {first, second, second};
   m.pipeline = p;
@@ -185,21 +186,38 @@ artifact::Manifest pipelinedManifest() {
 }
 
 Manifest parse(const artifact::Manifest &m) {
-  return Manifest::parse(artifact::writeManifestJson(m), "p/manifest.json");
+  return artifact::parseManifest(artifact::writeManifestJson(m),
+                                 "p/manifest.json");
 }
 
+/// `text` with the first `from` at or after `after` replaced by `to`.
+void replaceOnce(std::string &text, const std::string &from,
+                 const std::string &to, const std::string &after = "") {
+  size_t at = text.find(from, text.find(after));
+  ASSERT_NE(at, std::string::npos) << from << " not in " << text;
+  text.replace(at, from.size(), to);
+}
+
+/// The reader's error for pipelinedManifest() edited by `edit`, then its
+/// text by `textEdit` (for what the writer cannot write).
 void expectError(int line,
                  const std::function<void(artifact::Manifest &)> &edit,
-                 const std::string &message) {
+                 const std::string &message,
+                 const std::function<void(std::string &)> &textEdit = {}) {
   artifact::Manifest m = pipelinedManifest();
   edit(m);
-  std::string got = errorOf([&] { parse(m); });
+  std::string text = artifact::writeManifestJson(m);
+  if (textEdit)
+    textEdit(text);
+  std::string got =
+      errorOf([&] { artifact::parseManifest(text, "p/manifest.json"); });
   EXPECT_NE(got.find("p/manifest.json: " + message), std::string::npos)
       << "line " << line << ": error was '" << got << "'";
 }
 
 TEST(RuntimePipeline, ManifestRoundTrip) {
   Manifest m = parse(pipelinedManifest());
+  EXPECT_EQ(m, pipelinedManifest());
   ASSERT_TRUE(m.isPipelined());
   EXPECT_EQ(m.formatVersion, 4);
   EXPECT_EQ(m.worldSize, 3);
@@ -248,20 +266,21 @@ TEST(RuntimePipeline, ManifestRoundTrip) {
 
 TEST(RuntimePipeline, ManifestErrors) {
   using M = artifact::Manifest;
-  auto pipe = [](M &m) -> artifact::PipelineEntry & { return *m.pipeline; };
+  auto pipe = [](M &m) -> artifact::PipelineSpec & { return *m.pipeline; };
   expectError(
       __LINE__, [](M &m) { m.formatVersion = 3; },
       "field 'pipeline' needs format version 4");
   expectError(
       __LINE__,
       [](M &m) {
-        m.mesh = artifact::MeshEntry{{"a"}, {3}};
+        m.mesh = telar_sharding::Mesh{{"a"}, {3}};
       },
       "field 'mesh' is not allowed in a pipelined artifact");
   expectError(
-      __LINE__, [](M &m) { m.worldSize.reset(); },
+      __LINE__, [](M &) {},
       "missing field 'world_size' (a pipelined artifact says its "
-      "world size)");
+      "world size)",
+      [](std::string &text) { replaceOnce(text, "\"world_size\": 3,", ""); });
   expectError(
       __LINE__,
       [](M &m) {
@@ -328,7 +347,7 @@ TEST(RuntimePipeline, ManifestErrors) {
   expectError(
       __LINE__,
       [&](M &m) {
-        pipe(m).outputs.push_back({"y", 1, 0});
+        pipe(m).outputs.push_back({"y", 0, 1});
       },
       "pipeline.outputs[2] repeats 'y'");
   expectError(
@@ -338,8 +357,11 @@ TEST(RuntimePipeline, ManifestErrors) {
       __LINE__, [&](M &m) { pipe(m).transfers[0].toStage = 0; },
       "pipeline.transfers[0] goes from stage 0 to stage 0");
   expectError(
-      __LINE__, [&](M &m) { pipe(m).transfers[0].dtype = "float7"; },
-      "pipeline.transfers[0] has unknown dtype 'float7'");
+      __LINE__, [&](M &) {},
+      "pipeline.transfers[0] has unknown dtype 'float7'",
+      [](std::string &text) {
+        replaceOnce(text, "\"float32\"", "\"float7\"", "\"from_stage\"");
+      });
   expectError(
       __LINE__, [&](M &m) { pipe(m).transfers[0].messages[1].toRank = 0; },
       "field 'pipeline.transfers[0].messages[1].to_rank' is 0, not a "
@@ -371,8 +393,11 @@ TEST(RuntimePipeline, ManifestErrors) {
       "field 'pipeline.schedule_table' has 2 lists, but the world "
       "has 3 ranks");
   expectError(
-      __LINE__, [&](M &m) { pipe(m).scheduleTable[0][0].op = "think"; },
-      "field 'pipeline.schedule_table[0][0].op' is 'think'");
+      __LINE__, [&](M &) {},
+      "field 'pipeline.schedule_table[0][0].op' is 'think'",
+      [](std::string &text) {
+        replaceOnce(text, "\"forward\"", "\"think\"", "\"schedule_table\"");
+      });
   expectError(
       __LINE__, [&](M &m) { pipe(m).scheduleTable[1][1].stage = 0; },
       "field 'pipeline.schedule_table[1][1].stage': stage 0 does not "
@@ -458,22 +483,22 @@ scheduledManifest(const telar_sharding::PipelineSchedule &table, int64_t R) {
   artifact::Manifest m;
   m.targetKind = "cpu";
   m.worldSize = P * R;
-  m.inputs = {{"x", "float32", {2 * M, 4}}};
-  m.outputs = {{"y", "float32", {2 * M, 4}}};
-  artifact::PipelineEntry p;
+  m.inputs = {{"x", DType::Float32, {2 * M, 4}}};
+  m.outputs = {{"y", DType::Float32, {2 * M, 4}}};
+  artifact::PipelineSpec p;
   p.microbatches = M;
   p.schedule = telar_sharding::getScheduleKindName(table.kind);
   p.virtualStages = table.virtualStages;
   for (int64_t s = 0; s < S; ++s)
     p.stages.push_back({"stage" + std::to_string(s), (s % P) * R, R});
   p.inputs = {{"x", 0}};
-  p.outputs = {{"y", S - 1, 0}};
+  p.outputs = {{"y", 0, S - 1}};
   for (const telar_sharding::StageEdge &e : table.edges) {
-    artifact::PipelineTransferEntry x;
+    artifact::PipelineTransferSpec x;
     x.name = "v" + std::to_string(e.from);
     x.fromStage = e.from;
     x.toStage = e.to;
-    x.dtype = "float32";
+    x.dtype = DType::Float32;
     x.shape = {R, R};
     for (int64_t i = 0; i < R; ++i)
       for (int64_t j = 0; j < R; ++j)
@@ -481,23 +506,41 @@ scheduledManifest(const telar_sharding::PipelineSchedule &table, int64_t R) {
             {(e.from % P) * R + i, (e.to % P) * R + j, {j, i}, {i, j}, {1, 1}});
     p.transfers.push_back(x);
   }
-  using Kind = telar_sharding::ScheduleStep::Kind;
+  // Training tables: each value's gradient back along the same messages,
+  // reversed.
+  if (!table.forwardOnly)
+    for (size_t t = 0, e = p.transfers.size(); t < e; ++t) {
+      artifact::PipelineTransferSpec g = p.transfers[t];
+      g.gradient = true;
+      std::swap(g.fromStage, g.toStage);
+      for (artifact::PipelineMessageSpec &msg : g.messages) {
+        std::swap(msg.fromRank, msg.toRank);
+        std::swap(msg.fromOffsets, msg.toOffsets);
+      }
+      std::sort(g.messages.begin(), g.messages.end(),
+                [](const auto &a, const auto &b) {
+                  return std::make_pair(a.fromRank, a.toRank) <
+                         std::make_pair(b.fromRank, b.toRank);
+                });
+      p.transfers.push_back(g);
+    }
+  using Step = artifact::PipelineStepSpec;
   for (int64_t rank = 0; rank < P * R; ++rank) {
-    std::vector<artifact::PipelineStepEntry> steps;
+    std::vector<Step> steps;
     for (const telar_sharding::ScheduleStep &step : table.steps[rank / R]) {
-      if (step.kind == Kind::Forward) {
-        steps.push_back({"forward", step.microbatch, step.stage});
+      Step entry{step.kind, step.microbatch, step.stage};
+      if (!entry.isTransfer()) {
+        steps.push_back(entry);
         continue;
       }
-      bool send = step.kind == Kind::Send;
-      artifact::PipelineStepEntry entry{send ? "send" : "recv", step.microbatch,
-                                        step.stage};
+      bool send = step.kind == Step::Op::Send;
       for (size_t t = 0; t < p.transfers.size(); ++t) {
-        const artifact::PipelineTransferEntry &x = p.transfers[t];
+        const artifact::PipelineTransferSpec &x = p.transfers[t];
         if ((send ? x.fromStage : x.toStage) != step.stage ||
-            (send ? x.toStage : x.fromStage) != step.peerStage)
+            (send ? x.toStage : x.fromStage) != step.peerStage ||
+            x.gradient != step.gradient)
           continue;
-        for (const artifact::PipelineMessageEntry &msg : x.messages)
+        for (const artifact::PipelineMessageSpec &msg : x.messages)
           if ((send ? msg.fromRank : msg.toRank) == rank) {
             entry.transfers.push_back(int64_t(t));
             break;
@@ -506,14 +549,19 @@ scheduledManifest(const telar_sharding::PipelineSchedule &table, int64_t R) {
       if (!entry.transfers.empty())
         steps.push_back(entry);
     }
+    // Training: each stage's optimizer once its last backward is done.
+    if (!table.forwardOnly)
+      for (int64_t s = (rank / R); s < S; s += P)
+        steps.push_back({Step::Op::Optimizer, -1, s});
     p.scheduleTable.push_back(steps);
   }
   m.pipeline = p;
   return m;
 }
 
-// Every inference table sched's buildSchedule makes runs to its end in this
-// runtime when sends wait for their receives: positions of one and of two
+// Every table buildSchedule makes, inference and training (gradients back,
+// an optimizer step per stage), reads back checked: it runs to its end when
+// sends wait for their receives: positions of one and of two
 // ranks, chains and skip edges (to the next stage of the same position
 // with virtual stages: the recv step's exchange within the position).
 TEST(RuntimePipeline, BuiltSchedulesRun) {
@@ -537,24 +585,29 @@ TEST(RuntimePipeline, BuiltSchedulesRun) {
           for (int64_t s = 0; s + skip < S; ++s)
             skips.push_back({s, s + skip});
           for (const auto &edges : {chain, skips})
-            for (int64_t R : {1, 2}) {
-              std::string error;
-              std::optional<telar_sharding::PipelineSchedule> table =
-                  telar_sharding::buildSchedule(kind, P, V, M, true, edges,
-                                                error);
-              ASSERT_TRUE(table) << error;
-              std::string got = errorOf([&] {
-                Manifest m = parse(scheduledManifest(*table, R));
-                EXPECT_EQ(m.pipeline->getNumStages(), S);
-              });
-              EXPECT_EQ(got, "")
-                  << telar_sharding::getScheduleKindName(kind) << " P=" << P
-                  << " V=" << V << " M=" << M << " R=" << R << " "
-                  << edges.size() << " edges";
-              ++tables;
-            }
+            for (int64_t R : {1, 2})
+              for (bool forwardOnly : {true, false}) {
+                std::string error;
+                std::optional<telar_sharding::PipelineSchedule> table =
+                    telar_sharding::buildSchedule(kind, P, V, M, forwardOnly,
+                                                  edges, error);
+                ASSERT_TRUE(table) << error;
+                std::string got = errorOf([&] {
+                  artifact::Manifest written = scheduledManifest(*table, R);
+                  Manifest m = parse(written);
+                  EXPECT_EQ(m, written);
+                  EXPECT_EQ(m.pipeline->getNumStages(), S);
+                  EXPECT_EQ(m.pipeline->isTraining(), !forwardOnly);
+                });
+                EXPECT_EQ(got, "")
+                    << telar_sharding::getScheduleKindName(kind) << " P=" << P
+                    << " V=" << V << " M=" << M << " R=" << R << " "
+                    << edges.size() << " edges"
+                    << (forwardOnly ? "" : ", training");
+                ++tables;
+              }
         }
-  EXPECT_GT(tables, 100);
+  EXPECT_GT(tables, 200);
 }
 
 } // namespace

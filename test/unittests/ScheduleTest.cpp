@@ -213,10 +213,11 @@ TEST(Schedule, Names) {
   EXPECT_STREQ(getScheduleKindName(ScheduleKind::OneFOneB), "1f1b");
   EXPECT_FALSE(parseScheduleKindName("GPipe"));
   EXPECT_FALSE(parseScheduleKindName("1F1B"));
-  for (Kind kind : {Kind::Forward, Kind::Backward, Kind::Send, Kind::Recv})
-    EXPECT_EQ(parseScheduleStepKindName(getScheduleStepKindName(kind)), kind);
-  EXPECT_STREQ(getScheduleStepKindName(Kind::Recv), "recv");
-  EXPECT_FALSE(parseScheduleStepKindName("receive"));
+  for (Kind kind : {Kind::Forward, Kind::Backward, Kind::Optimizer,
+                    Kind::Send, Kind::Recv})
+    EXPECT_EQ(parsePipelineStepKindName(getPipelineStepKindName(kind)), kind);
+  EXPECT_STREQ(getPipelineStepKindName(Kind::Recv), "recv");
+  EXPECT_FALSE(parsePipelineStepKindName("receive"));
   EXPECT_EQ(formatScheduleStep(send(0, 0, 2)), "send mb 0 stage 0 -> 2");
   EXPECT_EQ(formatScheduleStep(recv(3, 0, 1, true)),
             "recv gradient mb 3 stage 0 <- 1");

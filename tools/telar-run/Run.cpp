@@ -60,7 +60,7 @@ bool isPipelinedArtifact(const std::string &directory) {
   std::string text((std::istreambuf_iterator<char>(in)),
                    std::istreambuf_iterator<char>());
   try {
-    return Manifest::parse(text, path).isPipelined();
+    return artifact::parseManifest(text, path).isPipelined();
   } catch (const std::exception &) {
     return false;
   }

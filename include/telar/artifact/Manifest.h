@@ -1,31 +1,35 @@
-//===- Manifest.h - The schema of an artifact's manifest.json ---*- C++ -*-===//
+//===- Manifest.h - The schema, reader and writer of manifest.json -*- C++ -*-===//
 //
-// The one description of manifest.json (docs/Artifact.md), shared by the
-// writer (telarc, lib/codegen) and the reader (the runtime): the format name
-// and version, every field name, plain structs holding a manifest, and the
-// one function that serialises them. Plain C++17 with no MLIR, LLVM or JSON
-// library dependency, so that both sides (LLVM-built code without
-// exceptions, and the runtime) include it as it is.
+// The artifact library (lib/artifact, TelarArtifact): the one description of
+// manifest.json (docs/Artifact.md), used by the compiler (telarc writes it)
+// and the runtime (which reads it) alike. It holds the format name and
+// versions, every field name, the one set of structs a manifest is held in,
+// the checked reader and the writer. Plain C++17 without MLIR or LLVM; the
+// reader (built with exceptions, nlohmann-json inside) throws
+// telar_artifact::Error naming the file and the field at fault, the writer
+// throws nothing, so that code built without exceptions (the compiler)
+// calls it too.
 //
-// The namespace is telar_artifact, not telar::artifact: the compiler's code
+// The namespace is telar_artifact, as the other plain-C++ libraries the
+// compiler shares with the runtime (telar_sharding): the compiler's code
 // lives in mlir::telar and writes `telar::` under `using namespace mlir`,
-// which a ::telar namespace would make ambiguous. The runtime (telar::runtime)
-// names it telar::runtime::artifact.
-//
-// The reader (runtime/Artifact.cpp) parses with nlohmann-json and checks
-// every field, naming the field at fault; it reads the keys below.
+// which a ::telar namespace would make ambiguous. The compiler names it
+// mlir::telar::artifact, the runtime telar::runtime::artifact.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef TELAR_ARTIFACT_MANIFEST_H
 #define TELAR_ARTIFACT_MANIFEST_H
 
+#include "telar/sharding/core/Schedule.h"
+#include "telar/sharding/core/Sharding.h"
+
+#include <cstddef>
 #include <cstdint>
-#include <cstdio>
 #include <optional>
+#include <stdexcept>
 #include <string>
-#include <type_traits>
-#include <utility>
+#include <string_view>
 #include <vector>
 
 namespace telar_artifact {
@@ -135,6 +139,7 @@ inline constexpr char kMessageFromOffsets[] = "from_offsets";
 inline constexpr char kMessageToOffsets[] = "to_offsets";
 inline constexpr char kMessageSizes[] = "sizes";
 inline constexpr char kPipelineScheduleTable[] = "schedule_table";
+inline constexpr char kTransferGradient[] = "gradient";
 inline constexpr char kStepOp[] = "op";
 inline constexpr char kStepMicrobatch[] = "microbatch";
 inline constexpr char kStepStage[] = "stage";
@@ -144,48 +149,93 @@ inline constexpr char kMemory[] = "memory";
 inline constexpr char kMemoryLargestLiveSetBytes[] = "largest_live_set_bytes";
 } // namespace key
 
-/// Per tensor dimension, the names of the mesh axes that split it, major to
-/// minor. Empty (no dimensions): replicated, not written.
-using ShardingEntry = std::vector<std::vector<std::string>>;
-
-/// A tensor of the interface: `dtype` is numpy's name ("float32", "int64",
-/// "bool", ...), the shape static (empty for a scalar). For inputs and
-/// outputs of a multi-rank artifact `shape` is the global shape and
-/// `sharding` says how it is split (the program's buffers are the local
-/// blocks).
-struct TensorEntry {
-  std::string name;
-  std::string dtype;
-  std::vector<int64_t> shape;
-  ShardingEntry sharding = {};
+/// Every error of the reader (and of the runtime, whose Error it is): a
+/// message meant for the user, naming the file and the field at fault.
+class Error : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
 };
 
-/// A weight: tensor `name` of the safetensors file `file` (a path relative
-/// to the artifact directory, "{rank}" replaced by the rank number). Names
-/// are unique per file, so the shards of one weight in several files may
-/// share a name. `shape` is what the program sees (the local block); a
-/// sharded weight has its `sharding` and `globalShape` too.
-struct WeightEntry : TensorEntry {
-  std::string file;
-  std::vector<int64_t> globalShape = {};
+//===----------------------------------------------------------------------===//
+// Element types and shapes
+//===----------------------------------------------------------------------===//
+
+/// The element types of the artifact format, named as numpy names them.
+enum class DType : uint8_t {
+  Float32,
+  Float64,
+  Float16,
+  BFloat16,
+  Int8,
+  Int16,
+  Int32,
+  Int64,
+  UInt8,
+  UInt16,
+  UInt32,
+  UInt64,
+  Bool,
 };
 
-/// The device mesh of a multi-rank artifact (absent: single device). Ranks
-/// are numbered row-major over the axes (include/telar/sharding/core/Sharding.h).
-struct MeshEntry {
-  std::vector<std::string> axes;
-  std::vector<int64_t> shape;
-};
+/// Parses a numpy dtype name ("float32", "int64", "bool", ...).
+std::optional<DType> parseDType(std::string_view name);
+/// The numpy name of `dtype`.
+const char *dtypeName(DType dtype);
+/// Bytes per element (bool is one byte).
+size_t dtypeSize(DType dtype);
+
+using Shape = std::vector<int64_t>;
+
+/// Product of the dimensions (1 for a scalar).
+int64_t numElements(const Shape &shape);
+/// "[2,3]" ("[]" for a scalar).
+std::string formatShape(const Shape &shape);
+/// "float32[2,3]".
+std::string formatType(DType dtype, const Shape &shape);
 
 /// `path` with every "{rank}" replaced by `rank`.
-inline std::string expandRankPath(std::string path, int64_t rank) {
-  const std::string placeholder = kRankPlaceholder;
-  std::string number = std::to_string(rank);
-  for (size_t p = path.find(placeholder); p != std::string::npos;
-       p = path.find(placeholder, p + number.size()))
-    path.replace(p, placeholder.size(), number);
-  return path;
-}
+std::string expandRankPath(std::string path, int64_t rank);
+
+//===----------------------------------------------------------------------===//
+// The manifest
+//===----------------------------------------------------------------------===//
+
+/// A named tensor of the manifest: a static shape (empty for a scalar). In
+/// a multi-rank artifact an input's or output's `shape` is the global one
+/// and `sharding` says how it is split on the mesh (mesh axis indices per
+/// dimension, written as axis names; no dimensions: replicated, not
+/// written); the program's buffers are the local blocks.
+struct TensorSpec {
+  std::string name;
+  DType dtype = DType::Float32;
+  Shape shape;
+  telar_sharding::Sharding sharding = {};
+
+  int64_t numElements() const { return telar_artifact::numElements(shape); }
+  size_t byteSize() const { return numElements() * dtypeSize(dtype); }
+  std::string typeString() const { return formatType(dtype, shape); }
+  /// Some dimension is split.
+  bool isSharded() const;
+  bool operator==(const TensorSpec &o) const {
+    return name == o.name && dtype == o.dtype && shape == o.shape &&
+           sharding == o.sharding;
+  }
+};
+
+/// A weight: tensor `name` of the safetensors file `file` (relative to the
+/// artifact directory; "{rank}" in it stands for the rank number). Names are
+/// unique per file, so the shards of one weight in several files may share
+/// a name. `shape` is what the program sees (its local block); a sharded
+/// weight's `globalShape` is that of the whole tensor (the reader sets it to
+/// `shape` when the manifest has none).
+struct WeightSpec : TensorSpec {
+  std::string file;
+  Shape globalShape = {};
+  bool operator==(const WeightSpec &o) const {
+    return TensorSpec::operator==(o) && file == o.file &&
+           globalShape == o.globalShape;
+  }
+};
 
 /// A program: a shared library (relative path) exporting `entry`. One
 /// program per rank or pipeline stage; a single-device artifact has one,
@@ -193,414 +243,202 @@ inline std::string expandRankPath(std::string path, int64_t rank) {
 /// then every weight whose file is in `weightFiles` (manifest order), then
 /// every manifest output. A runtime running this program maps only those
 /// files.
-struct ProgramEntry {
+struct ProgramSpec {
   std::string name;
   std::string library;
   std::string entry = kDefaultEntryName;
   std::vector<std::string> weightFiles;
+  bool operator==(const ProgramSpec &o) const {
+    return name == o.name && library == o.library && entry == o.entry &&
+           weightFiles == o.weightFiles;
+  }
 };
 
-/// Version 4: one stage of a pipeline, a complete artifact in `directory`
-/// (relative) running on world ranks [firstRank, firstRank + numRanks).
-struct PipelineStageEntry {
+/// Version 4: a stage of a pipelined artifact, the complete artifact in
+/// `directory` (relative to the pipelined one) on world ranks [firstRank,
+/// firstRank + numRanks).
+struct PipelineStageSpec {
   std::string directory;
   int64_t firstRank = 0;
   int64_t numRanks = 1;
+  bool operator==(const PipelineStageSpec &o) const {
+    return directory == o.directory && firstRank == o.firstRank &&
+           numRanks == o.numRanks;
+  }
 };
 
-/// A graph input and the dimension microbatches split (-1: every
-/// microbatch takes it whole).
-struct PipelineInputEntry {
+/// A graph input or output of a pipeline: the dimension microbatches split
+/// (inputs) or are concatenated along (outputs); -1: an input every
+/// microbatch takes whole, an output the same for every microbatch (the
+/// first's is taken). `stage`: the stage computing an output (-1 on
+/// inputs).
+struct PipelineTensorSpec {
   std::string name;
   int64_t microbatchDim = 0;
+  int64_t stage = -1;
+  bool operator==(const PipelineTensorSpec &o) const {
+    return name == o.name && microbatchDim == o.microbatchDim &&
+           stage == o.stage;
+  }
 };
 
-/// A graph output, the stage computing it, and the dimension microbatches
-/// concatenate along (-1: the same for every microbatch, microbatch 0's).
-struct PipelineOutputEntry {
-  std::string name;
-  int64_t stage = 0;
-  int64_t microbatchDim = 0;
-};
-
-/// A box of a boundary value from world rank `fromRank`'s local block (at
-/// `fromOffsets`) to `toRank`'s (at `toOffsets`), of shape `sizes`.
-struct PipelineMessageEntry {
+/// One box of a boundary value: from world rank `fromRank`'s local block,
+/// at `fromOffsets`, to `toRank`'s, at `toOffsets`, of shape `sizes`.
+struct PipelineMessageSpec {
   int64_t fromRank = 0, toRank = 0;
-  std::vector<int64_t> fromOffsets, toOffsets, sizes;
+  Shape fromOffsets, toOffsets, sizes;
+  int64_t numElements() const { return telar_artifact::numElements(sizes); }
+  bool operator==(const PipelineMessageSpec &o) const {
+    return fromRank == o.fromRank && toRank == o.toRank &&
+           fromOffsets == o.fromOffsets && toOffsets == o.toOffsets &&
+           sizes == o.sizes;
+  }
 };
 
-/// A boundary value `name` of stage `fromStage` used by stage `toStage`:
-/// `shape` is the global microbatch shape.
-struct PipelineTransferEntry {
+/// A boundary value `name` computed by stage `fromStage` and used by stage
+/// `toStage` (`shape`: the global microbatch shape), moved as `messages`
+/// (sorted by sender, then receiver). A `gradient` transfer moves the
+/// gradient of the value `name` back, in a backward pass: from the stage
+/// that used it (`fromStage`, the later one) to the stage that computed it
+/// (`toStage`).
+struct PipelineTransferSpec {
   std::string name;
   int64_t fromStage = 0, toStage = 0;
-  std::string dtype;
-  std::vector<int64_t> shape;
-  std::vector<PipelineMessageEntry> messages;
+  DType dtype = DType::Float32;
+  Shape shape;
+  bool gradient = false;
+  std::vector<PipelineMessageSpec> messages;
+  bool operator==(const PipelineTransferSpec &o) const {
+    return name == o.name && fromStage == o.fromStage &&
+           toStage == o.toStage && dtype == o.dtype && shape == o.shape &&
+           gradient == o.gradient && messages == o.messages;
+  }
 };
 
-/// One step of a rank's schedule: `op` is "forward", "backward", "send" or
-/// "recv"; send and recv steps list the transfers (indices, ascending) this
-/// rank sends or receives in.
-struct PipelineStepEntry {
-  std::string op;
+/// One step of a rank's schedule (telar_sharding::PipelineStepKind): a stage's
+/// forward or backward pass on a microbatch, the optimizer update of a
+/// stage's weights (once, after its last backward; no microbatch: -1), or
+/// the sends or receives of transfers (values or their gradients).
+struct PipelineStepSpec {
+  using Op = telar_sharding::PipelineStepKind;
+  Op op = Op::Forward;
   int64_t microbatch = 0;
+  /// Forward/backward/optimizer: the stage computed; send: the sender;
+  /// recv: the receiver.
   int64_t stage = 0;
+  /// Send/recv: the transfers (indices, ascending) this rank has messages
+  /// in.
   std::vector<int64_t> transfers = {};
+
+  bool isTransfer() const { return op == Op::Send || op == Op::Recv; }
+  bool operator==(const PipelineStepSpec &o) const {
+    return op == o.op && microbatch == o.microbatch && stage == o.stage &&
+           transfers == o.transfers;
+  }
 };
 
-/// The "pipeline" object of a version-4 manifest.
-struct PipelineEntry {
+/// A version-4 manifest's "pipeline", checked (parseManifest): S stages,
+/// a multiple of the virtual stages V, on P = S / V positions (stage s on
+/// position s mod P; the positions' ranks tile the world); every graph
+/// input and output listed once, split evenly; value transfers forward and
+/// gradient transfers backward, between ranks of their stages; per world
+/// rank a schedule list whose steps name its own stages, with each (stage,
+/// microbatch) computed forward once, after its receives and before its
+/// sends; a training schedule (one with backward steps) computes each
+/// backward once, after its forward and its gradients' receives and before
+/// their sends, and each stage's optimizer step once, after its last
+/// backward; each message sent and received once, in an order that cannot
+/// deadlock.
+struct PipelineSpec {
   int64_t microbatches = 1;
   std::string schedule = "gpipe";
   int64_t virtualStages = 1;
-  std::vector<PipelineStageEntry> stages;
-  std::vector<PipelineInputEntry> inputs;
-  std::vector<PipelineOutputEntry> outputs;
-  std::vector<PipelineTransferEntry> transfers;
+  std::vector<PipelineStageSpec> stages;
+  std::vector<PipelineTensorSpec> inputs;  // the manifest's input order
+  std::vector<PipelineTensorSpec> outputs; // the manifest's output order
+  std::vector<PipelineTransferSpec> transfers;
   /// One list per world rank.
-  std::vector<std::vector<PipelineStepEntry>> scheduleTable;
+  std::vector<std::vector<PipelineStepSpec>> scheduleTable;
+
+  int64_t getNumStages() const { return int64_t(stages.size()); }
+  int64_t getNumPositions() const {
+    return getNumStages() / (virtualStages < 1 ? 1 : virtualStages);
+  }
+  int64_t getPosition(int64_t stage) const { return stage % getNumPositions(); }
+  /// The position whose ranks hold world rank `rank` (-1: none).
+  int64_t getPositionOfRank(int64_t rank) const;
+  /// Some step is a backward pass (the artifact trains).
+  bool isTraining() const;
+  bool operator==(const PipelineSpec &o) const {
+    return microbatches == o.microbatches && schedule == o.schedule &&
+           virtualStages == o.virtualStages && stages == o.stages &&
+           inputs == o.inputs && outputs == o.outputs &&
+           transfers == o.transfers && scheduleTable == o.scheduleTable;
+  }
 };
 
-/// manifest.json. Optional fields are written only when non-empty.
+/// manifest.json. The reader checks: known format and version, every
+/// required field present with the right type, known dtypes, non-negative
+/// dimensions, unique tensor and program names, relative paths that stay
+/// inside the artifact, every program's weight files named by some weight,
+/// once; in version 3, the mesh (unique axis names, sizes >= 1), a world
+/// size that is the mesh's device count, and shardings that name mesh axes
+/// at most once and split dimensions evenly (a sharded weight's local shape
+/// is its global shape's block, and its file has "{rank}" in it); in
+/// version 4, a pipeline (PipelineSpec) with the world size and no mesh,
+/// programs or weights. The writer writes optional fields only when set.
 struct Manifest {
   int64_t formatVersion = kArtifactFormatVersion;
   std::string telarVersion;
   std::string modelPath, modelSha256;
+  /// #telar.target: the kind ("cpu", ...), the target triple, the chip (CPU
+  /// name or GPU architecture) and the features.
   std::string targetKind, targetTriple, targetChip, targetFeatures;
-  std::vector<ProgramEntry> programs;
-  std::vector<TensorEntry> inputs;
-  std::vector<TensorEntry> outputs;
-  std::vector<WeightEntry> weights;
+  std::vector<ProgramSpec> programs;
+  std::vector<TensorSpec> inputs;
+  std::vector<TensorSpec> outputs;
+  std::vector<WeightSpec> weights;
   /// The compiler's lower bound for intermediate memory (the largest set of
-  /// intermediate tensors alive at once), when known.
-  std::optional<int64_t> largestLiveSetBytes;
-  /// Multi-rank artifacts (version 3): the mesh and the number of ranks
-  /// (written when the mesh is; one SPMD program runs on every rank).
-  std::optional<MeshEntry> mesh;
-  std::optional<int64_t> worldSize;
-  /// Pipelined artifacts (version 4; with `worldSize`, no mesh, no
-  /// programs or weights).
-  std::optional<PipelineEntry> pipeline;
+  /// intermediate tensors alive at once), or -1 when unknown (not written).
+  int64_t largestLiveSetBytes = -1;
+  /// The device mesh (no axes: a single-device artifact, not written) and
+  /// the number of ranks the artifact runs on (written when above 1 or with
+  /// a mesh or pipeline).
+  telar_sharding::Mesh mesh;
+  int64_t worldSize = 1;
+  /// A pipelined artifact's stages, transfers and schedule (version 4; with
+  /// `worldSize`, no mesh, no programs or weights).
+  std::optional<PipelineSpec> pipeline;
+
+  bool hasMesh() const { return !mesh.axisNames.empty(); }
+  bool isPipelined() const { return pipeline.has_value(); }
+  /// The block of input or output `spec` that rank `rank` holds: its shape
+  /// (the global shape when replicated) and where it starts.
+  Shape getLocalShape(const TensorSpec &spec) const;
+  Shape getBlockOffsets(const TensorSpec &spec, int64_t rank) const;
+  /// `sharding` in the manifest's notation, [["data"], []].
+  std::string formatSharding(const telar_sharding::Sharding &sharding) const;
+
+  /// The program called `name`; with an empty name, "main" or the only one.
+  /// Throws Error naming the programs there are.
+  const ProgramSpec &selectProgram(const std::string &name,
+                                   const std::string &origin) const;
+  /// The weights `program` takes, in manifest order (those of its files).
+  std::vector<const WeightSpec *> weightsOf(const ProgramSpec &program) const;
+
+  bool operator==(const Manifest &o) const;
+  bool operator!=(const Manifest &o) const { return !(*this == o); }
 };
 
-namespace detail {
-inline void appendJsonString(std::string &out, const std::string &s) {
-  out += '"';
-  for (unsigned char c : s) {
-    switch (c) {
-    case '"': out += "\\\""; break;
-    case '\\': out += "\\\\"; break;
-    case '\n': out += "\\n"; break;
-    case '\t': out += "\\t"; break;
-    case '\r': out += "\\r"; break;
-    default:
-      if (c < 0x20) {
-        char buf[8];
-        std::snprintf(buf, sizeof(buf), "\\u%04x", c);
-        out += buf;
-      } else {
-        out += static_cast<char>(c); // UTF-8 passes through
-      }
-    }
-  }
-  out += '"';
-}
+/// Parses and checks manifest text (see Manifest); `origin` (the file name)
+/// prefixes error messages. Throws Error.
+Manifest parseManifest(std::string_view text, const std::string &origin);
 
-/// Builds a JSON text two spaces per level, one field per line; arrays of
-/// numbers and of strings stay on one line.
-class JsonWriter {
-public:
-  std::string take() { return std::move(out); }
-  void beginObject() { open('{'); }
-  void endObject() { close('}'); }
-  void beginArray() { open('['); }
-  void endArray() { close(']'); }
-  void key(const char *k) {
-    element();
-    appendJsonString(out, k);
-    out += ": ";
-    pendingValue = true;
-  }
-  void value(const std::string &s) {
-    element();
-    appendJsonString(out, s);
-  }
-  void value(int64_t v) {
-    element();
-    out += std::to_string(v);
-  }
-  /// [["data"], []]: an array of inline arrays, on one line.
-  void inlineNestedArray(const std::vector<std::vector<std::string>> &v) {
-    element();
-    out += '[';
-    for (size_t i = 0; i < v.size(); ++i) {
-      if (i)
-        out += ", ";
-      pendingValue = true;
-      inlineArray(v[i]);
-    }
-    out += ']';
-  }
-  template <typename T> void inlineArray(const std::vector<T> &values) {
-    element();
-    out += '[';
-    for (size_t i = 0; i < values.size(); ++i) {
-      if (i)
-        out += ", ";
-      if constexpr (std::is_same_v<T, std::string>)
-        appendJsonString(out, values[i]);
-      else
-        out += std::to_string(values[i]);
-    }
-    out += ']';
-  }
-
-private:
-  // Starts a value: a comma and a new line unless it follows its key.
-  void element() {
-    if (pendingValue) {
-      pendingValue = false;
-      return;
-    }
-    if (!first.empty()) {
-      if (!first.back())
-        out += ',';
-      first.back() = false;
-      newline();
-    }
-  }
-  void open(char c) {
-    element();
-    out += c;
-    first.push_back(true);
-  }
-  void close(char c) {
-    bool empty = first.back();
-    first.pop_back();
-    if (!empty)
-      newline();
-    out += c;
-  }
-  void newline() {
-    out += '\n';
-    out.append(2 * first.size(), ' ');
-  }
-  std::string out;
-  std::vector<bool> first; // per open container: nothing written yet
-  bool pendingValue = false;
-};
-} // namespace detail
-
-/// manifest.json's text for `m` (ending in a new line). Writes what it is
-/// given: checking is the reader's (and the writer's caller's) business.
-inline std::string writeManifestJson(const Manifest &m) {
-  detail::JsonWriter w;
-  auto tensor = [&](const TensorEntry &t, const WeightEntry *weight) {
-    w.beginObject();
-    w.key(key::kTensorName);
-    w.value(t.name);
-    w.key(key::kTensorDType);
-    w.value(t.dtype);
-    w.key(key::kTensorShape);
-    w.inlineArray(t.shape);
-    if (weight && !weight->globalShape.empty()) {
-      w.key(key::kWeightGlobalShape);
-      w.inlineArray(weight->globalShape);
-    }
-    if (!t.sharding.empty()) {
-      w.key(key::kTensorSharding);
-      w.inlineNestedArray(t.sharding);
-    }
-    if (weight) {
-      w.key(key::kWeightFile);
-      w.value(weight->file);
-    }
-    w.endObject();
-  };
-  w.beginObject();
-  w.key(key::kFormat);
-  w.value(std::string(kFormatName));
-  w.key(key::kFormatVersion);
-  w.value(m.formatVersion);
-  if (!m.telarVersion.empty()) {
-    w.key(key::kTelarVersion);
-    w.value(m.telarVersion);
-  }
-  w.key(key::kModel);
-  w.beginObject();
-  w.key(key::kModelPath);
-  w.value(m.modelPath);
-  w.key(key::kModelSha256);
-  w.value(m.modelSha256);
-  w.endObject();
-  w.key(key::kTarget);
-  w.beginObject();
-  w.key(key::kTargetKind);
-  w.value(m.targetKind);
-  w.key(key::kTargetTriple);
-  w.value(m.targetTriple);
-  w.key(key::kTargetChip);
-  w.value(m.targetChip);
-  w.key(key::kTargetFeatures);
-  w.value(m.targetFeatures);
-  w.endObject();
-  if (m.mesh) {
-    w.key(key::kMesh);
-    w.beginObject();
-    w.key(key::kMeshAxes);
-    w.inlineArray(m.mesh->axes);
-    w.key(key::kMeshShape);
-    w.inlineArray(m.mesh->shape);
-    w.endObject();
-  }
-  if (m.worldSize) {
-    w.key(key::kWorldSize);
-    w.value(*m.worldSize);
-  }
-  w.key(key::kPrograms);
-  w.beginArray();
-  for (const ProgramEntry &p : m.programs) {
-    w.beginObject();
-    w.key(key::kProgramName);
-    w.value(p.name);
-    w.key(key::kProgramLibrary);
-    w.value(p.library);
-    w.key(key::kProgramEntry);
-    w.value(p.entry);
-    w.key(key::kProgramWeightFiles);
-    w.inlineArray(p.weightFiles);
-    w.endObject();
-  }
-  w.endArray();
-  if (m.largestLiveSetBytes) {
-    w.key(key::kMemory);
-    w.beginObject();
-    w.key(key::kMemoryLargestLiveSetBytes);
-    w.value(*m.largestLiveSetBytes);
-    w.endObject();
-  }
-  for (auto [k, list] : {std::pair{key::kInputs, &m.inputs},
-                         std::pair{key::kOutputs, &m.outputs}}) {
-    w.key(k);
-    w.beginArray();
-    for (const TensorEntry &t : *list)
-      tensor(t, nullptr);
-    w.endArray();
-  }
-  w.key(key::kWeights);
-  w.beginArray();
-  for (const WeightEntry &t : m.weights)
-    tensor(t, &t);
-  w.endArray();
-  if (m.pipeline) {
-    const PipelineEntry &p = *m.pipeline;
-    w.key(key::kPipeline);
-    w.beginObject();
-    w.key(key::kPipelineMicrobatches);
-    w.value(p.microbatches);
-    w.key(key::kPipelineSchedule);
-    w.value(p.schedule);
-    w.key(key::kPipelineVirtualStages);
-    w.value(p.virtualStages);
-    w.key(key::kPipelineStages);
-    w.beginArray();
-    for (const PipelineStageEntry &s : p.stages) {
-      w.beginObject();
-      w.key(key::kStageDirectory);
-      w.value(s.directory);
-      w.key(key::kStageFirstRank);
-      w.value(s.firstRank);
-      w.key(key::kStageNumRanks);
-      w.value(s.numRanks);
-      w.endObject();
-    }
-    w.endArray();
-    w.key(key::kPipelineInputs);
-    w.beginArray();
-    for (const PipelineInputEntry &i : p.inputs) {
-      w.beginObject();
-      w.key(key::kPipelineTensorName);
-      w.value(i.name);
-      w.key(key::kPipelineMicrobatchDim);
-      w.value(i.microbatchDim);
-      w.endObject();
-    }
-    w.endArray();
-    w.key(key::kPipelineOutputs);
-    w.beginArray();
-    for (const PipelineOutputEntry &o : p.outputs) {
-      w.beginObject();
-      w.key(key::kPipelineTensorName);
-      w.value(o.name);
-      w.key(key::kPipelineOutputStage);
-      w.value(o.stage);
-      w.key(key::kPipelineMicrobatchDim);
-      w.value(o.microbatchDim);
-      w.endObject();
-    }
-    w.endArray();
-    w.key(key::kPipelineTransfers);
-    w.beginArray();
-    for (const PipelineTransferEntry &t : p.transfers) {
-      w.beginObject();
-      w.key(key::kTransferName);
-      w.value(t.name);
-      w.key(key::kTransferFromStage);
-      w.value(t.fromStage);
-      w.key(key::kTransferToStage);
-      w.value(t.toStage);
-      w.key(key::kTransferDType);
-      w.value(t.dtype);
-      w.key(key::kTransferShape);
-      w.inlineArray(t.shape);
-      w.key(key::kTransferMessages);
-      w.beginArray();
-      for (const PipelineMessageEntry &msg : t.messages) {
-        w.beginObject();
-        w.key(key::kMessageFromRank);
-        w.value(msg.fromRank);
-        w.key(key::kMessageToRank);
-        w.value(msg.toRank);
-        w.key(key::kMessageFromOffsets);
-        w.inlineArray(msg.fromOffsets);
-        w.key(key::kMessageToOffsets);
-        w.inlineArray(msg.toOffsets);
-        w.key(key::kMessageSizes);
-        w.inlineArray(msg.sizes);
-        w.endObject();
-      }
-      w.endArray();
-      w.endObject();
-    }
-    w.endArray();
-    w.key(key::kPipelineScheduleTable);
-    w.beginArray();
-    for (const std::vector<PipelineStepEntry> &steps : p.scheduleTable) {
-      w.beginArray();
-      for (const PipelineStepEntry &step : steps) {
-        w.beginObject();
-        w.key(key::kStepOp);
-        w.value(step.op);
-        w.key(key::kStepMicrobatch);
-        w.value(step.microbatch);
-        w.key(key::kStepStage);
-        w.value(step.stage);
-        if (step.op == "send" || step.op == "recv") {
-          w.key(key::kStepTransfers);
-          w.inlineArray(step.transfers);
-        }
-        w.endObject();
-      }
-      w.endArray();
-    }
-    w.endArray();
-    w.endObject();
-  }
-  w.endObject();
-  return w.take() + "\n";
-}
+/// manifest.json's text for `m` (ending in a new line): two spaces per
+/// level, one field per line, arrays of numbers and of strings on one line.
+/// Writes what it is given (checking is the reader's, and the writer's
+/// caller's, business); never throws.
+std::string writeManifestJson(const Manifest &m);
 
 } // namespace telar_artifact
 

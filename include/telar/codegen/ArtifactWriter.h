@@ -30,14 +30,14 @@ class TargetBackend;
 
 /// A tensor of a weight file and its bytes (row-major, the element type's
 /// storage size each; booleans a byte). A sharded weight (of a partitioned
-/// program) has its `sharding` (axis names per dimension) and
-/// `globalShape`; `type` is then the local block's and `data` holds the
-/// whole (global) tensor, which writeShardedWeightFiles cuts per rank.
+/// program) has its `sharding` (on the program's mesh) and `globalShape`;
+/// `type` is then the local block's and `data` holds the whole (global)
+/// tensor, which writeShardedWeightFiles cuts per rank.
 struct WeightTensor {
   std::string name;
   RankedTensorType type;
   ArrayRef<char> data;
-  artifact::ShardingEntry sharding = {};
+  telar_sharding::Sharding sharding = {};
   std::vector<int64_t> globalShape = {};
 
   bool isSharded() const { return !globalShape.empty(); }
@@ -47,7 +47,7 @@ struct WeightTensor {
 /// the tensors it holds, in file order.
 struct WeightFileEntry {
   std::string path;
-  std::vector<artifact::WeightEntry> tensors;
+  std::vector<artifact::WeightSpec> tensors;
 };
 
 class ArtifactWriter {
@@ -81,7 +81,7 @@ public:
                                         std::string &error);
 
   /// Records a program whose library a target has written.
-  void addProgram(artifact::ProgramEntry program);
+  void addProgram(artifact::ProgramSpec program);
 
   /// The target's description in the manifest (the program's
   /// #telar.target).
@@ -89,13 +89,13 @@ public:
 
   /// The model the artifact was compiled from (the manifest hashes it).
   void setModel(StringRef path);
-  void setInputs(ArrayRef<artifact::TensorEntry> inputs);
-  void setOutputs(ArrayRef<artifact::TensorEntry> outputs);
+  void setInputs(ArrayRef<artifact::TensorSpec> inputs);
+  void setOutputs(ArrayRef<artifact::TensorSpec> outputs);
   void setLargestLiveSetBytes(int64_t bytes);
   /// The mesh of a multi-rank artifact (and its world size).
   void setMesh(const telar_sharding::Mesh &mesh);
 
-  ArrayRef<artifact::ProgramEntry> getPrograms() const { return programs; }
+  ArrayRef<artifact::ProgramSpec> getPrograms() const { return programs; }
   ArrayRef<WeightFileEntry> getWeightFiles() const { return weightFiles; }
 
   /// The manifest of what was recorded so far.
@@ -113,19 +113,30 @@ private:
                                  std::string &error);
 
   std::string directory;
-  std::vector<artifact::ProgramEntry> programs;
+  std::vector<artifact::ProgramSpec> programs;
   std::vector<WeightFileEntry> weightFiles;
   artifact::Manifest header; // model, target, interface, memory
 };
 
-/// `entry` (axis names per dimension) as a sharding on `mesh`, checked
-/// against the global shape (telar_sharding::verifySharding) and the local
-/// type (its block); none with `error` naming `what` otherwise.
+/// Per tensor dimension the names of the mesh axes that split it, as the
+/// telar.sharding attribute and plans write them.
+using AxisNames = std::vector<std::vector<std::string>>;
+
+/// `names` as a sharding on `mesh`, checked (checkSharding); none with
+/// `error` naming `what` otherwise.
 std::optional<telar_sharding::Sharding>
-resolveSharding(const artifact::ShardingEntry &entry,
-                const std::vector<int64_t> &globalShape,
+resolveSharding(const AxisNames &names, const std::vector<int64_t> &globalShape,
                 RankedTensorType localType, const telar_sharding::Mesh &mesh,
                 const std::string &what, std::string &error);
+
+/// Checks `sharding` against the global shape (telar_sharding::
+/// verifySharding) and the local type (its block); failure with `error`
+/// naming `what` otherwise.
+LogicalResult checkSharding(const telar_sharding::Sharding &sharding,
+                            const std::vector<int64_t> &globalShape,
+                            RankedTensorType localType,
+                            const telar_sharding::Mesh &mesh,
+                            const std::string &what, std::string &error);
 
 /// Checks that `type` (of the interface tensor `what`, e.g. "input 'x'")
 /// can be in an artifact for `target`: a static shape and an element type
@@ -135,7 +146,7 @@ LogicalResult checkInterfaceType(Type type, const std::string &what,
                                  RankedTensorType &ranked, std::string &error);
 
 /// The manifest's description of a tensor of type `type`.
-artifact::TensorEntry describeTensor(StringRef name, RankedTensorType type);
+artifact::TensorSpec describeTensor(StringRef name, RankedTensorType type);
 
 } // namespace mlir::telar
 

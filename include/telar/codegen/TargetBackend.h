@@ -45,10 +45,10 @@ class CompileStages;
 struct ProgramTensor {
   std::string name;
   RankedTensorType type;
-  /// Of a partitioned program: how the global tensor is split (axis names
-  /// per dimension; empty: replicated) and its global shape (`type` is the
-  /// local block's).
-  artifact::ShardingEntry sharding = {};
+  /// Of a partitioned program: how the global tensor is split on the
+  /// program's mesh (no dimensions: replicated) and its global shape
+  /// (`type` is the local block's).
+  telar_sharding::Sharding sharding = {};
   std::vector<int64_t> globalShape = {};
 };
 

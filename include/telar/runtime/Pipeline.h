@@ -80,7 +80,7 @@ struct PipelineStats {
 class Pipeline {
 public:
   /// Reads and checks the pipelined artifact in `directory` as a rank of
-  /// `world` (null: one process): the manifest (Manifest::parse checks the
+  /// `world` (null: one process): the manifest (parseManifest checks the
   /// pipeline itself), that the world has its world size, that every
   /// stage directory exists and holds a manifest whose world size is the
   /// stage's number of ranks, and every stage against the pipeline: each

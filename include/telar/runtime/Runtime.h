@@ -34,11 +34,10 @@ namespace telar::runtime {
 /// The manifest schema (include/telar/artifact/Manifest.h).
 namespace artifact = ::telar_artifact;
 
-/// Every error of the runtime library: a message meant for the user.
-class Error : public std::runtime_error {
-public:
-  using std::runtime_error::runtime_error;
-};
+/// Every error of the runtime library: a message meant for the user. The
+/// artifact library's, so that the manifest reader's errors are the
+/// runtime's.
+using Error = artifact::Error;
 
 /// A program that ran and failed: its status (TELAR_STATUS_*, not OK) and
 /// the context's message.
@@ -59,54 +58,17 @@ const char *statusName(int status);
 // Element types and tensor types
 //===----------------------------------------------------------------------===//
 
-/// The element types of the artifact format, named as numpy names them.
-enum class DType : uint8_t {
-  Float32,
-  Float64,
-  Float16,
-  BFloat16,
-  Int8,
-  Int16,
-  Int32,
-  Int64,
-  UInt8,
-  UInt16,
-  UInt32,
-  UInt64,
-  Bool,
-};
-
-/// Parses a numpy dtype name ("float32", "int64", "bool", ...).
-std::optional<DType> parseDType(std::string_view name);
-/// The numpy name of `dtype`.
-const char *dtypeName(DType dtype);
-/// Bytes per element (bool is one byte).
-size_t dtypeSize(DType dtype);
-
-using Shape = std::vector<int64_t>;
-
-/// Product of the dimensions (1 for a scalar).
-int64_t numElements(const Shape &shape);
-/// "[2,3]" ("[]" for a scalar).
-std::string formatShape(const Shape &shape);
-/// "float32[2,3]".
-std::string formatType(DType dtype, const Shape &shape);
-
-/// A named tensor of the manifest. In a multi-rank artifact an input's or
-/// output's `shape` is the global one and `sharding` says how it is split
-/// on the mesh (mesh axis indices per dimension; no dimensions: replicated).
-struct TensorSpec {
-  std::string name;
-  DType dtype = DType::Float32;
-  Shape shape;
-  telar_sharding::Sharding sharding;
-
-  int64_t numElements() const { return runtime::numElements(shape); }
-  size_t byteSize() const { return numElements() * dtypeSize(dtype); }
-  std::string typeString() const { return formatType(dtype, shape); }
-  /// Some dimension is split.
-  bool isSharded() const;
-};
+/// Element types, shapes and tensor descriptions: the artifact library's
+/// (include/telar/artifact/Manifest.h).
+using artifact::DType;
+using artifact::dtypeName;
+using artifact::dtypeSize;
+using artifact::formatShape;
+using artifact::formatType;
+using artifact::numElements;
+using artifact::parseDType;
+using artifact::Shape;
+using artifact::TensorSpec;
 
 /// A dense, row-major tensor owning a 64-byte aligned, zero-initialised
 /// buffer (never null, even when empty), in host memory (the memory space
@@ -153,148 +115,17 @@ double elementAsDouble(DType dtype, const void *data, int64_t index);
 /// The artifact format version this runtime reads (the schema's).
 using artifact::kArtifactFormatVersion;
 
-/// A weight: `shape` is what the program sees (its local block); a sharded
-/// weight's `globalShape` is that of the whole tensor (the same as `shape`
-/// when not sharded).
-struct WeightSpec : TensorSpec {
-  /// The safetensors file, relative to the artifact directory; "{rank}" in
-  /// it stands for the rank number.
-  std::string file;
-  Shape globalShape;
-};
-
-/// name, library (relative to the artifact directory), entry, and the
-/// weight files it reads (artifact::ProgramEntry).
-using ProgramSpec = artifact::ProgramEntry;
-
-/// Version 4: a stage of a pipelined artifact, the complete artifact in
-/// `directory` (relative to the pipelined one) on world ranks [firstRank,
-/// firstRank + numRanks).
-struct PipelineStageSpec {
-  std::string directory;
-  int64_t firstRank = 0;
-  int64_t numRanks = 1;
-};
-
-/// A graph input or output of a pipeline: the dimension microbatches split
-/// (inputs) or are concatenated along (outputs); -1: an input every
-/// microbatch takes whole, an output the same for every microbatch (the
-/// first's is taken). `stage`: the stage computing an output (-1 on
-/// inputs).
-struct PipelineTensorSpec {
-  std::string name;
-  int64_t microbatchDim = 0;
-  int64_t stage = -1;
-};
-
-/// One box of a boundary value: from world rank `fromRank`'s local block,
-/// at `fromOffsets`, to `toRank`'s, at `toOffsets`, of shape `sizes`.
-struct PipelineMessageSpec {
-  int64_t fromRank = 0, toRank = 0;
-  Shape fromOffsets, toOffsets, sizes;
-  int64_t numElements() const { return runtime::numElements(sizes); }
-};
-
-/// A boundary value `name` computed by stage `fromStage` and used by stage
-/// `toStage` (`shape`: the global microbatch shape), moved as `messages`
-/// (sorted by sender, then receiver).
-struct PipelineTransferSpec {
-  std::string name;
-  int64_t fromStage = 0, toStage = 0;
-  DType dtype = DType::Float32;
-  Shape shape;
-  std::vector<PipelineMessageSpec> messages;
-};
-
-/// One step of a rank's schedule.
-struct PipelineStepSpec {
-  enum class Op { Forward, Backward, Send, Recv };
-  Op op = Op::Forward;
-  int64_t microbatch = 0;
-  /// Forward/backward: the stage computed; send: the sender; recv: the
-  /// receiver.
-  int64_t stage = 0;
-  /// Send/recv: the transfers (indices, ascending) this rank has messages
-  /// in.
-  std::vector<int64_t> transfers;
-};
-/// "forward", "backward", "send", "recv".
-const char *getPipelineOpName(PipelineStepSpec::Op op);
-
-/// A version-4 manifest's "pipeline", checked (Manifest::parse): S stages,
-/// a multiple of the virtual stages V, on P = S / V positions (stage s on
-/// position s mod P; the positions' ranks tile the world); every graph
-/// input and output listed once, split evenly; transfers forward, between
-/// ranks of their stages; per world rank a schedule list whose steps name
-/// its own stages, with each (stage, microbatch) computed once, after its
-/// receives and before its sends, and each message sent and received once.
-struct PipelineSpec {
-  int64_t microbatches = 1;
-  std::string schedule = "gpipe";
-  int64_t virtualStages = 1;
-  std::vector<PipelineStageSpec> stages;
-  std::vector<PipelineTensorSpec> inputs;  // the manifest's input order
-  std::vector<PipelineTensorSpec> outputs; // the manifest's output order
-  std::vector<PipelineTransferSpec> transfers;
-  std::vector<std::vector<PipelineStepSpec>> scheduleTable;
-
-  int64_t getNumStages() const { return int64_t(stages.size()); }
-  int64_t getNumPositions() const {
-    return getNumStages() / std::max<int64_t>(1, virtualStages);
-  }
-  int64_t getPosition(int64_t stage) const { return stage % getNumPositions(); }
-  /// The position whose ranks hold world rank `rank` (-1: none).
-  int64_t getPositionOfRank(int64_t rank) const;
-};
-
-/// manifest.json (include/telar/artifact/Manifest.h), checked: known format
-/// and version, every required field present with the right type, known
-/// dtypes, non-negative dimensions, unique tensor and program names,
-/// relative paths that stay inside the artifact, every program's weight
-/// files named by some weight, once; in version 3, the mesh (unique axis
-/// names, sizes >= 1), a world size that is the mesh's device count, and
-/// shardings that name mesh axes at most once and split dimensions evenly
-/// (a sharded weight's local shape is its global shape's block, and its
-/// file has "{rank}" in it); in version 4, a pipeline (PipelineSpec) with
-/// the world size and no mesh, programs or weights.
-struct Manifest {
-  int64_t formatVersion = 0;
-  std::string telarVersion;
-  std::string modelPath, modelSha256;
-  std::string targetKind, targetTriple, targetChip, targetFeatures;
-  std::vector<ProgramSpec> programs;
-  std::vector<TensorSpec> inputs;
-  std::vector<TensorSpec> outputs;
-  std::vector<WeightSpec> weights;
-  /// The compiler's lower bound for intermediate memory (the largest set of
-  /// intermediate tensors alive at once), or -1 when the manifest has none.
-  int64_t largestLiveSetBytes = -1;
-  /// The device mesh (no axes: a single-device artifact) and the number of
-  /// ranks the artifact runs on (1 without a mesh).
-  telar_sharding::Mesh mesh;
-  int64_t worldSize = 1;
-  /// A pipelined artifact's stages, transfers and schedule (version 4).
-  std::optional<PipelineSpec> pipeline;
-
-  bool hasMesh() const { return !mesh.axisNames.empty(); }
-  bool isPipelined() const { return pipeline.has_value(); }
-  /// The block of input or output `spec` that rank `rank` holds: its shape
-  /// (the global shape when replicated) and where it starts.
-  Shape getLocalShape(const TensorSpec &spec) const;
-  Shape getBlockOffsets(const TensorSpec &spec, int64_t rank) const;
-  /// `sharding` in the manifest's notation, [["data"], []].
-  std::string formatSharding(const telar_sharding::Sharding &sharding) const;
-
-  /// Parses manifest text; `origin` (the file name) prefixes error messages.
-  static Manifest parse(std::string_view text, const std::string &origin);
-
-  /// The program called `name`; with an empty name, "main" or the only one.
-  /// Throws Error naming the programs there are.
-  const ProgramSpec &selectProgram(const std::string &name,
-                                   const std::string &origin) const;
-  /// The weights `program` takes, in manifest order (those of its files).
-  std::vector<const WeightSpec *> weightsOf(const ProgramSpec &program) const;
-};
+/// manifest.json, held and checked by the artifact library: parsed with
+/// artifact::parseManifest, its parts named as the runtime names them.
+using artifact::Manifest;
+using artifact::PipelineMessageSpec;
+using artifact::PipelineSpec;
+using artifact::PipelineStageSpec;
+using artifact::PipelineStepSpec;
+using artifact::PipelineTensorSpec;
+using artifact::PipelineTransferSpec;
+using artifact::ProgramSpec;
+using artifact::WeightSpec;
 
 //===----------------------------------------------------------------------===//
 // Contexts and packed weights

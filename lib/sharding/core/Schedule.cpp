@@ -43,35 +43,33 @@ telar_sharding::parseScheduleKindName(std::string_view name) {
   return std::nullopt;
 }
 
-const char *telar_sharding::getScheduleStepKindName(ScheduleStep::Kind kind) {
+const char *telar_sharding::getPipelineStepKindName(PipelineStepKind kind) {
   switch (kind) {
-  case ScheduleStep::Kind::Forward:
+  case PipelineStepKind::Forward:
     return "forward";
-  case ScheduleStep::Kind::Backward:
+  case PipelineStepKind::Backward:
     return "backward";
-  case ScheduleStep::Kind::Send:
+  case PipelineStepKind::Optimizer:
+    return "optimizer";
+  case PipelineStepKind::Send:
     return "send";
-  case ScheduleStep::Kind::Recv:
+  case PipelineStepKind::Recv:
     return "recv";
   }
   return "?";
 }
 
-std::optional<ScheduleStep::Kind>
-telar_sharding::parseScheduleStepKindName(std::string_view name) {
-  if (name == "forward")
-    return ScheduleStep::Kind::Forward;
-  if (name == "backward")
-    return ScheduleStep::Kind::Backward;
-  if (name == "send")
-    return ScheduleStep::Kind::Send;
-  if (name == "recv")
-    return ScheduleStep::Kind::Recv;
+std::optional<PipelineStepKind>
+telar_sharding::parsePipelineStepKindName(std::string_view name) {
+  for (PipelineStepKind kind : {PipelineStepKind::Forward, PipelineStepKind::Backward,
+                        PipelineStepKind::Optimizer, PipelineStepKind::Send, PipelineStepKind::Recv})
+    if (name == getPipelineStepKindName(kind))
+      return kind;
   return std::nullopt;
 }
 
 std::string telar_sharding::formatScheduleStep(const ScheduleStep &step) {
-  std::string s = getScheduleStepKindName(step.kind);
+  std::string s = getPipelineStepKindName(step.kind);
   if (step.gradient)
     s += " gradient";
   s += " mb " + std::to_string(step.microbatch) + " stage " +
@@ -626,6 +624,10 @@ std::string telar_sharding::checkSchedule(const PipelineSchedule &schedule) {
               return "the gradient from stage " + std::to_string(t) +
                      " has not arrived";
           return "";
+        case Kind::Optimizer:
+          // Schedules hold none yet: the training issue adds them, after a
+          // stage's last backward.
+          return "an optimizer step";
         case Kind::Send:
         case Kind::Recv: {
           bool isSend = step.kind == Kind::Send;

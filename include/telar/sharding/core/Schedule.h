@@ -28,8 +28,20 @@ enum class ScheduleKind { GPipe, OneFOneB, Interleaved };
 const char *getScheduleKindName(ScheduleKind kind);
 std::optional<ScheduleKind> parseScheduleKindName(std::string_view name);
 
+/// What a pipeline step does: compute a stage's forward or backward pass on
+/// a microbatch, apply the optimizer to a stage's weights once every
+/// microbatch's gradients are in, or send or receive boundary values (or
+/// their gradients). The schedule and the artifact's schedule table
+/// (include/telar/artifact/Manifest.h) both use it.
+enum class PipelineStepKind { Forward, Backward, Optimizer, Send, Recv };
+
+/// "forward", "backward", "optimizer", "send", "recv" (the manifest's step
+/// ops).
+const char *getPipelineStepKindName(PipelineStepKind kind);
+std::optional<PipelineStepKind> parsePipelineStepKindName(std::string_view name);
+
 struct ScheduleStep {
-  enum class Kind { Forward, Backward, Send, Recv };
+  using Kind = PipelineStepKind;
   Kind kind = Kind::Forward;
   int64_t microbatch = 0;
   /// Forward/Backward: the stage computed; Send: the sender; Recv: the
@@ -48,11 +60,6 @@ struct ScheduleStep {
   }
   bool operator!=(const ScheduleStep &other) const { return !(*this == other); }
 };
-
-/// "forward", "backward", "send", "recv" (the manifest's step ops).
-const char *getScheduleStepKindName(ScheduleStep::Kind kind);
-std::optional<ScheduleStep::Kind>
-parseScheduleStepKindName(std::string_view name);
 
 /// A step for messages: "forward mb 2 stage 1", "send mb 0 stage 0 -> 2",
 /// "recv gradient mb 3 stage 0 <- 1".
