@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Context.h"
+#include "telar/runtime/Comm.h"
 #include "telar/runtime/Runtime.h"
 #include "telar/runtime/abi/Core.h"
 
@@ -163,6 +164,9 @@ Context::Context(std::unique_ptr<Device> device) {
 void Context::setMeshCommunicator(
     std::shared_ptr<comm::MeshCommunicator> communicator) {
   mesh = std::move(communicator);
+  // Its buffers are in the device's memory, its collectives on its queue.
+  if (mesh)
+    mesh->setDevice(&getDevice());
   get()->mesh = mesh.get();
 }
 

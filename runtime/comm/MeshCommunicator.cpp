@@ -172,6 +172,33 @@ void *MeshCommunicator::scratch(int index, size_t bytes) {
   return s.data.get();
 }
 
+void MeshCommunicator::onQueue(
+    const void *in, size_t inBytes, void *out, size_t outBytes,
+    const std::function<void(const void *, void *)> &body) {
+  if (!device) {
+    body(in, out);
+    return;
+  }
+  Queue &queue = device->getQueue();
+  MemorySpace space = device->getMemorySpace();
+  if (space == world->getMemorySpace()) {
+    queue.enqueue([&] { body(in, out); });
+    return;
+  }
+  // A host transport for a device of its own memory: the buffers through
+  // host copies, once the queue has reached this point.
+  void *hostIn = inBytes ? scratch(2, inBytes) : nullptr;
+  void *hostOut = in == out ? hostIn : outBytes ? scratch(3, outBytes) : nullptr;
+  if (inBytes)
+    device->copy(hostIn, MemorySpace::Host, in, space, inBytes);
+  queue.synchronize();
+  body(hostIn, hostOut);
+  if (outBytes) {
+    device->copy(out, space, hostOut, MemorySpace::Host, outBytes);
+    queue.synchronize(); // the host copy is reused by the next call
+  }
+}
+
 void MeshCommunicator::record(AxisSet axes, double seconds, int64_t bytes) {
   AxisSetStats &s = stats[axes];
   s.calls += 1;
@@ -203,8 +230,12 @@ void MeshCommunicator::allReduce(AxisSet axes, DataType type, ReduceOp op,
   checkBuffers(in, out, count, "all_reduce");
   WaitScope wait("all_reduce", getGroupLabel(axes));
   int64_t g = getGroupSize(axes);
-  getGroup(axes).allReduce(in, out, count, type, op);
   int64_t bytes = count * int64_t(getDataTypeSize(type));
+  Communicator &group = getGroup(axes);
+  onQueue(in, size_t(bytes), out, size_t(bytes),
+          [&](const void *in, void *out) {
+            group.allReduce(in, out, count, type, op);
+          });
   record(axes, since(start),
          telar_sharding::getStepBytes(telar_sharding::StepKind::AllReduce, g,
                                       bytes));
@@ -221,14 +252,17 @@ void MeshCommunicator::allGather(AxisSet axes, DataType type, const void *in,
   WaitScope wait("all_gather", getGroupLabel(axes));
   size_t es = getDataTypeSize(type);
   Communicator &group = getGroup(axes);
-  if (outer <= 1 || g == 1) {
-    group.allGather(in, out, block, type);
-  } else {
-    // Gathered as [G][outer][inner], then [outer][G][inner].
-    void *tmp = scratch(0, size_t(g * block) * es);
-    group.allGather(in, tmp, block, type);
-    transposeBlocks(tmp, out, g, outer, size_t(inner) * es);
-  }
+  onQueue(in, size_t(block) * es, out, size_t(g * block) * es,
+          [&](const void *in, void *out) {
+            if (outer <= 1 || g == 1) {
+              group.allGather(in, out, block, type);
+              return;
+            }
+            // Gathered as [G][outer][inner], then [outer][G][inner].
+            void *tmp = scratch(0, size_t(g * block) * es);
+            group.allGather(in, tmp, block, type);
+            transposeBlocks(tmp, out, g, outer, size_t(inner) * es);
+          });
   record(axes, since(start),
          telar_sharding::getStepBytes(telar_sharding::StepKind::AllGather, g,
                                       block * int64_t(es)));
@@ -246,14 +280,17 @@ void MeshCommunicator::reduceScatter(AxisSet axes, DataType type, ReduceOp op,
   WaitScope wait("reduce_scatter", getGroupLabel(axes));
   size_t es = getDataTypeSize(type);
   Communicator &group = getGroup(axes);
-  if (outer <= 1 || g == 1) {
-    group.reduceScatter(in, out, block, type, op);
-  } else {
-    // [outer][G][inner] packed as [G][outer][inner].
-    void *tmp = scratch(0, size_t(g * block) * es);
-    transposeBlocks(in, tmp, outer, g, size_t(inner) * es);
-    group.reduceScatter(tmp, out, block, type, op);
-  }
+  onQueue(in, size_t(g * block) * es, out, size_t(block) * es,
+          [&](const void *in, void *out) {
+            if (outer <= 1 || g == 1) {
+              group.reduceScatter(in, out, block, type, op);
+              return;
+            }
+            // [outer][G][inner] packed as [G][outer][inner].
+            void *tmp = scratch(0, size_t(g * block) * es);
+            transposeBlocks(in, tmp, outer, g, size_t(inner) * es);
+            group.reduceScatter(tmp, out, block, type, op);
+          });
   record(axes, since(start),
          telar_sharding::getStepBytes(telar_sharding::StepKind::ReduceScatter,
                                       g, g * block * int64_t(es)));
@@ -280,19 +317,22 @@ void MeshCommunicator::allToAll(AxisSet axes, DataType type, const void *in,
   WaitScope wait("all_to_all", getGroupLabel(axes));
   size_t es = getDataTypeSize(type);
   Communicator &group = getGroup(axes);
-  const void *send = in;
-  if (splitOuter > 1 && g > 1) {
-    void *tmp = scratch(0, size_t(g * piece) * es);
-    transposeBlocks(in, tmp, splitOuter, g, size_t(splitInner) * es);
-    send = tmp;
-  }
-  if (concatOuter > 1 && g > 1) {
-    void *tmp = scratch(1, size_t(g * piece) * es);
-    group.allToAll(send, tmp, piece, type);
-    transposeBlocks(tmp, out, g, concatOuter, size_t(concatInner) * es);
-  } else {
-    group.allToAll(send, out, piece, type);
-  }
+  size_t bytes = size_t(g * piece) * es;
+  onQueue(in, bytes, out, bytes, [&](const void *in, void *out) {
+    const void *send = in;
+    if (splitOuter > 1 && g > 1) {
+      void *tmp = scratch(0, bytes);
+      transposeBlocks(in, tmp, splitOuter, g, size_t(splitInner) * es);
+      send = tmp;
+    }
+    if (concatOuter > 1 && g > 1) {
+      void *tmp = scratch(1, bytes);
+      group.allToAll(send, tmp, piece, type);
+      transposeBlocks(tmp, out, g, concatOuter, size_t(concatInner) * es);
+    } else {
+      group.allToAll(send, out, piece, type);
+    }
+  });
   record(axes, since(start),
          telar_sharding::getStepBytes(telar_sharding::StepKind::AllToAll, g,
                                       g * piece * int64_t(es)));
@@ -308,10 +348,13 @@ void MeshCommunicator::localSlice(AxisSet axes, DataType type, const void *in,
   checkBuffers(in, out, block, "local_slice");
   size_t row = size_t(inner) * getDataTypeSize(type);
   int64_t index = getGroupIndex(axes);
-  auto *s = static_cast<const unsigned char *>(in);
-  auto *d = static_cast<unsigned char *>(out);
-  for (int64_t o = 0; o < outer && row; ++o)
-    std::memcpy(d + o * row, s + (o * g + index) * row, row);
+  onQueue(in, size_t(g * outer) * row, out, size_t(outer) * row,
+          [&](const void *in, void *out) {
+            auto *s = static_cast<const unsigned char *>(in);
+            auto *d = static_cast<unsigned char *>(out);
+            for (int64_t o = 0; o < outer && row; ++o)
+              std::memcpy(d + o * row, s + (o * g + index) * row, row);
+          });
   record(axes, since(start), 0);
 }
 
@@ -326,11 +369,13 @@ void MeshCommunicator::broadcast(AxisSet axes, DataType type, void *buffer,
     throw std::invalid_argument("broadcast: root " + std::to_string(root) +
                                 " is not in a group of " + std::to_string(g));
   WaitScope wait("broadcast", getGroupLabel(axes));
-  getGroup(axes).broadcast(buffer, count, type, int(root));
-  int64_t bytes = getGroupIndex(axes) == root
-                      ? (g - 1) * count * int64_t(getDataTypeSize(type))
-                      : 0;
-  record(axes, since(start), bytes);
+  Communicator &group = getGroup(axes);
+  size_t bytes = size_t(count) * getDataTypeSize(type);
+  onQueue(buffer, bytes, buffer, bytes, [&](const void *, void *buffer) {
+    group.broadcast(buffer, count, type, int(root));
+  });
+  record(axes, since(start),
+         getGroupIndex(axes) == root ? (g - 1) * int64_t(bytes) : 0);
 }
 
 void MeshCommunicator::send(DataType type, const void *buffer, int64_t count,
@@ -341,7 +386,10 @@ void MeshCommunicator::send(DataType type, const void *buffer, int64_t count,
   if (peer < 0 || peer >= getWorldSize())
     throw std::invalid_argument("send: no rank " + std::to_string(peer));
   WaitScope wait("send to", "", int(peer));
-  world->send(buffer, count, type, int(peer), tag);
+  onQueue(buffer, size_t(count) * getDataTypeSize(type), nullptr, 0,
+          [&](const void *buffer, void *) {
+            world->send(buffer, count, type, int(peer), tag);
+          });
   record(0, since(start), count * int64_t(getDataTypeSize(type)));
 }
 
@@ -353,7 +401,10 @@ void MeshCommunicator::recv(DataType type, void *buffer, int64_t count,
   if (peer < 0 || peer >= getWorldSize())
     throw std::invalid_argument("recv: no rank " + std::to_string(peer));
   WaitScope wait("recv from", "", int(peer));
-  world->recv(buffer, count, type, int(peer), tag);
+  onQueue(nullptr, 0, buffer, size_t(count) * getDataTypeSize(type),
+          [&](const void *, void *buffer) {
+            world->recv(buffer, count, type, int(peer), tag);
+          });
   record(0, since(start), 0);
 }
 
@@ -361,6 +412,7 @@ void MeshCommunicator::barrier(AxisSet axes) {
   Clock::time_point start = Clock::now();
   checkAxes(axes, "barrier");
   WaitScope wait("barrier", getGroupLabel(axes));
-  getGroup(axes).barrier();
+  Communicator &group = getGroup(axes);
+  onQueue(nullptr, 0, nullptr, 0, [&](const void *, void *) { group.barrier(); });
   record(axes, since(start), 0);
 }

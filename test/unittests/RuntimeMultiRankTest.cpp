@@ -526,6 +526,95 @@ TEST(RuntimeCollectives, OneDeviceMeshStats) {
       "the mesh has 2 devices but the world 1 ranks");
 }
 
+/// A device of its own memory, which the host cannot read as it is: host
+/// memory holding every byte XORed with 0x5a, which Device::copy undoes
+/// between the spaces. A collective that handed its buffers to a host
+/// transport without staging them would compute on the scrambled bytes.
+class ScrambledDevice : public Device {
+public:
+  int copies = 0;
+  const char *getKind() const override { return "scrambled"; }
+  MemorySpace getMemorySpace() const override { return MemorySpace::Device; }
+  DeviceAllocator &getAllocator() override { return cpu->getAllocator(); }
+  Queue &getQueue() override { return cpu->getQueue(); }
+  void copy(void *dst, MemorySpace dstSpace, const void *src,
+            MemorySpace srcSpace, size_t bytes) override {
+    ++copies;
+    auto *d = static_cast<unsigned char *>(dst);
+    auto *s = static_cast<const unsigned char *>(src);
+    for (size_t i = 0; i < bytes; ++i)
+      d[i] = dstSpace == srcSpace ? s[i] : s[i] ^ 0x5a;
+  }
+  std::unique_ptr<DeviceWeights>
+  loadWeights(const std::vector<HostSpan> &weights,
+              const std::vector<HostSpan> &mappings, bool writable) override {
+    return cpu->loadWeights(weights, mappings, writable);
+  }
+  const void *setWeightsBinding(const void *binding) override {
+    return cpu->setWeightsBinding(binding);
+  }
+
+private:
+  std::unique_ptr<Device> cpu = createDevice("cpu");
+};
+
+// A context's collectives take buffers in its device's memory: with a host
+// transport (the local one here) they are staged through host memory, in
+// and out, on the device's queue.
+TEST(RuntimeCollectives, DeviceBuffersAreStagedForHostTransports) {
+  auto owned = std::make_unique<ScrambledDevice>();
+  ScrambledDevice &device = *owned;
+  Context ctx(std::move(owned));
+  auto mesh = std::make_shared<comm::MeshCommunicator>(
+      comm::createLocalCommunicator(),
+      std::vector<std::string>{"data", "model"}, std::vector<int64_t>{1, 1});
+  ctx.setMeshCommunicator(mesh);
+  EXPECT_EQ(mesh->getDevice(), &device);
+  EXPECT_EQ(mesh->getWorld().getMemorySpace(), MemorySpace::Host);
+
+  const int64_t host[6] = {1, 2, 3, 4, 5, 6};
+  int64_t in[6], out[6], back[6];
+  device.copy(in, MemorySpace::Device, host, MemorySpace::Host, sizeof(in));
+  device.copies = 0;
+  ASSERT_EQ(telarrt_all_reduce(ctx.get(), TELAR_DTYPE_I64, TELAR_REDUCE_SUM,
+                               3, in, out, 6),
+            TELAR_STATUS_OK)
+      << ctx.getError();
+  EXPECT_EQ(device.copies, 2); // in to the host, the result back
+  device.copy(back, MemorySpace::Host, out, MemorySpace::Device, sizeof(out));
+  EXPECT_EQ(std::vector<int64_t>(back, back + 6),
+            std::vector<int64_t>(host, host + 6));
+
+  // [outer=3][G=1][inner=2]: packed and unpacked on the host copies.
+  std::memset(out, 0, sizeof(out));
+  ASSERT_EQ(telarrt_all_gather(ctx.get(), TELAR_DTYPE_I64, 1, in, out, 3, 2),
+            TELAR_STATUS_OK)
+      << ctx.getError();
+  device.copy(back, MemorySpace::Host, out, MemorySpace::Device, sizeof(out));
+  EXPECT_EQ(std::vector<int64_t>(back, back + 6),
+            std::vector<int64_t>(host, host + 6));
+  // local_slice moves no data between ranks but still reads device memory.
+  ASSERT_EQ(telarrt_local_slice(ctx.get(), TELAR_DTYPE_I64, 2, in, out, 2, 3),
+            TELAR_STATUS_OK)
+      << ctx.getError();
+  device.copy(back, MemorySpace::Host, out, MemorySpace::Device, sizeof(out));
+  EXPECT_EQ(std::vector<int64_t>(back, back + 6),
+            std::vector<int64_t>(host, host + 6));
+
+  // A host device's buffers go to the transport as they are.
+  Context host0;
+  auto hostMesh = std::make_shared<comm::MeshCommunicator>(
+      comm::createLocalCommunicator(), std::vector<std::string>{"data"},
+      std::vector<int64_t>{1});
+  host0.setMeshCommunicator(hostMesh);
+  EXPECT_EQ(hostMesh->getDevice(), &host0.getDevice());
+  std::memset(out, 0, sizeof(out));
+  ASSERT_EQ(telarrt_all_reduce(host0.get(), TELAR_DTYPE_I64, TELAR_REDUCE_MAX,
+                               1, host, out, 6),
+            TELAR_STATUS_OK);
+  EXPECT_EQ(out[5], 6);
+}
+
 //===----------------------------------------------------------------------===//
 // float16 / bfloat16
 //===----------------------------------------------------------------------===//

@@ -8,7 +8,8 @@
 // named N-D mesh whose coordinates differ only on a set of axes, with one
 // sub-communicator per axis set (created on first use) and statistics per
 // axis set. The collective ABI of Abi.h (telarrt_all_reduce, ...) runs on
-// the MeshCommunicator its context holds.
+// the MeshCommunicator its context holds, on buffers in the memory of the
+// context's device, ordered on the device's queue (Device.h).
 //
 // Plain C++17: nothing here includes a transport's headers.
 //
@@ -18,9 +19,11 @@
 #define TELAR_RUNTIME_COMM_H
 
 #include "telar/runtime/Abi.h"
+#include "telar/runtime/Device.h"
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -78,6 +81,10 @@ public:
   virtual int getSize() const = 0;
   /// "mpi", "local", ...
   virtual const char *getBackendName() const = 0;
+  /// The memory its buffers are in: the host's for MPI, Gloo and the local
+  /// communicator, whose operations run on the calling thread. (A
+  /// transport of a device's own memory, NCCL, takes that device's.)
+  virtual MemorySpace getMemorySpace() const { return MemorySpace::Host; }
 
   /// out[i] = op over the members of in[i]; `in` may equal `out`.
   virtual void allReduce(const void *in, void *out, int64_t count,
@@ -143,6 +150,14 @@ struct AxisSetStats {
 /// and counts are those of Abi.h's collectives. Failures throw CommError
 /// (bad arguments: std::invalid_argument). Not thread-safe: one collective
 /// at a time.
+///
+/// Bound to a device (setDevice; a context binds its own), its buffers are
+/// in that device's memory and each collective is ordered on the device's
+/// queue after the work enqueued before it. When the transport's memory is
+/// the device's, the transport takes the buffers as they are; else (a
+/// host transport, MPI or Gloo, for a device of its own memory) the queue
+/// is drained and the buffers are staged through host memory, both ways.
+/// Unbound, its buffers are host memory and it runs on the calling thread.
 class MeshCommunicator {
 public:
   /// `world` must have as many members as the mesh has devices.
@@ -152,6 +167,9 @@ public:
   ~MeshCommunicator();
 
   Communicator &getWorld() const { return *world; }
+  /// The device whose memory the buffers are in (null: the host's).
+  void setDevice(Device *d) { device = d; }
+  Device *getDevice() const { return device; }
   int64_t getRank() const { return world->getRank(); }
   int64_t getWorldSize() const { return world->getSize(); }
   const std::vector<std::string> &getAxisNames() const { return axisNames; }
@@ -202,6 +220,12 @@ private:
   void *scratch(int index, size_t bytes);
   /// Adds one call's time and bytes to `axes`' statistics.
   void record(AxisSet axes, double seconds, int64_t bytes);
+  /// Runs `body` on host-visible views of `in` (`inBytes`) and `out`
+  /// (`outBytes`; the same buffer when in == out) ordered on the device's
+  /// queue: the buffers themselves when the transport takes the device's
+  /// memory, else host copies (the class comment).
+  void onQueue(const void *in, size_t inBytes, void *out, size_t outBytes,
+               const std::function<void(const void *, void *)> &body);
 
   std::shared_ptr<Communicator> world;
   std::vector<std::string> axisNames;
@@ -210,11 +234,13 @@ private:
   std::map<AxisSet, std::unique_ptr<Communicator>> groups;
   std::map<AxisSet, std::string> groupLabels;
   std::map<AxisSet, AxisSetStats> stats;
+  Device *device = nullptr;
   struct Scratch {
     std::unique_ptr<unsigned char[]> data;
     size_t bytes = 0;
   };
-  Scratch buffers[2];
+  /// 0 and 1: packing; 2 and 3: staging of device buffers.
+  Scratch buffers[4];
 };
 
 } // namespace telar::runtime::comm
