@@ -15,7 +15,10 @@
 // time = alpha + bytesSent / beta, bytesSent as telar_sharding::getStepBytes
 // counts it. `-n N` starts the ranks through mpirun (re-executing this
 // program), as telar-run does; under a launcher (mpirun -np N, srun -n N)
-// the ranks are those of the job. Rank 0 writes the profile.
+// or the TELAR_* variables (TELAR_RANK, TELAR_WORLD_SIZE,
+// TELAR_MASTER_ADDR: Gloo through the TCP rendezvous) the ranks are those
+// of the job, formed as telar-run forms them (World.h). Rank 0 writes the
+// profile.
 //
 // Exit codes: 0 success, 1 error, 2 usage error.
 //
@@ -25,6 +28,7 @@
 #include "telar/runtime/Abi.h"
 #include "telar/runtime/Comm.h"
 #include "telar/runtime/MpiComm.h"
+#include "telar/runtime/World.h"
 #include "telar/sharding/core/Reshard.h"
 #include "telar/tools/Flags.h"
 
@@ -57,6 +61,10 @@ using telar_planner::LinkLevel;
 using telar_planner::Profile;
 using telar_sharding::StepKind;
 using Clock = std::chrono::steady_clock;
+
+/// How long the ranks wait for each other to meet, and a Gloo operation
+/// for its peers (a calibration's collectives take well under a second).
+constexpr std::chrono::milliseconds kConnectTimeout{300000};
 
 namespace {
 
@@ -847,29 +855,45 @@ int run(const Options &o, Job &job, int argc, char **argv) {
 
 int main(int argc, char **argv) {
   Options options = parseArguments(argc, argv);
-  bool underLauncher = comm::isLaunchedAsMpiJob();
-  if (options.ranks > 1 && !underLauncher)
+  comm::JobEnvironment env;
+  try {
+    env = comm::detectJobEnvironment();
+  } catch (const std::exception &e) {
+    std::fprintf(stderr, "telar-calibrate: error: %s\n", e.what());
+    return 2;
+  }
+  if (options.ranks > 1 && env.transport == comm::TransportKind::Local)
     return comm::relaunchUnderMpirun(
         "telar-calibrate", options.ranks, argc, argv,
-        "mpirun -np " + std::to_string(options.ranks) + " telar-calibrate ...");
+        "mpirun -np " + std::to_string(options.ranks) +
+            " telar-calibrate ..., srun -n " + std::to_string(options.ranks) +
+            " telar-calibrate ..., or " + std::to_string(options.ranks) +
+            " processes with TELAR_RANK, TELAR_WORLD_SIZE, TELAR_MASTER_ADDR "
+            "and TELAR_MASTER_PORT");
 
+  // The job as telar-run forms it (World.h): MPI under an MPI launcher, Gloo
+  // through the TCP rendezvous under the TELAR_* variables.
   Job job;
   job.quiet = options.quiet;
   job.out = options.output.empty() ? stderr : stdout;
-  if (underLauncher) {
-    try {
-      comm::initializeMpi(&argc, &argv);
-      job.world = comm::createMpiWorldCommunicator();
+  comm::World connection;
+  try {
+    connection = comm::connectWorld(env, &argc, &argv, kConnectTimeout);
+    job.world = connection.communicator;
+    if (job.world) {
       job.rank = job.world->getRank();
       job.size = job.world->getSize();
-      if (job.size > 1)
-        job.mesh = std::make_unique<comm::MeshCommunicator>(
-            job.world, std::vector<std::string>{"world"},
-            std::vector<int64_t>{job.size});
-    } catch (const std::exception &e) {
-      std::fprintf(stderr, "telar-calibrate: error: %s\n", e.what());
-      return 1;
     }
+    if (job.size > 1)
+      job.mesh = std::make_unique<comm::MeshCommunicator>(
+          job.world, std::vector<std::string>{"world"},
+          std::vector<int64_t>{job.size});
+  } catch (const std::exception &e) {
+    std::fprintf(stderr, "telar-calibrate: error: %s%s\n",
+                 env.size > 1 ? ("rank " + std::to_string(env.rank) + ": ").c_str()
+                              : "",
+                 e.what());
+    return 1;
   }
   int status = 0;
   try {
@@ -881,15 +905,21 @@ int main(int argc, char **argv) {
                              : "",
                  e.what());
     if (job.multi()) {
-      // The others may wait for this rank in a collective.
+      // The others may wait for this rank in a collective: MPI ends the
+      // job; a Gloo rank exits and its peers' operations fail on the
+      // closed connections.
       std::fflush(stderr);
-      comm::abortMpi(1);
+      if (connection.transport == comm::TransportKind::Mpi)
+        comm::abortMpi(1);
+      std::_Exit(1);
     }
     status = 1;
   }
+  // Over Gloo, no rank closes its connections while another may still read.
+  if (connection.transport == comm::TransportKind::Gloo && job.world)
+    job.world->barrier();
   job.mesh.reset();
   job.world.reset();
-  if (underLauncher)
-    comm::finalizeMpi();
+  comm::disconnectWorld(connection);
   return status;
 }
