@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-using namespace telar::flags;
+using namespace telar::tools::flags;
 
 namespace {
 

@@ -11,7 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-using namespace telar::flags;
+using namespace telar::tools::flags;
 
 namespace {
 
@@ -63,7 +63,7 @@ std::string wrap(const std::string &text, size_t indent, size_t firstIndent,
 
 } // namespace
 
-int64_t telar::flags::parseInteger(const std::string &spelled,
+int64_t telar::tools::flags::parseInteger(const std::string &spelled,
                                    const std::string &value, int64_t minimum,
                                    int64_t maximum) {
   int64_t n = 0;

@@ -95,9 +95,9 @@ struct Options {
 };
 
 Options parseArguments(int argc, char **argv) {
-  using telar::flags::UsageError;
+  using telar::tools::flags::UsageError;
   Options o;
-  telar::flags::FlagParser flags("telar-calibrate",
+  telar::tools::flags::FlagParser flags("telar-calibrate",
                                  "-n N [-o profile.json] [options]");
   flags.setDescription(kDescription);
   flags.setEpilog("Exit status: 0 on success, 1 on errors, 2 on usage "

@@ -52,8 +52,8 @@ another rank failed or a wait passed --timeout.
 )";
 
 /// Declares telar-run's flags on `flags`, setting `o`.
-void declareFlags(telar::flags::FlagParser &flags, Options &o) {
-  using telar::flags::UsageError;
+void declareFlags(telar::tools::flags::FlagParser &flags, Options &o) {
+  using telar::tools::flags::UsageError;
   flags.setDescription(kDescription);
   flags.setEpilog(kEpilog);
   flags.setFlagsHeading("");
@@ -167,7 +167,7 @@ void declareFlags(telar::flags::FlagParser &flags, Options &o) {
 
 Options telar::tools::run::parseArguments(int argc, char **argv) {
   Options o;
-  telar::flags::FlagParser flags("telar-run",
+  telar::tools::flags::FlagParser flags("telar-run",
                                  "ARTIFACT_DIR --input NAME=FILE ... [options]");
   declareFlags(flags, o);
   flags.parseOrExit(argc, argv);

@@ -32,7 +32,7 @@
 #include <string>
 #include <vector>
 
-namespace telar::flags {
+namespace telar::tools::flags {
 
 /// A usage error: the message names the flag or argument.
 class UsageError : public std::runtime_error {
@@ -128,6 +128,6 @@ private:
   std::function<void(const std::string &)> positional;
 };
 
-} // namespace telar::flags
+} // namespace telar::tools::flags
 
 #endif // TELAR_TOOLS_FLAGS_H
