@@ -13,7 +13,8 @@ log() { echo "setup: $*"; }
 # -torchvision to export test models; libonnx-testdata for node tests;
 # OpenMPI for the runtime's collectives and multi-rank telar-run; COIN-OR CBC
 # for the planner's integer program; Gloo for collectives without MPI (TCP
-# rendezvous); Slurm and munge for the real single-node Slurm of the launch
+# rendezvous); OpenSSL's libcrypto for the HMAC of the rendezvous and the
+# liveness channel; Slurm and munge for the real single-node Slurm of the launch
 # tests.
 APT_PACKAGES=(
   cmake ninja-build g++ ccache pkg-config
@@ -26,6 +27,7 @@ APT_PACKAGES=(
   libomp-22-dev
   libopenblas-dev
   nlohmann-json3-dev
+  libssl-dev
   libopenmpi-dev openmpi-bin
   coinor-libcbc-dev
   libgloo-dev

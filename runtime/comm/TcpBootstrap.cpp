@@ -11,6 +11,7 @@
 
 #include "telar/runtime/Comm.h"
 
+#include "Auth.h"
 #include "TcpStore.h"
 
 #include <algorithm>
@@ -76,18 +77,33 @@ TcpBootstrap::TcpBootstrap(const std::string &masterAddr, int masterPort,
     throw CommError("the rendezvous timeout must be positive");
   if (size == 1)
     return;
+  // Only the job's processes get in: they prove they know its secret
+  // (Auth.h). Without one, the store listens on loopback only, so a
+  // rendezvous elsewhere needs it.
+  std::string token = auth::getJobToken();
+  if (token.empty() && !auth::isLoopbackHost(masterAddr))
+    throw CommError(
+        "the rendezvous at " + address + " is not on this machine's "
+        "loopback and " + auth::kTokenVariable + " is not set: without a "
+        "secret the rendezvous admits this machine's processes only. Set "
+        "the same " + auth::kTokenVariable + " on every rank of the job "
+        "(e.g. `openssl rand -hex 32`; the launch files set a fresh one per "
+        "job)");
   // A write to a rank that died must be an error, not the end of this one.
   ignoreSigpipe();
   if (rank == 0) {
     try {
-      server = std::make_unique<TcpStoreServer>(masterPort);
+      // Each rank holds one connection; a few more for the slack.
+      server = std::make_unique<TcpStoreServer>(masterAddr, masterPort, token,
+                                                2 * size_t(size) + 16);
     } catch (const CommError &e) {
       throw CommError(std::string("rank 0 ") + e.what() +
                       " (TELAR_MASTER_PORT: another job's rendezvous, or "
                       "another program, holds it?)");
     }
   }
-  client = std::make_unique<TcpStoreClient>(masterAddr, masterPort, timeout);
+  client =
+      std::make_unique<TcpStoreClient>(masterAddr, masterPort, timeout, token);
   address = client->getAddress();
 
   // Every rank says it is there, with its world size and the address it

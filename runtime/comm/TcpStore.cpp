@@ -5,10 +5,19 @@
 // each request's timeout. Client reads are bounded by poll, so a server
 // that stops answering is an error, not a hang.
 //
+// A process that reaches the port is hostile until it proves it knows the
+// job's secret (Auth.h): nothing is read from a connection before that,
+// the proof must come within kHandshakeTime, at most kMaxHandshakes
+// connections wait for theirs and at most maxConnections are open; every
+// length and count is bounded before anything is allocated, strings are
+// read as their bytes arrive, and what a connection's thread throws drops
+// that connection, never the job.
+//
 //===----------------------------------------------------------------------===//
 
 #include "TcpStore.h"
 
+#include "Auth.h"
 #include "telar/runtime/Comm.h"
 
 #include <algorithm>
@@ -17,8 +26,10 @@
 #include <condition_variable>
 #include <cstdio>
 #include <cstring>
+#include <list>
 #include <map>
 #include <mutex>
+#include <stdexcept>
 #include <thread>
 
 #include <arpa/inet.h>
@@ -105,14 +116,74 @@ bool readU64(int fd, uint64_t &v) {
   v = decode(b, 8);
   return true;
 }
-/// Strings longer than this are a corrupt stream (or not our protocol).
-constexpr uint32_t kMaxBytes = 1u << 30;
-bool readString(int fd, std::string &s) {
+/// Reads `size` bytes within `deadline` (poll-bounded); false on EOF, an
+/// error or the deadline.
+bool readWithin(int fd, void *data, size_t size, Clock::time_point deadline) {
+  auto *p = static_cast<char *>(data);
+  while (size > 0) {
+    auto left = std::chrono::duration_cast<milliseconds>(deadline -
+                                                         Clock::now());
+    if (left.count() <= 0)
+      return false;
+    pollfd pfd{fd, POLLIN, 0};
+    int ready = ::poll(&pfd, 1, int(left.count()));
+    if (ready < 0 && errno == EINTR)
+      continue;
+    if (ready <= 0)
+      return false;
+    ssize_t n = ::recv(fd, p, size, 0);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return false;
+    p += n;
+    size -= size_t(n);
+  }
+  return true;
+}
+
+/// Limits of what one request may hold, checked before anything is
+/// allocated (the job's own requests are far below: keys are short names,
+/// values addresses and ids).
+constexpr uint32_t kMaxKeyBytes = 4096;
+constexpr uint32_t kMaxValueBytes = 64u << 20;
+constexpr uint32_t kMaxWaitKeys = 1u << 16;
+/// All keys and values together.
+constexpr size_t kMaxStoreBytes = size_t(1) << 30;
+/// Strings are read as their bytes arrive, this much at a time: a length
+/// announced and never sent costs nothing.
+constexpr size_t kReadChunk = 64 << 10;
+
+/// A string of at most `limit` bytes.
+bool readString(int fd, std::string &s, uint32_t limit) {
   uint32_t size;
-  if (!readU32(fd, size) || size > kMaxBytes)
+  if (!readU32(fd, size) || size > limit)
     return false;
-  s.resize(size);
-  return readAll(fd, s.data(), size);
+  s.clear();
+  while (s.size() < size) {
+    size_t old = s.size();
+    s.resize(old + std::min<size_t>(kReadChunk, size - old));
+    if (!readAll(fd, s.data() + old, s.size() - old))
+      return false;
+  }
+  return true;
+}
+
+/// The handshake (Auth.h): the server's magic and nonce; the client's nonce
+/// and proof; the server's verdict and, when admitted, its own proof.
+constexpr char kMagic[] = "TELARST1";
+constexpr size_t kMagicBytes = sizeof(kMagic) - 1;
+constexpr milliseconds kHandshakeTime(5000);
+constexpr size_t kMaxHandshakes = 64;
+std::string clientProof(const std::string &token, const std::string &server,
+                        const std::string &client) {
+  return auth::hmac(token, std::string("telar-store-client", 19) + server +
+                               client);
+}
+std::string serverProof(const std::string &token, const std::string &server,
+                        const std::string &client) {
+  return auth::hmac(token, std::string("telar-store-server", 19) + server +
+                               client);
 }
 
 } // namespace
@@ -136,18 +207,31 @@ std::string telar::runtime::comm::formatDuration(milliseconds duration) {
 struct TcpStoreServer::Impl {
   int listenFd = -1;
   int port = 0;
+  std::string token;
+  size_t maxConnections = 0;
   std::mutex mutex;
   std::condition_variable changed;
   bool stopping = false; // guarded by mutex
   std::atomic<bool> stopAccepting{false};
   std::map<std::string, std::string> data;
+  /// Bytes of every key and value in `data` (guarded by mutex).
+  size_t storedBytes = 0;
   /// Open connections (each closed by its thread, under the mutex).
   std::vector<int> connections;
-  std::vector<std::thread> threads;
+  /// Connections still proving themselves (guarded by mutex).
+  size_t handshaking = 0;
+  /// One thread per connection; those done are joined by the acceptor.
+  struct Connection {
+    std::thread thread;
+    std::atomic<bool> done{false};
+  };
+  std::list<std::unique_ptr<Connection>> threads;
   std::thread acceptor;
 
   void acceptLoop();
-  void serve(int fd);
+  void serve(int fd, Connection &self);
+  /// The handshake: whether the peer proved it knows the token.
+  bool admit(int fd);
   bool handle(int fd, uint8_t op);
 };
 
@@ -155,32 +239,77 @@ void TcpStoreServer::Impl::acceptLoop() {
   while (!stopAccepting) {
     pollfd p{listenFd, POLLIN, 0};
     int ready = ::poll(&p, 1, 100);
+    // The threads of closed connections.
+    for (auto it = threads.begin(); it != threads.end();)
+      if ((*it)->done) {
+        (*it)->thread.join();
+        it = threads.erase(it);
+      } else {
+        ++it;
+      }
     if (ready <= 0)
       continue;
-    int fd = ::accept(listenFd, nullptr, nullptr);
+    int fd = ::accept4(listenFd, nullptr, nullptr, SOCK_CLOEXEC);
     if (fd < 0)
       continue;
     int one = 1;
     ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
     std::lock_guard<std::mutex> lock(mutex);
-    if (stopping) {
+    // Beyond the limits a connection is closed unread: the job's own ranks
+    // hold one each and prove themselves at once.
+    if (stopping || connections.size() >= maxConnections ||
+        handshaking >= kMaxHandshakes) {
       ::close(fd);
       continue;
     }
     connections.push_back(fd);
-    threads.emplace_back([this, fd] { serve(fd); });
+    ++handshaking;
+    threads.push_back(std::make_unique<Connection>());
+    Connection &c = *threads.back();
+    c.thread = std::thread([this, fd, &c] { serve(fd, c); });
   }
 }
 
-void TcpStoreServer::Impl::serve(int fd) {
-  for (;;) {
-    uint8_t op;
-    if (!readAll(fd, &op, 1) || !handle(fd, op))
-      break;
+bool TcpStoreServer::Impl::admit(int fd) {
+  Clock::time_point deadline = Clock::now() + kHandshakeTime;
+  std::string nonce = auth::randomBytes(auth::kNonceBytes);
+  if (!writeAll(fd, kMagic, kMagicBytes) ||
+      !writeAll(fd, nonce.data(), nonce.size()))
+    return false;
+  std::string reply(auth::kNonceBytes + auth::kDigestBytes, '\0');
+  if (!readWithin(fd, reply.data(), reply.size(), deadline))
+    return false;
+  std::string theirs = reply.substr(0, auth::kNonceBytes);
+  bool ok = auth::digestsEqual(reply.substr(auth::kNonceBytes),
+                               clientProof(token, nonce, theirs));
+  std::string verdict(1, ok ? '\1' : '\0');
+  if (ok)
+    verdict += serverProof(token, nonce, theirs);
+  return writeAll(fd, verdict.data(), verdict.size()) && ok;
+}
+
+void TcpStoreServer::Impl::serve(int fd, Connection &self) {
+  // A bad peer (a stranger, a garbled stream, a request beyond the limits,
+  // memory running out) loses its connection; the store goes on.
+  try {
+    bool admitted = admit(fd);
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      --handshaking;
+    }
+    while (admitted) {
+      uint8_t op;
+      if (!readAll(fd, &op, 1) || !handle(fd, op))
+        break;
+    }
+  } catch (const std::exception &) {
   }
-  std::lock_guard<std::mutex> lock(mutex);
-  connections.erase(std::find(connections.begin(), connections.end(), fd));
-  ::close(fd);
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    connections.erase(std::find(connections.begin(), connections.end(), fd));
+    ::close(fd);
+  }
+  self.done = true;
 }
 
 bool TcpStoreServer::Impl::handle(int fd, uint8_t op) {
@@ -188,10 +317,16 @@ bool TcpStoreServer::Impl::handle(int fd, uint8_t op) {
   switch (op) {
   case kSet: {
     std::string key, value;
-    if (!readString(fd, key) || !readString(fd, value))
+    if (!readString(fd, key, kMaxKeyBytes) ||
+        !readString(fd, value, kMaxValueBytes))
       return false;
     {
       std::lock_guard<std::mutex> lock(mutex);
+      auto it = data.find(key);
+      size_t old = it == data.end() ? 0 : key.size() + it->second.size();
+      if (storedBytes - old + key.size() + value.size() > kMaxStoreBytes)
+        return false;
+      storedBytes = storedBytes - old + key.size() + value.size();
       data[key] = std::move(value);
     }
     changed.notify_all();
@@ -201,7 +336,7 @@ bool TcpStoreServer::Impl::handle(int fd, uint8_t op) {
   case kGet: {
     std::string key;
     uint64_t ms;
-    if (!readString(fd, key) || !readU64(fd, ms))
+    if (!readString(fd, key, kMaxKeyBytes) || !readU64(fd, ms))
       return false;
     std::unique_lock<std::mutex> lock(mutex);
     changed.wait_for(lock, milliseconds(ms),
@@ -217,12 +352,14 @@ bool TcpStoreServer::Impl::handle(int fd, uint8_t op) {
   }
   case kWait: {
     uint32_t n;
-    if (!readU32(fd, n) || n > kMaxBytes)
+    if (!readU32(fd, n) || n > kMaxWaitKeys)
       return false;
-    std::vector<std::string> keys(n);
-    for (std::string &k : keys)
-      if (!readString(fd, k))
+    std::vector<std::string> keys;
+    for (uint32_t i = 0; i < n; ++i) {
+      keys.emplace_back();
+      if (!readString(fd, keys.back(), kMaxKeyBytes))
         return false;
+    }
     uint64_t ms;
     if (!readU64(fd, ms))
       return false;
@@ -245,11 +382,16 @@ bool TcpStoreServer::Impl::handle(int fd, uint8_t op) {
   case kAdd: {
     std::string key;
     uint64_t delta;
-    if (!readString(fd, key) || !readU64(fd, delta))
+    if (!readString(fd, key, kMaxKeyBytes) || !readU64(fd, delta))
       return false;
     int64_t value;
     {
       std::lock_guard<std::mutex> lock(mutex);
+      auto it = data.find(key);
+      size_t before = it == data.end() ? 0 : key.size() + it->second.size();
+      if (storedBytes - before + key.size() + 8 > kMaxStoreBytes)
+        return false;
+      storedBytes = storedBytes - before + key.size() + 8;
       std::string &slot = data[key];
       int64_t old = slot.size() == 8
                         ? int64_t(decode(
@@ -269,46 +411,79 @@ bool TcpStoreServer::Impl::handle(int fd, uint8_t op) {
   return writeAll(fd, reply.data(), reply.size());
 }
 
-TcpStoreServer::TcpStoreServer(int port) : impl(std::make_shared<Impl>()) {
-  std::string problem;
-  // Every interface, IPv6 and IPv4 on one socket where the system allows,
-  // else IPv4 only.
-  for (int family : {AF_INET6, AF_INET}) {
-    int fd = ::socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0) {
-      problem = std::strerror(errno);
-      continue;
+namespace {
+/// A socket of `ai`'s family listening on its address; -1 with `problem`
+/// and `error` set.
+int listenOn(const sockaddr *address, socklen_t length, std::string &problem,
+             int &error) {
+  int fd = ::socket(address->sa_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) {
+    error = errno;
+    problem = std::strerror(error);
+    return -1;
+  }
+  int one = 1, zero = 0;
+  ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+  if (address->sa_family == AF_INET6)
+    ::setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
+  if (::bind(fd, address, length) != 0 || ::listen(fd, 1024) != 0) {
+    error = errno;
+    ::close(fd);
+    problem = std::strerror(error);
+    return -1;
+  }
+  return fd;
+}
+} // namespace
+
+TcpStoreServer::TcpStoreServer(const std::string &host, int port,
+                               std::string token, size_t maxConnections)
+    : impl(std::make_shared<Impl>()) {
+  impl->token = std::move(token);
+  impl->maxConnections = maxConnections;
+  std::string problem = "no address";
+  int error = 0;
+  auto tryAddress = [&](const sockaddr *a, socklen_t length) {
+    if (impl->listenFd < 0)
+      impl->listenFd = listenOn(a, length, problem, error);
+  };
+  if (impl->token.empty()) {
+    // No secret: this machine's processes only.
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    a.sin_port = htons(uint16_t(port));
+    tryAddress(reinterpret_cast<sockaddr *>(&a), sizeof(a));
+  } else {
+    // The interface the rendezvous address resolves to, when it is this
+    // host's; else (a name a proxy or a Kubernetes Service answers for)
+    // every interface, IPv6 and IPv4 on one socket where the system
+    // allows. Connections prove themselves either way.
+    addrinfo hints{};
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_PASSIVE;
+    addrinfo *found = nullptr;
+    std::string service = std::to_string(port);
+    if (!host.empty() &&
+        ::getaddrinfo(host.c_str(), service.c_str(), &hints, &found) == 0) {
+      for (addrinfo *ai = found; ai && impl->listenFd < 0; ai = ai->ai_next)
+        tryAddress(ai->ai_addr, ai->ai_addrlen);
+      ::freeaddrinfo(found);
     }
-    int one = 1, zero = 0;
-    ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-    sockaddr_storage addr{};
-    socklen_t length;
-    if (family == AF_INET6) {
-      ::setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
-      auto *a = reinterpret_cast<sockaddr_in6 *>(&addr);
-      a->sin6_family = AF_INET6;
-      a->sin6_addr = in6addr_any;
-      a->sin6_port = htons(uint16_t(port));
-      length = sizeof(sockaddr_in6);
-    } else {
-      auto *a = reinterpret_cast<sockaddr_in *>(&addr);
-      a->sin_family = AF_INET;
-      a->sin_addr.s_addr = htonl(INADDR_ANY);
-      a->sin_port = htons(uint16_t(port));
-      length = sizeof(sockaddr_in);
+    bool inUse = impl->listenFd < 0 && (error == EADDRINUSE || error == EACCES);
+    if (!inUse) {
+      sockaddr_in6 any6{};
+      any6.sin6_family = AF_INET6;
+      any6.sin6_addr = in6addr_any;
+      any6.sin6_port = htons(uint16_t(port));
+      tryAddress(reinterpret_cast<sockaddr *>(&any6), sizeof(any6));
+      sockaddr_in any4{};
+      any4.sin_family = AF_INET;
+      any4.sin_addr.s_addr = htonl(INADDR_ANY);
+      any4.sin_port = htons(uint16_t(port));
+      tryAddress(reinterpret_cast<sockaddr *>(&any4), sizeof(any4));
     }
-    if (::bind(fd, reinterpret_cast<sockaddr *>(&addr), length) != 0 ||
-        ::listen(fd, 1024) != 0) {
-      int error = errno;
-      ::close(fd);
-      problem = std::strerror(error);
-      // A port in use is in use on both families.
-      if (error == EADDRINUSE || error == EACCES)
-        break;
-      continue;
-    }
-    impl->listenFd = fd;
-    break;
   }
   if (impl->listenFd < 0)
     throw CommError("cannot serve the rendezvous on port " +
@@ -335,8 +510,8 @@ TcpStoreServer::~TcpStoreServer() {
       ::shutdown(fd, SHUT_RD);
   }
   impl->changed.notify_all();
-  for (std::thread &t : impl->threads)
-    t.join();
+  for (auto &c : impl->threads)
+    c->thread.join();
   ::close(impl->listenFd);
 }
 
@@ -388,7 +563,7 @@ int connectOnce(const addrinfo *ai, milliseconds limit, std::string &problem) {
 } // namespace
 
 TcpStoreClient::TcpStoreClient(const std::string &host, int port,
-                               milliseconds timeout)
+                               milliseconds timeout, const std::string &token)
     : address(host + ":" + std::to_string(port)), timeout(timeout) {
   Clock::time_point deadline = Clock::now() + timeout;
   std::string problem = "no attempt";
@@ -412,8 +587,16 @@ TcpStoreClient::TcpStoreClient(const std::string &host, int port,
       }
       ::freeaddrinfo(found);
     }
-    if (fd >= 0)
-      return;
+    if (fd >= 0) {
+      // A server busy with others proving themselves (a flood of strangers
+      // included) may close this connection unanswered: tried again.
+      std::string closed = handshake(token);
+      if (closed.empty())
+        return;
+      ::close(fd);
+      fd = -1;
+      problem = closed;
+    }
     if (Clock::now() >= deadline)
       break;
     std::this_thread::sleep_for(
@@ -426,6 +609,40 @@ TcpStoreClient::TcpStoreClient(const std::string &host, int port,
                   "TELAR_MASTER_ADDR:TELAR_MASTER_PORT its address? last "
                   "error: " +
                   problem + ")");
+}
+
+std::string TcpStoreClient::handshake(const std::string &token) {
+  milliseconds wait = std::min(timeout, kHandshakeTime);
+  std::string hello(kMagicBytes + auth::kNonceBytes, '\0');
+  std::string mine;
+  char verdict = 0;
+  try {
+    recvAll(hello.data(), hello.size(), wait, "the handshake");
+    if (hello.compare(0, kMagicBytes, kMagic) != 0)
+      throw std::invalid_argument("not ours");
+    mine = auth::randomBytes(auth::kNonceBytes);
+    sendAll(mine + clientProof(token, hello.substr(kMagicBytes), mine));
+    recvAll(&verdict, 1, wait, "the handshake");
+  } catch (const CommError &e) {
+    return e.what();
+  } catch (const std::invalid_argument &) {
+    throw CommError("the rendezvous at " + address +
+                    " is not a Telar rendezvous (another program holds "
+                    "TELAR_MASTER_PORT?)");
+  }
+  if (verdict != 1)
+    throw CommError("the rendezvous at " + address +
+                    " refused this rank: its " +
+                    std::string(auth::kTokenVariable) +
+                    " is not rank 0's (every rank of a job needs the same)");
+  std::string proof(auth::kDigestBytes, '\0');
+  recvAll(proof.data(), proof.size(), wait, "the handshake");
+  if (!auth::digestsEqual(
+          proof, serverProof(token, hello.substr(kMagicBytes), mine)))
+    throw CommError("the rendezvous at " + address + " does not know this "
+                    "job's " + std::string(auth::kTokenVariable) +
+                    ": it is not this job's rank 0");
+  return "";
 }
 
 TcpStoreClient::~TcpStoreClient() {

@@ -7,6 +7,12 @@
 // set (or the timeout passes). Keys are never deleted: a store lives as
 // long as its job.
 //
+// A connection first proves that its client knows the job's secret (the
+// handshake of Auth.h: the server sends "TELARST1" and a nonce, the client
+// its nonce and HMAC(secret, "telar-store-client\0" + both nonces), the
+// server 1 and its own proof, or 0 and closes); nothing is read before.
+// Without a secret the store listens on loopback only.
+//
 // Wire format (all integers little-endian): a request is an op byte then
 // its fields; a string is a u32 length then its bytes.
 //   SET  key value        -> u8 1
@@ -21,6 +27,7 @@
 #define TELAR_RUNTIME_COMM_TCPSTORE_H
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -28,13 +35,17 @@
 
 namespace telar::runtime::comm {
 
-/// Serves a store on `port` of every interface (IPv6 and IPv4; port 0: one
-/// the system picks) from a thread, until destroyed; requests waiting then
-/// are answered (a wait with the keys still missing). Throws CommError when
-/// the port cannot be bound.
+/// Serves a store on `port` (0: one the system picks) from a thread, until
+/// destroyed; requests waiting then are answered (a wait with the keys
+/// still missing). With a `token` it listens on the interface `host`
+/// resolves to when it is this machine's, else on every interface; without
+/// one on the loopback interface only. It admits connections that prove
+/// they know `token`, at most `maxConnections` at once. Throws CommError
+/// when the port cannot be bound.
 class TcpStoreServer {
 public:
-  explicit TcpStoreServer(int port);
+  TcpStoreServer(const std::string &host, int port, std::string token,
+                 size_t maxConnections);
   ~TcpStoreServer();
   TcpStoreServer(const TcpStoreServer &) = delete;
   TcpStoreServer &operator=(const TcpStoreServer &) = delete;
@@ -54,10 +65,12 @@ class TcpStoreClient {
 public:
   /// Connects to `host:port`, retrying (refused connections, names that
   /// do not resolve yet) until `timeout`; then CommError "cannot reach the
-  /// rendezvous at HOST:PORT after N s (...)". `timeout` is also the
-  /// longest get waits for a key.
+  /// rendezvous at HOST:PORT after N s (...)". Then the handshake over
+  /// `token`: CommError when the server refuses it (another token) or
+  /// cannot prove it knows it. `timeout` is also the longest get waits for
+  /// a key.
   TcpStoreClient(const std::string &host, int port,
-                 std::chrono::milliseconds timeout);
+                 std::chrono::milliseconds timeout, const std::string &token);
   ~TcpStoreClient();
   TcpStoreClient(const TcpStoreClient &) = delete;
   TcpStoreClient &operator=(const TcpStoreClient &) = delete;
@@ -82,6 +95,10 @@ public:
   std::string getPeerAddress() const;
 
 private:
+  /// The handshake; "" when admitted, the problem when the connection
+  /// closed or went silent first (worth another connection). CommError
+  /// when refused or the server cannot prove it knows `token`.
+  std::string handshake(const std::string &token);
   void sendAll(const std::string &bytes);
   void recvAll(void *data, size_t size, std::chrono::milliseconds wait,
                const char *what);

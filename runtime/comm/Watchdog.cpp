@@ -5,15 +5,26 @@
 // sockets, at most 50 ms at a time, and ends the process with one line on
 // stderr when a wait passed the timeout, a rank failed, or SIGTERM came.
 //
-// The liveness protocol is lines of text. A rank to rank 0: "HELLO <rank>"
-// once, "HB" every heartbeat, "FAIL <why>" when it fails on its own, "BYE"
-// before a deliberate exit. Rank 0 to each rank: "HB", "FAIL <rank> <why>"
-// when it found a rank failed, "BYE" when it exits.
+// The liveness protocol is lines of text. Rank 0 to a connection, first:
+// "NONCE <hex>"; a rank to rank 0: "HELLO <rank> <hex proof>" once (the
+// proof: HMAC-SHA256 under the job's liveness secret, which rank 0 drew and
+// sent with its address over the job's own transport, of the nonce and the
+// rank: Auth.h), "HB" every heartbeat, "FAIL <why>" when it fails on its
+// own, "BYE" before a deliberate exit. Rank 0 to each rank: "HB", "FAIL
+// <rank> <why>" when it found a rank failed, "BYE" when it exits.
+//
+// Rank 0 trusts nothing a connection says before its HELLO proves it is the
+// rank it names (once per rank): a stranger's lines, its hang-up or its
+// silence are nobody's failure; it is dropped after kProveSeconds, after
+// more than kMaxStrangerBytes without a line end, or when more than
+// kMaxStrangers wait at once. A rank's line is at most kMaxLineBytes.
+// Lines are found in each byte once.
 //
 //===----------------------------------------------------------------------===//
 
 #include "telar/runtime/Watchdog.h"
 
+#include "Auth.h"
 #include "telar/runtime/Comm.h"
 
 #include <arpa/inet.h>
@@ -164,14 +175,32 @@ void onTerminate(int) {
   errno = saved;
 }
 
+/// What rank 0 allows a connection that has not proved itself, and a rank.
+constexpr double kProveSeconds = 10;
+constexpr size_t kMaxStrangerBytes = 512;
+constexpr size_t kMaxStrangers = 64;
+constexpr size_t kMaxLineBytes = 64 << 10;
+
+/// The proof of a HELLO: HMAC(secret, "telar-liveness\0" nonce rank).
+std::string helloProof(const std::string &secret, const std::string &nonce,
+                       int rank) {
+  return auth::toHex(auth::hmac(secret, std::string("telar-liveness", 15) +
+                                            nonce + std::to_string(rank)));
+}
+
 /// One end of a liveness connection.
 struct Peer {
   int fd = -1;
-  /// Its rank (-1 until its HELLO, on rank 0).
+  /// Its rank (-1 until its HELLO proved it, on rank 0).
   int rank = -1;
   Clock::time_point heard;
   bool bye = false;
   std::string pending;
+  /// On rank 0: the nonce sent, and when the connection came.
+  std::string nonce;
+  Clock::time_point since;
+  /// Rank 0 drops it (a stranger, or a line beyond the limits).
+  bool drop = false;
 };
 
 class Monitor {
@@ -196,6 +225,9 @@ private:
                         bool tell = false);
 
   WatchdogOptions options;
+  /// The liveness secret (rank 0 draws it, the others get it with the
+  /// address).
+  std::string secret;
   std::thread thread;
   /// Guards the sockets (the monitor and the main thread write to them).
   std::mutex netMutex;
@@ -355,8 +387,11 @@ void Monitor::connect(Communicator &world) {
                       std::strerror(err));
     }
     setNonBlocking(fd);
-    // "port host hint address...": where the others may reach it.
-    std::string text = std::to_string(ntohs(address.sin_port)) + " " +
+    // "secret port host hint address...": the liveness secret (the world
+    // communicator is the job's own) and where the others may reach it.
+    secret = auth::randomBytes(auth::kNonceBytes);
+    std::string text = auth::toHex(secret) + " " +
+                       std::to_string(ntohs(address.sin_port)) + " " +
                        getHostName() + " " +
                        (options.rank0Host.empty() ? "-" : options.rank0Host);
     for (const std::string &a : getLocalAddresses())
@@ -373,8 +408,9 @@ void Monitor::connect(Communicator &world) {
   if (options.rank != 0) {
     std::istringstream words(std::string(message.data()));
     int port = 0;
-    std::string host, hint, a;
-    words >> port >> host >> hint;
+    std::string hexSecret, host, hint, a;
+    words >> hexSecret >> port >> host >> hint;
+    secret = auth::fromHex(hexSecret);
     std::vector<std::string> candidates;
     if (host == getHostName())
       candidates.push_back("127.0.0.1");
@@ -382,7 +418,7 @@ void Monitor::connect(Communicator &world) {
       candidates.push_back(hint);
     while (words >> a)
       candidates.push_back(a);
-    if (port <= 0 || candidates.empty())
+    if (port <= 0 || candidates.empty() || secret.size() != auth::kNonceBytes)
       throw CommError("liveness endpoint: rank 0 sent no address");
     Clock::time_point start = Clock::now();
     std::string error;
@@ -404,7 +440,41 @@ void Monitor::connect(Communicator &world) {
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
-    sendLine(fd, "HELLO " + std::to_string(options.rank) + "\n");
+    // Rank 0's nonce, then the proof that this is the rank it says.
+    std::string nonce;
+    Clock::time_point asked = Clock::now();
+    for (bool complete = false; !complete;) {
+      if (secondsSince(asked) > options.timeoutSeconds ||
+          nonce.size() > kMaxStrangerBytes) {
+        ::close(fd);
+        throw CommError("rank 0's liveness endpoint sent no challenge within " +
+                        formatSeconds(options.timeoutSeconds));
+      }
+      struct pollfd pfd = {fd, POLLIN, 0};
+      if (::poll(&pfd, 1, 100) != 1)
+        continue;
+      char c;
+      ssize_t n = ::recv(fd, &c, 1, 0);
+      if (n < 0 && (errno == EINTR || errno == EAGAIN))
+        continue;
+      if (n <= 0) {
+        ::close(fd);
+        throw CommError("rank 0's liveness endpoint closed the connection "
+                        "before its challenge");
+      }
+      if (c == '\n')
+        complete = true;
+      else
+        nonce.push_back(c);
+    }
+    if (nonce.rfind("NONCE ", 0) != 0) {
+      ::close(fd);
+      throw CommError("rank 0's liveness endpoint sent no challenge");
+    }
+    sendLine(fd, "HELLO " + std::to_string(options.rank) + " " +
+                     helloProof(secret, auth::fromHex(nonce.substr(6)),
+                                options.rank) +
+                     "\n");
     std::lock_guard<std::mutex> lock(netMutex);
     Peer p;
     p.fd = fd;
@@ -452,11 +522,19 @@ void Monitor::loop() {
                            SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (fd < 0)
           break;
+        size_t strangers = size_t(std::count_if(
+            peers.begin(), peers.end(), [](const Peer &q) { return q.rank < 0; }));
+        if (strangers >= kMaxStrangers) {
+          ::close(fd);
+          continue;
+        }
         int one = 1;
         ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
         Peer p;
         p.fd = fd;
-        p.heard = Clock::now();
+        p.heard = p.since = Clock::now();
+        p.nonce = auth::randomBytes(auth::kNonceBytes);
+        sendLine(fd, "NONCE " + auth::toHex(p.nonce) + "\n");
         peers.push_back(std::move(p));
       }
     for (size_t i = 0; i < peers.size(); ++i) {
@@ -465,14 +543,23 @@ void Monitor::loop() {
       for (;;) {
         ssize_t got = ::recv(p.fd, buffer, sizeof(buffer), MSG_DONTWAIT);
         if (got > 0) {
+          // Each byte looked at once: the lines in what just came.
+          size_t scanFrom = p.pending.size(), lineStart = 0;
           p.pending.append(buffer, size_t(got));
-          p.heard = Clock::now();
-          size_t eol;
-          while ((eol = p.pending.find('\n')) != std::string::npos) {
-            std::string line = p.pending.substr(0, eol);
-            p.pending.erase(0, eol + 1);
-            handleLine(p, line);
-          }
+          if (p.rank >= 0)
+            p.heard = Clock::now();
+          for (size_t i = scanFrom; i < p.pending.size() && !p.drop; ++i)
+            if (p.pending[i] == '\n') {
+              handleLine(p, p.pending.substr(lineStart, i - lineStart));
+              lineStart = i + 1;
+            }
+          p.pending.erase(0, lineStart);
+          if (p.pending.size() >
+              (p.rank >= 0 || options.rank != 0 ? kMaxLineBytes
+                                                 : kMaxStrangerBytes))
+            p.drop = true;
+          if (p.drop)
+            break;
           continue;
         }
         if (got < 0 && errno == EINTR)
@@ -485,6 +572,20 @@ void Monitor::loop() {
         break;
       }
     }
+    // Strangers: dropped once they break the rules or their time is up,
+    // without a word (their hang-up is nobody's failure).
+    for (Peer &p : peers)
+      if (p.fd >= 0 && options.rank == 0 && p.rank < 0 &&
+          (p.drop || secondsSince(p.since) > kProveSeconds)) {
+        ::close(p.fd);
+        p.fd = -1;
+      } else if (p.fd >= 0 && p.drop) {
+        // A rank's line beyond the limit: its connection ends, as if it
+        // closed.
+        peerClosed(p); // may end the process
+        ::close(p.fd);
+        p.fd = -1;
+      }
     peers.erase(std::remove_if(peers.begin(), peers.end(),
                                [](const Peer &p) { return p.fd < 0; }),
                 peers.end());
@@ -493,7 +594,7 @@ void Monitor::loop() {
     if (secondsSince(lastBeat) >= options.heartbeatSeconds) {
       lastBeat = Clock::now();
       for (const Peer &p : peers)
-        if (p.rank >= 0 || options.rank == 0)
+        if (p.rank >= 0)
           sendLine(p.fd, "HB\n");
     }
     for (const Peer &p : peers)
@@ -562,10 +663,21 @@ void Monitor::handleLine(Peer &peer, const std::string &line) {
   if (verb == "HB")
     return;
   if (options.rank == 0) {
-    if (verb == "HELLO") {
-      peer.rank = std::atoi(rest.c_str());
-      if (peer.rank > 0 && peer.rank < options.size)
-        helloSeen[size_t(peer.rank)] = true;
+    if (peer.rank < 0) {
+      // Only a HELLO that proves its rank, once per rank.
+      std::istringstream r(rest);
+      int rank = -1;
+      std::string proof;
+      r >> rank >> proof;
+      if (verb != "HELLO" || rank <= 0 || rank >= options.size ||
+          helloSeen[size_t(rank)] ||
+          !auth::digestsEqual(proof, helloProof(secret, peer.nonce, rank))) {
+        peer.drop = true;
+        return;
+      }
+      peer.rank = rank;
+      peer.heard = Clock::now();
+      helloSeen[size_t(rank)] = true;
     } else if (verb == "BYE") {
       peer.bye = true;
     } else if (verb == "FAIL") {

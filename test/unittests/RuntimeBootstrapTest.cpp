@@ -34,7 +34,7 @@ std::vector<char> bytes(const std::string &s) {
 }
 
 int freePort() {
-  TcpStoreServer probe(0);
+  TcpStoreServer probe("127.0.0.1", 0, "", 1);
   return probe.getPort();
 }
 

@@ -2,7 +2,8 @@
 //
 // The rendezvous store (runtime/comm/TcpStore.h): values, waits, counters,
 // timeouts, an address nobody serves, a port in use, a server that goes
-// away. The Gloo communicator (telar/runtime/GlooComm.h) with ranks as
+// away; its handshake over the job's secret, and strangers and hostile
+// requests that must not hurt it. The Gloo communicator (telar/runtime/GlooComm.h) with ranks as
 // threads of this process: collectives, split, and the rendezvous errors
 // (a rank that never joins, sizes that differ, a peer that stops
 // answering). Every collective on every element type among processes is
@@ -13,16 +14,24 @@
 #include "telar/runtime/Comm.h"
 #include "telar/runtime/GlooComm.h"
 
+#include "../../runtime/comm/Auth.h"
 #include "../../runtime/comm/TcpStore.h"
 
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <chrono>
+#include <cstring>
+#include <fstream>
 #include <functional>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 using namespace telar::runtime::comm;
 using namespace std::chrono_literals;
@@ -47,17 +56,20 @@ std::vector<char> bytes(const std::string &s) {
   return std::vector<char>(s.begin(), s.end());
 }
 
+/// The job's secret in these tests.
+const std::string kToken = "test-secret";
+
 /// A port nobody listens on now.
 int freePort() {
-  TcpStoreServer probe(0);
+  TcpStoreServer probe("127.0.0.1", 0, kToken, 16);
   return probe.getPort();
 }
 
 TEST(TcpStore, SetGetWaitAdd) {
-  TcpStoreServer server(0);
+  TcpStoreServer server("127.0.0.1", 0, kToken, 16);
   ASSERT_GT(server.getPort(), 0);
-  TcpStoreClient a("127.0.0.1", server.getPort(), 2s);
-  TcpStoreClient b("localhost", server.getPort(), 2s);
+  TcpStoreClient a("127.0.0.1", server.getPort(), 2s, kToken);
+  TcpStoreClient b("localhost", server.getPort(), 2s, kToken);
   EXPECT_EQ(a.getAddress(), "127.0.0.1:" + std::to_string(server.getPort()));
   a.set("k", bytes("value"));
   EXPECT_EQ(b.get("k"), bytes("value"));
@@ -85,10 +97,10 @@ TEST(TcpStore, SetGetWaitAdd) {
 }
 
 TEST(TcpStore, GetWaitsForTheSet) {
-  TcpStoreServer server(0);
-  TcpStoreClient reader("127.0.0.1", server.getPort(), 5s);
+  TcpStoreServer server("127.0.0.1", 0, kToken, 16);
+  TcpStoreClient reader("127.0.0.1", server.getPort(), 5s, kToken);
   std::thread writer([&] {
-    TcpStoreClient w("127.0.0.1", server.getPort(), 5s);
+    TcpStoreClient w("127.0.0.1", server.getPort(), 5s, kToken);
     std::this_thread::sleep_for(200ms);
     w.set("late", bytes("here"));
   });
@@ -99,23 +111,23 @@ TEST(TcpStore, GetWaitsForTheSet) {
 }
 
 TEST(TcpStore, ConcurrentCounters) {
-  TcpStoreServer server(0);
+  TcpStoreServer server("127.0.0.1", 0, kToken, 16);
   std::vector<std::thread> threads;
   for (int t = 0; t < 8; ++t)
     threads.emplace_back([&] {
-      TcpStoreClient c("127.0.0.1", server.getPort(), 5s);
+      TcpStoreClient c("127.0.0.1", server.getPort(), 5s, kToken);
       for (int i = 0; i < 50; ++i)
         c.add("count", 1);
     });
   for (std::thread &t : threads)
     t.join();
-  TcpStoreClient c("127.0.0.1", server.getPort(), 5s);
+  TcpStoreClient c("127.0.0.1", server.getPort(), 5s, kToken);
   EXPECT_EQ(c.add("count", 0), 400);
 }
 
 TEST(TcpStore, GetTimesOut) {
-  TcpStoreServer server(0);
-  TcpStoreClient c("127.0.0.1", server.getPort(), 300ms);
+  TcpStoreServer server("127.0.0.1", 0, kToken, 16);
+  TcpStoreClient c("127.0.0.1", server.getPort(), 300ms, kToken);
   Clock::time_point start = Clock::now();
   std::string error = errorOf([&] { c.get("never"); });
   EXPECT_TRUE(contains(error, "'never' was not set within 300 ms")) << error;
@@ -127,7 +139,7 @@ TEST(TcpStore, NobodyServes) {
   int port = freePort();
   Clock::time_point start = Clock::now();
   std::string error =
-      errorOf([&] { TcpStoreClient c("127.0.0.1", port, 500ms); });
+      errorOf([&] { TcpStoreClient c("127.0.0.1", port, 500ms, kToken); });
   EXPECT_EQ(error.rfind("cannot reach the rendezvous at 127.0.0.1:" +
                             std::to_string(port) +
                             " after 500 ms (rank 0 serves it: is it running",
@@ -138,7 +150,7 @@ TEST(TcpStore, NobodyServes) {
   EXPECT_GE(Clock::now() - start, 450ms);
   EXPECT_LT(Clock::now() - start, 3s);
   // A name that does not resolve (yet): retried, then said.
-  error = errorOf([&] { TcpStoreClient c("no-such-host.invalid", port, 300ms); });
+  error = errorOf([&] { TcpStoreClient c("no-such-host.invalid", port, 300ms, kToken); });
   EXPECT_TRUE(contains(error, "cannot resolve 'no-such-host.invalid'")) << error;
 }
 
@@ -147,10 +159,10 @@ TEST(TcpStore, ClientBeforeServer) {
   std::unique_ptr<TcpStoreServer> server;
   std::thread late([&] {
     std::this_thread::sleep_for(300ms);
-    server = std::make_unique<TcpStoreServer>(port);
+    server = std::make_unique<TcpStoreServer>("127.0.0.1", port, kToken, 16);
   });
   std::string error = errorOf([&] {
-    TcpStoreClient c("127.0.0.1", port, 5s);
+    TcpStoreClient c("127.0.0.1", port, 5s, kToken);
     c.set("a", bytes("b"));
     EXPECT_EQ(c.get("a"), bytes("b"));
   });
@@ -159,18 +171,18 @@ TEST(TcpStore, ClientBeforeServer) {
 }
 
 TEST(TcpStore, PortInUse) {
-  TcpStoreServer first(0);
+  TcpStoreServer first("127.0.0.1", 0, kToken, 16);
   std::string error =
-      errorOf([&] { TcpStoreServer second(first.getPort()); });
+      errorOf([&] { TcpStoreServer second("127.0.0.1", first.getPort(), kToken, 16); });
   EXPECT_EQ(error, "cannot serve the rendezvous on port " +
                        std::to_string(first.getPort()) +
                        ": Address already in use");
 }
 
 TEST(TcpStore, ServerGoesAway) {
-  auto server = std::make_unique<TcpStoreServer>(0);
+  auto server = std::make_unique<TcpStoreServer>("127.0.0.1", 0, kToken, 16);
   int port = server->getPort();
-  TcpStoreClient c("127.0.0.1", port, 10s), d("127.0.0.1", port, 10s);
+  TcpStoreClient c("127.0.0.1", port, 10s, kToken), d("127.0.0.1", port, 10s, kToken);
   std::thread stop([&] {
     std::this_thread::sleep_for(200ms);
     server.reset(); // while the clients wait
@@ -404,6 +416,172 @@ TEST(GlooCommunicator, OneRankNeedsNoRendezvous) {
                          createGlooWorldCommunicator("h", 1, 2, 2, 100ms);
                        }),
                        "rank 2 is not a rank of a world of 2"));
+}
+
+//===----------------------------------------------------------------------===//
+// The store against strangers (issue: hardening)
+//===----------------------------------------------------------------------===//
+
+/// A raw connection to 127.0.0.1:`port` (-1 on failure).
+int rawConnect(int port) {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  a.sin_port = htons(uint16_t(port));
+  if (::connect(fd, reinterpret_cast<sockaddr *>(&a), sizeof(a)) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+/// Reads up to `n` bytes within `ms`; what came (shorter: closed or silent).
+std::string rawRead(int fd, size_t n, int ms) {
+  std::string got;
+  Clock::time_point end = Clock::now() + std::chrono::milliseconds(ms);
+  while (got.size() < n && Clock::now() < end) {
+    pollfd p{fd, POLLIN, 0};
+    if (::poll(&p, 1, 20) != 1)
+      continue;
+    char buffer[4096];
+    ssize_t r = ::recv(fd, buffer, std::min(sizeof(buffer), n - got.size()), 0);
+    if (r <= 0)
+      break;
+    got.append(buffer, size_t(r));
+  }
+  return got;
+}
+
+/// Whether the server closed `fd` within `ms`.
+bool closedWithin(int fd, int ms) {
+  Clock::time_point end = Clock::now() + std::chrono::milliseconds(ms);
+  while (Clock::now() < end) {
+    pollfd p{fd, POLLIN, 0};
+    if (::poll(&p, 1, 20) == 1) {
+      char c;
+      if (::recv(fd, &c, 1, MSG_DONTWAIT) == 0)
+        return true;
+    }
+  }
+  return false;
+}
+
+/// The handshake done by hand with `token`: whether the server admitted it.
+bool rawHandshake(int fd, const std::string &token) {
+  std::string hello = rawRead(fd, 8 + auth::kNonceBytes, 2000);
+  if (hello.size() != 8 + auth::kNonceBytes || hello.compare(0, 8, "TELARST1"))
+    return false;
+  std::string mine = auth::randomBytes(auth::kNonceBytes);
+  std::string reply =
+      mine + auth::hmac(token, std::string("telar-store-client", 19) +
+                                   hello.substr(8) + mine);
+  ::send(fd, reply.data(), reply.size(), MSG_NOSIGNAL);
+  std::string verdict = rawRead(fd, 1 + auth::kDigestBytes, 2000);
+  return verdict.size() == 1 + auth::kDigestBytes && verdict[0] == 1;
+}
+
+void rawSend(int fd, const std::string &bytes) {
+  ::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+}
+std::string u32(uint32_t v) {
+  std::string s(4, '\0');
+  for (int i = 0; i < 4; ++i)
+    s[size_t(i)] = char((v >> (8 * i)) & 0xff);
+  return s;
+}
+
+/// This process's resident memory (kB).
+long residentKb() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line))
+    if (line.rfind("VmRSS:", 0) == 0)
+      return std::atol(line.c_str() + 6);
+  return 0;
+}
+
+TEST(TcpStore, AdmitsOnlyTheJobsSecret) {
+  TcpStoreServer server("127.0.0.1", 0, kToken, 16);
+  std::string error = errorOf(
+      [&] { TcpStoreClient c("127.0.0.1", server.getPort(), 2s, "other"); });
+  EXPECT_EQ(error, "the rendezvous at 127.0.0.1:" +
+                       std::to_string(server.getPort()) +
+                       " refused this rank: its TELAR_JOB_TOKEN is not rank "
+                       "0's (every rank of a job needs the same)");
+  // A server that does not know the secret cannot pass for rank 0's.
+  TcpStoreServer impostor("127.0.0.1", 0, "", 16);
+  error = errorOf(
+      [&] { TcpStoreClient c("127.0.0.1", impostor.getPort(), 2s, kToken); });
+  EXPECT_TRUE(contains(error, "refused this rank")) << error;
+  TcpStoreClient ok("127.0.0.1", server.getPort(), 2s, kToken);
+  ok.set("k", bytes("v"));
+  EXPECT_EQ(ok.get("k"), bytes("v"));
+}
+
+TEST(TcpStore, StrangersLearnAndChangeNothing) {
+  TcpStoreServer server("127.0.0.1", 0, kToken, 16);
+  int port = server.getPort();
+  TcpStoreClient job("127.0.0.1", port, 5s, kToken);
+  job.set("telar/join/0", bytes("2 127.0.0.1"));
+
+  // A GET without the handshake: the challenge, then nothing; closed
+  // after the handshake time.
+  int fd = rawConnect(port);
+  ASSERT_GE(fd, 0);
+  rawSend(fd, std::string(1, '\2') + u32(12) + "telar/join/0" +
+                  std::string(8, '\0'));
+  std::string got = rawRead(fd, 4096, 500);
+  EXPECT_EQ(got.size(), 8 + auth::kNonceBytes); // the challenge only
+  EXPECT_EQ(got.find("127.0.0.1"), std::string::npos);
+  EXPECT_TRUE(closedWithin(fd, 7000));
+  ::close(fd);
+  // A forged join (SET without the secret) changes nothing.
+  fd = rawConnect(port);
+  rawSend(fd, std::string(1, '\1') + u32(12) + "telar/join/1" + u32(12) +
+                  "99 127.0.0.1");
+  ::close(fd);
+  EXPECT_EQ(job.wait({"telar/join/1"}, 200ms),
+            std::vector<std::string>{"telar/join/1"});
+  EXPECT_EQ(job.get("telar/join/0"), bytes("2 127.0.0.1"));
+}
+
+TEST(TcpStore, HostileRequestsAreBoundedAndDropOnlyTheirConnection) {
+  TcpStoreServer server("127.0.0.1", 0, kToken, 64);
+  int port = server.getPort();
+  long before = residentKb();
+  // Even a peer that knows the secret (a broken rank) cannot make the
+  // store allocate what it announces: a WAIT of 2^30 keys, a SET of a
+  // 1 GiB key, a SET announcing a 60 MiB value and sending 10 bytes.
+  for (const std::string &request :
+       {std::string(1, '\3') + u32(1u << 30),
+        std::string(1, '\1') + u32(1u << 30) + "abc",
+        std::string(1, '\1') + u32(1) + "k" + u32(60u << 20) + "0123456789"}) {
+    int fd = rawConnect(port);
+    ASSERT_GE(fd, 0);
+    ASSERT_TRUE(rawHandshake(fd, kToken));
+    rawSend(fd, request);
+    // The first two are refused at once; the third waits for its bytes.
+    if (request[0] == '\3' || request.size() < 20)
+      EXPECT_TRUE(closedWithin(fd, 2000));
+    ::close(fd);
+  }
+  EXPECT_LT(residentKb() - before, 16 * 1024);
+  // A flood of strangers that never prove themselves: a rank still gets in
+  // within its timeout (strangers beyond the limit are closed at once, the
+  // others after the handshake time).
+  std::vector<int> strangers;
+  for (int i = 0; i < 100; ++i)
+    strangers.push_back(rawConnect(port));
+  Clock::time_point start = Clock::now();
+  TcpStoreClient job("127.0.0.1", port, 20s, kToken);
+  job.set("after", bytes("flood"));
+  EXPECT_EQ(job.get("after"), bytes("flood"));
+  EXPECT_LT(Clock::now() - start, 15s);
+  for (int fd : strangers) {
+    if (fd >= 0)
+      ::close(fd);
+  }
 }
 
 } // namespace

@@ -29,9 +29,11 @@ class TcpStoreServer;
 
 class TcpBootstrap final : public Bootstrap {
 public:
-  /// Rank 0 serves the store at `masterPort` (all interfaces, until this
-  /// object is gone); every rank connects to `masterAddr:masterPort`
-  /// (retrying until `timeout`) and all wait for all, up to `timeout`.
+  /// Rank 0 serves the store at `masterPort` (until this object is gone);
+  /// every rank connects to `masterAddr:masterPort` (retrying until
+  /// `timeout`), proves it knows the job's secret (TELAR_JOB_TOKEN; without
+  /// one the store is on loopback only and a `masterAddr` elsewhere is
+  /// refused, naming the variable) and all wait for all, up to `timeout`.
   /// CommError, naming the rendezvous ADDR:PORT, when rank 0 cannot serve
   /// the port ("... (TELAR_MASTER_PORT: another job's rendezvous, or another
   /// program, holds it?)"), rank 0 cannot be reached, ranks do not join
