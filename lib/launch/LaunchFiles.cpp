@@ -18,6 +18,8 @@
 #include "llvm/Support/Regex.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <random>
+
 #ifndef TELAR_VERSION
 #define TELAR_VERSION "0.0.0"
 #endif
@@ -272,7 +274,16 @@ bool writeLaunchFiles(const std::string &artifactDir,
   copies += " /artifact/\nCOPY programs/ /artifact/programs/\n"
             "COPY weights/ /artifact/weights/";
 
+  // The secret the Kubernetes Indexed Job's ranks prove to rank 0's
+  // rendezvous (TELAR_JOB_TOKEN, through a Secret): 256 random bits, drawn
+  // for each artifact written.
+  std::random_device random;
+  std::string token;
+  for (int i = 0; i < 8; ++i)
+    token += llvm::utohexstr(uint32_t(random()), /*LowerCase=*/true, 8);
+
   StringMap<std::string> values;
+  values["job_token"] = token;
   values["world_size"] = std::to_string(worldSize);
   values["telar_version"] = TELAR_VERSION;
   values["model"] = manifest.modelPath.empty() ? "a model" : manifest.modelPath;

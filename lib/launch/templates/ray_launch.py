@@ -52,6 +52,7 @@ import argparse
 import json
 import logging
 import os
+import secrets
 import signal
 import sys
 import threading
@@ -439,8 +440,11 @@ class Job:
             f"rendezvous {master}:{port}")
 
         t = time.monotonic()
+        # The job's secret, fresh for this run: the ranks prove to rank 0's
+        # rendezvous that they know it (docs/Launch.md, "Trust").
         base = {"TELAR_BACKEND": "gloo", "TELAR_WORLD_SIZE": str(n),
-                "TELAR_MASTER_ADDR": master, "TELAR_MASTER_PORT": str(port)}
+                "TELAR_MASTER_ADDR": master, "TELAR_MASTER_PORT": str(port),
+                "TELAR_JOB_TOKEN": secrets.token_hex(32)}
         shown = {}
         if self.output_dir:
             shown["out"] = self.output_dir
