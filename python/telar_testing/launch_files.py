@@ -13,13 +13,15 @@ device (the reference: `telarc gpt.onnx --target cpu -o DIR/single`, run by
 telar-run), then prints one line per check, `PASS NAME (details)` or
 `FAIL NAME: message`, and last `launch-files: N passed, N failed`:
 
-    k8s-parse     launch/k8s.yaml: a v1 Service and a batch/v1 Job, each
-                  deserialized into the kubernetes client's model (V1Service,
-                  V1Job) and serialized back equal to the YAML (a field the
-                  model does not know is lost on the way: a failure); the Job
-                  Indexed with completions = parallelism = world size, the
-                  Service headless and selecting the Job's pods, the pods'
-                  subdomain the Service, TELAR_MASTER_ADDR pod 0's DNS name
+    k8s-parse     launch/k8s.yaml: a v1 Secret, a v1 Service and a batch/v1
+                  Job, each deserialized into the kubernetes client's model
+                  (V1Secret, V1Service, V1Job) and serialized back equal to
+                  the YAML (a field the model does not know is lost on the
+                  way: a failure); the Job Indexed with completions =
+                  parallelism = world size, the Service headless and
+                  selecting the Job's pods, the pods' subdomain the Service,
+                  TELAR_MASTER_ADDR pod 0's DNS name, TELAR_JOB_TOKEN the
+                  Secret's token (256 bits of hex)
     mpijob-parse  launch/k8s-mpijob.yaml: a kubeflow.org/v2beta1 MPIJob
                   (a CRD: its fields checked against the v2beta1 schema's,
                   every pod template round-tripped as V1PodTemplateSpec);
@@ -43,7 +45,8 @@ telar-run), then prints one line per check, `PASS NAME (details)` or
                   outputs == single-device
     k8s-local     the Indexed Job's pod command line run as 4 local processes
                   with the environment the pods get (the container's env,
-                  JOB_COMPLETION_INDEX=i; the Service DNS name -> 127.0.0.1,
+                  the Secret's token resolved, JOB_COMPLETION_INDEX=i; the
+                  Service DNS name -> 127.0.0.1,
                   the port -> a free one, /data -> DIR/k8s-data holding
                   inputs/NAME.npy, /artifact -> the artifact, telar-run ->
                   --telar-run): outputs (rank 0's /data/outputs) ==
@@ -129,8 +132,15 @@ def diff_dicts(a, b, path, out):
         out.append(f"{path}: {a!r} became {b!r}")
 
 
-def pod_env(container):
-    return {e["name"]: e.get("value") for e in container.get("env") or []}
+def pod_env(container, secrets=None):
+    """The container's env; a value from a Secret's key taken from `secrets`
+    (name -> stringData), as Kubernetes resolves it."""
+    env = {}
+    for e in container.get("env") or []:
+        ref = ((e.get("valueFrom") or {}).get("secretKeyRef") or {})
+        env[e["name"]] = ((secrets or {}).get(ref.get("name"), {}).get(ref.get("key"))
+                          if ref else e.get("value"))
+    return env
 
 
 # The MPIJob's fields (kubeflow.org/v2beta1, mpi-operator's CRD): spec,
@@ -216,10 +226,12 @@ class Checker:
     def check_k8s_parse(self):
         docs = load_yaml_docs(os.path.join(self.launch, "k8s.yaml"))
         kinds = [(d.get("apiVersion"), d.get("kind")) for d in docs]
-        if kinds != [("v1", "Service"), ("batch/v1", "Job")]:
-            raise CheckError(f"k8s.yaml holds {kinds}, not a v1 Service and a batch/v1 Job")
-        svc = round_trip(docs[0], "V1Service")
-        job = round_trip(docs[1], "V1Job")
+        if kinds != [("v1", "Secret"), ("v1", "Service"), ("batch/v1", "Job")]:
+            raise CheckError(f"k8s.yaml holds {kinds}, not a v1 Secret, a v1 Service "
+                             "and a batch/v1 Job")
+        secret = round_trip(docs[0], "V1Secret")
+        svc = round_trip(docs[1], "V1Service")
+        job = round_trip(docs[2], "V1Job")
         s, pod = job.spec, job.spec.template.spec
         problems = []
         if s.completion_mode != "Indexed":
@@ -238,6 +250,13 @@ class Checker:
             problems.append("the Service and the Job are in different namespaces")
         c = pod.containers[0]
         env = {e.name: e.value for e in c.env}
+        token_ref = {e.name: e.value_from for e in c.env}.get("TELAR_JOB_TOKEN")
+        ref = token_ref.secret_key_ref if token_ref else None
+        if (not ref or ref.name != secret.metadata.name
+                or not re.fullmatch(r"[0-9a-f]{64}", (secret.string_data or {}).get(ref.key, ""))):
+            problems.append("TELAR_JOB_TOKEN is not the Secret's 256-bit token")
+        if secret.metadata.namespace != job.metadata.namespace:
+            problems.append("the Secret and the Job are in different namespaces")
         want_addr = f"{job.metadata.name}-0.{svc.metadata.name}"
         if env.get("TELAR_MASTER_ADDR") != want_addr:
             problems.append(f"TELAR_MASTER_ADDR {env.get('TELAR_MASTER_ADDR')}, not {want_addr}")
@@ -487,7 +506,8 @@ class Checker:
 
     def check_k8s_local(self):
         docs = load_yaml_docs(os.path.join(self.launch, "k8s.yaml"))
-        svc, job = docs
+        secret, svc, job = docs
+        secrets = {secret["metadata"]["name"]: secret.get("stringData") or {}}
         c = job["spec"]["template"]["spec"]["containers"][0]
         dns = f"{job['metadata']['name']}-0.{svc['metadata']['name']}"
         data = os.path.join(self.a.make, "k8s-data")
@@ -509,7 +529,7 @@ class Checker:
 
         cmd = [local(x) for x in c.get("command", []) + c.get("args", [])]
         env = dict(os.environ)
-        for name, value in pod_env(c).items():
+        for name, value in pod_env(c, secrets).items():
             value = value.replace(dns, "127.0.0.1")
             env[name] = port if name == "TELAR_MASTER_PORT" else value
         procs = []
