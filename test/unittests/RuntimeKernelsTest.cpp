@@ -456,11 +456,15 @@ TEST(RuntimeKernels, BatchMatmulStridedBatches) {
 
 struct ConvCase {
   std::array<int64_t, 4> input;  // N C H W (of the image, unpadded)
-  std::array<int64_t, 2> kernel; // F, and KH = KW
+  std::array<int64_t, 2> kernel; // F, and KH (= KW unless kw says)
   int64_t sh, sw, dh, dw;
   // Zero padding: top, left (the kernel's pad_top, pad_left), bottom,
   // right (implied by the output size).
   std::array<int64_t, 4> pads = {0, 0, 0, 0};
+  // KW of a kernel that is not square (0: KH).
+  int64_t kw = 0;
+
+  int64_t getKW() const { return kw ? kw : kernel[1]; }
 };
 
 /// Runs `cc` with `flags` (ACCUMULATE: onto a random output, else onto
@@ -478,7 +482,7 @@ void checkConv(const ConvCase &cc, const std::array<int, 4> &inOrder,
                bool constantFilter = false) {
   auto [n, c, h, w] = cc.input;
   auto [pt, pl, pb, pr] = cc.pads;
-  int64_t f = cc.kernel[0], kh = cc.kernel[1], kw = cc.kernel[1];
+  int64_t f = cc.kernel[0], kh = cc.kernel[1], kw = cc.getKW();
   int64_t oh = (h + pt + pb - cc.dh * (kh - 1) - 1) / cc.sh + 1;
   int64_t ow = (w + pl + pr - cc.dw * (kw - 1) - 1) / cc.sw + 1;
   StridedTensor<4> in({n, c, h, w + inExtraColumns}, inOrder, 0, 2, rng);
@@ -639,8 +643,9 @@ void forEachConvSetting(std::initializer_list<int> threads,
           SCOPED_TRACE(
               std::to_string(cc.input[1]) + "x" + std::to_string(cc.input[2]) +
               "x" + std::to_string(cc.input[3]) + " kernel " +
-              std::to_string(cc.kernel[1]) + " stride " +
-              std::to_string(cc.sh) + "x" + std::to_string(cc.sw) + " pads " +
+              std::to_string(cc.kernel[1]) + "x" + std::to_string(cc.getKW()) +
+              " stride " + std::to_string(cc.sh) + "x" +
+              std::to_string(cc.sw) + " pads " +
               std::to_string(cc.pads[0]) + "," + std::to_string(cc.pads[1]) +
               "," + std::to_string(cc.pads[2]) + "," +
               std::to_string(cc.pads[3]));
@@ -650,6 +655,29 @@ void forEachConvSetting(std::initializer_list<int> threads,
     });
   }
   telarrt_set_num_threads(saved);
+}
+
+// Kernels that are not square (1xN, Nx1, 3x5), strided and padded, on every
+// conv method, GEMM kernel and operand layout: with square kernels only, a
+// window's column counted from KH instead of KW goes unseen.
+TEST(RuntimeKernels, Conv2dNonSquareKernels) {
+  std::mt19937 rng(11);
+  const std::vector<ConvCase> cases = {
+      {{1, 3, 9, 11}, {4, 1}, 1, 1, 1, 1, {0, 3, 0, 3}, 7},   // 1x7
+      {{2, 4, 11, 7}, {5, 3}, 2, 1, 1, 1, {1, 0, 1, 0}, 1},   // 3x1, stride 2
+      {{1, 8, 12, 13}, {6, 3}, 1, 1, 1, 1, {1, 2, 1, 2}, 5},  // 3x5
+      {{1, 16, 14, 15}, {8, 3}, 2, 2, 1, 1, {1, 2, 1, 2}, 5}, // 3x5, stride 2
+      {{1, 8, 13, 9}, {4, 5}, 1, 2, 1, 1, {2, 1, 2, 1}, 3},   // 5x3, stride 1x2
+  };
+  const std::array<int, 4> nchw = {0, 1, 2, 3}, nhwc = {0, 2, 3, 1},
+                           hwcf = {2, 3, 1, 0};
+  forEachConvSetting({1, 2}, cases, [&](const ConvCase &cc) {
+    checkConv(cc, nchw, nchw, nchw, 0, rng);
+    checkConv(cc, nchw, nchw, nchw, 0, rng, /*flags=*/0);
+    checkConv(cc, nhwc, hwcf, nchw, 1, rng);
+    checkConv(cc, nchw, nchw, nchw, 0, rng, TELAR_KERNEL_RELU, 0,
+              /*bias=*/true);
+  });
 }
 
 TEST(RuntimeKernels, ConvMethodRejectsUnknown) {
@@ -781,6 +809,8 @@ TEST(RuntimeKernels, Conv2dConstantFilter) {
       {{1, 24, 10, 10}, {32, 1}, 2, 2, 1, 1},          // 24 channels: panels
       {{1, 32, 7, 7}, {80, 3}, 1, 1, 1, 1, {1, 1, 1, 1}},
       {{1, 32, 14, 14}, {64, 3}, 2, 2, 1, 1, {1, 1, 1, 1}},
+      {{1, 32, 12, 12}, {64, 3}, 1, 1, 1, 1, {1, 2, 1, 2}, 5}, // 3x5
+      {{1, 16, 9, 16}, {32, 1}, 1, 2, 1, 1, {0, 3, 0, 3}, 7},  // 1x7
   };
   const std::array<int, 4> nchw = {0, 1, 2, 3};
   int saved = telarrt_get_num_threads();
@@ -791,7 +821,8 @@ TEST(RuntimeKernels, Conv2dConstantFilter) {
       for (const ConvCase &cc : cases) {
         SCOPED_TRACE(std::to_string(cc.input[1]) + "x" +
                      std::to_string(cc.input[2]) + " kernel " +
-                     std::to_string(cc.kernel[1]) + " stride " +
+                     std::to_string(cc.kernel[1]) + "x" +
+                     std::to_string(cc.getKW()) + " stride " +
                      std::to_string(cc.sh));
         for (int64_t flags :
              {int64_t(0), int64_t(TELAR_KERNEL_ACCUMULATE | TELAR_KERNEL_RELU)})
