@@ -126,6 +126,29 @@ TEST(CostModel, StepSecondsOfReshardSteps) {
   ASSERT_EQ(steps->size(), 1u);
   EXPECT_EQ((*steps)[0].bytesSent, 3 * 128);
   EXPECT_DOUBLE_EQ(getStepSeconds((*steps)[0], m, p), 1e-6 + 384 / 1e11);
+
+  // Moving the split from dim 0 to dim 1 is one all_to_all: each rank keeps
+  // a quarter of its 128-byte block and sends the rest, priced by latency
+  // and bandwidth both (latency alone once went unseen but for one MoE
+  // scenario).
+  steps = telar_sharding::reshard({8, 16}, 4,
+                                  telar_sharding::Sharding{{{0}, {}}, {}},
+                                  telar_sharding::Sharding{{{}, {0}}, {}}, m,
+                                  error);
+  ASSERT_TRUE(steps) << error;
+  ASSERT_EQ(steps->size(), 1u);
+  EXPECT_EQ((*steps)[0].kind, StepKind::AllToAll);
+  EXPECT_EQ((*steps)[0].bytesSent, 96);
+  EXPECT_DOUBLE_EQ(getStepSeconds((*steps)[0], m, p), 1e-6 + 96 / 1e11);
+  // Across nodes, and with a fit of its own.
+  Mesh two = mesh({"data", "model"}, {4, 4});
+  EXPECT_DOUBLE_EQ(
+      getStepSeconds(step(StepKind::AllToAll, {0}, 1000000), two, p),
+      1e-5 + 1e-4);
+  p.levels[1].collectives["all_to_all"] = {2e-5, 5e9};
+  EXPECT_DOUBLE_EQ(
+      getStepSeconds(step(StepKind::AllToAll, {0}, 1000000), two, p),
+      2e-5 + 2e-4);
 }
 
 class ComputeCostTest : public ::testing::Test {
