@@ -1,0 +1,43 @@
+//===- ReadersFuzzer.cpp - libFuzzer target for the file readers ----------===//
+//
+// The readers of files Telar takes from its users and from artifacts, fed
+// arbitrary bytes: manifest.json (telar_artifact::parseManifest), .npy
+// images (telar::runtime::parseNpy) and safetensors images
+// (SafetensorsFile::parse). The first byte picks the reader. A reader's
+// Error is its answer to a bad file; a crash, a sanitizer report, a hang or
+// memory beyond libFuzzer's -rss_limit_mb is a finding.
+// bench/fuzz-readers.sh builds and runs it (AddressSanitizer and
+// UndefinedBehaviorSanitizer).
+//
+//===----------------------------------------------------------------------===//
+
+#include "telar/artifact/Manifest.h"
+#include "telar/runtime/Npy.h"
+#include "telar/runtime/Safetensors.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  if (size == 0)
+    return 0;
+  const char *bytes = reinterpret_cast<const char *>(data) + 1;
+  size_t length = size - 1;
+  try {
+    switch (data[0] % 3) {
+    case 0:
+      telar_artifact::parseManifest(std::string_view(bytes, length), "m.json");
+      break;
+    case 1:
+      telar::runtime::parseNpy(bytes, length, "x.npy");
+      break;
+    case 2:
+      telar::runtime::SafetensorsFile::parse(bytes, length, "w.safetensors");
+      break;
+    }
+  } catch (const telar_artifact::Error &) {
+    // The reader's answer to a bad file.
+  }
+  return 0;
+}
