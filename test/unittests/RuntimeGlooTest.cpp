@@ -24,6 +24,7 @@
 #include <cstring>
 #include <fstream>
 #include <functional>
+#include <random>
 #include <string>
 #include <thread>
 #include <vector>
@@ -582,6 +583,50 @@ TEST(TcpStore, HostileRequestsAreBoundedAndDropOnlyTheirConnection) {
     if (fd >= 0)
       ::close(fd);
   }
+}
+
+// A property test of malformed messages: random requests (a random op byte,
+// lengths and counts near and beyond the limits, random bytes, cut short
+// at random), each on a connection of its own, some after the handshake and
+// some without; the store never crashes or grows without bound, and the
+// job's own client keeps working throughout.
+TEST(TcpStore, RandomMalformedRequestsHurtNothing) {
+  TcpStoreServer server("127.0.0.1", 0, kToken, 256);
+  int port = server.getPort();
+  TcpStoreClient job("127.0.0.1", port, 10s, kToken);
+  std::mt19937 rng(2026);
+  auto pick = [&](std::initializer_list<uint32_t> values) {
+    std::vector<uint32_t> v(values);
+    return v[rng() % v.size()];
+  };
+  long before = residentKb();
+  for (int i = 0; i < 300; ++i) {
+    std::string request(1, char(pick({0, 1, 2, 3, 4, 5, 255})));
+    for (int field = 0, n = int(rng() % 4); field < n; ++field) {
+      uint32_t length = pick({0, 1, 8, 4096, 4097, 64u << 20, (64u << 20) + 1,
+                              1u << 30, 0xffffffffu, uint32_t(rng())});
+      request += u32(length);
+      std::string body(std::min<uint32_t>(length, rng() % 200), '\0');
+      for (char &c : body)
+        c = char(rng());
+      request += body;
+    }
+    int fd = rawConnect(port);
+    ASSERT_GE(fd, 0);
+    if (rng() % 4 != 0 && !rawHandshake(fd, kToken)) {
+      ::close(fd);
+      continue; // a slot was busy: the next one
+    }
+    rawSend(fd, request);
+    ::close(fd);
+    if (i % 50 == 0) {
+      job.set("alive/" + std::to_string(i), bytes("yes"));
+      EXPECT_EQ(job.get("alive/" + std::to_string(i)), bytes("yes"));
+    }
+  }
+  job.set("after", bytes("all"));
+  EXPECT_EQ(job.get("after"), bytes("all"));
+  EXPECT_LT(residentKb() - before, 64 * 1024);
 }
 
 } // namespace
