@@ -8,6 +8,8 @@
 
 #include "telar/runtime/Launch.h"
 
+#include "Auth.h"
+
 #include <charconv>
 #include <cstdlib>
 #include <optional>
@@ -361,7 +363,11 @@ telar::runtime::comm::describeJobEnvironment(const JobEnvironment &env) {
   if (env.bootstrap == BootstrapKind::Tcp && env.size == 1)
     s += ", no rendezvous (one rank)";
   else if (env.bootstrap == BootstrapKind::Tcp)
-    s += ", rendezvous " + env.masterAddr + ":" + std::to_string(env.masterPort);
+    s += ", rendezvous " + env.masterAddr + ":" +
+         std::to_string(env.masterPort) +
+         (auth::getJobToken().empty()
+              ? " (loopback only: no TELAR_JOB_TOKEN)"
+              : " (authenticated: TELAR_JOB_TOKEN)");
   else if (env.bootstrap == BootstrapKind::Mpi)
     s += ", rendezvous through MPI";
   if (env.localRank >= 0)
