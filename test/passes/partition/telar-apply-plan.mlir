@@ -11,6 +11,8 @@
 // RUN: telar-opt %t/seq.mlir --telar-apply-plan=plan=%t/seq.json | FileCheck %s --check-prefix=SEQ
 // RUN: telar-opt %t/conv.mlir --telar-apply-plan=plan=%t/conv.json | FileCheck %s --check-prefix=CHANNEL
 // RUN: telar-opt %t/uses.mlir --telar-apply-plan=plan=%t/uses.json | FileCheck %s --check-prefix=USES
+// RUN: telar-opt %t/tie.mlir --telar-apply-plan=plan=%t/tie.json | FileCheck %s --check-prefix=TIE
+// RUN: telar-opt %t/tie-swapped.mlir --telar-apply-plan=plan=%t/tie.json | FileCheck %s --check-prefix=TIE-SWAPPED
 // RUN: telar-opt %t/factor.mlir --telar-apply-plan=plan=%t/factor.json | FileCheck %s --check-prefix=FACTOR
 // RUN: telar-opt %t/whole.mlir --telar-apply-plan=plan=%t/whole.json | FileCheck %s --check-prefix=WHOLE
 // Deterministic: the same plan gives the same IR.
@@ -141,6 +143,25 @@
 // USES:      telar.add %[[TS]], %{{.*}} {telar.result_names = ["b"]}
 // USES:      telar.add %[[TS]], %{{.*}} {telar.result_names = ["c"]}
 
+// The tie rule of two proposals for one value (docs/Plan.md): t's two uses
+// want rows and columns, which cost the same (one all_to_all either way)
+// and split into as many blocks; the earlier use wins, and the other gets
+// its resharding. The same program with the uses swapped picks the other.
+// TIE:      %[[T:.*]] = telar.relu %{{.*}} {telar.result_names = ["t"]}
+// TIE-NEXT: shard.sharding @mesh split_axes = {{\[}}[], [0]] :
+// TIE-NEXT: %[[TS:.*]] = shard.shard %[[T]]
+// TIE:      telar.add %[[TS]], %{{.*}} {telar.result_names = ["a"]}
+// TIE:      shard.sharding @mesh split_axes = {{\[}}[0], []] :
+// TIE-NEXT: %[[TU:.*]] = shard.shard %[[TS]] to %{{.*}} annotate_for_users
+// TIE-NEXT: telar.add %[[TU]], %{{.*}} {telar.result_names = ["b"]}
+// TIE-SWAPPED:      %[[T:.*]] = telar.relu %{{.*}} {telar.result_names = ["t"]}
+// TIE-SWAPPED-NEXT: shard.sharding @mesh split_axes = {{\[}}[0], []] :
+// TIE-SWAPPED-NEXT: %[[TS:.*]] = shard.shard %[[T]]
+// TIE-SWAPPED:      telar.add %[[TS]], %{{.*}} {telar.result_names = ["a"]}
+// TIE-SWAPPED:      shard.sharding @mesh split_axes = {{\[}}[], [0]] :
+// TIE-SWAPPED-NEXT: %[[TU:.*]] = shard.shard %[[TS]] to %{{.*}} annotate_for_users
+// TIE-SWAPPED-NEXT: telar.add %[[TU]], %{{.*}} {telar.result_names = ["b"]}
+
 // Two named operands disagree on a factor: a (named replicated, the first
 // operand) keeps the contraction whole, b (named split by rows) splits it.
 // Split, a is sliced locally (no bytes); whole, b would be gathered: the
@@ -236,6 +257,27 @@ func.func @main(%x: tensor<8x8xf32> {telar.name = "x"}) -> (tensor<8x8xf32>, ten
 {"mesh": {"d": 2},
  "shardings": {"cols": [[], ["d"]], "rows": [["d"], []],
                "a": [[], ["d"]], "b": [["d"], []], "c": [["d"], []]}}
+//--- tie.mlir
+func.func @main(%x: tensor<8x8xf32> {telar.name = "x"}) -> (tensor<8x8xf32>, tensor<8x8xf32>) attributes {telar.output_names = ["a", "b"]} {
+  %t = telar.relu %x {telar.result_names = ["t"]} : (tensor<8x8xf32>) -> tensor<8x8xf32>
+  %cols = telar.constant {telar.result_names = ["cols"]} dense<1.0> : tensor<8x8xf32>
+  %rows = telar.constant {telar.result_names = ["rows"]} dense<1.0> : tensor<8x8xf32>
+  %a = telar.add %t, %cols {telar.result_names = ["a"]} : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>
+  %b = telar.add %t, %rows {telar.result_names = ["b"]} : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %a, %b : tensor<8x8xf32>, tensor<8x8xf32>
+}
+//--- tie-swapped.mlir
+func.func @main(%x: tensor<8x8xf32> {telar.name = "x"}) -> (tensor<8x8xf32>, tensor<8x8xf32>) attributes {telar.output_names = ["a", "b"]} {
+  %t = telar.relu %x {telar.result_names = ["t"]} : (tensor<8x8xf32>) -> tensor<8x8xf32>
+  %cols = telar.constant {telar.result_names = ["cols"]} dense<1.0> : tensor<8x8xf32>
+  %rows = telar.constant {telar.result_names = ["rows"]} dense<1.0> : tensor<8x8xf32>
+  %a = telar.add %t, %rows {telar.result_names = ["a"]} : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>
+  %b = telar.add %t, %cols {telar.result_names = ["b"]} : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %a, %b : tensor<8x8xf32>, tensor<8x8xf32>
+}
+//--- tie.json
+{"mesh": {"d": 2},
+ "shardings": {"cols": [[], ["d"]], "rows": [["d"], []]}}
 //--- factor.mlir
 func.func @main(%a: tensor<4x16xf32> {telar.name = "a"}) -> tensor<4x4xf32> attributes {telar.output_names = ["p"]} {
   %b = telar.constant {telar.result_names = ["b"]} dense<1.0> : tensor<16x4xf32>
