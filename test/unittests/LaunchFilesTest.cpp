@@ -116,7 +116,8 @@ std::vector<std::string> readJobCommand(const std::string &text) {
         };
     walk(root, {});
   }
-  EXPECT_EQ(documents, 2);
+  // The Secret (the job's token), the Service, the Job.
+  EXPECT_EQ(documents, 3);
   return command;
 }
 

@@ -57,7 +57,7 @@ private:
       "MPI_LOCALRANKID",      "MPI_LOCALNRANKS",      "SLURM_LOCALID",
       "SLURM_NODEID",         "SLURM_STEP_TASKS_PER_NODE",
       "SLURM_TASKS_PER_NODE", "SLURM_NTASKS_PER_NODE", "LOCAL_RANK",
-      "LOCAL_WORLD_SIZE"};
+      "LOCAL_WORLD_SIZE",     "TELAR_JOB_TOKEN"};
   std::map<std::string, std::string> saved;
 };
 
@@ -101,7 +101,8 @@ TEST(JobEnvironment, TelarVariablesAreGloo) {
   EXPECT_EQ(job.masterPort, 29500);
   EXPECT_EQ(describeJobEnvironment(job),
             "rank 2 of 4 (rank from TELAR_RANK, TELAR_* variables), backend "
-            "gloo, rendezvous 10.0.0.5:29500");
+            "gloo, rendezvous 10.0.0.5:29500 (loopback only: no "
+            "TELAR_JOB_TOKEN)");
   env.set("TELAR_MASTER_PORT", "1234");
   EXPECT_EQ(detectJobEnvironment().masterPort, 1234);
 }
@@ -111,7 +112,8 @@ TEST(JobEnvironment, KubernetesIndexedJob) {
   env.set("JOB_COMPLETION_INDEX", "3")
       .set("TELAR_WORLD_SIZE", "4")
       .set("TELAR_MASTER_ADDR", "telar-0.telar")
-      .set("TELAR_MASTER_PORT", "29501");
+      .set("TELAR_MASTER_PORT", "29501")
+      .set("TELAR_JOB_TOKEN", "secret");
   JobEnvironment job = detectJobEnvironment();
   EXPECT_EQ(job.transport, TransportKind::Gloo);
   EXPECT_EQ(job.bootstrap, BootstrapKind::Tcp);
@@ -119,8 +121,9 @@ TEST(JobEnvironment, KubernetesIndexedJob) {
   EXPECT_EQ(job.rankSource, "JOB_COMPLETION_INDEX");
   EXPECT_EQ(describeJobEnvironment(job),
             "rank 3 of 4 (rank from JOB_COMPLETION_INDEX, Kubernetes Indexed "
-            "Job), backend gloo, rendezvous telar-0.telar:29501, local rank 0 "
-            "of 1 (from JOB_COMPLETION_INDEX)");
+            "Job), backend gloo, rendezvous telar-0.telar:29501 "
+            "(authenticated: TELAR_JOB_TOKEN), local rank 0 of 1 (from "
+            "JOB_COMPLETION_INDEX)");
   // TELAR_RANK, when both are set, says it.
   env.set("TELAR_RANK", "1");
   EXPECT_EQ(detectJobEnvironment().rank, 1);
