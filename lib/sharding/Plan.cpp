@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "telar/sharding/Plan.h"
+#include "telar/json/JsonCheck.h"
+#include "telar/sharding/core/DeviceLimit.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -199,6 +201,10 @@ std::optional<Mesh> parseMesh(const json::Object &object,
     }
     mesh.axisNames.push_back(name);
     mesh.axisSizes.push_back(*n);
+  }
+  if (!checkNumDevices(mesh.axisSizes, error)) {
+    error = field + ": " + error;
+    return std::nullopt;
   }
   return mesh;
 }
@@ -419,6 +425,14 @@ std::optional<PlanStage> parseStage(const json::Value &value, int64_t index,
       return std::nullopt;
     }
     stage.firstRank = *rank;
+  }
+  // The job's ranks too stay within the devices a mesh may have.
+  if (stage.firstRank > kMaxDevices - stage.mesh.getNumDevices()) {
+    error = field + ".first_rank: " + std::to_string(stage.firstRank) +
+            " and " + std::to_string(stage.mesh.getNumDevices()) +
+            " devices reach beyond the " + std::to_string(kMaxDevices) +
+            " devices Telar supports";
+    return std::nullopt;
   }
   if (const json::Value *shardings = object->get("shardings"))
     if (!parseShardings(*shardings, stage.mesh, field + ".shardings",
