@@ -951,12 +951,19 @@ PipelineSpec parsePipeline(const json &object, const Manifest &m,
 
 Manifest telar_artifact::parseManifest(std::string_view text,
                                        const std::string &origin) {
+  // Bounded nesting before nlohmann builds the tree; no repeated keys
+  // (nlohmann keeps one of them silently).
+  telar_json::JsonScan scan = telar_json::scanJson(text);
+  if (scan.tooDeep)
+    throw Error(origin + ": invalid JSON: it " + telar_json::describeTooDeep());
   json root;
   try {
     root = json::parse(text.begin(), text.end());
   } catch (const json::exception &e) {
     throw Error(origin + ": invalid JSON: " + e.what());
   }
+  if (scan.duplicateKey)
+    throw Error(origin + ": field '" + *scan.duplicateKey + "' appears twice");
   ObjectReader reader(root, "", origin);
 
   // The format and its version first: a future version may change anything

@@ -547,10 +547,21 @@ telar_sharding::parsePlanJson(std::string_view text,
                               const std::optional<Mesh> &meshOverride,
                               std::string &error,
                               std::vector<std::string> &warnings) {
+  // llvm::json's parser recurses per level: bound the depth before it runs.
+  telar_json::JsonScan scan = telar_json::scanJson(text);
+  if (scan.tooDeep) {
+    error = "the JSON " + telar_json::describeTooDeep();
+    return std::nullopt;
+  }
   llvm::Expected<json::Value> parsed =
       json::parse(llvm::StringRef(text.data(), text.size()));
   if (!parsed) {
     error = "malformed JSON: " + llvm::toString(parsed.takeError());
+    return std::nullopt;
+  }
+  // llvm::json keeps one of an object's repeated keys.
+  if (scan.duplicateKey) {
+    error = *scan.duplicateKey + ": the field appears twice";
     return std::nullopt;
   }
   const json::Object *top = parsed->getAsObject();
