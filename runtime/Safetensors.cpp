@@ -46,7 +46,9 @@ telar::runtime::parseSafetensorsDType(std::string_view code) {
 
 std::unique_ptr<SafetensorsFile>
 SafetensorsFile::open(const std::string &path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO must not wait for a writer (it is refused
+  // below); reads of a regular file ignore the flag.
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0)
     throw Error("cannot open weights file '" + path +
                 "': " + std::strerror(errno));
