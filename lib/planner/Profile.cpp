@@ -477,6 +477,12 @@ bool readFile(const std::string &path, std::string &text, std::string &error) {
     error = "cannot read profile '" + path + "': it is a directory";
     return false;
   }
+  // Opening a FIFO would wait for a writer.
+  if (std::filesystem::exists(path, ec) &&
+      !std::filesystem::is_regular_file(path, ec)) {
+    error = "cannot read profile '" + path + "': not a regular file";
+    return false;
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     error = "cannot read profile '" + path + "': " + std::strerror(errno);
