@@ -224,6 +224,13 @@ std::string axisList(const Mesh &mesh) {
 std::optional<Mesh> parseMesh(const json::Object &object,
                               std::vector<std::string> order,
                               const std::string &field, std::string &error) {
+  // Before the axes are ordered (quadratic in their number).
+  if (int64_t(object.size()) > kMaxMeshAxes) {
+    error = field + ": the mesh has " + std::to_string(object.size()) +
+            " axes, more than the " + std::to_string(kMaxMeshAxes) +
+            " Telar supports";
+    return std::nullopt;
+  }
   Mesh mesh;
   // Should the scanner miss a key, keep the others in sorted order.
   std::vector<std::string> rest;

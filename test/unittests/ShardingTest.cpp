@@ -105,6 +105,17 @@ TEST(Sharding, ParseMeshSpecDeviceLimit) {
               "the mesh has more than 2^63 devices, more than the 65536");
   expectError("a=4294967296,b=4294967296,c=3", "more than 2^63 devices");
 
+  // At most 16 axes (the 17th is refused as it is read).
+  std::string sixteen, seventeen;
+  for (int i = 0; i < 17; ++i)
+    (i < 16 ? sixteen : seventeen) += "a" + std::to_string(i) + "=1,";
+  sixteen.pop_back();
+  EXPECT_TRUE(parseMeshSpec(sixteen, error)) << error;
+  expectError(sixteen + "," + seventeen.substr(0, seventeen.size() - 1),
+              "the mesh has more than 16 axes, the most Telar supports");
+  EXPECT_FALSE(checkNumDevices(std::vector<int64_t>(17, 1), error));
+  EXPECT_EQ(error, "the mesh has 17 axes, more than the 16 Telar supports");
+
   EXPECT_TRUE(checkNumDevices({}, error));
   EXPECT_TRUE(checkNumDevices({kMaxDevices}, error));
   EXPECT_FALSE(checkNumDevices({kMaxDevices, 2}, error));

@@ -52,6 +52,12 @@ int64_t Mesh::getNumDevices() const {
 
 bool telar_sharding::checkNumDevices(const std::vector<int64_t> &sizes,
                                      std::string &error) {
+  if (int64_t(sizes.size()) > kMaxMeshAxes) {
+    error = "the mesh has " + std::to_string(sizes.size()) +
+            " axes, more than the " + std::to_string(kMaxMeshAxes) +
+            " Telar supports";
+    return false;
+  }
   int64_t n = 1;
   bool overflow = false;
   for (int64_t size : sizes)
@@ -140,6 +146,11 @@ std::optional<Mesh> telar_sharding::parseMeshSpec(std::string_view spec,
         !std::all_of(name.begin(), name.end(), isNameChar)) {
       error = "invalid mesh axis name '" + std::string(name) +
               "' (expected letters, digits and '_', not starting with a digit)";
+      return std::nullopt;
+    }
+    if (mesh.getNumAxes() == kMaxMeshAxes) {
+      error = "the mesh has more than " + std::to_string(kMaxMeshAxes) +
+              " axes, the most Telar supports";
       return std::nullopt;
     }
     if (mesh.getAxisIndex(name)) {

@@ -23,9 +23,14 @@ namespace telar_sharding {
 /// manifest.json).
 constexpr int64_t kMaxDevices = 65536;
 
-/// Whether `sizes` (each >= 1) multiply to at most kMaxDevices; else false
-/// with `error` set ("the mesh has 2097152 devices, more than the 65536
-/// Telar supports").
+/// The most axes a mesh may have: 16 axes of size 2 are kMaxDevices
+/// devices already, and readers look axes up by name (quadratic in their
+/// number).
+constexpr int64_t kMaxMeshAxes = 16;
+
+/// Whether there are at most kMaxMeshAxes `sizes` (each >= 1) and they
+/// multiply to at most kMaxDevices; else false with `error` set ("the mesh
+/// has 2097152 devices, more than the 65536 Telar supports").
 bool checkNumDevices(const std::vector<int64_t> &sizes, std::string &error);
 
 } // namespace telar_sharding
