@@ -4,8 +4,8 @@
 #include "telar/runtime/Runtime.h"
 
 #include <cerrno>
-#include <cstdio>
 #include <climits>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
@@ -32,10 +32,9 @@ int detail::openRegularFile(const std::string &path) {
   // O_NONBLOCK: open() of a FIFO returns at once instead of waiting for a
   // writer; it is cleared again for the regular file that passed.
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) {
-    // A directory opens, other failures say why.
+  if (fd < 0)
     throw Error("cannot read '" + path + "': " + std::strerror(errno));
-  }
+  // A directory opens too: fstat tells it, as any other file type.
   struct stat st;
   if (::fstat(fd, &st) != 0) {
     int err = errno;
