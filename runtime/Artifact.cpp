@@ -116,6 +116,10 @@ Artifact::load(const std::string &directory, const std::string &programName,
     if (!detail::isRegularFile(dir + "/" + fileOf(file)))
       throw Error("artifact '" + dir + "' is incomplete: weights file '" +
                   fileOf(file) + "' is missing");
+  // ... and lie inside the artifact, symlinks followed.
+  detail::resolveInside(dir, program.library, "program library");
+  for (const std::string &file : program.weightFiles)
+    detail::resolveInside(dir, fileOf(file), "weights file");
 
   // Map each of the program's weight files once and check its weights.
   std::map<std::string, SafetensorsFile *> files;

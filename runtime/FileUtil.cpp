@@ -4,19 +4,61 @@
 #include "telar/runtime/Runtime.h"
 
 #include <cerrno>
+#include <climits>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 using namespace telar::runtime;
 
-std::string detail::readFile(const std::string &path) {
-  struct stat st;
-  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
-    throw Error("cannot read '" + path + "': is a directory");
-  FILE *f = std::fopen(path.c_str(), "rb");
-  if (!f)
+namespace {
+const char *describeFileType(mode_t mode) {
+  if (S_ISDIR(mode))
+    return "is a directory";
+  if (S_ISFIFO(mode))
+    return "not a regular file (a FIFO)";
+  if (S_ISCHR(mode) || S_ISBLK(mode))
+    return "not a regular file (a device)";
+  if (S_ISSOCK(mode))
+    return "not a regular file (a socket)";
+  return "not a regular file";
+}
+} // namespace
+
+int detail::openRegularFile(const std::string &path) {
+  // O_NONBLOCK: open() of a FIFO returns at once instead of waiting for a
+  // writer; it is cleared again for the regular file that passed.
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0)
     throw Error("cannot read '" + path + "': " + std::strerror(errno));
+  // A directory opens too: fstat tells it, as any other file type.
+  struct stat st;
+  if (::fstat(fd, &st) != 0) {
+    int err = errno;
+    ::close(fd);
+    throw Error("cannot read '" + path + "': " + std::strerror(err));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throw Error("cannot read '" + path + "': " + describeFileType(st.st_mode));
+  }
+  int flags = ::fcntl(fd, F_GETFL);
+  if (flags >= 0)
+    ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+  return fd;
+}
+
+std::string detail::readFile(const std::string &path) {
+  int fd = openRegularFile(path);
+  FILE *f = ::fdopen(fd, "rb");
+  if (!f) {
+    int err = errno;
+    ::close(fd);
+    throw Error("cannot read '" + path + "': " + std::strerror(err));
+  }
   std::string bytes;
   char buffer[1 << 16];
   size_t n;
@@ -47,4 +89,28 @@ void detail::writeFile(const std::string &path, const std::string &bytes) {
 bool detail::isRegularFile(const std::string &path) {
   struct stat st;
   return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+std::string detail::resolveInside(const std::string &dir,
+                                  const std::string &path,
+                                  const std::string &what) {
+  // The manifest reader refuses '..' and absolute paths by their text; a
+  // symlink can still lead elsewhere, so compare the resolved paths.
+  char buffer[PATH_MAX];
+  if (!::realpath(dir.c_str(), buffer))
+    throw Error("cannot resolve artifact directory '" + dir +
+                "': " + std::strerror(errno));
+  std::string root = buffer;
+  std::string full = dir + "/" + path;
+  if (!::realpath(full.c_str(), buffer))
+    throw Error("artifact '" + dir + "' is incomplete: " + what + " '" +
+                path + "' is missing (" + std::strerror(errno) + ")");
+  std::string resolved = buffer;
+  bool inside = root == "/" || resolved == root ||
+                resolved.compare(0, root.size() + 1, root + "/") == 0;
+  if (!inside)
+    throw Error("artifact '" + dir + "': " + what + " '" + path +
+                "' resolves to '" + resolved +
+                "', outside the artifact directory");
+  return resolved;
 }

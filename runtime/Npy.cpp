@@ -316,12 +316,13 @@ void normalize(const Descr &d, uint8_t *data, size_t bytes) {
 class File {
 public:
   explicit File(const std::string &path) : path(path) {
+    fd = detail::openRegularFile(path);
     struct stat st;
-    if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
-      throw Error("cannot read '" + path + "': is a directory");
-    fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0 || ::fstat(fd, &st) != 0)
-      throw Error("cannot read '" + path + "': " + std::strerror(errno));
+    if (::fstat(fd, &st) != 0) {
+      int err = errno;
+      ::close(fd);
+      throw Error("cannot read '" + path + "': " + std::strerror(err));
+    }
     size = size_t(st.st_size);
   }
   ~File() {

@@ -196,6 +196,10 @@ Pipeline::open(const std::string &directory,
       throw Error("artifact '" + dir + "' is incomplete: the directory '" +
                   st.directory + "' of stage " + std::to_string(s) +
                   " is missing");
+    // A stage loads its own weights from inside its directory: the
+    // directory itself must lie inside the pipeline's, symlinks followed.
+    detail::resolveInside(dir, st.directory,
+                          "directory of stage " + std::to_string(s));
     std::string path = stageDir + "/" + telar_artifact::kManifestFileName;
     if (!detail::isRegularFile(path))
       throw Error("artifact '" + dir + "' is incomplete: stage " +

@@ -1,6 +1,7 @@
 //===- Safetensors.cpp - Memory-mapped safetensors files ------------------===//
 
 #include "telar/runtime/Safetensors.h"
+#include "telar/json/JsonCheck.h"
 
 #include <nlohmann/json.hpp>
 
@@ -45,7 +46,9 @@ telar::runtime::parseSafetensorsDType(std::string_view code) {
 
 std::unique_ptr<SafetensorsFile>
 SafetensorsFile::open(const std::string &path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO must not wait for a writer (it is refused
+  // below); reads of a regular file ignore the flag.
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0)
     throw Error("cannot open weights file '" + path +
                 "': " + std::strerror(errno));
@@ -108,12 +111,20 @@ void SafetensorsFile::parseImage(const uint8_t *bytes, size_t size) {
   uint64_t dataSize = size - 8 - headerLength;
   const uint8_t *data = bytes + 8 + headerLength;
 
+  std::string_view headerText(reinterpret_cast<const char *>(bytes + 8),
+                              headerLength);
+  telar_json::JsonScan scan = telar_json::scanJson(headerText);
+  if (scan.tooDeep)
+    throw fail("header " + telar_json::describeTooDeep());
   json header;
   try {
-    header = json::parse(bytes + 8, bytes + 8 + headerLength);
+    header = json::parse(headerText.begin(), headerText.end());
   } catch (const json::exception &e) {
     throw fail(std::string("header is not valid JSON: ") + e.what());
   }
+  // nlohmann keeps one of a repeated tensor name's entries.
+  if (scan.duplicateKey)
+    throw fail("header names '" + *scan.duplicateKey + "' twice");
   if (!header.is_object())
     throw fail("header is not a JSON object");
 

@@ -108,21 +108,33 @@ Tensor telar::runtime::parseTensorProto(const std::string &bytes,
         (typeName.empty() ? std::to_string(proto.data_type()) : typeName));
   }
   Shape shape;
+  uint64_t numElements = 1;
+  bool overflow = false;
   for (int64_t d : proto.dims()) {
     if (d < 0)
       throw Error(origin + ": negative dimension " + std::to_string(d));
     shape.push_back(d);
+    overflow = overflow || __builtin_mul_overflow(numElements, uint64_t(d),
+                                                  &numElements);
   }
-  Tensor tensor(*dtype, shape);
-  if (name)
-    *name = proto.name();
-
+  // The data must be there before the tensor is allocated: a few bytes can
+  // declare any shape (as the .npy reader checks its data size first).
+  uint64_t byteSize = 0;
+  overflow = overflow || __builtin_mul_overflow(
+                             numElements, uint64_t(dtypeSize(*dtype)),
+                             &byteSize);
+  if (overflow)
+    throw Error(origin + ": the shape " + formatType(*dtype, shape) +
+                " is too large");
   if (proto.has_raw_data()) {
     const std::string &raw = proto.raw_data();
-    if (raw.size() != tensor.getByteSize())
+    if (raw.size() != byteSize)
       throw Error(origin + ": raw_data holds " + std::to_string(raw.size()) +
-                  " bytes but " + tensor.typeString() + " needs " +
-                  std::to_string(tensor.getByteSize()));
+                  " bytes but " + formatType(*dtype, shape) + " needs " +
+                  std::to_string(byteSize));
+    Tensor tensor(*dtype, shape);
+    if (name)
+      *name = proto.name();
     if (!raw.empty())
       std::memcpy(tensor.data(), raw.data(), raw.size());
     if (*dtype == DType::Bool)
@@ -152,10 +164,13 @@ Tensor telar::runtime::parseTensorProto(const std::string &bytes,
     count = proto.int32_data_size(), field = "int32_data";
     break;
   }
-  if (count != tensor.getNumElements())
+  if (uint64_t(count) != numElements)
     throw Error(origin + ": " + field + " holds " + std::to_string(count) +
-                " values but " + tensor.typeString() + " needs " +
-                std::to_string(tensor.getNumElements()));
+                " values but " + formatType(*dtype, shape) + " needs " +
+                std::to_string(numElements));
+  Tensor tensor(*dtype, shape);
+  if (name)
+    *name = proto.name();
   switch (*dtype) {
   case DType::Float32:
     copyTyped<float>(proto.float_data(), tensor);

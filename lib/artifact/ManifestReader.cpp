@@ -6,6 +6,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "telar/artifact/Manifest.h"
+#include "telar/json/JsonCheck.h"
+#include "telar/sharding/core/DeviceLimit.h"
 
 #include <nlohmann/json.hpp>
 
@@ -252,6 +254,16 @@ std::vector<Spec> parseTensors(const ObjectReader &root, const char *field,
   return specs;
 }
 
+/// Per-rank tables are sized by the world: no more ranks than a mesh may
+/// have devices.
+void checkWorldSize(int64_t worldSize, const std::string &origin) {
+  if (worldSize > telar_sharding::kMaxDevices)
+    throw Error(origin + ": field '" + key::kWorldSize + "' is " +
+                std::to_string(worldSize) + ", more than the " +
+                std::to_string(telar_sharding::kMaxDevices) +
+                " devices Telar supports");
+}
+
 /// Version 3's mesh and world size.
 void parseMesh(const ObjectReader &reader, Manifest &m,
                const std::string &origin) {
@@ -284,6 +296,9 @@ void parseMesh(const ObjectReader &reader, Manifest &m,
       m.mesh.axisNames.push_back(axes[i].get<std::string>());
       m.mesh.axisSizes.push_back(shape[i].get<int64_t>());
     }
+    std::string error;
+    if (!telar_sharding::checkNumDevices(m.mesh.axisSizes, error))
+      throw Error(origin + ": field '" + key::kMesh + "': " + error);
   }
   int64_t devices = 1;
   for (int64_t s : m.mesh.axisSizes)
@@ -298,6 +313,7 @@ void parseMesh(const ObjectReader &reader, Manifest &m,
     throw Error(origin + ": field '" + key::kWorldSize +
                 "' must be an integer >= 1, got " + world->dump());
   m.worldSize = world->get<int64_t>();
+  checkWorldSize(m.worldSize, origin);
   if (m.worldSize != devices)
     throw Error(origin + ": field '" + key::kWorldSize + "' is " +
                 std::to_string(m.worldSize) + " but the mesh (" +
@@ -352,6 +368,7 @@ void parsePipelineWorld(const ObjectReader &reader, Manifest &m,
     throw Error(origin + ": field '" + key::kWorldSize +
                 "' must be an integer >= 1, got " + world->dump());
   m.worldSize = world->get<int64_t>();
+  checkWorldSize(m.worldSize, origin);
 }
 
 /// The table runs to the end when every send blocks until its receive is
@@ -934,12 +951,19 @@ PipelineSpec parsePipeline(const json &object, const Manifest &m,
 
 Manifest telar_artifact::parseManifest(std::string_view text,
                                        const std::string &origin) {
+  // Bounded nesting before nlohmann builds the tree; no repeated keys
+  // (nlohmann keeps one of them silently).
+  telar_json::JsonScan scan = telar_json::scanJson(text);
+  if (scan.tooDeep)
+    throw Error(origin + ": invalid JSON: it " + telar_json::describeTooDeep());
   json root;
   try {
     root = json::parse(text.begin(), text.end());
   } catch (const json::exception &e) {
     throw Error(origin + ": invalid JSON: " + e.what());
   }
+  if (scan.duplicateKey)
+    throw Error(origin + ": field '" + *scan.duplicateKey + "' appears twice");
   ObjectReader reader(root, "", origin);
 
   // The format and its version first: a future version may change anything

@@ -4,6 +4,7 @@
 #include "telar/dialects/Telar/TelarDialect.h"
 #include "telar/sharding/OpSharding.h"
 #include "telar/sharding/Completion.h"
+#include "telar/sharding/core/DeviceLimit.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/DenseSet.h"
@@ -363,6 +364,10 @@ FailureOr<PlanningResult> mlir::telar::planner::planAndPrice(
   Plan plan;
   if (search) {
     SearchOptions options = *search;
+    if (options.devices > telar_sharding::kMaxDevices)
+      return mlir::emitError(main.getLoc())
+             << "--devices " << options.devices << " is more than the "
+             << telar_sharding::kMaxDevices << " devices Telar supports";
     if (userPlan)
       options.constraints = userPlan;
     result.memoryLimit =

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "telar/planner/Profile.h"
+#include "telar/json/JsonCheck.h"
 
 #include <nlohmann/json.hpp>
 
@@ -339,59 +340,6 @@ Profile parseProfile(const json &root) {
   return p;
 }
 
-/// Rejects repeated keys (nlohmann keeps the last one silently) while
-/// parsing; the path of the repeated key is rebuilt from the parse events.
-struct DuplicateKeyCheck {
-  struct Frame {
-    bool isObject;
-    std::set<std::string> keys;
-    std::string path;
-    size_t index = 0; // arrays: the next element's index
-    std::string key;  // objects: the current key
-  };
-  std::vector<Frame> stack;
-  std::string duplicate;
-
-  std::string currentPath() const {
-    if (stack.empty())
-      return "";
-    const Frame &top = stack.back();
-    if (top.isObject)
-      return child(top.path, top.key);
-    return top.path + "[" + std::to_string(top.index) + "]";
-  }
-  void valueDone() {
-    if (!stack.empty() && !stack.back().isObject)
-      ++stack.back().index;
-  }
-  bool operator()(int, json::parse_event_t event, json &parsed) {
-    switch (event) {
-    case json::parse_event_t::object_start:
-    case json::parse_event_t::array_start:
-      stack.push_back(
-          {event == json::parse_event_t::object_start, {}, currentPath()});
-      break;
-    case json::parse_event_t::object_end:
-    case json::parse_event_t::array_end:
-      stack.pop_back();
-      valueDone();
-      break;
-    case json::parse_event_t::key: {
-      std::string key = parsed.get<std::string>();
-      Frame &top = stack.back();
-      if (!top.keys.insert(key).second && duplicate.empty())
-        duplicate = child(top.path, key);
-      top.key = key;
-      break;
-    }
-    case json::parse_event_t::value:
-      valueDone();
-      break;
-    }
-    return true;
-  }
-};
-
 /// "parse error at line 3, column 5: ..." without nlohmann's tag.
 std::string jsonMessage(const std::exception &e) {
   std::string what = e.what();
@@ -405,13 +353,17 @@ std::string jsonMessage(const std::exception &e) {
 
 std::optional<Profile> telar_planner::parseProfileJson(const std::string &text,
                                                        std::string &error) {
+  // One linear pass first: the nesting depth before nlohmann builds the
+  // tree, and the repeated keys it would keep one of silently.
+  telar_json::JsonScan scan = telar_json::scanJson(text);
+  if (scan.tooDeep) {
+    error = "invalid JSON: it " + telar_json::describeTooDeep();
+    return std::nullopt;
+  }
   try {
-    DuplicateKeyCheck check;
-    json root = json::parse(
-        text, [&](int depth, json::parse_event_t event,
-                  json &parsed) { return check(depth, event, parsed); });
-    if (!check.duplicate.empty()) {
-      error = check.duplicate + ": the field appears twice";
+    json root = json::parse(text);
+    if (scan.duplicateKey) {
+      error = *scan.duplicateKey + ": the field appears twice";
       return std::nullopt;
     }
     return parseProfile(root);
@@ -523,6 +475,12 @@ bool readFile(const std::string &path, std::string &text, std::string &error) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) {
     error = "cannot read profile '" + path + "': it is a directory";
+    return false;
+  }
+  // Opening a FIFO would wait for a writer.
+  if (std::filesystem::exists(path, ec) &&
+      !std::filesystem::is_regular_file(path, ec)) {
+    error = "cannot read profile '" + path + "': not a regular file";
     return false;
   }
   std::ifstream in(path, std::ios::binary);

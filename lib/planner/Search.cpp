@@ -29,6 +29,7 @@
 #include "telar/planner/CostModel.h"
 #include "telar/planner/Strategies.h"
 #include "telar/sharding/Completion.h"
+#include "telar/sharding/core/DeviceLimit.h"
 #include "telar/sharding/core/Reshard.h"
 
 #include "mlir/IR/BuiltinTypes.h"
@@ -1080,6 +1081,11 @@ mlir::telar::planner::searchPlan(func::FuncOp main, const Profile &profile,
   auto start = std::chrono::steady_clock::now();
   if (options.devices < 1)
     return mlir::emitError(main.getLoc()) << "--devices must be at least 1";
+  // Meshes are enumerated by trial division of the device count.
+  if (options.devices > telar_sharding::kMaxDevices)
+    return mlir::emitError(main.getLoc())
+           << "--devices " << options.devices << " is more than the "
+           << telar_sharding::kMaxDevices << " devices Telar supports";
   SearchResult result;
   for (Operation &op : main.getBody().front().without_terminator()) {
     (void)op;

@@ -20,6 +20,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <algorithm>
@@ -803,6 +804,12 @@ mlir::telar::loadPlan(Location loc, StringRef planFile, StringRef meshSpec) {
     plan.mesh = *mesh;
     return plan;
   }
+  // Opening a FIFO would wait for a writer ("-" is standard input).
+  llvm::sys::fs::file_status status;
+  if (planFile != "-" && !llvm::sys::fs::status(planFile, status) &&
+      status.type() != llvm::sys::fs::file_type::regular_file)
+    return emitError(loc) << "cannot read plan '" << planFile
+                          << "': not a regular file";
   auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(planFile, /*IsText=*/true);
   if (!buffer)
     return emitError(loc) << "cannot read plan '" << planFile

@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "telar/sharding/Plan.h"
+#include "telar/json/JsonCheck.h"
+#include "telar/sharding/core/DeviceLimit.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -35,12 +37,67 @@ struct PathStep {
 
 /// A scanner over text that llvm::json already accepted, so it need not
 /// diagnose anything: it finds the keys of the object at a path (the
-/// top-level "mesh", or "stages"[1]."mesh"), in the order the text has them.
+/// top-level "mesh"), or of a member of every element of an array (each
+/// stage's "mesh"), in the order the text has them. One pass each, linear
+/// in the text (scanning from the start for every stage was quadratic).
 class KeyOrderScanner {
 public:
   explicit KeyOrderScanner(std::string_view text) : text(text) {}
 
   std::vector<std::string> keysAt(const std::vector<PathStep> &path) {
+    if (!descend(path) || peek() != '{')
+      return {};
+    return readKeys();
+  }
+
+  /// For each element of the array at `path`, the keys of its member `key`
+  /// if that is an object (else none).
+  std::vector<std::vector<std::string>>
+  keysInEach(const std::vector<PathStep> &path, const std::string &key) {
+    std::vector<std::vector<std::string>> all;
+    if (!descend(path) || !consume('['))
+      return all;
+    while (true) {
+      skipSpace();
+      std::vector<std::string> keys;
+      if (consume('{')) {
+        while (true) {
+          skipSpace();
+          if (peek() != '"')
+            break;
+          std::string name = readString();
+          skipSpace();
+          consume(':');
+          skipSpace();
+          if (name == key && peek() == '{') {
+            keys = readKeys();
+            skipSpace();
+            consume('}');
+          } else {
+            skipValue();
+          }
+          skipSpace();
+          if (!consume(','))
+            break;
+        }
+        skipSpace();
+        consume('}');
+      } else {
+        skipValue();
+      }
+      all.push_back(std::move(keys));
+      skipSpace();
+      if (!consume(','))
+        return all;
+    }
+  }
+
+private:
+  std::string_view text;
+  size_t pos = 0;
+
+  /// Moves to the value at `path`; false if the text has none there.
+  bool descend(const std::vector<PathStep> &path) {
     skipSpace();
     for (const PathStep &step : path) {
       if (step.index >= 0) {
@@ -51,17 +108,17 @@ public:
           skipValue();
           skipSpace();
           if (!consume(','))
-            return {};
+            return false;
         }
         skipSpace();
         continue;
       }
       if (!consume('{'))
-        return {};
+        return false;
       while (true) {
         skipSpace();
         if (peek() != '"')
-          return {};
+          return false;
         std::string key = readString();
         skipSpace();
         consume(':');
@@ -71,17 +128,11 @@ public:
         skipValue();
         skipSpace();
         if (!consume(','))
-          return {};
+          return false;
       }
     }
-    if (peek() != '{')
-      return {};
-    return readKeys();
+    return true;
   }
-
-private:
-  std::string_view text;
-  size_t pos = 0;
 
   char peek() const { return pos < text.size() ? text[pos] : '\0'; }
   bool consume(char c) {
@@ -168,14 +219,19 @@ std::string axisList(const Mesh &mesh) {
   return "the mesh has " + list;
 }
 
-/// `field` names the mesh in errors ("mesh", "stages[1].mesh"), `path`
-/// finds it in the text (for the order of its axes).
+/// `field` names the mesh in errors ("mesh", "stages[1].mesh"); `order` is
+/// the order of its axes in the text (KeyOrderScanner).
 std::optional<Mesh> parseMesh(const json::Object &object,
-                              std::string_view text,
-                              const std::vector<PathStep> &path,
+                              std::vector<std::string> order,
                               const std::string &field, std::string &error) {
+  // Before the axes are ordered (quadratic in their number).
+  if (int64_t(object.size()) > kMaxMeshAxes) {
+    error = field + ": the mesh has " + std::to_string(object.size()) +
+            " axes, more than the " + std::to_string(kMaxMeshAxes) +
+            " Telar supports";
+    return std::nullopt;
+  }
   Mesh mesh;
-  std::vector<std::string> order = KeyOrderScanner(text).keysAt(path);
   // Should the scanner miss a key, keep the others in sorted order.
   std::vector<std::string> rest;
   for (const auto &kv : object)
@@ -199,6 +255,10 @@ std::optional<Mesh> parseMesh(const json::Object &object,
     }
     mesh.axisNames.push_back(name);
     mesh.axisSizes.push_back(*n);
+  }
+  if (!checkNumDevices(mesh.axisSizes, error)) {
+    error = field + ": " + error;
+    return std::nullopt;
   }
   return mesh;
 }
@@ -366,8 +426,10 @@ void warnUnknownFields(const json::Object &object,
     warnings.push_back(prefix + "unknown field " + quote(field) + " ignored");
 }
 
+/// `meshOrder`: the order of the stage mesh's axes in the text.
 std::optional<PlanStage> parseStage(const json::Value &value, int64_t index,
-                                    std::string_view text, std::string &error,
+                                    const std::vector<std::string> &meshOrder,
+                                    std::string &error,
                                     std::vector<std::string> &warnings) {
   std::string field = "stages[" + std::to_string(index) + "]";
   const json::Object *object = value.getAsObject();
@@ -406,8 +468,7 @@ std::optional<PlanStage> parseStage(const json::Value &value, int64_t index,
       return std::nullopt;
     }
     std::optional<Mesh> parsed =
-        parseMesh(*axes, text, {{"stages"}, {"", index}, {"mesh"}},
-                  field + ".mesh", error);
+        parseMesh(*axes, meshOrder, field + ".mesh", error);
     if (!parsed)
       return std::nullopt;
     stage.mesh = *parsed;
@@ -419,6 +480,14 @@ std::optional<PlanStage> parseStage(const json::Value &value, int64_t index,
       return std::nullopt;
     }
     stage.firstRank = *rank;
+  }
+  // The job's ranks too stay within the devices a mesh may have.
+  if (stage.firstRank > kMaxDevices - stage.mesh.getNumDevices()) {
+    error = field + ".first_rank: " + std::to_string(stage.firstRank) +
+            " and " + std::to_string(stage.mesh.getNumDevices()) +
+            " devices reach beyond the " + std::to_string(kMaxDevices) +
+            " devices Telar supports";
+    return std::nullopt;
   }
   if (const json::Value *shardings = object->get("shardings"))
     if (!parseShardings(*shardings, stage.mesh, field + ".shardings",
@@ -533,10 +602,21 @@ telar_sharding::parsePlanJson(std::string_view text,
                               const std::optional<Mesh> &meshOverride,
                               std::string &error,
                               std::vector<std::string> &warnings) {
+  // llvm::json's parser recurses per level: bound the depth before it runs.
+  telar_json::JsonScan scan = telar_json::scanJson(text);
+  if (scan.tooDeep) {
+    error = "the JSON " + telar_json::describeTooDeep();
+    return std::nullopt;
+  }
   llvm::Expected<json::Value> parsed =
       json::parse(llvm::StringRef(text.data(), text.size()));
   if (!parsed) {
     error = "malformed JSON: " + llvm::toString(parsed.takeError());
+    return std::nullopt;
+  }
+  // llvm::json keeps one of an object's repeated keys.
+  if (scan.duplicateKey) {
+    error = *scan.duplicateKey + ": the field appears twice";
     return std::nullopt;
   }
   const json::Object *top = parsed->getAsObject();
@@ -581,9 +661,12 @@ telar_sharding::parsePlanJson(std::string_view text,
       error = "stages: expected at least one stage";
       return std::nullopt;
     }
+    std::vector<std::vector<std::string>> meshOrders =
+        KeyOrderScanner(text).keysInEach({{"stages"}}, "mesh");
+    meshOrders.resize(list->size());
     for (size_t i = 0; i < list->size(); ++i) {
       std::optional<PlanStage> stage =
-          parseStage((*list)[i], int64_t(i), text, error, warnings);
+          parseStage((*list)[i], int64_t(i), meshOrders[i], error, warnings);
       if (!stage)
         return std::nullopt;
       plan.stages.push_back(std::move(*stage));
@@ -595,7 +678,8 @@ telar_sharding::parsePlanJson(std::string_view text,
       return std::nullopt;
     }
     std::optional<Mesh> parsedMesh =
-        parseMesh(*axes, text, {{"mesh"}}, "mesh", error);
+        parseMesh(*axes, KeyOrderScanner(text).keysAt({{"mesh"}}), "mesh",
+                  error);
     if (!parsedMesh)
       return std::nullopt;
     plan.mesh = *parsedMesh;

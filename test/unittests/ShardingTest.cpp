@@ -1,6 +1,7 @@
 //===- ShardingTest.cpp - Meshes, shardings and their block math ----------===//
 
 #include "telar/sharding/core/Sharding.h"
+#include "telar/sharding/core/DeviceLimit.h"
 
 #include <gtest/gtest.h>
 
@@ -81,6 +82,44 @@ TEST(Sharding, ParseMeshSpec) {
   expectError("2d=2", "invalid mesh axis name '2d'");
   expectError("da ta=2", "invalid mesh axis name 'da ta'");
   expectError("data=2 2", "invalid size '2 2'");
+}
+
+// No cluster has more than kMaxDevices devices; products must not wrap
+// (2^32 * 2^32 is 0 in 64 bits).
+TEST(Sharding, ParseMeshSpecDeviceLimit) {
+  std::string error;
+  EXPECT_TRUE(parseMeshSpec("data=65536", error)) << error;
+  EXPECT_TRUE(parseMeshSpec("data=256,model=256", error)) << error;
+
+  auto expectError = [](std::string_view spec, std::string_view what) {
+    std::string error;
+    EXPECT_FALSE(parseMeshSpec(spec, error).has_value()) << spec;
+    EXPECT_NE(error.find(what), std::string::npos) << spec << ": " << error;
+  };
+  expectError("data=65537",
+              "the mesh has 65537 devices, more than the 65536 Telar supports");
+  expectError("data=256,model=257", "has 65792 devices");
+  expectError("data=1099511627776", "has 1099511627776 devices");
+  expectError("a=1048576,b=2", "has 2097152 devices");
+  expectError("a=4294967296,b=4294967296",
+              "the mesh has more than 2^63 devices, more than the 65536");
+  expectError("a=4294967296,b=4294967296,c=3", "more than 2^63 devices");
+
+  // At most 16 axes (the 17th is refused as it is read).
+  std::string sixteen, seventeen;
+  for (int i = 0; i < 17; ++i)
+    (i < 16 ? sixteen : seventeen) += "a" + std::to_string(i) + "=1,";
+  sixteen.pop_back();
+  EXPECT_TRUE(parseMeshSpec(sixteen, error)) << error;
+  expectError(sixteen + "," + seventeen.substr(0, seventeen.size() - 1),
+              "the mesh has more than 16 axes, the most Telar supports");
+  EXPECT_FALSE(checkNumDevices(std::vector<int64_t>(17, 1), error));
+  EXPECT_EQ(error, "the mesh has 17 axes, more than the 16 Telar supports");
+
+  EXPECT_TRUE(checkNumDevices({}, error));
+  EXPECT_TRUE(checkNumDevices({kMaxDevices}, error));
+  EXPECT_FALSE(checkNumDevices({kMaxDevices, 2}, error));
+  EXPECT_FALSE(checkNumDevices({int64_t(1) << 62, 4}, error));
 }
 
 TEST(Sharding, Queries) {

@@ -54,6 +54,10 @@ bool isPipelinedArtifact(const std::string &directory) {
   std::string path =
       (std::filesystem::path(directory) / telar_artifact::kManifestFileName)
           .string();
+  // Not a FIFO: opening one would wait for a writer.
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec))
+    return false;
   std::ifstream in(path);
   if (!in)
     return false;

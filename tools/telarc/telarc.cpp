@@ -39,6 +39,7 @@
 #include "telar/planner/Explain.h"
 #include "telar/planner/Profile.h"
 #include "telar/sharding/Completion.h"
+#include "telar/sharding/core/DeviceLimit.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -471,6 +472,18 @@ int run(int argc, char **argv) {
     }
   }
 
+  // Before any work: the planner's search grows with the device count.
+  if (devices < 0 || (devices.getNumOccurrences() && devices == 0)) {
+    llvm::errs() << "telarc: error: --devices must be at least 1\n";
+    return 1;
+  }
+  if (devices > telar_sharding::kMaxDevices) {
+    llvm::errs() << "telarc: error: --devices " << devices
+                 << " is more than the " << telar_sharding::kMaxDevices
+                 << " devices Telar supports\n";
+    return 1;
+  }
+
   auto start = std::chrono::steady_clock::now();
   if (!target.empty() && !quiet && llvm::sys::Process::StandardErrIsDisplayed())
     llvm::errs() << "telarc: importing " << inputFile << "...\n";
@@ -505,10 +518,6 @@ int run(int argc, char **argv) {
   // Planning and pricing: --devices searches a plan; any plan is priced
   // (plan.json's "cost"), and explained with --explain.
   bool planning = devices > 0;
-  if (devices < 0 || (devices.getNumOccurrences() && devices == 0)) {
-    llvm::errs() << "telarc: error: --devices must be at least 1\n";
-    return 1;
-  }
   bool emitsPlan = emit == EmitKind::Plan && target.empty();
   // The pipeline flags shape the search of --devices.
   for (cl::Option *opt : std::initializer_list<cl::Option *>{

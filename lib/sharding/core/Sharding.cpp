@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "telar/sharding/core/Sharding.h"
+#include "telar/sharding/core/DeviceLimit.h"
 
 #include <algorithm>
 #include <limits>
@@ -47,6 +48,27 @@ int64_t Mesh::getNumDevices() const {
   for (int64_t size : axisSizes)
     n *= size;
   return n;
+}
+
+bool telar_sharding::checkNumDevices(const std::vector<int64_t> &sizes,
+                                     std::string &error) {
+  if (int64_t(sizes.size()) > kMaxMeshAxes) {
+    error = "the mesh has " + std::to_string(sizes.size()) +
+            " axes, more than the " + std::to_string(kMaxMeshAxes) +
+            " Telar supports";
+    return false;
+  }
+  int64_t n = 1;
+  bool overflow = false;
+  for (int64_t size : sizes)
+    overflow = overflow || __builtin_mul_overflow(n, size, &n);
+  if (!overflow && n <= kMaxDevices)
+    return true;
+  error = "the mesh has " +
+          (overflow ? std::string("more than 2^63") : std::to_string(n)) +
+          " devices, more than the " + std::to_string(kMaxDevices) +
+          " Telar supports";
+  return false;
 }
 
 std::optional<int64_t> Mesh::getAxisIndex(std::string_view name) const {
@@ -126,6 +148,11 @@ std::optional<Mesh> telar_sharding::parseMeshSpec(std::string_view spec,
               "' (expected letters, digits and '_', not starting with a digit)";
       return std::nullopt;
     }
+    if (mesh.getNumAxes() == kMaxMeshAxes) {
+      error = "the mesh has more than " + std::to_string(kMaxMeshAxes) +
+              " axes, the most Telar supports";
+      return std::nullopt;
+    }
     if (mesh.getAxisIndex(name)) {
       error = "mesh axis '" + std::string(name) + "' is repeated";
       return std::nullopt;
@@ -156,6 +183,9 @@ std::optional<Mesh> telar_sharding::parseMeshSpec(std::string_view spec,
       break;
     pos = end + 1;
   }
+  // Refused here, before any work that grows with the device count.
+  if (!checkNumDevices(mesh.axisSizes, error))
+    return std::nullopt;
   return mesh;
 }
 
