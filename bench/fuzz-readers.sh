@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fuzzes the file readers (manifest.json, .npy, safetensors:
+# Fuzzes the file readers (manifest.json, .npy, safetensors, profiles:
 # test/fuzz/ReadersFuzzer.cpp) with libFuzzer, AddressSanitizer and
 # UndefinedBehaviorSanitizer for a given time.
 #
@@ -8,8 +8,8 @@
 # Builds build-fuzz-readers/telar-readers-fuzzer with clang-22 straight from
 # the plain-C++ sources the readers need (no MLIR: a minute, not the whole
 # instrumented build of bench/fuzz-importer.sh), seeds the corpus with valid
-# files (a manifest of every kind the unit tests write, .npy of each dtype
-# from numpy, a safetensors file), runs it with a 2 GiB memory limit and a
+# files (the manifests the tests wrote, .npy of each dtype from numpy, a
+# safetensors file, the shipped profiles), runs it with a 2 GiB memory limit and a
 # 10 s limit per input, and prints what it ran. Crashing inputs land in
 # build-fuzz-readers/crashes/; the script exits non-zero when one was found.
 set -euo pipefail
@@ -20,18 +20,19 @@ mkdir -p "$out/corpus" "$out/crashes"
 sources=(
   test/fuzz/ReadersFuzzer.cpp
   lib/artifact/Manifest.cpp lib/artifact/ManifestReader.cpp
-  lib/artifact/ManifestWriter.cpp
+  lib/artifact/ManifestWriter.cpp lib/json/JsonCheck.cpp
   lib/sharding/core/Sharding.cpp lib/sharding/core/Reshard.cpp
   lib/sharding/core/Schedule.cpp lib/sharding/core/CrossMesh.cpp
   runtime/Npy.cpp runtime/Safetensors.cpp runtime/Tensor.cpp
-  runtime/Blocks.cpp runtime/FileUtil.cpp
+  runtime/Blocks.cpp runtime/FileUtil.cpp lib/planner/Profile.cpp
 )
 echo "fuzz-readers: building"
 (cd "$root" && clang++-22 -std=c++17 -O1 -g -fexceptions \
   -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
   -Iinclude -Iruntime "${sources[@]}" -o "$out/telar-readers-fuzzer")
 
-# Seeds: the reader's byte first (0 manifest, 1 npy, 2 safetensors).
+# Seeds: the reader's byte first (0 manifest, 1 npy, 2 safetensors, 3
+# profile).
 python="$root/.venv/bin/python"
 "$python" - "$out/corpus" "$root" <<'PY'
 import glob, io, json, os, struct, sys
@@ -54,6 +55,8 @@ for dt in ("float32", "float64", "float16", "int8", "int32", "int64", "uint8", "
 header = json.dumps({"w": {"dtype": "F32", "shape": [2, 2], "data_offsets": [0, 16]},
                      "__metadata__": {"format": "pt"}}).encode()
 seed("safetensors", 2, struct.pack("<Q", len(header)) + header + bytes(16))
+for p in sorted(glob.glob(os.path.join(root, "lib", "planner", "profiles", "*.json"))):
+    seed("profile-" + os.path.basename(p), 3, open(p, "rb").read())
 PY
 echo "fuzz-readers: $(ls "$out/corpus" | wc -l) corpus inputs, running ${seconds}s"
 status=0

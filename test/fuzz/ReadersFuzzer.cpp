@@ -2,8 +2,9 @@
 //
 // The readers of files Telar takes from its users and from artifacts, fed
 // arbitrary bytes: manifest.json (telar_artifact::parseManifest), .npy
-// images (telar::runtime::parseNpy) and safetensors images
-// (SafetensorsFile::parse). The first byte picks the reader. A reader's
+// images (telar::runtime::parseNpy), safetensors images
+// (SafetensorsFile::parse) and hardware profiles
+// (telar_planner::parseProfileJson). The first byte picks the reader. A reader's
 // Error is its answer to a bad file; a crash, a sanitizer report, a hang or
 // memory beyond libFuzzer's -rss_limit_mb is a finding.
 // bench/fuzz-readers.sh builds and runs it (AddressSanitizer and
@@ -12,11 +13,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "telar/artifact/Manifest.h"
+#include "telar/planner/Profile.h"
 #include "telar/runtime/Npy.h"
 #include "telar/runtime/Safetensors.h"
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -25,7 +28,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   const char *bytes = reinterpret_cast<const char *>(data) + 1;
   size_t length = size - 1;
   try {
-    switch (data[0] % 3) {
+    switch (data[0] % 4) {
     case 0:
       telar_artifact::parseManifest(std::string_view(bytes, length), "m.json");
       break;
@@ -35,6 +38,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     case 2:
       telar::runtime::SafetensorsFile::parse(bytes, length, "w.safetensors");
       break;
+    case 3: {
+      std::string error;
+      telar_planner::parseProfileJson(std::string(bytes, length), error);
+      break;
+    }
     }
   } catch (const telar_artifact::Error &) {
     // The reader's answer to a bad file.
