@@ -87,10 +87,25 @@ bool writeAll(int fd, const char *data, size_t size) {
   return true;
 }
 
-/// Blocking reads (the server side); false on EOF or an error.
-bool readAll(int fd, void *data, size_t size) {
+/// Reads `size` bytes within `deadline` (poll-bounded; none at
+/// time_point::max()); false on EOF, an error or the deadline.
+bool readWithin(int fd, void *data, size_t size, Clock::time_point deadline) {
   auto *p = static_cast<char *>(data);
   while (size > 0) {
+    int wait = -1;
+    if (deadline != Clock::time_point::max()) {
+      auto left = std::chrono::duration_cast<milliseconds>(deadline -
+                                                           Clock::now());
+      if (left.count() <= 0)
+        return false;
+      wait = int(std::min<long long>(left.count(), 1 << 30));
+    }
+    pollfd pfd{fd, POLLIN, 0};
+    int ready = ::poll(&pfd, 1, wait);
+    if (ready < 0 && errno == EINTR)
+      continue;
+    if (ready <= 0)
+      return false;
     ssize_t n = ::recv(fd, p, size, 0);
     if (n < 0 && errno == EINTR)
       continue;
@@ -100,6 +115,12 @@ bool readAll(int fd, void *data, size_t size) {
     size -= size_t(n);
   }
   return true;
+}
+
+/// Blocking reads (the server side, once a peer is admitted); false on EOF
+/// or an error.
+bool readAll(int fd, void *data, size_t size) {
+  return readWithin(fd, data, size, Clock::time_point::max());
 }
 
 bool readU32(int fd, uint32_t &v) {
@@ -114,31 +135,6 @@ bool readU64(int fd, uint64_t &v) {
   if (!readAll(fd, b, 8))
     return false;
   v = decode(b, 8);
-  return true;
-}
-/// Reads `size` bytes within `deadline` (poll-bounded); false on EOF, an
-/// error or the deadline.
-bool readWithin(int fd, void *data, size_t size, Clock::time_point deadline) {
-  auto *p = static_cast<char *>(data);
-  while (size > 0) {
-    auto left = std::chrono::duration_cast<milliseconds>(deadline -
-                                                         Clock::now());
-    if (left.count() <= 0)
-      return false;
-    pollfd pfd{fd, POLLIN, 0};
-    int ready = ::poll(&pfd, 1, int(left.count()));
-    if (ready < 0 && errno == EINTR)
-      continue;
-    if (ready <= 0)
-      return false;
-    ssize_t n = ::recv(fd, p, size, 0);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      return false;
-    p += n;
-    size -= size_t(n);
-  }
   return true;
 }
 
