@@ -46,10 +46,11 @@ from run_models import first_error_line  # noqa: E402
 
 # -test-telar-cost-model, per op:
 #   remark: compute 3.048e-06 s, 2048 flops, 1536 bytes; all_reduce over [model]: [4x16] -> [4x16], 256 bytes, 1.256e-06 s
-_PRICED = re.compile(r"; (\w+) over \[([^\]]*)\]: \[([^\]]*)\] -> \[([^\]]*)\], (\d+) bytes, ")
+_PRICED = re.compile(r"; (\w+(?:<\w+>)?) over \[([^\]]*)\]: \[([^\]]*)\] -> \[([^\]]*)\], (\d+) bytes, ")
 # -test-telar-collectives, per collective:
 #   remark: all_reduce over [model]: [8x32] -> [8x32] f32, 1024 bytes per rank
-_EMITTED = re.compile(r"remark: (\w+) over \[([^\]]*)\]: \[([^\]]*)\] -> \[([^\]]*)\] \S+, "
+#   (a reduction other than a sum named in both: all_reduce<max>)
+_EMITTED = re.compile(r"remark: (\w+(?:<\w+>)?) over \[([^\]]*)\]: \[([^\]]*)\] -> \[([^\]]*)\] \S+, "
                       r"(\d+) bytes per rank")
 _KINDS = {"local_slice": "all_slice"}
 

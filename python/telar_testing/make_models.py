@@ -48,6 +48,16 @@ Models (--size small, the default, then --size mini and --size bench):
                  of every token differ by at least 1e-2: rounding differences
                  between implementations cannot change which experts are chosen.
 
+    reductions   max and min reductions with onnx.helper at opset 18: x @ w_in
+                 [d, hidden], a softmax over the hidden dim written out (ReduceMax,
+                 Sub, Exp, ReduceSum, Div), its max over the sequence (ReduceMax)
+                 projected by w_out [hidden, d] -> y [B, d]; the hidden state's min
+                 over the sequence (ReduceMin) -> min_pool [B, hidden] and max over
+                 the hidden dim -> token_max [B, T] (outputs a split reduction
+                 produces).
+                 small: x float32 [2, 8, 16], hidden 32; mini: [1, 32, 128],
+                 hidden 256; bench: [1, 128, 256], hidden 1024
+
 Each model is checked with onnx.checker and run with onnxruntime, and
 onnxruntime's outputs are compared with the reference; a failure is an error
 (exit 1) unless --no-check (then no .ort_outputs.npz is written).
@@ -363,7 +373,56 @@ def moe_topk_numpy(c, w, x):
     return y.reshape(B, T, d).astype(np.float32)
 
 
-HELPER_MODELS = {"llama": build_llama, "moe_topk": build_moe_topk}
+# ----------------------------------------------------------------- reductions
+REDUCTION_SIZES = {
+    "small": dict(batch=2, seq=8, d=16, hidden=32),
+    "mini": dict(batch=1, seq=32, d=128, hidden=256),
+    "bench": dict(batch=1, seq=128, d=256, hidden=1024),
+}
+
+
+def build_reductions(size, batch=None):
+    """Max and min reductions a plan can split: a softmax written out over the
+    hidden dim, max pooling of it and min pooling of the hidden state over the
+    sequence, each token's largest hidden value, a projection of the pool."""
+    from onnx import TensorProto as TP
+    c = dict(REDUCTION_SIZES[size])
+    c["batch"] = batch or c["batch"]
+    B, T, d, h = c["batch"], c["seq"], c["d"], c["hidden"]
+    rng = np.random.default_rng(SEED + 30)
+    w = {"w_in": _weight(rng, d, h), "w_out": _weight(rng, h, d)}
+    g = GraphBuilder("reductions")
+    for k, v in w.items():
+        g.init(k, v)
+    x = g.input("x", TP.FLOAT, [B, T, d])
+    hid = g.op("MatMul", [x, "w_in"], "hidden")                           # [B, T, h]
+    last = g.const_i64([-1], "axes")
+    m = g.op("ReduceMax", [hid, last], "row_max", keepdims=1)
+    e = g.op("Exp", [g.op("Sub", [hid, m], "shifted")], "exp")
+    p = g.op("Div", [e, g.op("ReduceSum", [e, last], "row_sum", keepdims=1)], "probs")
+    seq = g.const_i64([1], "axes")
+    pmax = g.op("ReduceMax", [p, seq], "max_pool", keepdims=0)            # [B, h]
+    pmin = g.op("ReduceMin", [hid, seq], "min_pool", keepdims=0)          # [B, h]
+    top = g.op("ReduceMax", [hid, last], "token_max", keepdims=0)         # [B, T]
+    y = g.op("MatMul", [pmax, "w_out"], "projected")                      # [B, d]
+    g.output(y, "y", TP.FLOAT, [B, d])
+    g.output(pmin, "min_pool", TP.FLOAT, [B, h])
+    g.output(top, "token_max", TP.FLOAT, [B, T])
+    xin = rng.standard_normal((B, T, d)).astype(np.float32)
+    return g.model(HELPER_OPSET), {"x": xin}, reductions_numpy(w, xin)
+
+
+def reductions_numpy(w, x):
+    hid = x @ w["w_in"]
+    e = np.exp(hid - hid.max(axis=-1, keepdims=True))
+    p = e / e.sum(axis=-1, keepdims=True)
+    return {"y": (p.max(axis=1) @ w["w_out"]).astype(np.float32),
+            "min_pool": hid.min(axis=1).astype(np.float32),
+            "token_max": hid.max(axis=-1).astype(np.float32)}
+
+
+HELPER_MODELS = {"llama": build_llama, "moe_topk": build_moe_topk,
+                 "reductions": build_reductions}
 
 
 def torch_models():

@@ -126,6 +126,11 @@ CASES = [
     Case("moe_topk", "ep", "expert=2", 4),
     Case("moe_topk", "ep", "expert=4", 4, mpirun=True),
     Case("moe_topk", "tp", "model=2", 4),
+    Case("reductions", "tp", "model=2", 2),
+    Case("reductions", "tp", "model=4", 2),
+    Case("reductions", "sp", "seq=2", 2),
+    Case("reductions", "sp", "seq=4", 2),
+    Case("reductions", "sp_tp", "seq=2,model=2", 2, mpirun=True),
 ]
 
 
@@ -248,8 +253,9 @@ def _is_sharded(v):
 
 # `-test-telar-collectives` remarks, e.g.
 #   remark: all_reduce over [model]: [8x32] -> [8x32] f32, 1024 bytes per rank
-_COLL = re.compile(r"\b(all_reduce|all_gather|reduce_scatter|all_to_all|all_slice|"
-                   r"broadcast|send|recv)\b over \[([^\]]*)\].*?(\d+) bytes per rank")
+#   remark: all_reduce<max> over [seq]: [2x32] -> [2x32] f32, 256 bytes per rank
+_COLL = re.compile(r"\b((?:all_reduce|reduce_scatter)(?:<\w+>)?|all_gather|all_to_all|"
+                   r"all_slice|broadcast|send|recv) over \[([^\]]*)\].*?(\d+) bytes per rank")
 
 
 def parse_collectives(text):

@@ -29,6 +29,8 @@ Forms (the mesh axis names are part of the form):
            and the tokens on the same axis
     sp     sequence split of a transformer's activations on "seq": the token
            inputs and the logits split along the sequence
+    sp_tp  the reductions model: its sequence on "seq", its hidden dim on
+           "model" (a max/min over each split dim: partial max/min resolved)
     ch     channel split of the ResNet on "model": every block's conv1
            column-split (output channels), conv2 row-split (input channels)
     dp_ch  both on {"data": D, "model": M}
@@ -58,7 +60,7 @@ import json
 import re
 import sys
 
-FORMS = ("dp", "tp", "dp_tp", "ep", "sp", "ch", "dp_ch")
+FORMS = ("dp", "tp", "dp_tp", "ep", "sp", "sp_tp", "ch", "dp_ch")
 
 
 # ---------------------------------------------------------------- the graph
@@ -340,6 +342,23 @@ def plan_moe_topk(g, form, mesh):
     return b.plan()
 
 
+def plan_reductions(g, form, mesh):
+    """x [B, T, d] @ w_in [d, hidden]: splitting the hidden dim splits the
+    written-out softmax's max and sum and the token max; splitting the
+    sequence splits the max and min pools."""
+    b = PlanBuilder(g, mesh)
+    if form == "dp":
+        _dp_inputs(b, g)
+    elif form in ("tp", "sp", "sp_tp"):
+        if form != "tp":
+            b.split("x", 1, "seq")
+        if form != "sp":
+            b.split("w_in", 1, "model")
+    else:
+        raise ValueError(f"no {form} plan for reductions")
+    return b.plan()
+
+
 # ------------------------------------------------------------------ ResNet
 def plan_resnet(g, form, mesh):
     b = PlanBuilder(g, mesh)
@@ -366,7 +385,7 @@ PLANNERS = {
     "gpt": plan_gpt_like, "bert": plan_gpt_like, "vit": plan_gpt_like,
     "llama": plan_llama, "moe_einsum": plan_moe_einsum,
     "moe_grouped": plan_moe_einsum, "moe_topk": plan_moe_topk,
-    "resnet18": plan_resnet,
+    "resnet18": plan_resnet, "reductions": plan_reductions,
 }
 
 

@@ -55,7 +55,7 @@ def TestTelarCollectives : Pass<"test-telar-collectives", "func::FuncOp"> {
   let summary = "Print every collective of a partitioned program as a remark";
   let description = [{
     For every shard collective of a function (`telar-partition`'s output):
-    its kind, the mesh axes of its group (by name, from the grid's
+    its kind (with its reduction when not a sum: `all_reduce<max>`), the mesh axes of its group (by name, from the grid's
     `telar.axis_names`), its local input and output shapes, its element
     type and the bytes each rank sends in it (the `telar.bytes` the
     partitioner copied from the resharding step); then, on the function,

@@ -50,7 +50,17 @@ struct TestTelarCollectives
       }
       std::string text;
       llvm::raw_string_ostream os(text);
-      os << kind << " over [";
+      // A reduction other than a sum is named (a partial max resolved as a
+      // sum is a wrong output, not a different cost).
+      os << kind;
+      std::optional<shard::ReductionKind> reduction;
+      if (auto ar = dyn_cast<shard::AllReduceOp>(op))
+        reduction = ar.getReduction();
+      else if (auto rs = dyn_cast<shard::ReduceScatterOp>(op))
+        reduction = rs.getReduction();
+      if (reduction && *reduction != shard::ReductionKind::Sum)
+        os << "<" << shard::stringifyReductionKind(*reduction) << ">";
+      os << " over [";
       auto axes = op->getAttrOfType<DenseI16ArrayAttr>("grid_axes");
       for (auto [i, a] : llvm::enumerate(axes.asArrayRef())) {
         if (i)

@@ -117,8 +117,14 @@ struct TestTelarCostModel
          << int64_t(op.compute.flops) << " flops, "
          << int64_t(op.compute.bytes) << " bytes";
       for (const planner::PricedStep &p : op.comm) {
-        os << "; " << telar_sharding::getStepKindName(p.step.kind) << " over "
-           << axisList(p.step.axes, mesh) << ": ";
+        os << "; " << telar_sharding::getStepKindName(p.step.kind);
+        // As -test-telar-collectives names them: a reduction other than a sum.
+        bool reduces = p.step.kind == telar_sharding::StepKind::AllReduce ||
+                       p.step.kind == telar_sharding::StepKind::ReduceScatter;
+        if (reduces && p.step.reduction != telar_sharding::ReductionKind::Sum)
+          os << "<" << telar_sharding::getReductionName(p.step.reduction)
+             << ">";
+        os << " over " << axisList(p.step.axes, mesh) << ": ";
         shape(os, p.step.inputShape);
         os << " -> ";
         shape(os, p.step.outputShape);
