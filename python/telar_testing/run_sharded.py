@@ -6,6 +6,7 @@ Usage:
         [--cases 'gpt tp*'] [--telarc build/bin/telarc] [--telar-run PATH]
         [--telar-opt PATH] [--jobs 2] [--timeout 120] [--rtol 1e-4] [--atol 1e-4]
         [--no-mpirun] [--keep] [--json out.json]
+    .venv/bin/python python/telar_testing/run_sharded.py --make DIR --plans-only [--completed]
     .venv/bin/python python/telar_testing/run_sharded.py --list
 
 A case is a model (make_models.py name), a batch size, a parallelism form of
@@ -25,6 +26,13 @@ and for each case:
         --threads 1 --report DIR/CASE.report.json -q
     (and once per model, the case marked `mpirun` in CASES:
      mpirun -np N telar-run DIR/CASE.artifact --input ... --threads 1 -q)
+
+--plans-only writes and prints the plans without compiling; with --completed
+it prints, for each, the values telarc's completion shards (`telarc --plan P
+--emit=plan`), one `"name" sharding` line each: test/e2e/sharded-plans.test
+compares that with test/e2e/Inputs/completed-plans.txt, so that a change of
+completion shows as the plans it changes (regenerate the file with the
+command in that test, and read the diff).
 
 Every output is compared (tensor_compare.compare, rtol 1e-4, atol 1e-4: the
 fp32 tolerance of run_models.py) with onnxruntime's and with the single-device
@@ -56,8 +64,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sharded_plans  # noqa: E402
 from run_models import first_error_line  # noqa: E402
 from runner import (Runner, add_common_arguments, filter_cases, fmt,  # noqa: E402
-                    fmt_bytes, kill_commands_on_exit, mpi_session, run_cmd,
-                    run_harness)
+                    fmt_bytes, kill_commands_on_exit, mpi_session, resolve_tools,
+                    run_cmd, run_harness)
 
 class Case:
     def __init__(self, model, form, mesh, batch, mpirun=False, note=""):
@@ -326,8 +334,20 @@ def print_table(results):
     print_markdown_table(hdr, rows)
 
 
+def completed_text(case, plan_json):
+    """The completed plan of `case` (telarc --emit=plan's text) as the lines
+    --completed prints: a header, then `name sharding` for every value that
+    is not replicated, sorted by name."""
+    done = json.loads(plan_json)["shardings"]
+    sharded = [(k, v) for k, v in sorted(done.items()) if _is_sharded(v)]
+    lines = [f"completed {case.name}: {len(sharded)} of {len(done)} values sharded"]
+    lines += [f"  {json.dumps(k)} {json.dumps(v, separators=(',', ':'))}" for k, v in sharded]
+    return "\n".join(lines) + "\n"
+
+
 def write_plans(a, r, cases):
-    """--plans-only: every case's plan into DIR/plans, printed."""
+    """--plans-only: every case's plan into DIR/plans, printed; with
+    --completed, what telarc completes each into instead."""
     plans = os.path.join(a.dir, "plans")
     os.makedirs(plans, exist_ok=True)
     failed = 0
@@ -340,9 +360,19 @@ def write_plans(a, r, cases):
             print(f"FAIL {c.name} plan: {type(e).__name__}: {e}")
             continue
         text = sharded_plans.plan_text(plan)
-        with open(os.path.join(plans, c.slug + ".json"), "w") as f:
+        plan_path = os.path.join(plans, c.slug + ".json")
+        with open(plan_path, "w") as f:
             f.write(text)
-        print(f"plan {c.name} ({len(plan['shardings'])} values named):\n{text}", end="")
+        if not a.completed:
+            print(f"plan {c.name} ({len(plan['shardings'])} values named):\n{text}", end="")
+            continue
+        rc, err, out, _ = run_cmd([a.telarc, onnx_path, "--plan", plan_path, "--emit=plan"],
+                                  a.timeout)
+        if rc != 0:
+            failed += 1
+            print(f"FAIL {c.name} emit-plan: rc={rc}: {first_error_line(err)}")
+            continue
+        print(completed_text(c, out), end="", flush=True)
     print(f"run-sharded plans: {len(cases) - failed} written, {failed} failed")
     return 1 if failed else 0
 
@@ -364,11 +394,16 @@ def main(argv=None):
     ap.add_argument("--print-plans", action="store_true", help="print every plan")
     ap.add_argument("--plans-only", action="store_true",
                     help="only build the models and write (and print) the plans")
+    ap.add_argument("--completed", action="store_true",
+                    help="with --plans-only: print each plan as telarc completes it "
+                         "(the values it shards), not as written")
     a = ap.parse_args(argv)
     cases = select(a)
 
     def after_models(r):
         if a.plans_only:
+            if a.completed and not resolve_tools(a, "run_sharded"):
+                return 2
             return write_plans(a, r, cases)
         a.mpirun = shutil.which(a.mpirun) or a.mpirun
         return None

@@ -14,6 +14,8 @@
 // RUN: telar-opt %t/tie.mlir --telar-apply-plan=plan=%t/tie.json | FileCheck %s --check-prefix=TIE
 // RUN: telar-opt %t/tie-swapped.mlir --telar-apply-plan=plan=%t/tie.json | FileCheck %s --check-prefix=TIE-SWAPPED
 // RUN: telar-opt %t/factor.mlir --telar-apply-plan=plan=%t/factor.json | FileCheck %s --check-prefix=FACTOR
+// RUN: telar-opt %t/factor-tie.mlir --telar-apply-plan=plan=%t/factor-tie.json | FileCheck %s --check-prefix=FACTOR-TIE
+// RUN: telar-opt %t/factor-blocks.mlir --telar-apply-plan=plan=%t/factor-blocks.json | FileCheck %s --check-prefix=FACTOR-BLOCKS
 // RUN: telar-opt %t/whole.mlir --telar-apply-plan=plan=%t/whole.json | FileCheck %s --check-prefix=WHOLE
 // Deterministic: the same plan gives the same IR.
 // RUN: telar-opt %t/mlp.mlir --telar-apply-plan=plan=%t/dxt.json > %t/a.mlir
@@ -171,6 +173,29 @@
 // FACTOR-NEXT: telar.matmul %[[AU]], %{{.*}} {telar.result_names = ["p"]}
 // FACTOR-NEXT: shard.sharding @mesh split_axes = {{\[}}[], []] {telar.partial = {d = "sum"}}
 
+// A factor's tie (equal bytes, equal blocks): a split on d (operand 0) or on
+// e (operand 1) each reshards the other operand alike; the earlier proposal,
+// operand 0's, wins (b is resharded, the sum produced split on d).
+// FACTOR-TIE:      shard.sharding @mesh split_axes = {{\[}}[1], []] :
+// FACTOR-TIE-NEXT: %[[B:.*]] = shard.shard %arg1
+// FACTOR-TIE-NEXT: shard.sharding @mesh split_axes = {{\[}}[0], []] :
+// FACTOR-TIE-NEXT: %[[BU:.*]] = shard.shard %[[B]] to %{{.*}} annotate_for_users : tensor<8x8xf32>
+// FACTOR-TIE-NEXT: telar.add %{{.*}}, %[[BU]] {telar.result_names = ["s"]}
+// FACTOR-TIE-NEXT: shard.sharding @mesh split_axes = {{\[}}[0], []] :
+
+// A factor's tie on blocks: neg's operand x is [d] (its other use wants
+// that), its result r [d, e] (its use wants that); either way a local slice,
+// no bytes: the candidate with more blocks wins, so neg runs on [d, e]
+// blocks (x sliced for it) rather than producing [d] and slicing r.
+// FACTOR-BLOCKS:      telar.relu
+// FACTOR-BLOCKS-NEXT: shard.sharding @mesh split_axes = {{\[}}[0], []] :
+// FACTOR-BLOCKS-NEXT: %[[X:.*]] = shard.shard
+// FACTOR-BLOCKS-NEXT: shard.sharding @mesh split_axes = {{\[}}[0, 1], []] :
+// FACTOR-BLOCKS-NEXT: %[[XU:.*]] = shard.shard %[[X]] to %{{.*}} annotate_for_users : tensor<8x8xf32>
+// FACTOR-BLOCKS-NEXT: %[[R:.*]] = telar.neg %[[XU]] {telar.result_names = ["r"]}
+// FACTOR-BLOCKS-NEXT: shard.sharding @mesh split_axes = {{\[}}[0, 1], []] :
+// FACTOR-BLOCKS-NEXT: shard.shard %[[R]] to %{{.*}} : tensor<8x8xf32>
+
 // A dimension that cannot carry a sharding: a reshape merging a dim whose
 // minor factor is split (the major one is not) gathers its operand. A mean
 // over a split dim leaves partial sums (equal blocks), resolved for return.
@@ -287,6 +312,25 @@ func.func @main(%a: tensor<4x16xf32> {telar.name = "a"}) -> tensor<4x4xf32> attr
 }
 //--- factor.json
 {"mesh": {"d": 2}, "shardings": {"a": [[], []], "b": [["d"], []]}}
+//--- factor-tie.mlir
+func.func @main(%a: tensor<8x8xf32> {telar.name = "a"}, %b: tensor<8x8xf32> {telar.name = "b"}) -> tensor<8x8xf32> attributes {telar.output_names = ["s"]} {
+  %s = telar.add %a, %b {telar.result_names = ["s"]} : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %s : tensor<8x8xf32>
+}
+//--- factor-tie.json
+{"mesh": {"d": 2, "e": 2}, "shardings": {"a": [["d"], []], "b": [["e"], []]}}
+//--- factor-blocks.mlir
+func.func @main(%xin: tensor<8x8xf32> {telar.name = "xin"}) -> (tensor<8x8xf32>, tensor<8x8xf32>) attributes {telar.output_names = ["z", "w"]} {
+  %c = telar.constant {telar.result_names = ["c"]} dense<1.0> : tensor<8x8xf32>
+  %c2 = telar.constant {telar.result_names = ["c2"]} dense<1.0> : tensor<8x8xf32>
+  %x = telar.relu %xin {telar.result_names = ["x"]} : (tensor<8x8xf32>) -> tensor<8x8xf32>
+  %r = telar.neg %x {telar.result_names = ["r"]} : (tensor<8x8xf32>) -> tensor<8x8xf32>
+  %z = telar.add %r, %c {telar.result_names = ["z"]} : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>
+  %w = telar.add %x, %c2 {telar.result_names = ["w"]} : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %z, %w : tensor<8x8xf32>, tensor<8x8xf32>
+}
+//--- factor-blocks.json
+{"mesh": {"d": 2, "e": 2}, "shardings": {"c": [["d", "e"], []], "c2": [["d"], []]}}
 //--- whole.mlir
 func.func @main(%x: tensor<8x6xf32> {telar.name = "x"}) -> (tensor<48xf32>, tensor<8xf32>) attributes {telar.output_names = ["flat", "m"]} {
   %f = telar.reshape %x {shape = array<i64: 48>, telar.result_names = ["flat"]} : (tensor<8x6xf32>) -> tensor<48xf32>
