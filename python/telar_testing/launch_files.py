@@ -4,7 +4,7 @@
 Usage:
     .venv/bin/python python/telar_testing/launch_files.py --make DIR
         [--telarc build/bin/telarc] [--telar-run build/bin/telar-run]
-        [--only k8s-parse,mpijob-parse,dockerfile,bundle,mpirun,k8s-local]
+        [--only k8s-parse,mpijob-parse,dockerfile,bundle,mpirun,mpirun-nodes,k8s-local,sbatch-none]
         [--timeout 120] [--rtol 1e-4] [--atol 1e-4]
 
 Builds the GPT-like model (make_models.py) into DIR, compiles it for 4 ranks
@@ -43,6 +43,13 @@ telar-run), then prints one line per check, `PASS NAME (details)` or
                   packages)
     mpirun        launch/mpirun.sh (TELAR_RUN=telar-run) on the inputs:
                   outputs == single-device
+    mpirun-nodes  launch/mpirun.sh of the artifact compiled again with
+                  --nodes 2 (its plan.json as --plan), TELAR_HOSTFILE listing
+                  two "nodes" of 2 slots (node-a, node-b) that OpenMPI's rsh
+                  agent (OMPI_MCA_plm_rsh_agent: a script that logs the host
+                  and runs the daemon here) starts: daemons on both, outputs
+                  == single-device (mpirun -np must be the world size, not
+                  the ranks of one node)
     k8s-local     the Indexed Job's pod command line run as 4 local processes
                   with the environment the pods get (the container's env,
                   the Secret's token resolved, JOB_COMPLETION_INDEX=i; the
@@ -83,8 +90,8 @@ from runner import MPI_ENV, kill_commands_on_exit, mpi_session, run_cmd  # noqa:
 from tensor_compare import compare  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-CHECKS = ("k8s-parse", "mpijob-parse", "dockerfile", "bundle", "mpirun", "k8s-local",
-          "sbatch-none")
+CHECKS = ("k8s-parse", "mpijob-parse", "dockerfile", "bundle", "mpirun", "mpirun-nodes",
+          "k8s-local", "sbatch-none")
 WORLD = 4
 
 
@@ -463,6 +470,44 @@ class Checker:
                                 "--threads", "1", "-q"] + self.in_args, "launch/mpirun.sh", env)
         return f"{self.compare_outputs(out)}, {secs:.1f} s"
 
+    def check_mpirun_nodes(self):
+        """launch/mpirun.sh of the artifact compiled for 2 nodes of 2 ranks,
+        over a hostfile of two "nodes" that OpenMPI reaches through an rsh
+        agent starting its daemon here: mpirun must start the world size,
+        not a node's share."""
+        a = self.a
+        art = os.path.join(a.make, "artifact-nodes")
+        shutil.rmtree(art, ignore_errors=True)
+        self.telarc([self.onnx, "--target", "cpu", "--plan", os.path.join(self.art, "plan.json"),
+                     "--nodes", "2", "-o", art, "-q"])
+        nodes = os.path.join(a.make, "nodes")
+        shutil.rmtree(nodes, ignore_errors=True)
+        os.makedirs(nodes)
+        hostfile = os.path.join(nodes, "hostfile")
+        with open(hostfile, "w") as f:
+            f.write(f"node-a slots={WORLD // 2}\nnode-b slots={WORLD // 2}\n")
+        log = os.path.join(nodes, "rsh.log")
+        agent = os.path.join(nodes, "rsh")
+        with open(agent, "w") as f:
+            f.write(RSH_AGENT.replace("@LOG@", log))
+        os.chmod(agent, 0o755)
+        out = os.path.join(a.make, "mpirun-nodes.out")
+        shutil.rmtree(out, ignore_errors=True)
+        # The two "nodes" share this machine's shared memory, which OpenMPI's
+        # vader transport names per node-local rank: rank 0 of node-a and
+        # rank 2 of node-b would map the same segments (a crash in
+        # mca_btl_vader). Ranks on different machines talk over TCP anyway.
+        env = dict(self.env, TELAR_RUN=a.telar_run, TELAR_HOSTFILE=hostfile,
+                   OMPI_MCA_plm_rsh_agent=agent, OMPI_MCA_btl="self,tcp")
+        with mpi_session(env) as env:
+            _, secs = self.run([os.path.join(art, "launch", "mpirun.sh"), "--output-dir", out,
+                                "--threads", "1", "-q"] + self.in_args,
+                               "launch/mpirun.sh over two nodes", env)
+        started = sorted(set(open(log).read().split())) if os.path.exists(log) else []
+        if started != ["node-a", "node-b"]:
+            raise CheckError(f"mpirun started daemons on {started}, expected node-a and node-b")
+        return f"daemons on node-a, node-b; {self.compare_outputs(out)}, {secs:.1f} s"
+
     def check_sbatch_none(self):
         a = self.a
         art = os.path.join(a.make, "artifact-none")
@@ -563,6 +608,14 @@ case "$1 $2" in
   "show hostnames") echo 127.0.0.1 ;;
   *) echo "scontrol stand-in: $*" >&2; exit 1 ;;
 esac
+"""
+# OpenMPI's rsh agent for the two local "nodes": the host is logged and
+# dropped, the daemon's command line runs here.
+RSH_AGENT = r"""#!/bin/sh
+while [ $# -gt 0 ]; do case "$1" in -*) shift ;; *) break ;; esac; done
+echo "$1" >> '@LOG@'
+shift
+exec /bin/sh -c "$*"
 """
 SRUN = r"""#!/usr/bin/env python3
 # srun [--mpi=none] [--cpus-per-task=C] COMMAND...: SLURM_NTASKS tasks.
