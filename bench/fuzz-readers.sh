@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
-# Fuzzes the file readers (manifest.json, .npy, safetensors, profiles:
+# Fuzzes the file readers (manifest.json, .npy, safetensors, profiles,
+# plan.json, ONNX TensorProto .pb:
 # test/fuzz/ReadersFuzzer.cpp) with libFuzzer, AddressSanitizer and
 # UndefinedBehaviorSanitizer for a given time.
 #
 #   bench/fuzz-readers.sh [SECONDS=300]
 #
 # Builds build-fuzz-readers/telar-readers-fuzzer with clang-22 straight from
-# the plain-C++ sources the readers need (no MLIR: a minute, not the whole
+# the sources the readers need (no MLIR; LLVM's Support library for the plan
+# reader's JSON, the ONNX protobuf classes for .pb: a minute, not the whole
 # instrumented build of bench/fuzz-importer.sh), seeds the corpus with valid
 # files (the manifests the tests wrote, .npy of each dtype from numpy, a
-# safetensors file, the shipped profiles), runs it with a 2 GiB memory limit and a
+# safetensors file, the shipped profiles, the tests' plans, a .pb of each
+# dtype from onnx.numpy_helper), runs it with a 2 GiB memory limit and a
 # 10 s limit per input, and prints what it ran. Crashing inputs land in
 # build-fuzz-readers/crashes/; the script exits non-zero when one was found.
 set -euo pipefail
@@ -25,14 +28,18 @@ sources=(
   lib/sharding/core/Schedule.cpp lib/sharding/core/CrossMesh.cpp
   runtime/Npy.cpp runtime/Safetensors.cpp runtime/Tensor.cpp
   runtime/Blocks.cpp runtime/FileUtil.cpp lib/planner/Profile.cpp
+  lib/sharding/Plan.cpp runtime/TensorProto.cpp
 )
+llvm=/usr/lib/llvm-22
 echo "fuzz-readers: building"
 (cd "$root" && clang++-22 -std=c++17 -O1 -g -fexceptions \
   -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-  -Iinclude -Iruntime "${sources[@]}" -o "$out/telar-readers-fuzzer")
+  -DONNX_ML=1 -DONNX_NAMESPACE=onnx -Iinclude -Iruntime -isystem "$llvm/include" \
+  "${sources[@]}" -o "$out/telar-readers-fuzzer" \
+  -L"$llvm/lib" -Wl,-rpath,"$llvm/lib" -lLLVM -lonnx_proto -lprotobuf)
 
 # Seeds: the reader's byte first (0 manifest, 1 npy, 2 safetensors, 3
-# profile).
+# profile, 4 plan, 5 TensorProto).
 python="$root/.venv/bin/python"
 "$python" - "$out/corpus" "$root" <<'PY'
 import glob, io, json, os, struct, sys
@@ -57,6 +64,14 @@ header = json.dumps({"w": {"dtype": "F32", "shape": [2, 2], "data_offsets": [0, 
 seed("safetensors", 2, struct.pack("<Q", len(header)) + header + bytes(16))
 for p in sorted(glob.glob(os.path.join(root, "lib", "planner", "profiles", "*.json"))):
     seed("profile-" + os.path.basename(p), 3, open(p, "rb").read())
+plans = [p for p in sorted(glob.glob(os.path.join(root, "test", "**", "*.json"), recursive=True))
+         if b'"shardings"' in open(p, "rb").read() or b'"stages"' in open(p, "rb").read()]
+for i, p in enumerate(plans[:60]):
+    seed(f"plan-{i}", 4, open(p, "rb").read())
+from onnx import numpy_helper
+for dt in ("float32", "float64", "float16", "int8", "int32", "int64", "uint8", "bool"):
+    t = numpy_helper.from_array((np.arange(12).reshape(3, 4) % 2).astype(dt), "x")
+    seed(f"pb-{dt}", 5, t.SerializeToString())
 PY
 echo "fuzz-readers: $(ls "$out/corpus" | wc -l) corpus inputs, running ${seconds}s"
 status=0
