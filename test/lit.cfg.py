@@ -73,6 +73,11 @@ config.substitutions.append((
 config.substitutions.append((
     "%lower_threaded",
     "--telar-lower-to-llvm='library-calls=0 runtime-allocator=0 min-parallel-work=1'"))
+# The CUDA target's kernels emulated on the CPU (telar-emulate-gpu), the
+# same checks: standalone programs, no runtime; blocks of 7 threads, so
+# that most kernels span blocks and end in a partial one.
+config.substitutions.append((
+    "%lower_emulated_gpu", "--telar-lower-to-emulated-gpu=block-size=7"))
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 # `%expect_exit N CMD...` runs CMD and fails unless it exits with N (`not`
 # accepts any non-zero exit, a crash included).

@@ -9,6 +9,8 @@
 #include "telar/targets/cpu/CpuPipeline.h"
 #include "telar/targets/cpu/CpuTargetBackend.h"
 #include "telar/targets/cpu/Passes.h"
+#include "telar/targets/cuda/CudaPipeline.h"
+#include "telar/targets/cuda/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -47,11 +49,13 @@ void mlir::telar::registerAllTelarPasses() {
   registerTelarLoweringPasses();
   registerTelarPartitionPasses();
   registerTelarCpuPasses();
+  registerTelarCudaPasses();
   // Upstream passes: all of them are in libMLIR.so anyway, and the lowering
   // pipeline uses passes from most dialects.
   registerAllPasses();
   registerTelarPipelines();
   registerCpuPipelines();
+  registerCudaPipelines();
 }
 
 void mlir::telar::registerAllTargetBackends() { registerCpuTargetBackend(); }

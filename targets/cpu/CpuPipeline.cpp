@@ -81,7 +81,11 @@ void telar::buildCpuTranslationPipeline(OpPassManager &pm,
     pm.addPass(createCanonicalizerPass());
     pm.addNestedPass<func::FuncOp>(createTelarMergeParallelRegions());
   }
+  buildCpuLoopsToLLVMPipeline(pm, options);
+}
 
+void telar::buildCpuLoopsToLLVMPipeline(OpPassManager &pm,
+                                        const CpuPipelineOptions &options) {
   // Everything to the LLVM dialect.
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
@@ -98,7 +102,7 @@ void telar::buildCpuTranslationPipeline(OpPassManager &pm,
   if (options.parallel)
     pm.addPass(createConvertOpenMPToLLVMPass());
   // Runtime calls take the context and are checked.
-  if (usesRuntime)
+  if (options.usesRuntime())
     pm.addPass(createTelarLowerRuntimeCalls());
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createCanonicalizerPass());

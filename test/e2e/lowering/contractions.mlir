@@ -5,6 +5,7 @@
 // RUN: telar-opt %s %lower_standalone | %mlir_runner -e entry | FileCheck %s
 // Every loop nest on OpenMP threads gives the same values:
 // RUN: telar-opt %s %lower_threaded | %mlir_runner -e entry | FileCheck %s
+// RUN: telar-opt %s %lower_emulated_gpu | timeout 300 %mlir_runner -e entry | FileCheck %s
 
 // [B, M, K] x [K, N]: one GEMM over B*M rows
 func.func @matmul_fold_batch(%a0: tensor<2x3x4xf32>, %a1: tensor<4x5xf32>) {

@@ -3,6 +3,7 @@
 // onnxruntime (which alone gives one_hot: the reference wraps out-of-range
 // indices, against the spec). Regenerate with Inputs/gen_data_movement.py.
 // RUN: telar-opt %s %lower_standalone | %mlir_runner -e entry | FileCheck %s
+// RUN: telar-opt %s %lower_emulated_gpu | timeout 300 %mlir_runner -e entry | FileCheck %s
 
 // Regrouping dims that are not one collapse or expand (through 1-D).
 func.func @reshape(%a0: tensor<2x3x4xf32>) {

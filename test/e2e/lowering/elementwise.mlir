@@ -4,6 +4,7 @@
 // Inputs/make_checks.py: add cases there and regenerate.
 // RUN: telar-opt %s %lower_standalone | %mlir_runner -e entry | FileCheck %s
 // RUN: telar-opt %s %lower_threaded | %mlir_runner -e entry | FileCheck %s
+// RUN: telar-opt %s %lower_emulated_gpu | timeout 300 %mlir_runner -e entry | FileCheck %s
 
 func.func @t_abs(%a0: tensor<8xf32>) {
   %r = telar.abs %a0 : (tensor<8xf32>) -> tensor<8xf32>

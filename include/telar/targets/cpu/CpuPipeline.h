@@ -57,6 +57,13 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
 void buildCpuTranslationPipeline(OpPassManager &pm,
                                  const CpuPipelineOptions &options);
 
+/// The end of buildCpuTranslationPipeline: loops (scf, affine) on memrefs,
+/// OpenMP regions where `options.parallel`, to the LLVM dialect (runtime
+/// calls lowered where the programs use the runtime). The CUDA target's
+/// CPU emulation ends with it too.
+void buildCpuLoopsToLLVMPipeline(OpPassManager &pm,
+                                 const CpuPipelineOptions &options);
+
 /// `telar-lower-to-llvm`: buildProgramPreparationPipeline,
 /// buildFusedLinalgPipeline, then buildCpuTranslationPipeline.
 void buildCpuLoweringPipeline(OpPassManager &pm,

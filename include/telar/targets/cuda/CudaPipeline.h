@@ -1,0 +1,70 @@
+//===- CudaPipeline.h - The CUDA target's pass pipelines --------*- C++ -*-===//
+//
+// From the shared translation prefix (fused linalg on tensors) to GPU
+// kernels:
+//
+//   buildCudaTranslationPipeline   bufferized, each linalg op one
+//                                  gpu.launch (telar-linalg-to-gpu), the
+//                                  kernels outlined into a gpu.module
+//   then either
+//   buildCudaKernelPipeline        the gpu.modules through NVVM to PTX
+//                                  (LLVM's NVPTX back end in process): a
+//                                  gpu.binary per module
+//   or
+//   buildCudaEmulationPipeline     the kernels run on the CPU
+//                                  (telar-emulate-gpu), then the CPU
+//                                  target's lowering to the LLVM dialect
+//
+//===----------------------------------------------------------------------===//
+#ifndef TELAR_TARGETS_CUDA_CUDAPIPELINE_H
+#define TELAR_TARGETS_CUDA_CUDAPIPELINE_H
+
+#include "mlir/Pass/PassOptions.h"
+
+#include <string>
+
+namespace mlir {
+class OpPassManager;
+namespace telar {
+
+/// The GPU architectures --gpu takes, oldest first.
+inline constexpr const char *kCudaChips[] = {"sm_80", "sm_86", "sm_89",
+                                             "sm_90"};
+inline constexpr const char *kDefaultCudaChip = "sm_90";
+
+/// Whether `chip` is one of kCudaChips.
+bool isSupportedCudaChip(StringRef chip);
+
+struct CudaPipelineOptions : public PassPipelineOptions<CudaPipelineOptions> {
+  Option<std::string> gpu{
+      *this, "gpu",
+      llvm::cl::desc("The GPU architecture: sm_80, sm_86, sm_89 or sm_90"),
+      llvm::cl::init(kDefaultCudaChip)};
+  Option<int64_t> blockSize{
+      *this, "block-size",
+      llvm::cl::desc("Threads per block of the kernels"),
+      llvm::cl::init(256)};
+  Option<bool> runtime{
+      *this, "runtime",
+      llvm::cl::desc("Programs for the runtime (its context argument and "
+                     "allocator); off: standalone programs mlir-runner "
+                     "runs (the emulation's tests)"),
+      llvm::cl::init(false)};
+};
+
+void buildCudaTranslationPipeline(OpPassManager &pm,
+                                  const CudaPipelineOptions &options);
+void buildCudaKernelPipeline(OpPassManager &pm,
+                             const CudaPipelineOptions &options);
+void buildCudaEmulationPipeline(OpPassManager &pm,
+                                const CudaPipelineOptions &options);
+
+/// telar-opt's pipelines: telar-lower-to-gpu (preparation, the shared
+/// prefix, the translation), telar-lower-to-ptx (then the kernels to PTX)
+/// and telar-lower-to-emulated-gpu (then the emulation).
+void registerCudaPipelines();
+
+} // namespace telar
+} // namespace mlir
+
+#endif // TELAR_TARGETS_CUDA_CUDAPIPELINE_H

@@ -1,0 +1,23 @@
+//===- Passes.h - Telar CUDA target passes ----------------------*- C++ -*-===//
+#ifndef TELAR_TARGETS_CUDA_PASSES_H
+#define TELAR_TARGETS_CUDA_PASSES_H
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Pass/Pass.h"
+
+namespace mlir::telar {
+
+#define GEN_PASS_DECL
+#include "telar/targets/cuda/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "telar/targets/cuda/Passes.h.inc"
+
+} // namespace mlir::telar
+
+#endif // TELAR_TARGETS_CUDA_PASSES_H

@@ -1,0 +1,75 @@
+//===- Passes.td - Telar CUDA target passes ----------------*- tablegen -*-===//
+
+#ifndef TELAR_TARGETS_CUDA_PASSES_TD
+#define TELAR_TARGETS_CUDA_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+// The passes of targets/cuda/passes (library TelarCudaPasses): the CUDA
+// target's own steps: linalg ops on buffers as GPU kernels, and those
+// kernels emulated on the CPU.
+
+def TelarLinalgToGpu : Pass<"telar-linalg-to-gpu", "func::FuncOp"> {
+  let summary = "Turn each linalg op on buffers into one gpu.launch";
+  let description = [{
+    After bufferization, every linalg op with buffer semantics (a fused
+    elementwise region, a reduction, a contraction) and every
+    `memref.copy` becomes one `gpu.launch`: its parallel dimensions
+    (moved outermost) are flattened and spread one point per thread,
+    `block-size` threads per block along x and as many blocks as the
+    points need; a thread past the last point does nothing; the
+    reduction dimensions run as loops inside the thread, in their
+    order (the result is accumulated in place, as the CPU's loops do).
+    An op without parallel dimensions runs on one thread.
+
+    This is the first, plain mapping: no shared memory, no warp
+    shuffles and no barriers, so every kernel is correct for any block
+    and grid size (and the CPU emulation, `telar-emulate-gpu`, is exact
+    for it). An op with dynamic loop ranges is an error.
+
+    ```mlir
+    // linalg.generic over [4, 16] (parallel, reduction) becomes
+    gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, ...)
+               threads(%tx, %ty, %tz) in (%sx = %c4, ...) {
+      // point %tx + %bx * 4 < 4: row %tx; scf.for over the 16 columns
+    }
+    ```
+  }];
+  let dependentDialects = ["gpu::GPUDialect", "scf::SCFDialect",
+                           "arith::ArithDialect", "affine::AffineDialect",
+                           "memref::MemRefDialect"];
+  let options = [
+    Option<"blockSize", "block-size", "int64_t", /*default=*/"256",
+           "Threads per block (x) of the kernels; fewer when an op has fewer "
+           "points">
+  ];
+}
+
+def TelarEmulateGpu : Pass<"telar-emulate-gpu", "ModuleOp"> {
+  let summary = "Run outlined GPU kernels on the CPU: each launch as loops over blocks and threads";
+  let description = [{
+    The CPU emulation of the CUDA target's kernels, from the same kernel
+    IR the NVVM path compiles (the outlined `gpu.func`s of the
+    `gpu.module`s): each kernel becomes a host function
+    `@__telar_emulated_<module>_<kernel>` taking the block and thread
+    indices and the grid and block sizes (x, y, z: twelve `index`
+    arguments) before the kernel's own; `gpu.block_id`, `gpu.thread_id`,
+    `gpu.grid_dim` and `gpu.block_dim` read those arguments. Each
+    `gpu.launch_func` becomes an `scf.parallel` over the grid's blocks
+    (blocks are independent in CUDA: they may run on threads) around
+    `scf.for` loops over the block's threads, z, y then x, calling the
+    host function; the `gpu.module`s go.
+
+    Faithful for kernels whose threads do not communicate: each thread
+    runs to its end before the next starts, so a kernel with
+    `gpu.barrier`, warp shuffles, workgroup (shared) or private memory
+    attributions, or atomics is an error naming the op (not emulated
+    yet). Not emulated: timing, memory spaces (the host's memory serves
+    all), and the floating-point differences of the GPU's own math
+    (approximate `ex2`, fused multiply-adds): the host's math is used.
+  }];
+  let dependentDialects = ["scf::SCFDialect", "func::FuncDialect",
+                           "arith::ArithDialect"];
+}
+
+#endif // TELAR_TARGETS_CUDA_PASSES_TD

@@ -1,0 +1,128 @@
+//===- CudaPipeline.cpp - The CUDA target's pass pipelines ----------------===//
+
+#include "telar/targets/cuda/CudaPipeline.h"
+#include "telar/codegen/Pipeline.h"
+#include "telar/passes/abi/Passes.h"
+#include "telar/passes/lowering/Passes.h"
+#include "telar/targets/cpu/CpuPipeline.h"
+#include "telar/targets/cpu/Passes.h"
+#include "telar/targets/cuda/Passes.h"
+
+#include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
+#include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+bool telar::isSupportedCudaChip(StringRef chip) {
+  return llvm::is_contained(kCudaChips, chip);
+}
+
+void telar::buildCudaTranslationPipeline(OpPassManager &pm,
+                                         const CudaPipelineOptions &options) {
+  pm.addPass(createTelarApproximateMath());
+  // Bufferized as the CPU target does (identity layouts, read-only
+  // arguments, results into caller-provided buffers).
+  pm.addPass(createTelarReadOnlyArguments());
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  bufferization::BufferResultsToOutParamsPassOptions outParams;
+  outParams.hoistStaticAllocs = true;
+  outParams.modifyPublicFunctions = true;
+  pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
+  if (options.runtime)
+    pm.addPass(createTelarAddRuntimeContext());
+  bufferization::buildBufferDeallocationPipeline(pm);
+  pm.addNestedPass<func::FuncOp>(createTelarEarlyDealloc());
+  TelarLinalgToGpuOptions kernels;
+  kernels.blockSize = options.blockSize;
+  pm.addNestedPass<func::FuncOp>(createTelarLinalgToGpu(kernels));
+  pm.addPass(createGpuKernelOutliningPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+void telar::buildCudaKernelPipeline(OpPassManager &pm,
+                                    const CudaPipelineOptions &options) {
+  GpuNVVMAttachTargetOptions target;
+  target.chip = options.gpu;
+  target.optLevel = 3;
+  pm.addPass(createGpuNVVMAttachTarget(target));
+  OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  kernels.addPass(memref::createExpandStridedMetadataPass());
+  kernels.addPass(createLowerAffinePass());
+  kernels.addPass(createSCFToControlFlowPass());
+  ConvertGpuOpsToNVVMOpsOptions nvvm;
+  // Static shapes: a buffer is its base pointer (the runtime passes one
+  // pointer per kernel argument).
+  nvvm.useBarePtrCallConv = true;
+  kernels.addPass(createConvertGpuOpsToNVVMOps(nvvm));
+  kernels.addPass(createReconcileUnrealizedCastsPass());
+  kernels.addPass(createCanonicalizerPass());
+  GpuModuleToBinaryPassOptions binary;
+  binary.compilationTarget = "isa"; // PTX text
+  pm.addPass(createGpuModuleToBinaryPass(binary));
+}
+
+void telar::buildCudaEmulationPipeline(OpPassManager &pm,
+                                       const CudaPipelineOptions &options) {
+  pm.addPass(createTelarEmulateGpu());
+  CpuPipelineOptions cpu;
+  cpu.libraryCalls = false;
+  cpu.runtimeAllocator = options.runtime;
+  cpu.parallel = false;
+  if (options.runtime) {
+    // The host the emulation runs on: this machine's CPU.
+    TelarSetCpuTargetOptions target;
+    target.cpu = "native";
+    pm.addPass(createTelarSetCpuTarget(target));
+  }
+  buildCpuLoopsToLLVMPipeline(pm, cpu);
+}
+
+namespace {
+void buildGpuLowering(OpPassManager &pm,
+                      const telar::CudaPipelineOptions &options) {
+  telar::buildProgramPreparationPipeline(pm);
+  telar::buildFusedLinalgPipeline(pm, options.runtime);
+  telar::buildCudaTranslationPipeline(pm, options);
+}
+} // namespace
+
+void telar::registerCudaPipelines() {
+  PassPipelineRegistration<CudaPipelineOptions>(
+      "telar-lower-to-gpu",
+      "Lower telar (tensors, static shapes) to GPU kernels: "
+      "telar-lower-to-fused-linalg, bufferization, one gpu.launch per "
+      "linalg op (telar-linalg-to-gpu), kernels outlined",
+      buildGpuLowering);
+  PassPipelineRegistration<CudaPipelineOptions>(
+      "telar-lower-to-ptx",
+      "telar-lower-to-gpu, then the kernels through NVVM to PTX (a "
+      "gpu.binary per gpu.module; --gpu picks the architecture)",
+      [](OpPassManager &pm, const CudaPipelineOptions &options) {
+        buildGpuLowering(pm, options);
+        buildCudaKernelPipeline(pm, options);
+      });
+  PassPipelineRegistration<CudaPipelineOptions>(
+      "telar-lower-to-emulated-gpu",
+      "telar-lower-to-gpu, then the kernels run on the CPU "
+      "(telar-emulate-gpu) and everything to the LLVM dialect",
+      [](OpPassManager &pm, const CudaPipelineOptions &options) {
+        buildGpuLowering(pm, options);
+        buildCudaEmulationPipeline(pm, options);
+      });
+}

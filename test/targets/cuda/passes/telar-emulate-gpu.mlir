@@ -1,0 +1,45 @@
+// RUN: telar-opt %s -split-input-file -telar-emulate-gpu | FileCheck %s
+
+// The kernel becomes a host function of the block and thread indices and
+// the grid and block sizes, then its own arguments; the launch loops over
+// the blocks (parallel: z, y, x) and the block's threads (z, y, x).
+// CHECK-LABEL: func.func @host
+// CHECK-SAME:    (%[[X:.*]]: memref<8xf32>)
+// CHECK-DAG:     %[[C0:.*]] = arith.constant 0 : index
+// CHECK-DAG:     %[[C1:.*]] = arith.constant 1 : index
+// CHECK-DAG:     %[[C2:.*]] = arith.constant 2 : index
+// CHECK-DAG:     %[[C4:.*]] = arith.constant 4 : index
+// CHECK:         scf.parallel (%[[BZ:.*]], %[[BY:.*]], %[[BX:.*]]) = (%[[C0]], %[[C0]], %[[C0]]) to (%[[C1]], %[[C1]], %[[C2]])
+// CHECK:           scf.for %[[TZ:.*]] = %[[C0]] to %[[C1]]
+// CHECK:             scf.for %[[TY:.*]] = %[[C0]] to %[[C1]]
+// CHECK:               scf.for %[[TX:.*]] = %[[C0]] to %[[C4]]
+// CHECK:                 func.call @__telar_emulated_kernels_scale(%[[BX]], %[[BY]], %[[BZ]], %[[TX]], %[[TY]], %[[TZ]], %[[C2]], %[[C1]], %[[C1]], %[[C4]], %[[C1]], %[[C1]], %[[X]])
+// CHECK-NOT:     gpu.launch_func
+// CHECK-NOT:   gpu.module
+// CHECK:       func.func private @__telar_emulated_kernels_scale(%[[A0:.*]]: index, %{{.*}}: index, %{{.*}}: index, %[[A3:.*]]: index, %{{.*}}: index, %{{.*}}: index, %{{.*}}: index, %{{.*}}: index, %{{.*}}: index, %[[A9:.*]]: index, %{{.*}}: index, %{{.*}}: index, %[[BUF:.*]]: memref<8xf32>)
+// CHECK:         %[[P:.*]] = arith.muli %[[A0]], %[[A9]] : index
+// CHECK:         %[[I:.*]] = arith.addi %[[P]], %[[A3]] : index
+// CHECK:         memref.load %[[BUF]][%[[I]]]
+// CHECK:         return
+module attributes {gpu.container_module} {
+  func.func @host(%x: memref<8xf32>) {
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c4 = arith.constant 4 : index
+    gpu.launch_func @kernels::@scale blocks in (%c2, %c1, %c1) threads in (%c4, %c1, %c1) args(%x : memref<8xf32>)
+    return
+  }
+  gpu.module @kernels {
+    gpu.func @scale(%buf: memref<8xf32>) kernel {
+      %b = gpu.block_id x
+      %t = gpu.thread_id x
+      %n = gpu.block_dim x
+      %p = arith.muli %b, %n : index
+      %i = arith.addi %p, %t : index
+      %v = memref.load %buf[%i] : memref<8xf32>
+      %w = arith.addf %v, %v : f32
+      memref.store %w, %buf[%i] : memref<8xf32>
+      gpu.return
+    }
+  }
+}

@@ -1,0 +1,80 @@
+// RUN: telar-opt %s -split-input-file -telar-linalg-to-gpu=block-size=4 | FileCheck %s
+
+// Ten row maxima on blocks of 4 threads: 3 blocks, the threads past row 9
+// do nothing; each thread loops over its row's 3 columns, accumulating in
+// place.
+// CHECK-LABEL: func.func @rows
+// CHECK-DAG:   %[[C3:.*]] = arith.constant 3 : index
+// CHECK-DAG:   %[[C4:.*]] = arith.constant 4 : index
+// CHECK:       gpu.launch blocks(%[[BX:.*]], %{{.*}}, %{{.*}}) in ({{.*}} = %[[C3]], {{.*}}) threads(%[[TX:.*]], %{{.*}}, %{{.*}}) in ({{.*}} = %[[C4]],
+// CHECK:         %[[B:.*]] = arith.muli %[[BX]], %{{.*}} : index
+// CHECK:         %[[P:.*]] = arith.addi %[[B]], %[[TX]] : index
+// CHECK:         %[[IN:.*]] = arith.cmpi ult, %[[P]], %{{.*}} : index
+// CHECK:         scf.if %[[IN]] {
+// CHECK:           scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step
+// CHECK:             memref.load %arg0
+// CHECK:             %[[ACC:.*]] = memref.load %arg1
+// CHECK:             %[[M:.*]] = arith.maximumf %{{.*}}, %[[ACC]] : f32
+// CHECK:             memref.store %[[M]], %arg1
+// CHECK:         gpu.terminator
+// CHECK-NOT:   linalg.generic
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+func.func @rows(%x: memref<10x3xf32>, %y: memref<10xf32>) {
+  linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]} ins(%x : memref<10x3xf32>) outs(%y : memref<10xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.maximumf %in, %out : f32
+    linalg.yield %m : f32
+  }
+  return
+}
+
+// -----
+
+// 2 x 4 points: two blocks of 4 threads, no guard. The reduction (dim 1)
+// moves innermost: each thread delinearises its point into (dim 0, dim 2)
+// and loops over dim 1 (the interchanged maps read x[d0, d2, d1]).
+// CHECK-DAG:   #[[D0:.*]] = affine_map<(d0, d1, d2) -> (d0)>
+// CHECK-DAG:   #[[D2:.*]] = affine_map<(d0, d1, d2) -> (d2)>
+// CHECK-LABEL: func.func @middle
+// CHECK:       gpu.launch
+// CHECK-NOT:     scf.if
+// CHECK:         %[[COL:.*]] = arith.remui %{{.*}}, %{{.*}} : index
+// CHECK:         %[[ROW:.*]] = arith.divui %{{.*}}, %{{.*}} : index
+// CHECK:         scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step
+// CHECK:           affine.apply #[[D0]](%[[ROW]], %[[COL]], %[[K]])
+// CHECK:           affine.apply #[[D2]](%[[ROW]], %[[COL]], %[[K]])
+// CHECK:           memref.load %arg0
+// CHECK:           memref.load %arg1
+// CHECK-NEXT:      arith.addf
+// CHECK-NEXT:      memref.store
+#m3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#o3 = affine_map<(d0, d1, d2) -> (d0, d2)>
+func.func @middle(%x: memref<2x5x4xf32>, %y: memref<2x4xf32>) {
+  linalg.generic {indexing_maps = [#m3, #o3], iterator_types = ["parallel", "reduction", "parallel"]} ins(%x : memref<2x5x4xf32>) outs(%y : memref<2x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %s = arith.addf %in, %out : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// A copy and a fill are kernels too; the fill's value is a constant of
+// the kernel, not an argument.
+// CHECK-LABEL: func.func @copy_fill
+// CHECK:       gpu.launch
+// CHECK:         memref.load %arg0
+// CHECK:         memref.store
+// CHECK:       gpu.launch
+// CHECK:         %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK:         memref.store %[[ZERO]], %arg1
+// CHECK-NOT:   memref.copy
+// CHECK-NOT:   linalg.fill
+func.func @copy_fill(%x: memref<8xf32>, %y: memref<8xf32>) {
+  memref.copy %x, %y : memref<8xf32> to memref<8xf32>
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%y : memref<8xf32>)
+  return
+}

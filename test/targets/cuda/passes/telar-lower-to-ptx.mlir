@@ -1,0 +1,27 @@
+// The CUDA pipeline alone: a relu over 300 values is one kernel of 2
+// blocks of 256 threads (the threads past 299 skip the point), compiled to
+// PTX for the chosen architecture by LLVM's NVPTX back end in process; the
+// kernel takes one bare pointer per buffer.
+// RUN: telar-opt %s --telar-lower-to-ptx=gpu=sm_80 | FileCheck %s
+// RUN: telar-opt %s --telar-lower-to-ptx | FileCheck %s --check-prefix=SM90
+
+// CHECK:      gpu.launch_func @main_kernel::@main_kernel blocks in (%[[C2:.*]], %{{.*}}, %{{.*}}) threads in (%[[C256:.*]], %{{.*}}, %{{.*}}) args(%arg0 : memref<300xf32>, %arg1 : memref<300xf32>)
+// CHECK:      gpu.binary @main_kernel [#gpu.object<#nvvm.target<O = 3, chip = "sm_80">
+// CHECK-SAME: .target sm_80
+// CHECK-SAME: .visible .entry main_kernel(
+// CHECK-SAME: .param .u64 .ptr .align 1 main_kernel_param_0,
+// CHECK-SAME: .param .u64 .ptr .align 1 main_kernel_param_1
+// CHECK-SAME: .maxntid 256, 1, 1
+// CHECK-SAME: %ctaid.x
+// CHECK-SAME: %tid.x
+// CHECK-SAME: setp.gt.u32
+// CHECK-SAME: ld.global.b32
+// CHECK-SAME: max.NaN.f32
+// CHECK-SAME: st.global.b32
+// CHECK-NOT:  gpu.module
+// SM90:       chip = "sm_90"
+// SM90-SAME:  .target sm_90
+func.func @main(%x: tensor<300xf32> {telar.name = "x"}) -> tensor<300xf32> attributes {telar.output_names = ["y"]} {
+  %r = telar.relu %x {telar.result_names = ["y"]} : (tensor<300xf32>) -> tensor<300xf32>
+  return %r : tensor<300xf32>
+}
