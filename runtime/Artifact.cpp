@@ -53,7 +53,7 @@ void telar::runtime::exposeRuntimeSymbols() {
 
 std::unique_ptr<Artifact>
 Artifact::load(const std::string &directory, const std::string &programName,
-               std::shared_ptr<comm::Communicator> world) {
+               std::shared_ptr<comm::Communicator> world, bool emulate) {
   std::string dir = directory;
   while (dir.size() > 1 && dir.back() == '/')
     dir.pop_back();
@@ -81,6 +81,26 @@ Artifact::load(const std::string &directory, const std::string &programName,
                 "stage an artifact of its own");
   const ProgramSpec &program = m.selectProgram(programName, manifestPath);
   artifact->program = &program - m.programs.data();
+  // The device of the manifest's target kind (older manifests name none:
+  // the CPU's); a GPU program compiled for CPU emulation runs on the CPU's,
+  // when asked.
+  std::string deviceKind = m.targetKind.empty() ? "cpu" : m.targetKind;
+  if (emulate && deviceKind == "cpu")
+    throw Error("--emulate runs a GPU artifact's kernels on the CPU; "
+                "artifact '" + dir + "' is for the CPU already");
+  if (program.emulated) {
+    if (!emulate)
+      throw Error("artifact '" + dir + "' is for a " + deviceKind + " GPU (" +
+                  m.targetChip +
+                  "), and this runtime cannot run it on one yet (no " +
+                  deviceKind + " device): its program runs the kernels on "
+                  "the CPU (compiled with --emulation): add --emulate");
+    deviceKind = "cpu";
+  } else if (emulate) {
+    throw Error("artifact '" + dir + "' has no CPU emulation of its " +
+                deviceKind + " kernels: compile it with telarc --target " +
+                deviceKind + " --emulation");
+  }
   artifact->weights = m.weightsOf(program);
 
   // The world: as many ranks as the manifest says.
@@ -146,10 +166,7 @@ Artifact::load(const std::string &directory, const std::string &programName,
                   w->typeString());
     artifact->weightSpans.push_back({t->data, w->byteSize()});
   }
-  // The device of the manifest's target kind (older manifests name none:
-  // the CPU's).
-  artifact->context = std::make_unique<Context>(
-      createDevice(m.targetKind.empty() ? "cpu" : m.targetKind));
+  artifact->context = std::make_unique<Context>(createDevice(deviceKind));
   // Uploaded to (for the CPU: used in place by) the context's device.
   artifact->deviceWeights = artifact->context->getDevice().loadWeights(
       artifact->weightSpans, artifact->mappingSpans, /*writable=*/false);

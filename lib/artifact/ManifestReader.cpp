@@ -1058,6 +1058,12 @@ Manifest telar_artifact::parseManifest(std::string_view text,
         throw r.error(where + " repeats the weight file '" + file + "'");
       p.weightFiles.push_back(std::move(file));
     }
+    if (const json *emulated = r.optional(key::kProgramEmulated)) {
+      if (!emulated->is_boolean())
+        throw r.fieldError(key::kProgramEmulated,
+                           "must be true or false, got " + emulated->dump());
+      p.emulated = emulated->get<bool>();
+    }
     if (!programNames.insert(p.name).second)
       throw r.error("repeats the program name '" + p.name + "'");
     m.programs.push_back(std::move(p));

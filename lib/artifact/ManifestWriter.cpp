@@ -217,6 +217,10 @@ std::string telar_artifact::writeManifestJson(const Manifest &m) {
     w.value(p.entry);
     w.key(key::kProgramWeightFiles);
     w.inlineArray(p.weightFiles);
+    if (p.emulated) {
+      w.key(key::kProgramEmulated);
+      w.value(true);
+    }
     w.endObject();
   }
   w.endArray();

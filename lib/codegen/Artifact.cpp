@@ -292,6 +292,8 @@ LogicalResult compileArtifact(ModuleOp module, TargetBackend &target,
     error = "the module has no @main function";
     return failure();
   }
+  if (failed(target.checkOptions(options.plan.has_value(), error)))
+    return failure();
   if (options.plan && isPipelinedPlan(*options.plan))
     return compilePipelineArtifact(module, target, options, error);
   std::vector<std::string> stageNames;

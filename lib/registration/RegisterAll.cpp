@@ -10,6 +10,7 @@
 #include "telar/targets/cpu/CpuTargetBackend.h"
 #include "telar/targets/cpu/Passes.h"
 #include "telar/targets/cuda/CudaPipeline.h"
+#include "telar/targets/cuda/CudaTargetBackend.h"
 #include "telar/targets/cuda/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -58,4 +59,7 @@ void mlir::telar::registerAllTelarPasses() {
   registerCudaPipelines();
 }
 
-void mlir::telar::registerAllTargetBackends() { registerCpuTargetBackend(); }
+void mlir::telar::registerAllTargetBackends() {
+  registerCpuTargetBackend();
+  registerCudaTargetBackend();
+}

@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
-"""Compile the test models for the CPU, run them with telar-run and compare with onnxruntime.
+"""Compile the test models (for the CPU, or the CUDA target emulated), run them with telar-run and compare with onnxruntime.
 
 Usage:
     .venv/bin/python python/telar_testing/run_models.py --make build/models
     .venv/bin/python python/telar_testing/run_models.py build/models [--only gpt,llama]
         [--telarc build/bin/telarc] [--telar-run PATH] [--rtol 1e-4] [--atol 1e-4]
         [--threads N] [--jobs 1] [--timeout 600] [--size small|mini|bench] [--keep] [-v]
+        [--target cpu|cuda] [--gpu sm_90]
 
 DIR (positional, or --make DIR to build the models there first with make_models.py
 at --size) holds NAME.onnx, NAME.inputs.npz and, when present, NAME.ort_outputs.npz
@@ -16,6 +17,9 @@ the numpy reference's outputs). For each model (all of DIR's *.onnx with an
     telarc NAME.onnx -o DIR/NAME.artifact --target cpu -q
     telar-run DIR/NAME.artifact --input X=DIR/NAME.in/X.npy ... \\
         --output-dir DIR/NAME.out --threads N --report DIR/NAME.report.json -q
+
+(with --target cuda: `telarc ... --target cuda --gpu GPU --emulation` and
+`telar-run ... --emulate`: the GPU kernels, emulated on the CPU)
 
 and every output (DIR/NAME.out/<name, chars outside [A-Za-z0-9._-] -> '_'>.npy)
 is compared with onnxruntime's and, where present, with the framework's by
@@ -47,6 +51,35 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from tensor_compare import compare  # noqa: E402
+
+
+def target_flags(a):
+    """telarc's flags for --target: the CUDA target's kernels emulated on the
+    CPU (run with telar-run --emulate), for --gpu."""
+    return ["--gpu", a.gpu, "--emulation"] if a.target == "cuda" else []
+
+
+def kernel_resources(art):
+    """The CUDA artifact's kernels and ptxas's report of them
+    (programs/*.kernels/ptxas.txt): {"kernels": N, "max_registers": R,
+    "spill_bytes": S (stores + loads, all kernels), "ptxas": whether ptxas
+    ran}."""
+    kernels, regs, spills, assembled = 0, 0, 0, False
+    programs = os.path.join(art, "programs")
+    for d in sorted(os.listdir(programs)):
+        if not d.endswith(".kernels"):
+            continue
+        kdir = os.path.join(programs, d)
+        kernels += sum(f.endswith(".ptx") for f in os.listdir(kdir))
+        report = os.path.join(kdir, "ptxas.txt")
+        text = open(report).read() if os.path.exists(report) else ""
+        assembled = assembled or "ptxas info" in text
+        for m in re.finditer(r"Used (\d+) registers", text):
+            regs = max(regs, int(m.group(1)))
+        for m in re.finditer(r"(\d+) bytes spill (?:stores|loads)", text):
+            spills += int(m.group(1))
+    return {"kernels": kernels, "max_registers": regs, "spill_bytes": spills,
+            "ptxas": assembled}
 
 
 def output_file_name(name):
@@ -99,7 +132,7 @@ def check_model(name, a):
     """Compiles, runs and compares one model; returns a result dict."""
     d = a.dir
     res = {"name": name, "ok": False, "stage": None, "message": "", "compile_s": None,
-           "run_s": None, "outputs": [], "peak_mb": None}
+           "run_s": None, "outputs": [], "peak_mb": None, "kernels": None}
     art = os.path.join(d, f"{name}.artifact")
     in_dir = os.path.join(d, f"{name}.in")
     out_dir = os.path.join(d, f"{name}.out")
@@ -116,16 +149,23 @@ def check_model(name, a):
                 refs["framework"] = {k: z[k] for k in z.files}
 
         rc, err, secs = run_cmd([a.telarc, os.path.join(d, f"{name}.onnx"), "-o", art,
-                                 "--target", "cpu", "-q"], a.timeout)
+                                 "--target", a.target, "-q"] + target_flags(a), a.timeout)
         res["compile_s"] = secs
         if rc != 0:
             res.update(stage="telarc", message=f"rc={rc}: {first_error_line(err)}")
             return res
         with open(os.path.join(art, "manifest.json")) as f:
             manifest = json.load(f)
+        if a.target == "cuda":
+            res["kernels"] = kernel_resources(art)
+            if res["kernels"]["spill_bytes"]:
+                res.update(stage="ptxas", message=f"kernels spill: {res['kernels']}")
+                return res
 
         os.makedirs(in_dir)
         cmd = [a.telar_run, art, "--output-dir", out_dir, "--report", report, "-q"]
+        if a.target == "cuda":
+            cmd.append("--emulate")
         if a.threads:
             cmd += ["--threads", str(a.threads)]
         for inp in manifest["inputs"]:
@@ -218,6 +258,10 @@ def main(argv=None):
                     help="model size for --make (default small)")
     ap.add_argument("--only", default="", help="comma-separated model names")
     ap.add_argument("--telarc", default="build/bin/telarc")
+    ap.add_argument("--target", choices=("cpu", "cuda"), default="cpu",
+                    help="cuda: telarc --target cuda --gpu GPU --emulation, run with "
+                         "telar-run --emulate (the GPU kernels on the CPU)")
+    ap.add_argument("--gpu", default="sm_90", help="with --target cuda (default sm_90)")
     ap.add_argument("--telar-run", help="default: telar-run next to telarc")
     ap.add_argument("--rtol", type=float, default=1e-4)
     ap.add_argument("--atol", type=float, default=1e-4)
@@ -264,7 +308,11 @@ def main(argv=None):
             results[r["name"]] = r
             total = sum(x or 0 for x in (r["compile_s"], r["run_s"]))
             if r["ok"]:
-                print(f"PASS {r['name']} ({total:.1f}s)", flush=True)
+                k = r.get("kernels")
+                extra = (f"; {k['kernels']} kernels, at most {k['max_registers']} registers, "
+                         f"{k['spill_bytes']} bytes spilled" if k and k["ptxas"] else
+                         f"; {k['kernels']} kernels, no ptxas" if k else "")
+                print(f"PASS {r['name']} ({total:.1f}s{extra})", flush=True)
             else:
                 print(f"FAIL {r['name']} {r['stage']}: {r['message']}", flush=True)
     ordered = [results[n] for n in names]

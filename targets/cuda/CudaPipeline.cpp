@@ -70,6 +70,7 @@ void telar::buildCudaKernelPipeline(OpPassManager &pm,
   // pointer per kernel argument).
   nvvm.useBarePtrCallConv = true;
   kernels.addPass(createConvertGpuOpsToNVVMOps(nvvm));
+  kernels.addPass(createTelarLibdeviceToIntrinsics());
   kernels.addPass(createReconcileUnrealizedCastsPass());
   kernels.addPass(createCanonicalizerPass());
   GpuModuleToBinaryPassOptions binary;

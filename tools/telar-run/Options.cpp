@@ -148,6 +148,10 @@ void declareFlags(telar::tools::flags::FlagParser &flags, Options &o) {
                                       value + "'");
                    o.timeoutSeconds = seconds;
                  });
+  flags.addSwitch({"--emulate"}, o.emulate,
+                  "run a GPU artifact (telarc --target cuda --emulation) "
+                  "with its kernels emulated on the CPU: same inputs, "
+                  "outputs and flags, no GPU needed (docs/Cuda.md)");
   flags.addSwitch({"-v", "--verbose"}, o.verbose,
                   "say how the job was formed (launcher, rank source, "
                   "backend, rendezvous, local rank) and print a progress line "

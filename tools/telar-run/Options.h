@@ -31,6 +31,8 @@ struct Options {
   std::string report;
   /// --timeout: seconds any blocking wait may take.
   double timeoutSeconds = 300;
+  /// --emulate: a GPU artifact's kernels on the CPU.
+  bool emulate = false;
   bool verbose = false;
   bool quiet = false;
   bool profileKernels = false;

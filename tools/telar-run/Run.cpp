@@ -39,7 +39,7 @@ void prepareOutputs(const Options &o, const Job &job, const Manifest &m,
 
 void prepare(const Options &o, const Job &job, Prepared &p) {
   checkRanks(o, job);
-  p.artifact = Artifact::load(o.artifact, o.program, job.world);
+  p.artifact = Artifact::load(o.artifact, o.program, job.world, o.emulate);
   Context &context = p.artifact->getContext();
   if (o.memoryLimit)
     context.setMemoryLimit(*o.memoryLimit);

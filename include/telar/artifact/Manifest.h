@@ -89,6 +89,9 @@ inline constexpr char kProgramName[] = "name";
 inline constexpr char kProgramLibrary[] = "library";
 inline constexpr char kProgramEntry[] = "entry";
 inline constexpr char kProgramWeightFiles[] = "weight_files";
+/// Optional, true: the library runs a GPU target's kernels on the CPU
+/// (telarc --target cuda --emulation), for telar-run --emulate.
+inline constexpr char kProgramEmulated[] = "emulated";
 
 inline constexpr char kInputs[] = "inputs";
 inline constexpr char kOutputs[] = "outputs";
@@ -248,9 +251,13 @@ struct ProgramSpec {
   std::string library;
   std::string entry = kDefaultEntryName;
   std::vector<std::string> weightFiles;
+  /// The library runs the target's kernels emulated on the CPU (a GPU
+  /// target compiled with --emulation): the CPU device runs it, and only
+  /// when asked (telar-run --emulate).
+  bool emulated = false;
   bool operator==(const ProgramSpec &o) const {
     return name == o.name && library == o.library && entry == o.entry &&
-           weightFiles == o.weightFiles;
+           weightFiles == o.weightFiles && emulated == o.emulated;
   }
 };
 

@@ -83,6 +83,14 @@ public:
   /// The name `--target` selects; also the manifest's target kind.
   virtual StringRef getName() const = 0;
 
+  /// Checks the target's options (its flags) for a program, `partitioned`
+  /// or not, before anything is compiled or written; `error` says what is
+  /// wrong.
+  virtual LogicalResult checkOptions(bool partitioned,
+                                     std::string &error) const {
+    return success();
+  }
+
   /// Whether tensors of `elementType` can be a program's input, output or
   /// weight on this target.
   virtual bool supportsElementType(Type elementType) const = 0;

@@ -247,9 +247,15 @@ public:
   /// library loads and exports its entry point. Only the program's weight
   /// files are mapped. Not collective: ranks whose load failed must tell
   /// the others before anyone runs (telar-run agrees on it first).
+  ///
+  /// `emulate`: run a GPU artifact's program whose kernels were compiled
+  /// for the CPU (telarc --emulation; the manifest's "emulated") on the
+  /// CPU device. A GPU artifact without it is refused with the reason, as
+  /// is `emulate` for an artifact that is not for a GPU.
   static std::unique_ptr<Artifact>
   load(const std::string &directory, const std::string &program = "",
-       std::shared_ptr<comm::Communicator> world = nullptr);
+       std::shared_ptr<comm::Communicator> world = nullptr,
+       bool emulate = false);
   ~Artifact();
 
   Artifact(const Artifact &) = delete;

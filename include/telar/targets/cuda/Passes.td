@@ -72,4 +72,20 @@ def TelarEmulateGpu : Pass<"telar-emulate-gpu", "ModuleOp"> {
                            "arith::ArithDialect"];
 }
 
+def TelarLibdeviceToIntrinsics : Pass<"telar-libdevice-to-intrinsics", "gpu::GPUModuleOp"> {
+  let summary = "libdevice calls the GPU has instructions for as LLVM intrinsics";
+  let description = [{
+    After `convert-gpu-to-nvvm`, which calls libdevice for every math op:
+    the calls of `__nv_fma`, `__nv_floor`, `__nv_ceil`, `__nv_trunc`,
+    `__nv_rint`, `__nv_sqrt`, `__nv_fabs` and `__nv_copysign` (f32: the `f`
+    suffix, and f64) become the LLVM intrinsics NVPTX selects to single
+    instructions (`fma.rn`, `cvt.rmi`, `sqrt.rn`, `abs`, ...), and their
+    declarations go: the kernels' PTX then needs no libdevice (a file of
+    the CUDA toolkit) for them. The CPU emulation computes the same
+    operations with the host's instructions. Other libdevice calls stay
+    (the CUDA target says which when PTX still calls one).
+  }];
+  let dependentDialects = ["LLVM::LLVMDialect"];
+}
+
 #endif // TELAR_TARGETS_CUDA_PASSES_TD

@@ -2,8 +2,8 @@
 // blocks of 256 threads (the threads past 299 skip the point), compiled to
 // PTX for the chosen architecture by LLVM's NVPTX back end in process; the
 // kernel takes one bare pointer per buffer.
-// RUN: telar-opt %s --telar-lower-to-ptx=gpu=sm_80 | FileCheck %s
-// RUN: telar-opt %s --telar-lower-to-ptx | FileCheck %s --check-prefix=SM90
+// RUN: telar-opt %s -split-input-file --telar-lower-to-ptx=gpu=sm_80 | FileCheck %s
+// RUN: telar-opt %s -split-input-file --telar-lower-to-ptx | FileCheck %s --check-prefix=SM90
 
 // CHECK:      gpu.launch_func @main_kernel::@main_kernel blocks in (%[[C2:.*]], %{{.*}}, %{{.*}}) threads in (%[[C256:.*]], %{{.*}}, %{{.*}}) args(%arg0 : memref<300xf32>, %arg1 : memref<300xf32>)
 // CHECK:      gpu.binary @main_kernel [#gpu.object<#nvvm.target<O = 3, chip = "sm_80">
@@ -24,4 +24,19 @@
 func.func @main(%x: tensor<300xf32> {telar.name = "x"}) -> tensor<300xf32> attributes {telar.output_names = ["y"]} {
   %r = telar.relu %x {telar.result_names = ["y"]} : (tensor<300xf32>) -> tensor<300xf32>
   return %r : tensor<300xf32>
+}
+
+// -----
+
+// exp, approximated by telar-approximate-math with fma and floor: single
+// instructions (telar-libdevice-to-intrinsics), no libdevice call.
+// CHECK:      gpu.binary @main_kernel
+// CHECK-NOT:  __nv_
+// CHECK-SAME: cvt.rmi.f32.f32
+// CHECK-SAME: fma.rn.f32
+// CHECK-NOT:  __nv_
+// SM90:       gpu.binary @main_kernel
+func.func @main(%x: tensor<64xf32> {telar.name = "x"}) -> tensor<64xf32> attributes {telar.output_names = ["y"]} {
+  %r = telar.exp %x {telar.result_names = ["y"]} : (tensor<64xf32>) -> tensor<64xf32>
+  return %r : tensor<64xf32>
 }

@@ -1,0 +1,320 @@
+//===- CudaTargetBackend.cpp - The CUDA target ----------------------------===//
+//
+// `telarc --target cuda --gpu sm_90 --emulation -o out/`: the translated
+// program (host code launching one kernel per linalg op) is serialized
+// twice, from copies of the same module:
+//   - the kernels through NVVM to PTX (programs/<name>.kernels/*.ptx), and
+//     to a cubin each by the toolkit's ptxas when it is installed (its
+//     register, spill and shared-memory report in ptxas.txt);
+//   - the host program with its kernels emulated on the CPU
+//     (telar-emulate-gpu), compiled and linked as the CPU target does: the
+//     program telar-run --emulate runs.
+// The GPU host program (launches through the CUDA driver) is not built yet,
+// so --emulation is required for now and said so.
+//
+//===----------------------------------------------------------------------===//
+
+#include "telar/targets/cuda/CudaTargetBackend.h"
+#include "telar/codegen/Artifact.h"
+#include "telar/codegen/ArtifactWriter.h"
+#include "telar/targets/cpu/CpuCodegen.h"
+#include "telar/targets/cpu/CpuTarget.h"
+#include "telar/targets/cuda/CudaPipeline.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <optional>
+
+using namespace mlir;
+
+namespace mlir::telar {
+namespace {
+
+constexpr llvm::StringLiteral kCudaTargetKind = "cuda";
+constexpr llvm::StringLiteral kNvptxTriple = "nvptx64-nvidia-cuda";
+
+/// ptxas from PATH, else the toolkit's default place; empty when absent.
+std::string findPtxas() {
+  if (llvm::ErrorOr<std::string> path = llvm::sys::findProgramByName("ptxas"))
+    return *path;
+  if (llvm::ErrorOr<std::string> path =
+          llvm::sys::findProgramByName("ptxas", {"/usr/local/cuda/bin"}))
+    return *path;
+  return "";
+}
+
+class CudaTargetBackend : public TargetBackend {
+public:
+  explicit CudaTargetBackend(const CudaTargetOptions &options)
+      : options(options) {}
+
+  StringRef getName() const override { return kCudaTargetKind; }
+
+  bool supportsElementType(Type elementType) const override {
+    return !numpyDtypeName(elementType).empty();
+  }
+
+  void buildTranslationPipeline(OpPassManager &pm) const override {
+    CudaPipelineOptions pipeline;
+    setPipelineOptions(pipeline);
+    buildCudaTranslationPipeline(pm, pipeline);
+  }
+  StringRef getTranslationStageName() const override {
+    return "generating GPU kernels";
+  }
+  SmallVector<StringRef> getSerializationStageNames() const override {
+    return {"compiling kernels to PTX", "assembling kernels",
+            "emulating kernels on the CPU", "linking"};
+  }
+
+  LogicalResult checkOptions(bool partitioned,
+                             std::string &error) const override {
+    if (!isSupportedCudaChip(options.gpu)) {
+      error = "--gpu " + options.gpu +
+              " is not a supported GPU architecture (sm_80, sm_86, sm_89, "
+              "sm_90)";
+      return failure();
+    }
+    if (!options.emulation) {
+      error = "--target cuda needs --emulation for now: the host program "
+              "that launches the kernels on a GPU (the runtime's CUDA "
+              "device) is not built yet; --emulation writes the kernels "
+              "(PTX) and a program that runs them on the CPU (telar-run "
+              "--emulate)";
+      return failure();
+    }
+    if (partitioned) {
+      error = "--target cuda compiles single-device programs for now: a "
+              "plan (--plan, --mesh, --devices) needs the multi-GPU "
+              "runtime (NCCL), not built yet; use --target cpu";
+      return failure();
+    }
+    return success();
+  }
+
+  LogicalResult serialize(ModuleOp module, const ProgramInterface &interface,
+                          ArtifactWriter &writer, CompileStages &stages,
+                          std::string &error) override {
+    std::string programs = ArtifactWriter::kProgramsDir;
+    std::string kernelDir = programs + "/" + interface.name + ".kernels";
+    if (std::error_code ec =
+            llvm::sys::fs::create_directories(writer.getPath(kernelDir))) {
+      error = "cannot create " + writer.getPath(kernelDir) + ": " +
+              ec.message();
+      return failure();
+    }
+    SmallVector<std::string> ptxFiles;
+    if (failed(stages.run("compiling kernels to PTX", [&] {
+          return writePtx(module, writer, kernelDir, ptxFiles, error);
+        })))
+      return failure();
+    if (failed(stages.run("assembling kernels", [&] {
+          return assemble(writer, kernelDir, ptxFiles, error);
+        })))
+      return failure();
+
+    OwningOpRef<ModuleOp> emulated = cast<ModuleOp>(module->clone());
+    std::string library = programs + "/" + interface.name + ".so";
+    std::string objectPath =
+        writer.getPath(programs + "/" + interface.name + ".o");
+    FailureOr<CpuTarget> host;
+    if (failed(stages.run("emulating kernels on the CPU", [&]() -> LogicalResult {
+          PassManager pm(module.getContext());
+          CudaPipelineOptions pipeline;
+          setPipelineOptions(pipeline);
+          buildCudaEmulationPipeline(pm, pipeline);
+          if (failed(pm.run(*emulated))) {
+            error = "the CPU emulation of the kernels failed (see above)";
+            return failure();
+          }
+          host = getModuleCpuTarget(*emulated, error);
+          if (failed(host))
+            return failure();
+          return emitObjectFile(*emulated, interface.getBufferShapes(), *host,
+                                objectPath, error);
+        })))
+      return failure();
+    if (failed(stages.run("linking", [&] {
+          LogicalResult linked = linkSharedLibrary(
+              objectPath, writer.getPath(library), error);
+          llvm::sys::fs::remove(objectPath);
+          return linked;
+        })))
+      return failure();
+
+    artifact::ProgramSpec program;
+    program.name = interface.name;
+    program.library = library;
+    program.entry = artifact::kDefaultEntryName;
+    program.weightFiles.assign(interface.weightFiles.begin(),
+                               interface.weightFiles.end());
+    program.emulated = true;
+    writer.addProgram(std::move(program));
+    writer.setTarget(TargetAttr::get(module.getContext(), kCudaTargetKind,
+                                     kNvptxTriple, options.gpu, ""));
+    return success();
+  }
+
+  SmallVector<std::string> getRuntimeLibraries() const override {
+    // The emulated program is CPU code: the runtime core, the CPU device
+    // and libm.
+    return {"telar_runtime", "telar_runtime_cpu", "m"};
+  }
+
+private:
+  /// The pipelines' options of this target's flags (for the runtime).
+  void setPipelineOptions(CudaPipelineOptions &pipeline) const {
+    pipeline.gpu = options.gpu;
+    pipeline.runtime = true;
+  }
+
+  /// The PTX of every kernel module, one file each.
+  LogicalResult writePtx(ModuleOp module, ArtifactWriter &writer,
+                         StringRef kernelDir, SmallVector<std::string> &files,
+                         std::string &error) const {
+    OwningOpRef<ModuleOp> kernels = cast<ModuleOp>(module->clone());
+    PassManager pm(module.getContext());
+    CudaPipelineOptions pipeline;
+    setPipelineOptions(pipeline);
+    buildCudaKernelPipeline(pm, pipeline);
+    if (failed(pm.run(*kernels))) {
+      error = "compiling the kernels to PTX failed (see above)";
+      return failure();
+    }
+    for (auto binary : kernels->getOps<gpu::BinaryOp>()) {
+      for (Attribute a : binary.getObjects()) {
+        auto object = cast<gpu::ObjectAttr>(a);
+        std::string relative =
+            (kernelDir + "/" + binary.getName() + ".ptx").str();
+        std::error_code ec;
+        llvm::raw_fd_ostream os(writer.getPath(relative), ec);
+        if (ec) {
+          error = "cannot write " + writer.getPath(relative) + ": " +
+                  ec.message();
+          return failure();
+        }
+        StringRef ptx = object.getObject().getValue();
+        // A libdevice function left as a call cannot be resolved: this
+        // build links no libdevice (telar-libdevice-to-intrinsics turns
+        // those with an instruction into it).
+        if (size_t at = ptx.find("__nv_"); at != StringRef::npos) {
+          StringRef name = ptx.substr(at).take_while(
+              [](char c) { return llvm::isAlnum(c) || c == '_'; });
+          error = "kernel " + binary.getName().str() + " calls libdevice's " +
+                  name.str() +
+                  ", which the CUDA target does not link yet (its math "
+                  "needs an approximation of its own)";
+          return failure();
+        }
+        os << ptx;
+        files.push_back(relative);
+      }
+    }
+    return success();
+  }
+
+  /// A cubin per PTX file by ptxas, when the toolkit is installed; its
+  /// resource report (registers, spills, shared memory) in ptxas.txt.
+  LogicalResult assemble(ArtifactWriter &writer, StringRef kernelDir,
+                         ArrayRef<std::string> ptxFiles,
+                         std::string &error) const {
+    std::string ptxas = findPtxas();
+    std::string reportPath = writer.getPath((kernelDir + "/ptxas.txt").str());
+    std::error_code ec;
+    llvm::raw_fd_ostream report(reportPath, ec);
+    if (ec) {
+      error = "cannot write " + reportPath + ": " + ec.message();
+      return failure();
+    }
+    if (ptxas.empty()) {
+      report << "ptxas not found (PATH, /usr/local/cuda/bin): PTX only, "
+                "the driver compiles it at load\n";
+      return success();
+    }
+    for (const std::string &ptx : ptxFiles) {
+      std::string in = writer.getPath(ptx);
+      std::string out = in.substr(0, in.size() - 4) + ".cubin";
+      SmallString<128> log;
+      llvm::sys::fs::createTemporaryFile("telar-ptxas", "txt", log);
+      std::string arch = "-arch=" + options.gpu;
+      SmallVector<StringRef> args = {ptxas, arch, "-O3", "-v", in, "-o", out};
+      std::optional<StringRef> redirects[] = {std::nullopt, log.str(),
+                                              log.str()};
+      std::string why;
+      int rc = llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, redirects,
+                                         /*SecondsToWait=*/120, 0, &why);
+      auto text = llvm::MemoryBuffer::getFile(log);
+      std::string output = text ? (*text)->getBuffer().str() : "";
+      llvm::sys::fs::remove(log);
+      report << "== " << llvm::sys::path::filename(ptx) << "\n" << output;
+      if (rc != 0) {
+        error = "ptxas failed on " + in + " (rc " + std::to_string(rc) +
+                (why.empty() ? "" : ", " + why) + "): " + output;
+        return failure();
+      }
+    }
+    return success();
+  }
+
+  CudaTargetOptions options;
+};
+
+/// telarc's flags for the CUDA target.
+struct CudaTargetFlags {
+  explicit CudaTargetFlags(llvm::cl::OptionCategory &category)
+      : gpu("gpu",
+            llvm::cl::desc("GPU architecture of --target cuda: sm_80, "
+                           "sm_86, sm_89 or sm_90 (default)"),
+            llvm::cl::init(kDefaultCudaChip), llvm::cl::cat(category)),
+        emulation(
+            "emulation",
+            llvm::cl::desc("With --target cuda: also compile the kernels "
+                           "for this machine's CPU, so that telar-run "
+                           "--emulate runs the artifact without a GPU "
+                           "(required for now)"),
+            llvm::cl::init(false), llvm::cl::cat(category)) {}
+  llvm::cl::opt<std::string> gpu;
+  llvm::cl::opt<bool> emulation;
+};
+
+std::optional<CudaTargetFlags> &cudaTargetFlags() {
+  static std::optional<CudaTargetFlags> flags;
+  return flags;
+}
+
+} // namespace
+
+std::unique_ptr<TargetBackend>
+createCudaTargetBackend(const CudaTargetOptions &options) {
+  return std::make_unique<CudaTargetBackend>(options);
+}
+
+void registerCudaTargetBackend() {
+  TargetBackendInfo info;
+  info.name = kCudaTargetKind.str();
+  info.description = "NVIDIA GPUs: one kernel per fused region through NVVM "
+                     "to PTX (--gpu picks the architecture; --emulation "
+                     "runs the kernels on the CPU)";
+  info.registerFlags = [](llvm::cl::OptionCategory &category) {
+    cudaTargetFlags().emplace(category);
+  };
+  info.create = [] {
+    CudaTargetOptions options;
+    if (const auto &flags = cudaTargetFlags()) {
+      options.gpu = flags->gpu;
+      options.emulation = flags->emulation;
+    }
+    return createCudaTargetBackend(options);
+  };
+  registerTargetBackend(std::move(info));
+}
+
+} // namespace mlir::telar
