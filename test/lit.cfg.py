@@ -1,5 +1,6 @@
 # -*- Python -*-
 import os
+import shutil
 import subprocess
 
 import lit.formats
@@ -73,6 +74,11 @@ config.substitutions.append((
 config.substitutions.append((
     "%lower_threaded",
     "--telar-lower-to-llvm='library-calls=0 runtime-allocator=0 min-parallel-work=1'"))
+# The CUDA toolkit's ptxas (cubins, register and spill reports): tests of
+# what only it can check say `REQUIRES: cuda-ptxas` and are reported
+# unsupported without it; nothing else needs the toolkit.
+if shutil.which("ptxas") or os.access("/usr/local/cuda/bin/ptxas", os.X_OK):
+    config.available_features.add("cuda-ptxas")
 # The CUDA target's kernels emulated on the CPU (telar-emulate-gpu), the
 # same checks: standalone programs, no runtime; blocks of 7 threads, so
 # that most kernels span blocks and end in a partial one.

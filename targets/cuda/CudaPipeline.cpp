@@ -17,6 +17,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -30,6 +31,11 @@ bool telar::isSupportedCudaChip(StringRef chip) {
 
 void telar::buildCudaTranslationPipeline(OpPassManager &pm,
                                          const CudaPipelineOptions &options) {
+  // Powers as products (x^2: x * x; libdevice's powf is not linked), then
+  // exp, erf and tanh as polynomials, as on the CPU.
+  math::MathExpandOpsPassOptions expand;
+  expand.opMnemonics = {"powf"};
+  pm.addPass(math::createMathExpandOpsPass(expand));
   pm.addPass(createTelarApproximateMath());
   // Bufferized as the CPU target does (identity layouts, read-only
   // arguments, results into caller-provided buffers).
