@@ -4,6 +4,7 @@
 #include "telar/passes/abi/Passes.h"
 #include "telar/passes/lowering/Passes.h"
 
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
@@ -44,6 +45,19 @@ void telar::buildFusedLinalgPipeline(OpPassManager &pm,
   pm.addPass(createTelarFoldAddIntoContractionInit());
   pm.addPass(createTelarFuseElementwise());
   pm.addPass(createCSEPass());
+}
+
+void telar::buildBufferizationPipeline(OpPassManager &pm) {
+  pm.addPass(createTelarReadOnlyArguments());
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  bufferization::BufferResultsToOutParamsPassOptions outParams;
+  outParams.hoistStaticAllocs = true;
+  outParams.modifyPublicFunctions = true;
+  pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
 }
 
 void telar::buildLowerToFusedLinalgPipeline(OpPassManager &pm) {

@@ -46,16 +46,7 @@ void telar::buildCpuTranslationPipeline(OpPassManager &pm,
   // Function-boundary bufferization with identity layouts (arguments
   // read-only), results turned into caller-provided out-params (the runtime
   // passes output buffers); the final allocs are hoisted into them.
-  pm.addPass(createTelarReadOnlyArguments());
-  bufferization::OneShotBufferizePassOptions bufferize;
-  bufferize.bufferizeFunctionBoundaries = true;
-  bufferize.functionBoundaryTypeConversion =
-      bufferization::LayoutMapOption::IdentityLayoutMap;
-  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
-  bufferization::BufferResultsToOutParamsPassOptions outParams;
-  outParams.hoistStaticAllocs = true;
-  outParams.modifyPublicFunctions = true;
-  pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
+  buildBufferizationPipeline(pm);
   // The runtime ABI (docs/Artifact.md): programs that call the runtime get
   // a context argument and a status result.
   if (usesRuntime)

@@ -17,7 +17,6 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
-#include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -31,24 +30,11 @@ bool telar::isSupportedCudaChip(StringRef chip) {
 
 void telar::buildCudaTranslationPipeline(OpPassManager &pm,
                                          const CudaPipelineOptions &options) {
-  // Powers as products (x^2: x * x; libdevice's powf is not linked), then
-  // exp, erf and tanh as polynomials, as on the CPU.
-  math::MathExpandOpsPassOptions expand;
-  expand.opMnemonics = {"powf"};
-  pm.addPass(math::createMathExpandOpsPass(expand));
+  // Constant powers as products (x^2: x * x; libdevice's powf is not
+  // linked), then exp, erf and tanh as polynomials, as on the CPU.
+  pm.addPass(createTelarConstantPowers());
   pm.addPass(createTelarApproximateMath());
-  // Bufferized as the CPU target does (identity layouts, read-only
-  // arguments, results into caller-provided buffers).
-  pm.addPass(createTelarReadOnlyArguments());
-  bufferization::OneShotBufferizePassOptions bufferize;
-  bufferize.bufferizeFunctionBoundaries = true;
-  bufferize.functionBoundaryTypeConversion =
-      bufferization::LayoutMapOption::IdentityLayoutMap;
-  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
-  bufferization::BufferResultsToOutParamsPassOptions outParams;
-  outParams.hoistStaticAllocs = true;
-  outParams.modifyPublicFunctions = true;
-  pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
+  buildBufferizationPipeline(pm);
   if (options.runtime)
     pm.addPass(createTelarAddRuntimeContext());
   bufferization::buildBufferDeallocationPipeline(pm);

@@ -47,6 +47,13 @@ void buildLowerToLinalgPipeline(OpPassManager &pm);
 void buildFusedLinalgPipeline(OpPassManager &pm,
                               bool runtimeCollectives = true);
 
+/// Bufferization of the fused linalg program, as every target does it:
+/// function-boundary one-shot bufferization with identity layouts
+/// (arguments read-only: telar-read-only-arguments), results turned into
+/// caller-provided out-params (the runtime passes the output buffers), the
+/// final allocations hoisted into them.
+void buildBufferizationPipeline(OpPassManager &pm);
+
 /// `telar-lower-to-fused-linalg`: buildProgramPreparationPipeline, then
 /// buildFusedLinalgPipeline.
 void buildLowerToFusedLinalgPipeline(OpPassManager &pm);

@@ -72,6 +72,17 @@ def TelarEmulateGpu : Pass<"telar-emulate-gpu", "ModuleOp"> {
                            "arith::ArithDialect"];
 }
 
+def TelarConstantPowers : Pass<"telar-constant-powers"> {
+  let summary = "Powers with a constant exponent as products";
+  let description = [{
+    MLIR's algebraic simplification of `math.powf` and `math.fpowi` with a
+    constant exponent: `x^2` is `x * x`, `x^3` `x * x * x`, `x^0.5`
+    `sqrt(x)`, `x^-1` `1 / x`, ... (RMSNorm's and T5's squares). On the
+    GPU this spares a libdevice `powf` (not linked); exact for negative
+    bases too, unlike an `exp(y * log(x))` expansion. Other powers stay.
+  }];
+}
+
 def TelarLibdeviceToIntrinsics : Pass<"telar-libdevice-to-intrinsics", "gpu::GPUModuleOp"> {
   let summary = "libdevice calls the GPU has instructions for as LLVM intrinsics";
   let description = [{
