@@ -72,7 +72,7 @@ public:
   }
   SmallVector<StringRef> getSerializationStageNames() const override {
     return {"compiling kernels to PTX", "assembling kernels",
-            "emulating kernels on the CPU", "linking"};
+            "emulating kernels (CPU)", "linking"};
   }
 
   LogicalResult checkOptions(bool partitioned,
@@ -126,7 +126,7 @@ public:
     std::string objectPath =
         writer.getPath(programs + "/" + interface.name + ".o");
     FailureOr<CpuTarget> host;
-    if (failed(stages.run("emulating kernels on the CPU", [&]() -> LogicalResult {
+    if (failed(stages.run("emulating kernels (CPU)", [&]() -> LogicalResult {
           PassManager pm(module.getContext());
           CudaPipelineOptions pipeline;
           setPipelineOptions(pipeline);
