@@ -53,33 +53,11 @@ public:
     FailureOr<CpuTarget> target = getModuleCpuTarget(module, error);
     if (failed(target))
       return failure();
-    std::string programs = ArtifactWriter::kProgramsDir;
-    std::string library = programs + "/" + interface.name + ".so";
-    std::string objectPath = writer.getPath(programs + "/" + interface.name + ".o");
-    std::string libraryPath = writer.getPath(library);
-
-    // LLVM IR, O3 for the target CPU, object code.
-    if (failed(stages.run("generating native code", [&] {
-          return emitObjectFile(module, interface.getBufferShapes(), *target,
-                                objectPath, error);
-        })))
+    FailureOr<artifact::ProgramSpec> program =
+        writeProgramLibrary(module, interface, *target, writer, stages, error);
+    if (failed(program))
       return failure();
-    // The shared library.
-    if (failed(stages.run("linking", [&] {
-          LogicalResult linked =
-              linkSharedLibrary(objectPath, libraryPath, error);
-          llvm::sys::fs::remove(objectPath);
-          return linked;
-        })))
-      return failure();
-
-    artifact::ProgramSpec program;
-    program.name = interface.name;
-    program.library = library;
-    program.entry = artifact::kDefaultEntryName; // CpuCodegen.h's entry point
-    program.weightFiles.assign(interface.weightFiles.begin(),
-                               interface.weightFiles.end());
-    writer.addProgram(std::move(program));
+    writer.addProgram(std::move(*program));
     writer.setTarget(target->toAttr(module.getContext()));
     return success();
   }
@@ -132,6 +110,37 @@ std::optional<CpuTargetFlags> &cpuTargetFlags() {
 }
 
 } // namespace
+
+FailureOr<artifact::ProgramSpec>
+writeProgramLibrary(ModuleOp module, const ProgramInterface &interface,
+                    const CpuTarget &target, ArtifactWriter &writer,
+                    CompileStages &stages, std::string &error) {
+  std::string programs = ArtifactWriter::kProgramsDir;
+  std::string library = programs + "/" + interface.name + ".so";
+  std::string objectPath =
+      writer.getPath(programs + "/" + interface.name + ".o");
+  // LLVM IR, O3 for the target CPU, object code.
+  if (failed(stages.run("generating native code", [&] {
+        return emitObjectFile(module, interface.getBufferShapes(), target,
+                              objectPath, error);
+      })))
+    return failure();
+  // The shared library.
+  if (failed(stages.run("linking", [&] {
+        LogicalResult linked =
+            linkSharedLibrary(objectPath, writer.getPath(library), error);
+        llvm::sys::fs::remove(objectPath);
+        return linked;
+      })))
+    return failure();
+  artifact::ProgramSpec program;
+  program.name = interface.name;
+  program.library = library;
+  program.entry = artifact::kDefaultEntryName; // CpuCodegen.h's entry point
+  program.weightFiles.assign(interface.weightFiles.begin(),
+                             interface.weightFiles.end());
+  return program;
+}
 
 std::unique_ptr<TargetBackend>
 createCpuTargetBackend(const CpuTargetOptions &options) {

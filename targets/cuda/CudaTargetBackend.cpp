@@ -72,7 +72,7 @@ public:
   }
   SmallVector<StringRef> getSerializationStageNames() const override {
     return {"compiling kernels to PTX", "assembling kernels",
-            "emulating kernels (CPU)", "linking"};
+            "emulating kernels (CPU)", "generating native code", "linking"};
   }
 
   LogicalResult checkOptions(bool partitioned,
@@ -103,8 +103,8 @@ public:
   LogicalResult serialize(ModuleOp module, const ProgramInterface &interface,
                           ArtifactWriter &writer, CompileStages &stages,
                           std::string &error) override {
-    std::string programs = ArtifactWriter::kProgramsDir;
-    std::string kernelDir = programs + "/" + interface.name + ".kernels";
+    std::string kernelDir = std::string(ArtifactWriter::kProgramsDir) + "/" +
+                            interface.name + ".kernels";
     if (std::error_code ec =
             llvm::sys::fs::create_directories(writer.getPath(kernelDir))) {
       error = "cannot create " + writer.getPath(kernelDir) + ": " +
@@ -122,9 +122,6 @@ public:
       return failure();
 
     OwningOpRef<ModuleOp> emulated = cast<ModuleOp>(module->clone());
-    std::string library = programs + "/" + interface.name + ".so";
-    std::string objectPath =
-        writer.getPath(programs + "/" + interface.name + ".o");
     FailureOr<CpuTarget> host;
     if (failed(stages.run("emulating kernels (CPU)", [&]() -> LogicalResult {
           PassManager pm(module.getContext());
@@ -136,28 +133,15 @@ public:
             return failure();
           }
           host = getModuleCpuTarget(*emulated, error);
-          if (failed(host))
-            return failure();
-          return emitObjectFile(*emulated, interface.getBufferShapes(), *host,
-                                objectPath, error);
+          return host;
         })))
       return failure();
-    if (failed(stages.run("linking", [&] {
-          LogicalResult linked = linkSharedLibrary(
-              objectPath, writer.getPath(library), error);
-          llvm::sys::fs::remove(objectPath);
-          return linked;
-        })))
+    FailureOr<artifact::ProgramSpec> program = writeProgramLibrary(
+        *emulated, interface, *host, writer, stages, error);
+    if (failed(program))
       return failure();
-
-    artifact::ProgramSpec program;
-    program.name = interface.name;
-    program.library = library;
-    program.entry = artifact::kDefaultEntryName;
-    program.weightFiles.assign(interface.weightFiles.begin(),
-                               interface.weightFiles.end());
-    program.emulated = true;
-    writer.addProgram(std::move(program));
+    program->emulated = true;
+    writer.addProgram(std::move(*program));
     writer.setTarget(TargetAttr::get(module.getContext(), kCudaTargetKind,
                                      kNvptxTriple, options.gpu, ""));
     return success();

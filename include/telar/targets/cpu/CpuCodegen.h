@@ -10,6 +10,7 @@
 #ifndef TELAR_TARGETS_CPU_CPUCODEGEN_H
 #define TELAR_TARGETS_CPU_CPUCODEGEN_H
 
+#include "telar/codegen/TargetBackend.h"
 #include "telar/targets/cpu/CpuTarget.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -33,6 +34,17 @@ LogicalResult emitObjectFile(ModuleOp module,
 /// at load time against the process's runtime library.
 LogicalResult linkSharedLibrary(StringRef objectPath, StringRef libraryPath,
                                 std::string &error);
+
+/// The program `interface` of an artifact as a native shared library,
+/// `programs/<name>.so`, from `module` (LLVM dialect for `target`): code
+/// generation (emitObjectFile) in stage "generating native code", then
+/// "linking" (the object goes); returns the program's manifest entry
+/// (library, entry point, weight files). The CPU target's serialization,
+/// and the CUDA target's emulated program.
+FailureOr<artifact::ProgramSpec>
+writeProgramLibrary(ModuleOp module, const ProgramInterface &interface,
+                    const CpuTarget &target, ArtifactWriter &writer,
+                    CompileStages &stages, std::string &error);
 
 } // namespace mlir::telar
 
