@@ -51,6 +51,8 @@ using PartialAttr = TelarDialect::PartialAttrHelper;
 using ShardingAttr = TelarDialect::ShardingAttrHelper;
 using GlobalShapeAttr = TelarDialect::GlobalShapeAttrHelper;
 using BytesAttr = TelarDialect::BytesAttrHelper;
+using UpdatesAttr = TelarDialect::UpdatesAttrHelper;
+using TrainingAttr = TelarDialect::TrainingAttrHelper;
 
 static bool isStringArray(Attribute attr) {
   auto array = dyn_cast<ArrayAttr>(attr);
@@ -110,6 +112,17 @@ LogicalResult TelarDialect::verifyOperationAttribute(Operation *op,
       return error() << "belongs on the module";
     if (!isa<TargetAttr>(attr.getValue()))
       return error() << "must be a #telar.target, got " << attr.getValue();
+    return success();
+  }
+  if (name == TrainingAttr::getNameStr()) {
+    if (!isa<ModuleOp>(op))
+      return error() << "belongs on the module";
+    auto dict = dyn_cast<DictionaryAttr>(attr.getValue());
+    if (!dict || !isa_and_nonnull<StringAttr>(dict.get("loss")) ||
+        !isa_and_nonnull<StringAttr>(dict.get("optimizer")))
+      return error() << "must be a dictionary with the strings 'loss' and "
+                        "'optimizer', got "
+                     << attr.getValue();
     return success();
   }
   if (isModuleAttr(name)) {
@@ -243,6 +256,15 @@ LogicalResult TelarDialect::verifyRegionArgAttribute(Operation *op,
     return verifyPartitionedInterfaceAttr(attr, fn.getArgumentTypes()[argIndex],
                                           error);
   }
+  // A result's, moved with it once results became out-parameters.
+  if (name == UpdatesAttr::getNameStr()) {
+    auto value = dyn_cast<StringAttr>(attr.getValue());
+    if (!isa<FunctionOpInterface>(op) || regionIndex != 0 || !value ||
+        value.empty())
+      return error() << "must be a non-empty string (a variable's name) on a "
+                        "function result or out-parameter";
+    return success();
+  }
   if (!isArgumentAttr(name)) {
     if (isModuleAttr(name))
       return error() << "belongs on the module";
@@ -291,6 +313,17 @@ LogicalResult TelarDialect::verifyRegionResultAttribute(Operation *op,
   }
   auto diag = op->emitOpError()
               << "result #" << resultIndex << " attribute '" << name << "' ";
+  if (name == UpdatesAttr::getNameStr()) {
+    auto value = dyn_cast<StringAttr>(attr.getValue());
+    if (!isa<FunctionOpInterface>(op) || regionIndex != 0 || !value ||
+        value.empty()) {
+      diag << "must be a non-empty string (a variable's name) on a function "
+              "result";
+      return failure();
+    }
+    diag.abandon();
+    return success();
+  }
   if (name == OutputNamesAttr::getNameStr())
     return diag << "belongs on the function (one name per result)";
   if (isArgumentAttr(name))

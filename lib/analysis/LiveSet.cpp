@@ -40,7 +40,7 @@ telar::LiveSetAnalysis::LiveSetAnalysis(Operation *function) {
   size_t count = body.getOperations().size();
   SmallVector<int64_t> born(count, 0), dies(count, 0);
   for (Operation &op : body) {
-    if (isa<telar::ConstantOp>(op) || isView(&op))
+    if (isa<telar::ConstantOp, telar::VariableOp>(op) || isView(&op))
       continue;
     unsigned at = position[&op];
     for (Value result : op.getResults()) {

@@ -151,5 +151,13 @@ bool Manifest::operator==(const Manifest &o) const {
          targetChip == o.targetChip && targetFeatures == o.targetFeatures &&
          programs == o.programs && inputs == o.inputs && outputs == o.outputs &&
          weights == o.weights && largestLiveSetBytes == o.largestLiveSetBytes &&
-         mesh == o.mesh && worldSize == o.worldSize && pipeline == o.pipeline;
+         mesh == o.mesh && worldSize == o.worldSize && pipeline == o.pipeline &&
+         training == o.training;
+}
+
+double TrainingSpec::get(const std::string &key, double fallback) const {
+  for (const auto &[k, v] : hyperparameters)
+    if (k == key)
+      return v;
+  return fallback;
 }

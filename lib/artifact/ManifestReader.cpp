@@ -183,6 +183,89 @@ void parseTensor(const ObjectReader &reader, const Manifest &m,
   spec.dtype = *d;
   spec.shape = parseShape(reader, key::kTensorShape);
   spec.sharding = parseSharding(reader, m, spec.shape.size());
+  spec.updates = reader.optionalString(key::kTensorUpdates);
+}
+
+/// The "training" object, checked against the outputs and weights: every
+/// output's `updates` names a weight of its type and local shape, once; the
+/// loss is an output; each parameter's output updates a weight.
+TrainingSpec parseTraining(const json &object, const Manifest &m,
+                           const std::string &origin) {
+  ObjectReader reader(object, key::kTraining, origin);
+  TrainingSpec t;
+  t.loss = reader.string(key::kTrainingLoss);
+  t.optimizer = reader.string(key::kTrainingOptimizer);
+  if (const json *hp = reader.optional(key::kTrainingHyperparameters)) {
+    if (!hp->is_object())
+      throw reader.fieldError(key::kTrainingHyperparameters,
+                              "must be an object of numbers");
+    for (auto it = hp->begin(); it != hp->end(); ++it) {
+      if (!it->is_number())
+        throw reader.fieldError(key::kTrainingHyperparameters,
+                                "'" + it.key() + "' must be a number, got " +
+                                    it->dump());
+      t.hyperparameters.push_back({it.key(), it->get<double>()});
+    }
+  }
+  auto outputNamed = [&](const std::string &name) -> const TensorSpec * {
+    for (const TensorSpec &o : m.outputs)
+      if (o.name == name)
+        return &o;
+    return nullptr;
+  };
+  const TensorSpec *loss = outputNamed(t.loss);
+  if (!loss || loss->numElements() != 1)
+    throw reader.fieldError(key::kTrainingLoss,
+                            "('" + t.loss + "') must name a scalar output");
+  const json &params = reader.array(key::kTrainingParameters);
+  for (size_t i = 0; i < params.size(); ++i) {
+    ObjectReader r(params[i],
+                   std::string(key::kTraining) + "." +
+                       key::kTrainingParameters + "[" + std::to_string(i) +
+                       "]",
+                   origin);
+    TrainingParameterSpec p{r.string(key::kTrainingParameterName),
+                            r.string(key::kTrainingParameterOutput)};
+    const TensorSpec *out = outputNamed(p.output);
+    if (!out || out->updates.empty())
+      throw r.fieldError(key::kTrainingParameterOutput,
+                         "('" + p.output +
+                             "') must name an output that updates a weight");
+    t.parameters.push_back(std::move(p));
+  }
+  return t;
+}
+
+/// Each output's `updates` names a weight of the program's type, once.
+void checkUpdates(const Manifest &m, const std::string &origin) {
+  std::set<std::string> updated;
+  for (size_t i = 0; i < m.outputs.size(); ++i) {
+    const TensorSpec &o = m.outputs[i];
+    if (o.updates.empty())
+      continue;
+    std::string where = origin + ": field 'outputs[" + std::to_string(i) +
+                        "]." + key::kTensorUpdates + "' ('" + o.updates + "')";
+    if (!m.training)
+      throw Error(where + " needs a training artifact (field '" +
+                  key::kTraining + "')");
+    const WeightSpec *weight = nullptr;
+    for (const WeightSpec &w : m.weights)
+      if (w.name == o.updates)
+        weight = &w;
+    if (!weight)
+      throw Error(where + " names no weight");
+    if (weight->dtype != o.dtype || weight->shape != m.getLocalShape(o))
+      throw Error(where + ": the weight is " + weight->typeString() +
+                  " on each rank, the output " +
+                  formatType(o.dtype, m.getLocalShape(o)));
+    if (!(weight->sharding == o.sharding))
+      throw Error(where + ": the weight is split " +
+                  m.formatSharding(weight->sharding) + ", the output " +
+                  m.formatSharding(o.sharding) +
+                  " (a variable and its new value must be split alike)");
+    if (!updated.insert(o.updates).second)
+      throw Error(where + " is updated by two outputs");
+  }
 }
 
 /// A weight's global shape, sharding and file: a sharded weight's local
@@ -1082,6 +1165,13 @@ Manifest telar_artifact::parseManifest(std::string_view text,
   }
   if (pipeline)
     m.pipeline = parsePipeline(*pipeline, m, origin);
+  if (const json *training = reader.optional(key::kTraining)) {
+    if (pipeline)
+      throw Error(origin + ": field '" + key::kTraining +
+                  "' does not apply to a pipelined artifact yet");
+    m.training = parseTraining(*training, m, origin);
+  }
+  checkUpdates(m, origin);
   return m;
 }
 

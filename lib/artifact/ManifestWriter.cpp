@@ -67,6 +67,12 @@ public:
     element();
     out += v ? "true" : "false";
   }
+  void number(double v) {
+    element();
+    char buffer[32];
+    std::snprintf(buffer, sizeof(buffer), "%.17g", v);
+    out += buffer;
+  }
   /// [["data"], []]: an array of inline arrays, on one line.
   void inlineNestedArray(const std::vector<std::vector<std::string>> &v) {
     element();
@@ -163,6 +169,10 @@ std::string telar_artifact::writeManifestJson(const Manifest &m) {
       w.key(key::kWeightFile);
       w.value(weight->file);
     }
+    if (!t.updates.empty()) {
+      w.key(key::kTensorUpdates);
+      w.value(t.updates);
+    }
     w.endObject();
   };
   w.beginObject();
@@ -244,6 +254,34 @@ std::string telar_artifact::writeManifestJson(const Manifest &m) {
   for (const WeightSpec &t : m.weights)
     tensor(t, &t);
   w.endArray();
+  if (m.training) {
+    const TrainingSpec &t = *m.training;
+    w.key(key::kTraining);
+    w.beginObject();
+    w.key(key::kTrainingLoss);
+    w.value(t.loss);
+    w.key(key::kTrainingOptimizer);
+    w.value(t.optimizer);
+    w.key(key::kTrainingHyperparameters);
+    w.beginObject();
+    for (const auto &[k, v] : t.hyperparameters) {
+      w.key(k.c_str());
+      w.number(v);
+    }
+    w.endObject();
+    w.key(key::kTrainingParameters);
+    w.beginArray();
+    for (const TrainingParameterSpec &p : t.parameters) {
+      w.beginObject();
+      w.key(key::kTrainingParameterName);
+      w.value(p.name);
+      w.key(key::kTrainingParameterOutput);
+      w.value(p.output);
+      w.endObject();
+    }
+    w.endArray();
+    w.endObject();
+  }
   if (m.pipeline) {
     const PipelineSpec &p = *m.pipeline;
     w.key(key::kPipeline);

@@ -7,6 +7,7 @@
 #include "telar/codegen/TargetBackend.h"
 #include "telar/dialects/Telar/ShapeInference.h"
 #include "telar/dialects/Telar/TelarDialect.h"
+#include "telar/dialects/Telar/TelarOps.h"
 #include "telar/passes/partition/Passes.h"
 #include "telar/sharding/Completion.h"
 #include "telar/sharding/Plan.h"
@@ -198,11 +199,27 @@ LogicalResult readInputsAndOutputs(func::FuncOp main,
   }
   auto outputNames = main->getAttrOfType<ArrayAttr>(
       telar::TelarDialect::OutputNamesAttrHelper::getNameStr());
+  // A training step's variables: their weights' resource keys.
+  llvm::StringMap<std::string> variableKeys;
+  main.walk([&](telar::VariableOp v) {
+    if (auto res = dyn_cast<DenseResourceElementsAttr>(v.getValue()))
+      variableKeys[v.getName()] = res.getRawHandle().getKey().str();
+  });
   for (unsigned i = 0; i < fnType.getNumResults(); ++i) {
     ProgramTensor t{"output" + std::to_string(i), {}};
     if (outputNames && i < outputNames.size())
       if (auto s = dyn_cast<StringAttr>(outputNames[i]))
         t.name = s.str();
+    if (auto updates = main.getResultAttrOfType<StringAttr>(
+            i, telar::TelarDialect::UpdatesAttrHelper::getNameStr())) {
+      auto key = variableKeys.find(updates.getValue());
+      if (key == variableKeys.end()) {
+        error = "output '" + t.name + "' updates the variable '" +
+                updates.getValue().str() + "', which @main does not read";
+        return failure();
+      }
+      t.updates = key->second;
+    }
     std::string what = "output '" + t.name + "'";
     if (failed(checkType(fnType.getResult(i), what, t.type)) ||
         failed(readShardingAttrs(main.getResultAttrDict(i), interface, what,
@@ -211,6 +228,32 @@ LogicalResult readInputsAndOutputs(func::FuncOp main,
     interface.outputs.push_back(t);
   }
   return success();
+}
+
+/// The manifest's "training" of a training step (the module's
+/// telar.training), or none.
+std::optional<artifact::TrainingSpec> readTraining(ModuleOp module) {
+  auto attr = module->getAttrOfType<DictionaryAttr>(
+      telar::TelarDialect::TrainingAttrHelper::getNameStr());
+  if (!attr)
+    return std::nullopt;
+  artifact::TrainingSpec t;
+  for (NamedAttribute entry : attr) {
+    StringRef key = entry.getName().getValue();
+    if (key == "loss")
+      t.loss = cast<StringAttr>(entry.getValue()).str();
+    else if (key == "optimizer")
+      t.optimizer = cast<StringAttr>(entry.getValue()).str();
+    else if (auto f = dyn_cast<FloatAttr>(entry.getValue()))
+      t.hyperparameters.push_back({key.str(), f.getValueAsDouble()});
+    else if (auto names = dyn_cast<ArrayAttr>(entry.getValue());
+             names && key == "parameters")
+      for (Attribute n : names) {
+        std::string name = cast<StringAttr>(n).str();
+        t.parameters.push_back({name, name + "@new"});
+      }
+  }
+  return t;
 }
 
 /// The weights telar-outline-weights appended to @main's arguments (after
@@ -294,8 +337,14 @@ LogicalResult compileArtifact(ModuleOp module, TargetBackend &target,
   }
   if (failed(target.checkOptions(options.plan.has_value(), error)))
     return failure();
-  if (options.plan && isPipelinedPlan(*options.plan))
+  if (options.plan && isPipelinedPlan(*options.plan)) {
+    if (readTraining(module)) {
+      error = "pipelined training (a plan with stages) is not supported "
+              "yet; train on one stage (data and tensor parallel plans)";
+      return failure();
+    }
     return compilePipelineArtifact(module, target, options, error);
+  }
   std::vector<std::string> stageNames;
   if (options.plan)
     stageNames.push_back("partitioning");
@@ -347,6 +396,7 @@ LogicalResult compileArtifact(ModuleOp module, TargetBackend &target,
       })))
     return failure();
 
+  std::optional<artifact::TrainingSpec> training = readTraining(module);
   ProgramInterface interface;
   interface.name = "main";
   if (failed(readMesh(module, interface, error)) ||
@@ -415,6 +465,7 @@ LogicalResult compileArtifact(ModuleOp module, TargetBackend &target,
       if (!t.globalShape.empty())
         entry.shape = t.globalShape;
       entry.sharding = t.sharding;
+      entry.updates = t.updates;
       return entry;
     };
     SmallVector<artifact::TensorSpec> inputs, outputs;
@@ -426,6 +477,8 @@ LogicalResult compileArtifact(ModuleOp module, TargetBackend &target,
     writer.setOutputs(outputs);
     if (interface.mesh)
       writer.setMesh(*interface.mesh);
+    if (training)
+      writer.setTraining(*training);
     writer.setLargestLiveSetBytes(liveSetBytes);
     // The launchers' files, for every artifact that runs on several ranks.
     artifact::Manifest manifest = writer.getManifest();

@@ -315,6 +315,10 @@ void ArtifactWriter::setMesh(const telar_sharding::Mesh &mesh) {
   header.worldSize = mesh.getNumDevices();
 }
 
+void ArtifactWriter::setTraining(const artifact::TrainingSpec &training) {
+  header.training = training;
+}
+
 void ArtifactWriter::setLargestLiveSetBytes(int64_t bytes) {
   header.largestLiveSetBytes = bytes;
 }

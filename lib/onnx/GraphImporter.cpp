@@ -694,10 +694,27 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
     ElementsAttr attr = tensors.convert(t, loc);
     if (!attr)
       return {};
-    values[t.name()] =
-        telar::ConstantOp::create(b, loc, attr.getType(), attr).getResult();
+    bool isFloat = isa<FloatType>(attr.getElementType());
+    if (options.trainableInitializers && isFloat &&
+        !options.frozen.contains(t.name())) {
+      // A trainable parameter: a variable, whose initial value is a
+      // resource (the artifact's weight file holds it, however small).
+      ElementsAttr initial = telar::toWeightResource(attr, t.name());
+      values[t.name()] =
+          telar::VariableOp::create(b, loc, b.getStringAttr(t.name()), initial)
+              .getResult();
+    } else {
+      values[t.name()] =
+          telar::ConstantOp::create(b, loc, attr.getType(), attr).getResult();
+    }
     setResultName(values[t.name()], t.name());
   }
+  for (const auto &name : options.frozen)
+    if (!initNames.contains(name.getKey())) {
+      emitError(fileLoc) << "--freeze names '" << name.getKey()
+                         << "', which is not an initializer of the model";
+      return {};
+    }
 
   for (const auto &vi : graph.value_info())
     if (vi.type().has_tensor_type())

@@ -74,6 +74,86 @@ LogicalResult convertSoftmaxLike(OpContext &c) {
   return c.done(y ? c.create<ReshapeOp>({y}, {c.i64s("shape", shape)}) : Value());
 }
 
+/// The negative log-likelihood of `logProb` ([N, C, d...]) at the classes
+/// `target` ([N, d...]), weighted per class by `weight` ([C], optional),
+/// positions whose target is `ignore_index` left out, then reduced as
+/// `reduction` says (mean divides by the weights taken): ONNX's
+/// NegativeLogLikelihoodLoss, written with gather_elements and where so
+/// that it needs no op of its own (and its gradient comes from theirs).
+Value buildNllLoss(OpContext &c, Value logProb, Value target, Value weight) {
+  std::string reduction = c.getString("reduction", "mean");
+  if (reduction != "mean" && reduction != "sum" && reduction != "none") {
+    (void)c.fail("reduction '" + reduction + "' is none of mean, sum, none");
+    return {};
+  }
+  if (rankOf(logProb) < 2 || rankOf(target) != rankOf(logProb) - 1) {
+    (void)c.fail("expected input [N, C, d...] and target [N, d...]");
+    return {};
+  }
+  Type indexType = elementTypeOf(target), floatType = elementTypeOf(logProb);
+  Value ignored, safe = target;
+  if (const auto *ii = c.attr("ignore_index")) {
+    ignored = c.create<EqualOp>({target, c.scalar(indexType, ii->i())});
+    if (!ignored)
+      return {};
+    // Ignored positions read class 0; their weight is 0.
+    safe = c.create<WhereOp>({ignored, c.scalar(indexType, 0), target});
+  }
+  Value index = safe ? c.create<UnsqueezeOp>({safe}, {c.i64s("axes", {1})})
+                     : Value();
+  Value picked = index ? c.create<GatherElementsOp>({logProb, index},
+                                                    {c.i64("axis", 1)})
+                       : Value();
+  picked = picked ? c.create<SqueezeOp>({picked}, {c.i64s("axes", {1})})
+                  : Value();
+  if (!picked)
+    return {};
+  Value w;
+  if (weight)
+    w = c.create<GatherOp>({weight, safe}, {c.i64("axis", 0)});
+  if (ignored) {
+    Value keep = c.create<WhereOp>({ignored, c.scalar(floatType, 0.0),
+                                    c.scalar(floatType, 1.0)});
+    w = w ? c.create<MulOp>({w, keep}) : keep;
+  }
+  Value loss = c.create<NegOp>({picked});
+  if (w)
+    loss = c.create<MulOp>({loss, w});
+  if (!loss || reduction == "none")
+    return loss;
+  auto all = [&](Value v) {
+    return c.create<ReduceSumOp>(
+        {v}, {c.i64s("axes", {}), c.boolean("keepdims", false)});
+  };
+  if (reduction == "sum")
+    return all(loss);
+  if (!w)
+    return c.create<ReduceMeanOp>(
+        {loss}, {c.i64s("axes", {}), c.boolean("keepdims", false)});
+  return c.create<DivOp>({all(loss), all(w)});
+}
+
+LogicalResult convertNllLoss(OpContext &c) {
+  Value input = c.required(0, "input"), target = c.required(1, "target");
+  if (!input || !target)
+    return failure();
+  return c.done(buildNllLoss(c, input, target, c.in(2)));
+}
+
+/// SoftmaxCrossEntropyLoss: log-softmax over the classes (axis 1), then the
+/// NLL loss; the optional second output is the log-softmax.
+LogicalResult convertSoftmaxCrossEntropyLoss(OpContext &c) {
+  Value scores = c.required(0, "scores"), labels = c.required(1, "labels");
+  if (!scores || !labels)
+    return failure();
+  Value logProb = c.create<LogSoftmaxOp>({scores}, {c.i64("axis", 1)});
+  if (!logProb)
+    return failure();
+  if (c.results.size() > 1)
+    c.results[1] = logProb;
+  return c.done(buildNllLoss(c, logProb, labels, c.in(2)));
+}
+
 LogicalResult convertLayerNorm(OpContext &c) {
   Value x = c.required(0, "X"), scale = x ? c.required(1, "Scale") : Value();
   if (!scale)
@@ -259,6 +339,8 @@ void mlir::telar::onnx_import::registerReductionConverters(ConverterTable &t) {
   t["LogSoftmax"] = {convertSoftmaxLike<LogSoftmaxOp>};
   t["Hardmax"] = {convertSoftmaxLike<HardmaxOp>};
   t["LayerNormalization"] = {convertLayerNorm, 17};
+  t["NegativeLogLikelihoodLoss"] = {convertNllLoss, 12};
+  t["SoftmaxCrossEntropyLoss"] = {convertSoftmaxCrossEntropyLoss, 12};
   t["RMSNormalization"] = {convertRMSNorm, 23};
   t["BatchNormalization"] = {convertBatchNorm};
   t["InstanceNormalization"] = {convertInstanceNorm};

@@ -155,7 +155,7 @@ ComputeCost planner::getComputeCost(
     ArrayRef<std::vector<int64_t>> localResultShapes, const Profile &profile) {
   ComputeCost cost;
   // Views of their operand's buffer and weights: no kernel runs.
-  if (isView(op) || isa<ConstantOp>(op))
+  if (isView(op) || isa<ConstantOp, VariableOp>(op))
     return cost;
 
   auto tensorBytes = [](Value v, ArrayRef<int64_t> shape) {
@@ -382,7 +382,7 @@ LogicalResult PlanEvaluator::evaluateOp(Operation *op, OpCost &cost,
       return failure();
     for (ReshardStep &step : *steps)
       cost.comm.push_back({std::move(step), 0.0});
-    if (a->results[j] != annotated && !isa<ConstantOp>(op))
+    if (a->results[j] != annotated && !isa<ConstantOp, VariableOp>(op))
       transient += localBytes(r, a->results[j]);
   }
   cost.compute = getComputeCost(op, operandShapes, resultShapes, profile);
@@ -446,7 +446,7 @@ FailureOr<PlanCost> PlanEvaluator::run() {
     for (Value r : op.getResults()) {
       if (!isa<RankedTensorType>(r.getType()))
         continue;
-      if (isa<ConstantOp>(op)) {
+      if (isa<ConstantOp, VariableOp>(op)) {
         plan.weightBytes += localBytes(r, shardingOf(r));
         continue;
       }

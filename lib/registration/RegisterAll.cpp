@@ -4,6 +4,7 @@
 #include "telar/codegen/Pipeline.h"
 #include "telar/dialects/Telar/TelarDialect.h"
 #include "telar/passes/abi/Passes.h"
+#include "telar/passes/autodiff/Passes.h"
 #include "telar/passes/lowering/Passes.h"
 #include "telar/passes/partition/Passes.h"
 #include "telar/targets/cpu/CpuPipeline.h"
@@ -43,10 +44,12 @@ void mlir::telar::registerAllTelar(DialectRegistry &registry) {
   registerAllDialects(registry);
   registerAllExtensions(registry);
   registerAllToLLVMIRTranslations(registry);
+  registerGradientInterfaces(registry);
 }
 
 void mlir::telar::registerAllTelarPasses() {
   registerTelarAbiPasses();
+  registerTelarAutodiffPasses();
   registerTelarLoweringPasses();
   registerTelarPartitionPasses();
   registerTelarCpuPasses();

@@ -110,21 +110,34 @@ struct TelarOutlineWeights
     auto globalShapeAttrName =
         StringAttr::get(ctx, Dialect::GlobalShapeAttrHelper::getNameStr());
 
-    SmallVector<telar::ConstantOp> constants;
-    main.walk([&](telar::ConstantOp op) {
-      if (isa<DenseResourceElementsAttr>(op.getValue()))
-        constants.push_back(op);
+    // Weight constants and a training step's variables (whose initial
+    // values are resources too).
+    SmallVector<std::pair<Operation *, DenseResourceElementsAttr>> constants;
+    main.walk([&](Operation *op) {
+      ElementsAttr value;
+      if (auto constant = dyn_cast<telar::ConstantOp>(op))
+        value = constant.getValue();
+      else if (auto variable = dyn_cast<telar::VariableOp>(op))
+        value = variable.getValue();
+      if (auto res = dyn_cast_or_null<DenseResourceElementsAttr>(value))
+        constants.push_back({op, res});
+      else if (isa<telar::VariableOp>(op))
+        constants.push_back({op, nullptr});
     });
     // One argument per resource, global type and sharding.
     llvm::MapVector<std::tuple<StringRef, Type, Attribute>, BlockArgument>
         args;
     SymbolTableCollection symbols;
-    for (telar::ConstantOp op : constants) {
-      auto res = cast<DenseResourceElementsAttr>(op.getValue());
+    for (auto [op, res] : constants) {
+      if (!res) {
+        op->emitError("a variable's initial value must be a resource (a "
+                      "weight file holds it)");
+        return signalPassFailure();
+      }
       StringRef name = res.getRawHandle().getKey();
-      auto globalType = cast<RankedTensorType>(op.getType());
+      auto globalType = cast<RankedTensorType>(op->getResult(0).getType());
       SmallVector<Endpoint> endpoints;
-      if (failed(collect(op.getResult(), nullptr, {}, endpoints, symbols)))
+      if (failed(collect(op->getResult(0), nullptr, {}, endpoints, symbols)))
         return signalPassFailure();
       for (Endpoint &end : endpoints) {
         SmallVector<NamedAttribute> attrs = {
@@ -161,7 +174,7 @@ struct TelarOutlineWeights
               }
           if (failed(main.insertArgument(index, end.value.getType(),
                                          DictionaryAttr::get(ctx, attrs),
-                                         op.getLoc())))
+                                         op->getLoc())))
             return signalPassFailure();
           it = args.insert({key, entry.getArgument(index)}).first;
         }

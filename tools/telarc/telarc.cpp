@@ -35,6 +35,7 @@
 #include "telar/codegen/TargetBackend.h"
 #include "telar/launch/LaunchFiles.h"
 #include "telar/onnx/Importer.h"
+#include "telar/passes/autodiff/Passes.h"
 #include "telar/passes/partition/Passes.h"
 #include "telar/planner/Explain.h"
 #include "telar/planner/Profile.h"
@@ -57,6 +58,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
+#include <memory>
 
 #ifndef TELAR_VERSION
 #define TELAR_VERSION "0.0.0"
@@ -209,6 +211,91 @@ cl::opt<bool> elideWeights(
     "elide-weights",
     cl::desc("Elide weight blobs (dense_resource data) in the printed IR"),
     cl::cat(telarcCategory));
+
+// Training (docs/Training.md): the artifact runs a training step.
+cl::OptionCategory trainCategory(
+    "telarc training options (--train: the artifact runs a training step, "
+    "forward, backward and the optimizer update, with telar-run --train)");
+
+cl::opt<bool> train(
+    "train",
+    cl::desc("Compile a training step: the trainable parameters are the "
+             "floating-point initializers not frozen, the loss the output "
+             "--loss names (a scalar)"),
+    cl::cat(trainCategory));
+
+cl::opt<std::string> lossName(
+    "loss", cl::desc("With --train: the model output that is the loss "
+                     "(default: loss)"),
+    cl::value_desc("NAME"), cl::init("loss"), cl::cat(trainCategory));
+
+cl::opt<std::string> optimizerName(
+    "optimizer",
+    cl::desc("With --train: sgd (torch.optim.SGD) or adamw (torch.optim.AdamW; "
+             "default)"),
+    cl::value_desc("sgd|adamw"), cl::init("adamw"), cl::cat(trainCategory));
+
+cl::opt<double> learningRate(
+    "lr",
+    cl::desc("With --train: the learning rate, telar-run's default (default: "
+             "0.01 for sgd, 1e-3 for adamw)"),
+    cl::value_desc("F"), cl::init(-1.0), cl::cat(trainCategory));
+
+cl::opt<double> momentumValue(
+    "momentum", cl::desc("With --train --optimizer sgd: the momentum "
+                         "(default: 0)"),
+    cl::value_desc("F"), cl::init(0.0), cl::cat(trainCategory));
+
+cl::opt<double> weightDecay(
+    "weight-decay",
+    cl::desc("With --train: weight decay (sgd: added to the gradient, "
+             "default 0; adamw: decoupled, default 0.01)"),
+    cl::value_desc("F"), cl::init(-1.0), cl::cat(trainCategory));
+
+cl::opt<std::string> betas(
+    "betas", cl::desc("With --train --optimizer adamw: beta1,beta2 (default: "
+                      "0.9,0.999)"),
+    cl::value_desc("F,F"), cl::cat(trainCategory));
+
+cl::opt<double> epsilon(
+    "eps", cl::desc("With --train --optimizer adamw: epsilon (default: 1e-8)"),
+    cl::value_desc("F"), cl::init(1e-8), cl::cat(trainCategory));
+
+cl::opt<double> gradClip(
+    "grad-clip",
+    cl::desc("With --train: clip the gradients' global L2 norm to F "
+             "(torch.nn.utils.clip_grad_norm_; default: no clipping)"),
+    cl::value_desc("F"), cl::init(0.0), cl::cat(trainCategory));
+
+cl::list<std::string> freeze(
+    "freeze",
+    cl::desc("With --train: initializers that are not trained (constants: "
+             "masks, buffers); comma-separated, repeatable"),
+    cl::value_desc("NAME,..."), cl::CommaSeparated, cl::cat(trainCategory));
+
+/// The training step's pass options from the flags; "" or the error.
+std::string getTrainingOptions(telar::TelarBuildTrainingStepOptions &o) {
+  o.loss = lossName;
+  o.optimizer = optimizerName;
+  o.learningRate = learningRate;
+  o.momentum = momentumValue;
+  o.weightDecay = weightDecay;
+  o.epsilon = epsilon;
+  o.gradClip = gradClip;
+  if (!betas.empty()) {
+    StringRef first, second;
+    std::tie(first, second) = StringRef(betas).split(',');
+    if (first.trim().getAsDouble(o.beta1) ||
+        second.trim().getAsDouble(o.beta2))
+      return "--betas '" + betas + "': expected two numbers, e.g. 0.9,0.999";
+  }
+  bool sgd = optimizerName == "sgd";
+  if (sgd && (!betas.empty() || epsilon.getNumOccurrences()))
+    return "--betas and --eps apply to --optimizer adamw";
+  if (!sgd && momentumValue.getNumOccurrences())
+    return "--momentum applies to --optimizer sgd";
+  return "";
+}
 
 // The launch files of a multi-rank artifact (out/launch/, docs/Launch.md).
 cl::OptionCategory launchCategory(
@@ -456,6 +543,28 @@ int run(int argc, char **argv) {
   sourceName = inputFile;
 
   telar::ImportOptions options;
+  telar::TelarBuildTrainingStepOptions trainingOptions;
+  if (train) {
+    std::string err = getTrainingOptions(trainingOptions);
+    if (!err.empty()) {
+      llvm::errs() << "telarc: error: " << err << "\n";
+      return 1;
+    }
+    options.trainableInitializers = true;
+    for (const std::string &name : freeze)
+      options.frozen.insert(name);
+  } else {
+    cl::Option *trainingFlags[] = {
+        &lossName, &optimizerName, &learningRate, &momentumValue,
+        &weightDecay, &betas, &epsilon, &gradClip,
+        std::addressof(freeze)};
+    for (cl::Option *opt : trainingFlags)
+      if (opt->getNumOccurrences()) {
+        llvm::errs() << "telarc: error: --" << opt->ArgStr
+                     << " applies to --train\n";
+        return 1;
+      }
+  }
   for (const std::string &spec : inputShapes) {
     std::string err = telar::parseInputShapeOption(spec, options);
     if (!err.empty()) {
@@ -499,6 +608,11 @@ int run(int argc, char **argv) {
 
   PassManager pm(&ctx);
   telar::buildImportCleanupPipeline(pm);
+  if (train) {
+    // The training step, then the forward outputs it dropped cleaned away.
+    pm.addPass(telar::createTelarBuildTrainingStep(trainingOptions));
+    telar::buildImportCleanupPipeline(pm);
+  }
   if (failed(pm.run(*module)))
     return 1;
   std::chrono::duration<double> importTime =

@@ -148,6 +148,19 @@ inline constexpr char kStepMicrobatch[] = "microbatch";
 inline constexpr char kStepStage[] = "stage";
 inline constexpr char kStepTransfers[] = "transfers";
 
+/// Of a training step's output: the weight (its name) whose value the
+/// output replaces once the step has run.
+inline constexpr char kTensorUpdates[] = "updates";
+/// A training step's artifact (telarc --train): the loss, the optimizer and
+/// its hyper-parameters, the trained parameters.
+inline constexpr char kTraining[] = "training";
+inline constexpr char kTrainingLoss[] = "loss";
+inline constexpr char kTrainingOptimizer[] = "optimizer";
+inline constexpr char kTrainingHyperparameters[] = "hyperparameters";
+inline constexpr char kTrainingParameters[] = "parameters";
+inline constexpr char kTrainingParameterName[] = "name";
+inline constexpr char kTrainingParameterOutput[] = "output";
+
 inline constexpr char kMemory[] = "memory";
 inline constexpr char kMemoryLargestLiveSetBytes[] = "largest_live_set_bytes";
 } // namespace key
@@ -213,6 +226,9 @@ struct TensorSpec {
   DType dtype = DType::Float32;
   Shape shape;
   telar_sharding::Sharding sharding = {};
+  /// Outputs of a training step: the weight whose value this output
+  /// replaces after each step ("": none).
+  std::string updates = {};
 
   int64_t numElements() const { return telar_artifact::numElements(shape); }
   size_t byteSize() const { return numElements() * dtypeSize(dtype); }
@@ -221,7 +237,7 @@ struct TensorSpec {
   bool isSharded() const;
   bool operator==(const TensorSpec &o) const {
     return name == o.name && dtype == o.dtype && shape == o.shape &&
-           sharding == o.sharding;
+           sharding == o.sharding && updates == o.updates;
   }
 };
 
@@ -384,6 +400,34 @@ struct PipelineSpec {
   }
 };
 
+/// A trained parameter: its ONNX initializer name and the output holding
+/// its value after each step.
+struct TrainingParameterSpec {
+  std::string name;
+  std::string output;
+  bool operator==(const TrainingParameterSpec &o) const {
+    return name == o.name && output == o.output;
+  }
+};
+
+/// A training step's artifact: the program returns the loss (output
+/// `loss`) and the new value of every variable (outputs with `updates`),
+/// and takes the learning rate `@lr` (and, for adamw, the step number
+/// `@step`) as inputs the runtime supplies.
+struct TrainingSpec {
+  std::string loss;
+  std::string optimizer;
+  /// lr (telar-run's default learning rate), weight_decay, momentum, ...
+  std::vector<std::pair<std::string, double>> hyperparameters;
+  std::vector<TrainingParameterSpec> parameters;
+  /// The hyper-parameter `key`, or `fallback`.
+  double get(const std::string &key, double fallback) const;
+  bool operator==(const TrainingSpec &o) const {
+    return loss == o.loss && optimizer == o.optimizer &&
+           hyperparameters == o.hyperparameters && parameters == o.parameters;
+  }
+};
+
 /// manifest.json. The reader checks: known format and version, every
 /// required field present with the right type, known dtypes, non-negative
 /// dimensions, unique tensor and program names, relative paths that stay
@@ -416,9 +460,12 @@ struct Manifest {
   /// A pipelined artifact's stages, transfers and schedule (version 4; with
   /// `worldSize`, no mesh, no programs or weights).
   std::optional<PipelineSpec> pipeline;
+  /// A training step's (its outputs' `updates` name its weights).
+  std::optional<TrainingSpec> training;
 
   bool hasMesh() const { return !mesh.axisNames.empty(); }
   bool isPipelined() const { return pipeline.has_value(); }
+  bool isTraining() const { return training.has_value(); }
   /// The block of input or output `spec` that rank `rank` holds: its shape
   /// (the global shape when replicated) and where it starts.
   Shape getLocalShape(const TensorSpec &spec) const;

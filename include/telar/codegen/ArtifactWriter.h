@@ -94,6 +94,8 @@ public:
   void setLargestLiveSetBytes(int64_t bytes);
   /// The mesh of a multi-rank artifact (and its world size).
   void setMesh(const telar_sharding::Mesh &mesh);
+  /// A training step's loss, optimizer and parameters.
+  void setTraining(const artifact::TrainingSpec &training);
 
   ArrayRef<artifact::ProgramSpec> getPrograms() const { return programs; }
   ArrayRef<WeightFileEntry> getWeightFiles() const { return weightFiles; }

@@ -50,6 +50,9 @@ struct ProgramTensor {
   /// (`type` is the local block's).
   telar_sharding::Sharding sharding = {};
   std::vector<int64_t> globalShape = {};
+  /// A training step's output: the weight (its resource key) whose value
+  /// it replaces after each step ("": none).
+  std::string updates = {};
 };
 
 /// A weight argument of a program and the bytes the runtime maps for it:

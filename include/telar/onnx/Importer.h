@@ -15,6 +15,7 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/ADT/StringSet.h"
 
 #include <string>
 #include <vector>
@@ -34,6 +35,12 @@ struct ImportOptions {
   /// (so shape-determining inputs fold); the value's element type must be
   /// the declared one and its shape must match the declared static dims.
   llvm::StringMap<std::string> inputValues;
+  /// Training (telarc --train): every floating-point initializer not named
+  /// in `frozen` becomes a `telar.variable` (a trainable parameter) instead
+  /// of a constant. Naming in `frozen` anything but an initializer is an
+  /// error.
+  bool trainableInitializers = false;
+  llvm::StringSet<> frozen;
 };
 
 /// Imports the model at `path`: `.onnxtext` is parsed as the ONNX textual

@@ -28,7 +28,9 @@ def Telar_Dialect : Dialect {
     "::mlir::ArrayAttr":$sharding,
     "::mlir::DenseI64ArrayAttr":$global_shape,
     "::mlir::IntegerAttr":$bytes,
-    "::mlir::Attribute":$target
+    "::mlir::Attribute":$target,
+    "::mlir::StringAttr":$updates,
+    "::mlir::DictionaryAttr":$training
   );
   let hasOperationAttrVerify = 1;
   let hasRegionArgAttrVerify = 1;
@@ -66,6 +68,8 @@ def Telar_Dialect : Dialect {
     | `telar.partial` | a `shard.sharding` | the axes whose reduction is pending: axis name to `"sum"`, `"max"` or `"min"` |
     | `telar.sharding` | a function argument or result | of a partitioned program: the mesh axes (names) that split each dimension of the global tensor, major to minor |
     | `telar.global_shape` | a function argument or result | of a partitioned program: the tensor's global shape (`array<i64: ...>`) |
+    | `telar.updates` | a function result (an out-parameter once results became ones) | of a training step: the `telar.variable` (its name) whose value the result replaces once the step has run |
+    | `telar.training` | the module | of a training step: the loss (`loss`, the output name), the optimizer (`optimizer`), its hyper-parameters (numbers) and the trained parameters (`parameters`, their variables' names), as `telar-build-training-step` built it; the artifact's manifest records it |
     | `telar.bytes` | a `shard` collective | of a partitioned program: the bytes each rank sends in it (a non-negative `i64`), as the resharding step it comes from priced it |
 
     Any other `telar.*` attribute is an error, as is one of these elsewhere.

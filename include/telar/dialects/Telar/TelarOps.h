@@ -39,6 +39,11 @@ private:
 /// and '.' kept, anything else '_', and "w_" in front when it would be
 /// empty or start with a digit or '.'.
 std::string weightKey(llvm::StringRef name);
+
+/// `value` as a weight resource named weightKey(`name`) (a copy of its
+/// elements, a splat expanded); a resource already is returned as is.
+/// Integer, float and complex elements only (not i1).
+ElementsAttr toWeightResource(ElementsAttr value, llvm::StringRef name);
 } // namespace mlir::telar
 
 #endif // TELAR_DIALECTS_TELAR_TELAROPS_H

@@ -37,6 +37,33 @@ def Telar_ConstantOp : Telar_Op<"constant", [ConstantLike]> {
   let ruleBody = "return ::mlir::telar::elementwiseRule(getOperation());";
 }
 
+def Telar_VariableOp : Telar_Op<"variable"> {
+  let summary = "A persistent, mutable tensor of a training step (a parameter or optimizer state)";
+  let description = [{
+    The current value of the artifact's variable `name`: a trainable
+    parameter (an ONNX initializer, `telarc --train`) or the optimizer's
+    state of one (`<name>@m`, `<name>@v`, `<name>@momentum`). `value` is its
+    initial value. Unlike `telar.constant` it is not constant-like, so no
+    folding or constant deduplication can merge it with another tensor or
+    compute with its initial value: a function result marked
+    `telar.updates = "<name>"` is its value after the step, which the
+    runtime stores back into it.
+
+    ```mlir
+    %w = telar.variable "fc.weight" dense_resource<fc.weight> : tensor<32x16xf32>
+    ```
+  }];
+  let arguments = (ins StrAttr:$name, ElementsAttr:$value);
+  let results = (outs Telar_FloatTensor:$output);
+  let assemblyFormat = "$name attr-dict $value";
+  let hasVerifier = 1;
+  let inferBody = [{
+    inferredReturnTypes.push_back(adaptor.getValue().getType());
+    return ::mlir::success();
+  }];
+  let ruleBody = "return ::mlir::telar::elementwiseRule(getOperation());";
+}
+
 //===----------------------------------------------------------------------===//
 // Elementwise unary
 //===----------------------------------------------------------------------===//

@@ -1,0 +1,59 @@
+//===- ContractionGradients.cpp - VJPs of contractions ---------------------===//
+//
+// telar.matmul (numpy semantics: broadcast batch dimensions, 1-D operands
+// promoted to matrices): dA = dY B^T, dB = A^T dY, each summed back over
+// the batch dimensions it was broadcast along.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GradientBuilder.h"
+
+using namespace mlir;
+using namespace mlir::telar;
+using namespace mlir::telar::autodiff;
+
+namespace {
+
+/// `v` with its last two dimensions swapped.
+Value swapLastTwo(GradientBuilder &g, Value v) {
+  int64_t rank = shapeOf(v).size();
+  SmallVector<int64_t> perm;
+  for (int64_t d = 0; d < rank; ++d)
+    perm.push_back(d);
+  std::swap(perm[rank - 1], perm[rank - 2]);
+  return g.transpose(v, perm);
+}
+
+LogicalResult matmulVjp(Operation *op, GradientBuilder &g, ArrayRef<Value> dys,
+                        SmallVectorImpl<Value> &dxs) {
+  auto mm = cast<MatMulOp>(op);
+  Value a = mm.getLhs(), c = mm.getRhs(), dy = dys[0];
+  if (!isFloatTensor(a))
+    return success();
+  OpBuilder &b = g.getBuilder();
+  // Promote 1-D operands as numpy does: [K] @ B as [1,K] @ B (the result
+  // lacks that row), A @ [K] as A @ [K,1] (it lacks that column).
+  ArrayRef<int64_t> aShape = shapeOf(a), cShape = shapeOf(c);
+  Value a2 = a, c2 = c, dy2 = dy;
+  SmallVector<int64_t> dyShape(shapeOf(dy));
+  if (aShape.size() == 1) {
+    a2 = g.reshape(a, {1, aShape[0]});
+    dyShape.insert(dyShape.end() - (cShape.size() == 1 ? 0 : 1), 1);
+  }
+  if (cShape.size() == 1) {
+    c2 = g.reshape(c, {cShape[0], 1});
+    dyShape.push_back(1);
+  }
+  dy2 = g.reshape(dy, dyShape);
+  Value da = MatMulOp::create(b, g.getLoc(), dy2, swapLastTwo(g, c2));
+  Value dc = MatMulOp::create(b, g.getLoc(), swapLastTwo(g, a2), dy2);
+  dxs[0] = g.reshape(g.sumToShape(da, a2.getType()), aShape);
+  dxs[1] = g.reshape(g.sumToShape(dc, c2.getType()), cShape);
+  return success();
+}
+
+} // namespace
+
+void mlir::telar::autodiff::registerContractionGradients(MLIRContext *ctx) {
+  attachGradient<MatMulOp, matmulVjp>(ctx);
+}
