@@ -7,6 +7,8 @@
 
 #include "Options.h"
 
+#include <cstdlib>
+
 #include "telar/runtime/Abi.h"
 #include "telar/runtime/Runtime.h"
 #include "telar/tools/Flags.h"
@@ -152,6 +154,28 @@ void declareFlags(telar::tools::flags::FlagParser &flags, Options &o) {
                   "run a GPU artifact (telarc --target cuda --emulation) "
                   "with its kernels emulated on the CPU: same inputs, "
                   "outputs and flags, no GPU needed (docs/Cuda.md)");
+  flags.addSwitch({"--train"}, o.train,
+                  "run a training artifact (telarc --train): --steps "
+                  "training steps, each input file holding a leading steps "
+                  "dimension (step i takes row i mod its length); prints "
+                  "each step's loss (docs/Training.md)");
+  flags.addInt({"--steps"}, "N", o.steps, 1,
+               "with --train: the number of training steps (default: 1)");
+  flags.addValue({"--lr"}, "F",
+                 "with --train: the learning rate (default: the one the "
+                 "artifact was compiled with)",
+                 [&o](const std::string &, const std::string &value) {
+                   char *end = nullptr;
+                   double lr = std::strtod(value.c_str(), &end);
+                   if (value.empty() || *end != '\0' || !(lr >= 0))
+                     throw UsageError("--lr expects a non-negative number, "
+                                      "got '" + value + "'");
+                   o.learningRate = lr;
+                 });
+  flags.addString({"--save-weights"}, "FILE", o.saveWeights,
+                  "with --train: after the last step, write every trained "
+                  "parameter (whole, under its ONNX initializer name) to FILE "
+                  "(safetensors)");
   flags.addSwitch({"-v", "--verbose"}, o.verbose,
                   "say how the job was formed (launcher, rank source, "
                   "backend, rendezvous, local rank) and print a progress line "
@@ -179,6 +203,11 @@ Options telar::tools::run::parseArguments(int argc, char **argv) {
     flags.usageError("no artifact directory given");
   if (o.verbose && o.quiet)
     flags.usageError("--verbose and --quiet exclude each other");
+  if (!o.train && (o.learningRate || !o.saveWeights.empty()))
+    flags.usageError("--lr and --save-weights apply to --train");
+  if (o.train && (o.bench || o.profileKernels || !o.outputDir.empty()))
+    flags.usageError("--bench, --profile-kernels and --output-dir do not "
+                     "apply to --train");
   return o;
 }
 

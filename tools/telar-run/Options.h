@@ -36,6 +36,12 @@ struct Options {
   bool verbose = false;
   bool quiet = false;
   bool profileKernels = false;
+  /// --train: run a training artifact's steps (docs/Training.md).
+  bool train = false;
+  int steps = 1;
+  /// --lr: the learning rate instead of the artifact's.
+  std::optional<double> learningRate;
+  std::string saveWeights;
 };
 
 

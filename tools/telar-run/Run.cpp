@@ -98,6 +98,8 @@ constexpr int kStatFields = 3;
 } // namespace
 
 int run(const Options &o, const Job &job) {
+  if (o.train)
+    return train(o, job);
   int threads = o.threads ? o.threads : defaultThreads(job);
   telarrt_set_num_threads(threads);
 

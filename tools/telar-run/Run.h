@@ -39,6 +39,9 @@ struct Prepared {
 /// throws runtime::RunError once printed (several ranks: the job ends).
 int run(const Options &o, const Job &job);
 
+/// run() for a training artifact (--train; Train.cpp).
+int train(const Options &o, const Job &job);
+
 /// run() for a pipelined artifact (Pipeline.h), once every rank loaded it.
 int runPipeline(const Options &o, const Job &job, Prepared &p, int threads);
 

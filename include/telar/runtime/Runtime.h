@@ -125,6 +125,8 @@ using artifact::PipelineStepSpec;
 using artifact::PipelineTensorSpec;
 using artifact::PipelineTransferSpec;
 using artifact::ProgramSpec;
+using artifact::TrainingParameterSpec;
+using artifact::TrainingSpec;
 using artifact::WeightSpec;
 
 //===----------------------------------------------------------------------===//
