@@ -50,25 +50,40 @@ LogicalResult sliceVjp(Operation *op, GradientBuilder &g, ArrayRef<Value> dys,
                        SmallVectorImpl<Value> &dxs) {
   auto slice = cast<SliceOp>(op);
   ArrayRef<int64_t> inShape = shapeOf(slice.getInput());
-  ArrayRef<int64_t> outShape = shapeOf(slice.getResult());
   int64_t rank = inShape.size();
-  // The gradient padded with zeros where the slice cut: begin pads are the
-  // starts (clamped as ONNX clamps them), end pads what is left.
-  SmallVector<int64_t> pads(2 * rank, 0);
+  // The gradient spread back over the input, one sliced axis at a time:
+  // a step s > 1 interleaves s - 1 zeros after each element (a size-1
+  // axis padded to s, then merged), then the axis is padded with zeros
+  // where the slice began and ended (clamped as ONNX clamps; negative pads
+  // crop what a step ran past).
+  Value dx = dys[0];
   for (auto [i, axisAttr] : llvm::enumerate(slice.getAxes())) {
     int64_t axis = positiveAxis(axisAttr, rank);
-    int64_t dim = inShape[axis];
-    if (slice.getSteps()[i] != 1)
+    int64_t dim = inShape[axis], step = slice.getSteps()[i];
+    if (step < 1)
       return op->emitError("has no gradient yet: a slice with step ")
-             << slice.getSteps()[i] << " (only step 1 is differentiated)";
+             << step << " (only positive steps are differentiated)";
     int64_t start = slice.getStarts()[i];
     if (start < 0)
       start += dim;
     start = std::clamp<int64_t>(start, 0, dim);
+    SmallVector<int64_t> shape(shapeOf(dx));
+    int64_t count = shape[axis];
+    if (step > 1) {
+      SmallVector<int64_t> split(shape);
+      split.insert(split.begin() + axis + 1, 1);
+      SmallVector<int64_t> pads(2 * (rank + 1), 0);
+      pads[rank + 1 + axis + 1] = step - 1;
+      dx = padWithZeros(g, g.reshape(dx, split), pads);
+      shape[axis] = count * step;
+      dx = g.reshape(dx, shape);
+    }
+    SmallVector<int64_t> pads(2 * rank, 0);
     pads[axis] = start;
-    pads[rank + axis] = dim - start - outShape[axis];
+    pads[rank + axis] = dim - start - shape[axis];
+    dx = padWithZeros(g, dx, pads);
   }
-  dxs[0] = padWithZeros(g, dys[0], pads);
+  dxs[0] = dx;
   return success();
 }
 
@@ -121,21 +136,45 @@ LogicalResult gatherVjp(Operation *op, GradientBuilder &g, ArrayRef<Value> dys,
   auto gather = cast<GatherOp>(op);
   Value data = gather.getData(), indices = gather.getIndices();
   ArrayRef<int64_t> dataShape = shapeOf(data);
-  int64_t axis = positiveAxis(int64_t(gather.getAxis()), int64_t(dataShape.size()));
-  if (axis != 0)
-    return op->emitError("has no gradient yet: a gather along axis ")
-           << axis << " (only axis 0, an embedding, is differentiated)";
-  // Scatter-add the rows' gradients into zeros: indices [N, 1], updates
-  // [N, rest of data].
+  int64_t rank = dataShape.size();
+  int64_t axis = positiveAxis(int64_t(gather.getAxis()), rank);
+  int64_t indexRank = shapeOf(indices).size();
+  // The result is data[:axis] + indices + data[axis+1:]. Its gradient,
+  // the index dimensions moved in front and flattened to N rows, is
+  // scatter-added into zeros of the data with the gathered axis in front
+  // ([N, 1] indices), then that axis is moved back.
+  SmallVector<int64_t> toFront;
+  for (int64_t d = 0; d < indexRank; ++d)
+    toFront.push_back(axis + d);
+  for (int64_t d = 0; d < axis; ++d)
+    toFront.push_back(d);
+  for (int64_t d = axis + indexRank; d < rank - 1 + indexRank; ++d)
+    toFront.push_back(d);
   int64_t n = 1;
   for (int64_t d : shapeOf(indices))
     n *= d;
-  SmallVector<int64_t> rows = {n};
-  rows.append(dataShape.begin() + 1, dataShape.end());
+  SmallVector<int64_t> permuted = {dataShape[axis]}, rows = {n};
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != axis) {
+      permuted.push_back(dataShape[d]);
+      rows.push_back(dataShape[d]);
+    }
   OpBuilder &b = g.getBuilder();
-  Value idx = g.reshape(g.cast(indices, b.getI64Type()), {n, 1});
-  dxs[0] = ScatterNDOp::create(b, g.getLoc(), g.zeros(data.getType()), idx,
-                               g.reshape(dys[0], rows), "add");
+  Value idx = g.cast(indices, b.getI64Type());
+  // Negative indices count from the back.
+  Value size = g.scalar(idx, double(dataShape[axis]));
+  idx = g.where(LessOp::create(b, g.getLoc(), idx, g.scalar(idx, 0.0)),
+                g.add(idx, size), idx);
+  Value updates = g.reshape(g.transpose(dys[0], toFront), rows);
+  auto zerosType = RankedTensorType::get(
+      permuted, cast<ShapedType>(data.getType()).getElementType());
+  Value scattered = ScatterNDOp::create(b, g.getLoc(), g.zeros(zerosType),
+                                        g.reshape(idx, {n, 1}), updates, "add");
+  // Axis 0 of `scattered` is data's `axis`.
+  SmallVector<int64_t> back;
+  for (int64_t d = 0; d < rank; ++d)
+    back.push_back(d < axis ? d + 1 : (d == axis ? 0 : d));
+  dxs[0] = g.transpose(scattered, back);
   return success();
 }
 

@@ -168,8 +168,8 @@ LogicalResult divVjp(Operation *op, GradientBuilder &g, ArrayRef<Value> dys,
   Value a = in(op, 0), c = in(op, 1);
   Value da = g.div(dys[0], c);
   setBroadcast(op, g, 0, da, dxs);
-  // d(a/c)/dc = -(a/c)/c.
-  setBroadcast(op, g, 1, g.neg(g.mul(da, g.div(out(op), c))), dxs);
+  // d(a/c)/dc = -(a/c)/c: -dy y / c = -da y.
+  setBroadcast(op, g, 1, g.neg(g.mul(da, out(op))), dxs);
   return success();
 }
 
