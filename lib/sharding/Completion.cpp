@@ -649,8 +649,20 @@ LogicalResult Completer::materialize(CompletedPlan &out) {
     ShardingRuleAttr rule = getRule(op);
     std::vector<Sharding> wanted;
     if (isa<func::ReturnOp>(op)) {
-      for (Value v : op->getOperands())
-        wanted.push_back(resolved(*known[indexOf.lookup(v)]));
+      // A training step's new value of a variable is returned split as the
+      // variable is: the runtime stores it in the variable's blocks.
+      llvm::StringMap<Value> variables;
+      main.walk([&](VariableOp v) { variables[v.getName()] = v; });
+      for (OpOperand &operand : op->getOpOperands()) {
+        Value v = operand.get();
+        auto updates = main.getResultAttrOfType<StringAttr>(
+            operand.getOperandNumber(),
+            TelarDialect::UpdatesAttrHelper::getNameStr());
+        Value variable = updates ? variables.lookup(updates.getValue())
+                                 : Value();
+        wanted.push_back(variable ? *known[indexOf.lookup(variable)]
+                                  : resolved(*known[indexOf.lookup(v)]));
+      }
     } else if (!rule) {
       for (OpResult r : op->getResults()) {
         if (!isTensor(r))

@@ -93,6 +93,67 @@ struct TelarOutlineWeights
     return success();
   }
 
+  /// The block of `variable` the program stores: the value of its slice
+  /// chain split as the result updating it (`telar.updates`) is (whole
+  /// when no result does, or in a program without a mesh).
+  FailureOr<Endpoint> findStoredBlock(func::FuncOp main,
+                                      telar::VariableOp variable,
+                                      SymbolTableCollection &symbols) {
+    using Dialect = telar::TelarDialect;
+    ArrayAttr target;
+    for (unsigned i = 0; i < main.getNumResults(); ++i)
+      if (auto updates = main.getResultAttrOfType<StringAttr>(
+              i, Dialect::UpdatesAttrHelper::getNameStr());
+          updates && updates.getValue() == variable.getName())
+        target = main.getResultAttrOfType<ArrayAttr>(
+            i, Dialect::ShardingAttrHelper::getNameStr());
+    Endpoint end{variable.getResult(), nullptr, {}};
+    auto isTarget = [&](const Endpoint &e) {
+      int64_t splitDims = 0;
+      for (ArrayRef<int64_t> axes : e.dims)
+        splitDims += !axes.empty();
+      if (!target)
+        return splitDims == 0;
+      SmallVector<std::string> storage;
+      SmallVector<StringRef> names =
+          e.grid ? getAxisNames(e.grid, storage) : SmallVector<StringRef>();
+      for (auto [d, dimAttr] : llvm::enumerate(target)) {
+        auto wanted = cast<ArrayAttr>(dimAttr);
+        ArrayRef<int64_t> have =
+            d < e.dims.size() ? ArrayRef<int64_t>(e.dims[d]) : ArrayRef<int64_t>();
+        if (wanted.size() != have.size())
+          return false;
+        for (auto [w, h] : llvm::zip(wanted, have))
+          if (cast<StringAttr>(w).getValue() != names[h])
+            return false;
+      }
+      return true;
+    };
+    // The partitioner slices the variable to its own sharding first, one
+    // all_slice per step; every other use reshards from there.
+    while (!isTarget(end)) {
+      shard::AllSliceOp next;
+      for (Operation *user : end.value.getUsers())
+        if (auto slice = dyn_cast<shard::AllSliceOp>(user))
+          next = next ? shard::AllSliceOp() : slice;
+      if (!next)
+        return variable.emitError("the variable '")
+               << variable.getName()
+               << "' is not sliced to the sharding of its new value";
+      auto grid = symbols.lookupNearestSymbolFrom<shard::GridOp>(
+          next, next.getGridAttr());
+      if (!grid)
+        return next.emitError("refers to an unknown grid");
+      if (end.dims.empty())
+        end.dims.resize(cast<RankedTensorType>(end.value.getType()).getRank());
+      for (int16_t axis : next.getGridAxes())
+        end.dims[next.getSliceAxis().getSExtValue()].push_back(axis);
+      end.grid = grid;
+      end.value = next.getResult();
+    }
+    return end;
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     // Without a program entry (a library of functions, as the lowering's
@@ -137,8 +198,17 @@ struct TelarOutlineWeights
       StringRef name = res.getRawHandle().getKey();
       auto globalType = cast<RankedTensorType>(op->getResult(0).getType());
       SmallVector<Endpoint> endpoints;
-      if (failed(collect(op->getResult(0), nullptr, {}, endpoints, symbols)))
+      if (auto variable = dyn_cast<telar::VariableOp>(op)) {
+        // A variable is stored once, split as its new value is returned;
+        // uses that want it split otherwise slice it at run time.
+        FailureOr<Endpoint> stored = findStoredBlock(main, variable, symbols);
+        if (failed(stored))
+          return signalPassFailure();
+        endpoints.push_back(*stored);
+      } else if (failed(collect(op->getResult(0), nullptr, {}, endpoints,
+                                symbols))) {
         return signalPassFailure();
+      }
       for (Endpoint &end : endpoints) {
         SmallVector<NamedAttribute> attrs = {
             NamedAttribute(weightAttrName, StringAttr::get(ctx, name))};
@@ -178,9 +248,11 @@ struct TelarOutlineWeights
             return signalPassFailure();
           it = args.insert({key, entry.getArgument(index)}).first;
         }
-        // Only the whole uses: the slices further down have their own.
-        end.value.replaceUsesWithIf(it->second, [](OpOperand &use) {
-          return !isa<shard::AllSliceOp>(use.getOwner());
+        // Only the whole uses: the slices further down have their own
+        // (a variable's are slices at run time).
+        bool variable = isa<telar::VariableOp>(op);
+        end.value.replaceUsesWithIf(it->second, [&](OpOperand &use) {
+          return variable || !isa<shard::AllSliceOp>(use.getOwner());
         });
       }
       // The chain is dead now, slices from the leaves up.

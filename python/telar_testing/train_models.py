@@ -5,7 +5,7 @@ Usage:
     .venv/bin/python python/telar_testing/train_models.py [--out DIR] [--bin build/bin]
         [--telarc PATH] [--telar-run PATH]
         [--only mlp,lm] [--optimizer sgd|adamw|both] [--steps 5] [--grad-clip F]
-        [--ranks N] [--telarc-arg="--mesh data=2" ...] [--rtol 1e-4] [--atol 1e-5]
+        [--ranks N [--data-parallel]] [--telarc-arg="--devices 2" ...] [--rtol 1e-4] [--atol 1e-5]
         [--wtol 1e-4] [--outlier-frac 0.01] [--timeout 600] [-v]
     .venv/bin/python python/telar_testing/train_models.py --reference-only [--only mlp]
 
@@ -410,6 +410,16 @@ def check_config(name, opt, a, data_paths, onnx_path, ref_losses, ref_weights, f
     cmd = [a.telarc, onnx_path] + telarc_args(opt, hp, a.grad_clip)
     if frozen:
         cmd += ["--freeze", ",".join(frozen)]
+    if a.data_parallel:
+        # Every input split along its batch dimension on --ranks devices.
+        shardings = {}
+        for inp, path in data_paths.items():
+            rank = np.load(path, mmap_mode="r").ndim - 1  # minus the steps dim
+            shardings[inp] = [["data"]] + [[] for _ in range(rank - 1)]
+        plan = os.path.join(a.out, f"{name}.{opt}.plan.json")
+        with open(plan, "w") as f:
+            json.dump({"mesh": {"data": a.ranks}, "shardings": shardings}, f)
+        cmd += ["--plan", plan]
     cmd += ["--target", "cpu"] + a.extra_telarc + ["-o", art, "-q"]
     if a.verbose:
         print("  $ " + shlex.join(cmd), flush=True)
@@ -488,6 +498,9 @@ def main(argv=None):
                    help="clip the global gradient norm to F (torch's clip_grad_norm_; "
                         "passed to telarc as --grad-clip F)")
     p.add_argument("--ranks", type=int, default=1, help="telar-run -n RANKS when > 1")
+    p.add_argument("--data-parallel", action="store_true",
+                   help="compile with a plan that splits every input's batch "
+                        "dimension on a 'data' axis of --ranks devices")
     p.add_argument("--telarc-arg", action="append", default=[],
                    help="extra telarc arguments, split like a shell: "
                         "--telarc-arg='--mesh data=2' (repeatable)")
@@ -511,6 +524,8 @@ def main(argv=None):
     opts = list(CONFIGS) if a.optimizer == "both" else [a.optimizer]
     if a.steps < 1:
         p.error("--steps must be >= 1")
+    if a.data_parallel and a.ranks < 2:
+        p.error("--data-parallel needs --ranks N >= 2")
     a.extra_telarc = [x for s in a.telarc_arg for x in shlex.split(s)]
     a.telarc = a.telarc or os.path.join(a.bin, "telarc")
     a.telar_run = a.telar_run or os.path.join(a.bin, "telar-run")
