@@ -394,6 +394,11 @@ def fmt_losses(xs):
     return " ".join(f"{x:.6f}" for x in xs)
 
 
+# The optimizer state telarc --train keeps per parameter (plans name it
+# <parameter>@<state>).
+STATE_NAMES = {"sgd": ["momentum"], "adamw": ["m", "v"]}
+
+
 def check_config(name, opt, a, data_paths, onnx_path, ref_losses, ref_weights, frozen):
     """Runs telarc + telar-run for one config; returns (status, line, detail)
     with status 'PASS', 'FAIL' or 'ERROR' (a tool failed)."""
@@ -416,6 +421,14 @@ def check_config(name, opt, a, data_paths, onnx_path, ref_losses, ref_weights, f
         for inp, path in data_paths.items():
             rank = np.load(path, mmap_mode="r").ndim - 1  # minus the steps dim
             shardings[inp] = [["data"]] + [[] for _ in range(rank - 1)]
+        if a.zero:
+            # ZeRO-1/2: each parameter's optimizer state split along its
+            # first dimension over the data axis (where it divides).
+            for pname, w in ref_weights.items():
+                if w.ndim and w.shape[0] % a.ranks == 0:
+                    for state in STATE_NAMES[opt]:
+                        shardings[f"{pname}@{state}"] = \
+                            [["data"]] + [[] for _ in range(w.ndim - 1)]
         plan = os.path.join(a.out, f"{name}.{opt}.plan.json")
         with open(plan, "w") as f:
             json.dump({"mesh": {"data": a.ranks}, "shardings": shardings}, f)
@@ -501,6 +514,9 @@ def main(argv=None):
     p.add_argument("--data-parallel", action="store_true",
                    help="compile with a plan that splits every input's batch "
                         "dimension on a 'data' axis of --ranks devices")
+    p.add_argument("--zero", action="store_true",
+                   help="with --data-parallel: also split every parameter's "
+                        "optimizer state over the data axis (ZeRO-1/2)")
     p.add_argument("--telarc-arg", action="append", default=[],
                    help="extra telarc arguments, split like a shell: "
                         "--telarc-arg='--mesh data=2' (repeatable)")
@@ -526,6 +542,8 @@ def main(argv=None):
         p.error("--steps must be >= 1")
     if a.data_parallel and a.ranks < 2:
         p.error("--data-parallel needs --ranks N >= 2")
+    if a.zero and not a.data_parallel:
+        p.error("--zero needs --data-parallel")
     a.extra_telarc = [x for s in a.telarc_arg for x in shlex.split(s)]
     a.telarc = a.telarc or os.path.join(a.bin, "telarc")
     a.telar_run = a.telar_run or os.path.join(a.bin, "telar-run")
