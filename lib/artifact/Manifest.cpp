@@ -156,8 +156,6 @@ bool Manifest::operator==(const Manifest &o) const {
 }
 
 double TrainingSpec::get(const std::string &key, double fallback) const {
-  for (const auto &[k, v] : hyperparameters)
-    if (k == key)
-      return v;
-  return fallback;
+  auto it = hyperparameters.find(key);
+  return it == hyperparameters.end() ? fallback : it->second;
 }

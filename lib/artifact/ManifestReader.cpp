@@ -204,7 +204,7 @@ TrainingSpec parseTraining(const json &object, const Manifest &m,
         throw reader.fieldError(key::kTrainingHyperparameters,
                                 "'" + it.key() + "' must be a number, got " +
                                     it->dump());
-      t.hyperparameters.push_back({it.key(), it->get<double>()});
+      t.hyperparameters[it.key()] = it->get<double>();
     }
   }
   auto outputNamed = [&](const std::string &name) -> const TensorSpec * {

@@ -245,7 +245,7 @@ std::optional<artifact::TrainingSpec> readTraining(ModuleOp module) {
     else if (key == "optimizer")
       t.optimizer = cast<StringAttr>(entry.getValue()).str();
     else if (auto f = dyn_cast<FloatAttr>(entry.getValue()))
-      t.hyperparameters.push_back({key.str(), f.getValueAsDouble()});
+      t.hyperparameters[key.str()] = f.getValueAsDouble();
     else if (auto names = dyn_cast<ArrayAttr>(entry.getValue());
              names && key == "parameters")
       for (Attribute n : names) {

@@ -260,6 +260,84 @@ TEST(Manifest, TrainingScheduleErrors) {
             std::string::npos);
 }
 
+/// A data-parallel training step: the parameter w replicated, its AdamW
+/// state split over `data`.
+Manifest trainingStep() {
+  Manifest m = everyField();
+  m.mesh = telar_sharding::Mesh{{"data"}, {2}};
+  m.worldSize = 2;
+  m.inputs = {{"x", DType::Float32, {8, 16}, split({{0}, {}})},
+              {"@lr", DType::Float32, {}},
+              {"@step", DType::Float32, {}}};
+  m.outputs = {{"loss", DType::Float32, {}},
+               {"w@new", DType::Float32, {16, 8}, {}, "w"},
+               {"w@m@new", DType::Float32, {16, 8}, split({{0}, {}}), "w_m"}};
+  WeightSpec w;
+  w.name = "w";
+  w.shape = {16, 8};
+  w.globalShape = {16, 8};
+  w.file = "weights/weights.safetensors";
+  WeightSpec state = w;
+  state.name = "w_m";
+  state.shape = {8, 8};
+  state.sharding = split({{0}, {}});
+  state.file = "weights/shard-{rank}.safetensors";
+  m.weights = {w, state};
+  m.programs[0].weightFiles = {"weights/weights.safetensors",
+                               "weights/shard-{rank}.safetensors"};
+  TrainingSpec t;
+  t.loss = "loss";
+  t.optimizer = "adamw";
+  t.hyperparameters = {{"lr", 0.001}, {"beta2", 0.999}};
+  t.parameters = {{"w", "w@new"}};
+  m.training = t;
+  return m;
+}
+
+TEST(Manifest, TrainingStep) {
+  Manifest written = trainingStep();
+  std::string text = writeManifestJson(written);
+  Manifest read = parseManifest(text, "m.json");
+  EXPECT_EQ(read, written) << text;
+  EXPECT_EQ(writeManifestJson(read), text);
+  EXPECT_DOUBLE_EQ(read.training->get("lr", 0), 0.001);
+  EXPECT_DOUBLE_EQ(read.training->get("momentum", -1), -1);
+  for (const char *field : {"\"updates\": \"w_m\"", "\"optimizer\": \"adamw\"",
+                            "\"output\": \"w@new\"", "\"lr\": 0.001"})
+    EXPECT_NE(text.find(field), std::string::npos) << field << "\n" << text;
+
+  auto errorOf = [](const std::function<void(Manifest &)> &edit) {
+    Manifest m = trainingStep();
+    edit(m);
+    try {
+      parseManifest(writeManifestJson(m), "t.json");
+    } catch (const Error &e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  auto contains = [](const std::string &text, const std::string &part) {
+    return text.find(part) != std::string::npos;
+  };
+  EXPECT_TRUE(contains(errorOf([](Manifest &m) { m.outputs[1].updates = "v"; }),
+                       "outputs[1].updates' ('v') names no weight"));
+  EXPECT_TRUE(contains(
+      errorOf([](Manifest &m) { m.outputs[2].sharding = {}; }),
+      "the weight is float32[8,8] on each rank, the output float32[16,8]"));
+  EXPECT_TRUE(contains(errorOf([](Manifest &m) {
+                         m.outputs.push_back(m.outputs[1]);
+                         m.outputs.back().name = "w@again";
+                       }),
+                       "is updated by two outputs"));
+  EXPECT_TRUE(contains(errorOf([](Manifest &m) { m.training.reset(); }),
+                       "needs a training artifact"));
+  EXPECT_TRUE(contains(errorOf([](Manifest &m) { m.training->loss = "w@new"; }),
+                       "must name a scalar output"));
+  EXPECT_TRUE(contains(
+      errorOf([](Manifest &m) { m.training->parameters[0].output = "loss"; }),
+      "must name an output that updates a weight"));
+}
+
 TEST(Manifest, DTypesAndShapes) {
   for (DType d : {DType::Float32, DType::Float64, DType::Float16,
                   DType::BFloat16, DType::Int8, DType::Int16, DType::Int32,

@@ -176,6 +176,18 @@ void declareFlags(telar::tools::flags::FlagParser &flags, Options &o) {
                   "with --train: after the last step, write every trained "
                   "parameter (whole, under its ONNX initializer name) to FILE "
                   "(safetensors)");
+  flags.addString({"--checkpoint-dir"}, "DIR", o.checkpointDir,
+                  "with --train: write checkpoints (parameters, optimizer "
+                  "state, step) to DIR/step-S every --checkpoint-every steps "
+                  "and after the last, atomically (DIR/latest names the "
+                  "newest complete one)");
+  flags.addInt({"--checkpoint-every"}, "K", o.checkpointEvery, 1,
+               "with --checkpoint-dir: steps between checkpoints (default: "
+               "only after the last step)");
+  flags.addString({"--resume"}, "DIR", o.resumeDir,
+                  "with --train: start from the newest checkpoint in DIR "
+                  "(same artifact and ranks), at the step after it; --steps "
+                  "counts from the start of training");
   flags.addSwitch({"-v", "--verbose"}, o.verbose,
                   "say how the job was formed (launcher, rank source, "
                   "backend, rendezvous, local rank) and print a progress line "
@@ -203,8 +215,12 @@ Options telar::tools::run::parseArguments(int argc, char **argv) {
     flags.usageError("no artifact directory given");
   if (o.verbose && o.quiet)
     flags.usageError("--verbose and --quiet exclude each other");
-  if (!o.train && (o.learningRate || !o.saveWeights.empty()))
-    flags.usageError("--lr and --save-weights apply to --train");
+  if (!o.train && (o.learningRate || !o.saveWeights.empty() ||
+                   !o.checkpointDir.empty() || !o.resumeDir.empty()))
+    flags.usageError("--lr, --save-weights, --checkpoint-dir and --resume "
+                     "apply to --train");
+  if (o.checkpointEvery && o.checkpointDir.empty())
+    flags.usageError("--checkpoint-every needs --checkpoint-dir");
   if (o.train && (o.bench || o.profileKernels || !o.outputDir.empty()))
     flags.usageError("--bench, --profile-kernels and --output-dir do not "
                      "apply to --train");

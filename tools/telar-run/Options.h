@@ -42,6 +42,10 @@ struct Options {
   /// --lr: the learning rate instead of the artifact's.
   std::optional<double> learningRate;
   std::string saveWeights;
+  /// --checkpoint-dir, --checkpoint-every, --resume.
+  std::string checkpointDir;
+  int checkpointEvery = 0;
+  std::string resumeDir;
 };
 
 

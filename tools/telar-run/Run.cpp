@@ -40,6 +40,10 @@ void prepareOutputs(const Options &o, const Job &job, const Manifest &m,
 void prepare(const Options &o, const Job &job, Prepared &p) {
   checkRanks(o, job);
   p.artifact = Artifact::load(o.artifact, o.program, job.world, o.emulate);
+  if (p.artifact->getManifest().isTraining())
+    throw Error("'" + o.artifact +
+                "' is a training artifact (telarc --train): run its steps "
+                "with --train --steps N (docs/Training.md)");
   Context &context = p.artifact->getContext();
   if (o.memoryLimit)
     context.setMemoryLimit(*o.memoryLimit);

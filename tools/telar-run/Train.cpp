@@ -24,7 +24,10 @@
 #include <cinttypes>
 #include <cstring>
 #include <fstream>
+#include <filesystem>
+#include <functional>
 #include <map>
+#include <set>
 
 using namespace telar::runtime;
 
@@ -109,6 +112,118 @@ Tensor scalar(double value) {
   return t;
 }
 
+/// The variables a checkpoint holds: per weight name, its buffer.
+using Variables = std::vector<std::pair<std::string, Tensor *>>;
+
+std::string readTextFile(const std::string &path) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file)
+    throw Error("cannot read '" + path + "': " + std::strerror(errno));
+  return std::string((std::istreambuf_iterator<char>(file)),
+                     std::istreambuf_iterator<char>());
+}
+
+void writeFileAtomically(const std::string &path, const std::string &bytes) {
+  std::string partial = path + ".partial";
+  {
+    std::ofstream file(partial, std::ios::binary | std::ios::trunc);
+    file.write(bytes.data(), std::streamsize(bytes.size()));
+    file.flush();
+    if (!file)
+      throw Error("cannot write '" + partial + "': " + std::strerror(errno));
+  }
+  std::error_code ec;
+  std::filesystem::rename(partial, path, ec);
+  if (ec)
+    throw Error("cannot rename '" + partial + "' to '" + path +
+                "': " + ec.message());
+}
+
+void barrier(const Job &job) {
+  if (!job.world)
+    return;
+  comm::WaitScope wait("barrier", "the world");
+  job.world->barrier();
+}
+
+/// Writes the checkpoint of step `step` (1-based, just completed) into
+/// `dir`: each rank its blocks of the variables (DIR/step-S/rank-R), then
+/// rank 0 its description and DIR/latest, each file renamed into place
+/// once complete, so a crash leaves the previous checkpoint the latest.
+void writeCheckpoint(const Job &job, const std::string &dir, int64_t step,
+                     const Manifest &m, const Variables &variables) {
+  namespace fs = std::filesystem;
+  std::string name = "step-" + std::to_string(step);
+  fs::path partial = fs::path(dir) / (name + ".partial");
+  std::error_code ec;
+  fs::create_directories(partial, ec);
+  if (ec)
+    throw Error("cannot create '" + partial.string() + "': " + ec.message());
+  std::vector<std::pair<std::string, const Tensor *>> tensors;
+  for (const auto &[weight, t] : variables)
+    tensors.push_back({weight, t});
+  writeFileAtomically(
+      (partial / ("rank-" + std::to_string(job.rank) + ".safetensors"))
+          .string(),
+      writeSafetensors(tensors));
+  barrier(job);
+  if (job.rank == 0) {
+    nlohmann::ordered_json j;
+    j["step"] = step;
+    j["world_size"] = job.size;
+    j["model_sha256"] = m.modelSha256;
+    j["optimizer"] = m.training->optimizer;
+    writeFileAtomically((partial / "checkpoint.json").string(),
+                        j.dump(2) + "\n");
+    fs::path final = fs::path(dir) / name;
+    fs::remove_all(final, ec);
+    fs::rename(partial, final, ec);
+    if (ec)
+      throw Error("cannot rename '" + partial.string() + "': " + ec.message());
+    writeFileAtomically((fs::path(dir) / "latest").string(), name + "\n");
+  }
+  barrier(job);
+}
+
+/// Loads the newest checkpoint of `dir` into the variables' weights (via
+/// `load`); returns its step.
+int64_t readCheckpoint(const Job &job, const std::string &dir,
+                       const Manifest &m,
+                       const std::function<void(const std::string &,
+                                                const SafetensorsTensor &)>
+                           &load) {
+  namespace fs = std::filesystem;
+  std::string latest = readTextFile((fs::path(dir) / "latest").string());
+  while (!latest.empty() && (latest.back() == '\n' || latest.back() == ' '))
+    latest.pop_back();
+  if (latest.empty() || latest.find('/') != std::string::npos ||
+      latest.find("..") != std::string::npos)
+    throw Error("--resume " + dir + ": 'latest' names no checkpoint");
+  fs::path at = fs::path(dir) / latest;
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(readTextFile((at / "checkpoint.json").string()));
+  } catch (const nlohmann::json::exception &e) {
+    throw Error("--resume " + at.string() + ": checkpoint.json: " + e.what());
+  }
+  if (!j.is_object() || !j.contains("step") || !j["step"].is_number_integer() ||
+      !j.contains("world_size") || !j["world_size"].is_number_integer())
+    throw Error("--resume " + at.string() +
+                ": checkpoint.json has no integer 'step' and 'world_size'");
+  if (j["world_size"].get<int64_t>() != job.size)
+    throw Error("--resume " + at.string() + ": the checkpoint has " +
+                std::to_string(j["world_size"].get<int64_t>()) +
+                " ranks, this job " + std::to_string(job.size));
+  if (j.value("model_sha256", std::string()) != m.modelSha256)
+    throw Error("--resume " + at.string() +
+                ": the checkpoint is of another model than the artifact's");
+  std::unique_ptr<SafetensorsFile> file = SafetensorsFile::open(
+      (at / ("rank-" + std::to_string(job.rank) + ".safetensors")).string());
+  for (const auto &[name, tensor] : file->getTensors())
+    load(name, tensor);
+  return j["step"].get<int64_t>();
+}
+
 } // namespace
 
 int train(const Options &o, const Job &job) {
@@ -175,10 +290,55 @@ int train(const Options &o, const Job &job) {
     out.push_back(t.data());
   Device &device = artifact->getContext().getDevice();
 
+  // A checkpoint's variables: the outputs holding their values.
+  Variables variables;
+  std::map<std::string, size_t> updateOf;
+  for (size_t u = 0; u < updates.size(); ++u) {
+    const std::string &weight = m.outputs[updates[u].first].updates;
+    variables.push_back({weight, &outputs[updates[u].first]});
+    updateOf[weight] = u;
+  }
+  int64_t firstStep = 0;
+  problem.clear();
+  try {
+    if (!o.resumeDir.empty()) {
+      std::set<std::string> loaded;
+      firstStep = readCheckpoint(
+          job, o.resumeDir, m,
+          [&](const std::string &name, const SafetensorsTensor &t) {
+            auto it = updateOf.find(name);
+            if (it == updateOf.end())
+              throw Error("--resume: the checkpoint holds '" + name +
+                          "', which is no variable of the artifact");
+            auto [index, weight] = updates[it->second];
+            Tensor &value = outputs[index];
+            if (t.dtype != value.getDType() || t.shape != value.getShape())
+              throw Error("--resume: the checkpoint's '" + name + "' is " +
+                          t.dtypeCode + formatShape(t.shape) +
+                          ", the artifact's " + value.typeString());
+            std::memcpy(value.data(), t.data, value.getByteSize());
+            device.copy(weight, device.getMemorySpace(), value.data(),
+                        MemorySpace::Host, value.getByteSize());
+            loaded.insert(name);
+          });
+      if (loaded.size() != updates.size())
+        throw Error("--resume: the checkpoint lacks some of the artifact's "
+                    "variables");
+      if (firstStep >= o.steps)
+        throw Error("--resume: the checkpoint is of step " +
+                    std::to_string(firstStep) + ", and --steps " +
+                    std::to_string(o.steps) + " is no later");
+    }
+  } catch (const std::exception &e) {
+    problem = e.what();
+  }
+  if (!agree(job, problem))
+    return 1;
+
   using Clock = std::chrono::steady_clock;
   std::vector<double> losses, times;
   Clock::time_point start = Clock::now();
-  for (int64_t step = 0; step < o.steps; ++step) {
+  for (int64_t step = firstStep; step < o.steps; ++step) {
     comm::Watchdog::beginStep(step + 1, o.steps);
     // This step's inputs: the rows of the files, this rank's blocks.
     std::vector<Tensor> stepInputs(m.inputs.size());
@@ -224,9 +384,16 @@ int train(const Options &o, const Job &job) {
         std::fprintf(stderr, "telar-run: step %" PRId64 "/%d done in %s ms\n",
                      step + 1, o.steps, formatMs(ms).c_str());
     }
+    bool last = step + 1 == o.steps;
+    if (!o.checkpointDir.empty() &&
+        (last || (o.checkpointEvery && (step + 1) % o.checkpointEvery == 0))) {
+      comm::Watchdog::setPhase("writing a checkpoint");
+      writeCheckpoint(job, o.checkpointDir, step + 1, m, variables);
+    }
   }
   double totalSeconds =
       std::chrono::duration<double>(Clock::now() - start).count();
+  size_t peak = artifact->getContext().getPeakBytes();
 
   // The trained parameters, whole, on rank 0.
   comm::Watchdog::setPhase("gathering the trained parameters");
@@ -271,6 +438,8 @@ int train(const Options &o, const Job &job) {
     j["steps"] = o.steps;
     j["losses"] = losses;
     j["step_ms"] = times;
+    j["peak_intermediate_bytes"] = int64_t(peak);
+    j["weights_bytes"] = int64_t(artifact->getWeightsBytes());
     if (job.multi())
       j["world_size"] = job.size;
     writeReport(report, o.report, j);

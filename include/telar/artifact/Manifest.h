@@ -26,6 +26,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -418,7 +419,7 @@ struct TrainingSpec {
   std::string loss;
   std::string optimizer;
   /// lr (telar-run's default learning rate), weight_decay, momentum, ...
-  std::vector<std::pair<std::string, double>> hyperparameters;
+  std::map<std::string, double> hyperparameters;
   std::vector<TrainingParameterSpec> parameters;
   /// The hyper-parameter `key`, or `fallback`.
   double get(const std::string &key, double fallback) const;
