@@ -5,7 +5,7 @@ Usage:
     .venv/bin/python python/telar_testing/train_models.py [--out DIR] [--bin build/bin]
         [--telarc PATH] [--telar-run PATH]
         [--only mlp,lm] [--optimizer sgd|adamw|both] [--steps 5] [--grad-clip F]
-        [--ranks N [--data-parallel]] [--telarc-arg="--devices 2" ...] [--rtol 1e-4] [--atol 1e-5]
+        [--ranks N [--data-parallel [--zero] | --megatron]] [--telarc-arg="--devices 2" ...] [--rtol 1e-4] [--atol 1e-5]
         [--wtol 1e-4] [--outlier-frac 0.01] [--timeout 600] [-v]
     .venv/bin/python python/telar_testing/train_models.py --reference-only [--only mlp]
 
@@ -394,6 +394,20 @@ def fmt_losses(xs):
     return " ".join(f"{x:.6f}" for x in xs)
 
 
+# Megatron-LM's tensor parallelism for each model, on a "model" axis: the
+# first linear of each pair split by output features (column parallel), the
+# second by input features (row parallel, its result all-reduced).
+MEGATRON = {
+    "mlp": {"net.0.weight": [["model"], []], "net.0.bias": [["model"]],
+            "net.2.weight": [[], ["model"]]},
+    "lm": {"block.q.weight": [["model"], []], "block.q.bias": [["model"]],
+           "block.k.weight": [["model"], []],
+           "block.v.weight": [["model"], []], "block.v.bias": [["model"]],
+           "block.proj.weight": [[], ["model"]],
+           "block.fc.weight": [["model"], []], "block.fc.bias": [["model"]],
+           "block.out.weight": [[], ["model"]]},
+}
+
 # The optimizer state telarc --train keeps per parameter (plans name it
 # <parameter>@<state>).
 STATE_NAMES = {"sgd": ["momentum"], "adamw": ["m", "v"]}
@@ -432,6 +446,11 @@ def check_config(name, opt, a, data_paths, onnx_path, ref_losses, ref_weights, f
         plan = os.path.join(a.out, f"{name}.{opt}.plan.json")
         with open(plan, "w") as f:
             json.dump({"mesh": {"data": a.ranks}, "shardings": shardings}, f)
+        cmd += ["--plan", plan]
+    if a.megatron:
+        plan = os.path.join(a.out, f"{name}.{opt}.plan.json")
+        with open(plan, "w") as f:
+            json.dump({"mesh": {"model": a.ranks}, "shardings": MEGATRON[name]}, f)
         cmd += ["--plan", plan]
     cmd += ["--target", "cpu"] + a.extra_telarc + ["-o", art, "-q"]
     if a.verbose:
@@ -514,6 +533,9 @@ def main(argv=None):
     p.add_argument("--data-parallel", action="store_true",
                    help="compile with a plan that splits every input's batch "
                         "dimension on a 'data' axis of --ranks devices")
+    p.add_argument("--megatron", action="store_true",
+                   help="compile with Megatron-LM's tensor-parallel plan of each "
+                        "model on a 'model' axis of --ranks devices")
     p.add_argument("--zero", action="store_true",
                    help="with --data-parallel: also split every parameter's "
                         "optimizer state over the data axis (ZeRO-1/2)")
@@ -542,6 +564,8 @@ def main(argv=None):
         p.error("--steps must be >= 1")
     if a.data_parallel and a.ranks < 2:
         p.error("--data-parallel needs --ranks N >= 2")
+    if a.megatron and (a.ranks < 2 or a.data_parallel):
+        p.error("--megatron needs --ranks N >= 2 and excludes --data-parallel")
     if a.zero and not a.data_parallel:
         p.error("--zero needs --data-parallel")
     a.extra_telarc = [x for s in a.telarc_arg for x in shlex.split(s)]
