@@ -20,6 +20,9 @@ and compares the two lists of steps, each step as (kind, mesh axes, local input
 shape, local output shape, bytes per rank); the cost model's local slices are
 the program's shard.all_slice. They must be equal as multisets (the contract:
 count, kind, axes and bytes) and, in the same program order, as sequences.
+With --train-case 'ONNX,PLAN,TELARC FLAGS' (repeatable) it checks training
+steps instead: the IR of `telarc ONNX --train FLAGS --emit=mlir`
+(forward, backward and update in one program) under PLAN, as completed.
 Prints one line per case (`PASS gpt tp model=2 b1: 14 steps, 4 collectives,
 16384 bytes` or `FAIL ...` with the steps only one side has), then
 `cost-contract: N passed, M failed`. Exit 1 when a case fails, 2 on usage
@@ -33,6 +36,7 @@ import collections
 import concurrent.futures as cf
 import os
 import re
+import shlex
 import shutil
 import sys
 import threading
@@ -215,6 +219,26 @@ class Checker:
         return compare(priced, emitted), summary, [fmt_step(s) for s in emitted]
 
 
+def check_training(a, spec):
+    """The contract on a training step: (ok, line) for "ONNX,PLAN,FLAGS"."""
+    onnx_path, plan_path, flags = spec.split(",", 2)
+    name = (f"train {os.path.basename(onnx_path)} {flags} "
+            f"{os.path.basename(plan_path)}")
+    ir = os.path.join(a.dir, os.path.basename(plan_path) + ".train.mlir")
+    rc, err, out, _ = run_cmd([a.telarc, onnx_path, "--train"] + shlex.split(flags) +
+                              ["--emit=mlir", "--elide-weights"], a.timeout)
+    if rc != 0:
+        return False, f"FAIL {name}: telarc --train rc={rc}: {first_error_line(err)}"
+    with open(ir, "w") as f:
+        f.write(out)
+    message, summary, steps = Checker(a).compare_variant(ir, plan_path, None, "")
+    if a.verbose:
+        summary += "".join(f"\n    {s}" for s in steps)
+    if message:
+        return False, f"FAIL {name}: {message}"
+    return True, f"PASS {name}: {summary}"
+
+
 def main(argv=None):
     run_sharded.kill_commands_on_exit()
     ap = argparse.ArgumentParser(description=__doc__,
@@ -230,7 +254,22 @@ def main(argv=None):
     ap.add_argument("--jobs", "-j", type=int, default=2, help="cases checked in parallel")
     ap.add_argument("--timeout", type=int, default=120, help="seconds per command")
     ap.add_argument("--verbose", action="store_true", help="print every case's steps")
+    ap.add_argument("--train-case", action="append", default=[],
+                    metavar="ONNX,PLAN,FLAGS",
+                    help="check a training step instead (repeatable)")
     a = ap.parse_args(argv)
+    if a.train_case:
+        a.telarc = shutil.which(a.telarc) or a.telarc
+        a.telar_opt = a.telar_opt or os.path.join(
+            os.path.dirname(os.path.abspath(a.telarc)), "telar-opt")
+        os.makedirs(a.dir, exist_ok=True)
+        failed = 0
+        for spec in a.train_case:
+            ok, line = check_training(a, spec)
+            failed += not ok
+            print(line, flush=True)
+        print(f"cost-contract: {len(a.train_case) - failed} passed, {failed} failed")
+        return 1 if failed else 0
     cases = run_sharded.select(a)
     if not cases:
         print("cost_contract: no case selected", file=sys.stderr)
