@@ -2,11 +2,14 @@
 //
 // telar.matmul (numpy semantics: broadcast batch dimensions, 1-D operands
 // promoted to matrices): dA = dY B^T, dB = A^T dY, each summed back over
-// the batch dimensions it was broadcast along.
+// the batch dimensions it was broadcast along; telar.einsum: each operand's
+// gradient an einsum of the result's gradient with the other operands.
 //
 //===----------------------------------------------------------------------===//
 
 #include "GradientBuilder.h"
+
+#include "llvm/ADT/SmallSet.h"
 
 using namespace mlir;
 using namespace mlir::telar;
@@ -52,8 +55,55 @@ LogicalResult matmulVjp(Operation *op, GradientBuilder &g, ArrayRef<Value> dys,
   return success();
 }
 
+/// An einsum's operand k: the einsum of the result's gradient with the
+/// other operands, onto operand k's labels. Labels of operand k found
+/// nowhere else were summed over k alone: its gradient is the same along
+/// them (computed without them, then broadcast back).
+LogicalResult einsumVjp(Operation *op, GradientBuilder &g, ArrayRef<Value> dys,
+                        SmallVectorImpl<Value> &dxs) {
+  auto einsum = cast<EinsumOp>(op);
+  EinsumEquationAttr eq = einsum.getEquation();
+  OpBuilder &b = g.getBuilder();
+  for (auto [k, operand] : llvm::enumerate(einsum.getInputs())) {
+    if (!isFloatTensor(operand))
+      continue;
+    ArrayRef<int64_t> labels = eq.getInputLabels(k);
+    llvm::SmallSet<int64_t, 8> seen, elsewhere;
+    for (int64_t l : labels)
+      if (!seen.insert(l).second)
+        return op->emitError("has no gradient yet: operand ")
+               << k << " of " << eq.str()
+               << " repeats a label (a diagonal)";
+    for (int64_t l : eq.getOutputLabels())
+      elsewhere.insert(l);
+    SmallVector<SmallVector<int64_t>> inputs = {
+        SmallVector<int64_t>(eq.getOutputLabels())};
+    SmallVector<Value> operands = {dys[0]};
+    for (auto [j, other] : llvm::enumerate(einsum.getInputs())) {
+      if (j == k)
+        continue;
+      inputs.push_back(SmallVector<int64_t>(eq.getInputLabels(j)));
+      operands.push_back(other);
+      for (int64_t l : eq.getInputLabels(j))
+        elsewhere.insert(l);
+    }
+    SmallVector<int64_t> kept, keptShape(shapeOf(operand));
+    for (auto [d, l] : llvm::enumerate(labels)) {
+      if (elsewhere.contains(l))
+        kept.push_back(l);
+      else
+        keptShape[d] = 1;
+    }
+    auto gradEq = EinsumEquationAttr::get(b.getContext(), inputs, kept);
+    Value grad = EinsumOp::create(b, g.getLoc(), operands, gradEq);
+    dxs[k] = g.expand(g.reshape(grad, keptShape), shapeOf(operand));
+  }
+  return success();
+}
+
 } // namespace
 
 void mlir::telar::autodiff::registerContractionGradients(MLIRContext *ctx) {
   attachGradient<MatMulOp, matmulVjp>(ctx);
+  attachGradient<EinsumOp, einsumVjp>(ctx);
 }

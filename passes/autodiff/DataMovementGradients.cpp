@@ -3,7 +3,8 @@
 // Views move the gradient back (reshape, transpose by the inverse
 // permutation); broadcasts sum it; slices and pads pad or crop it; concat
 // and split slice or join it; gathers scatter-add it into zeros (an
-// embedding's rows used twice get both rows' gradients).
+// embedding's rows used twice get both rows' gradients), scatters gather it
+// back, and top-k scatters its values' gradient to where they were taken.
 //
 //===----------------------------------------------------------------------===//
 
@@ -190,9 +191,76 @@ LogicalResult gatherElementsVjp(Operation *op, GradientBuilder &g,
   return success();
 }
 
+LogicalResult gatherNdVjp(Operation *op, GradientBuilder &g,
+                          ArrayRef<Value> dys, SmallVectorImpl<Value> &dxs) {
+  auto gather = cast<GatherNDOp>(op);
+  if (gather.getBatchDims() != 0)
+    return op->emitError("has no gradient yet: a gather_nd with batch_dims ")
+           << gather.getBatchDims();
+  Value data = gather.getData();
+  dxs[0] = ScatterNDOp::create(g.getBuilder(), g.getLoc(),
+                               g.zeros(data.getType()), gather.getIndices(),
+                               dys[0], "add");
+  return success();
+}
+
+/// scatter_elements / scatter_nd without a reduction: the data's gradient
+/// is the result's where nothing was written (zeros scattered over it),
+/// the updates' is the result's gathered where they were written.
+template <typename ScatterOpT>
+LogicalResult scatterVjp(Operation *op, GradientBuilder &g,
+                         ArrayRef<Value> dys, SmallVectorImpl<Value> &dxs) {
+  auto scatter = cast<ScatterOpT>(op);
+  OpBuilder &b = g.getBuilder();
+  Value dy = dys[0], indices = scatter.getIndices();
+  Value updates = scatter.getUpdates();
+  if (scatter.getReduction() == "add") {
+    dxs[0] = dy;
+  } else if (scatter.getReduction() == "none") {
+    Value cleared;
+    if constexpr (std::is_same_v<ScatterOpT, ScatterElementsOp>)
+      cleared = ScatterElementsOp::create(b, g.getLoc(), dy, indices,
+                                          g.zeros(updates.getType()),
+                                          scatter.getAxis(), "none");
+    else
+      cleared = ScatterNDOp::create(b, g.getLoc(), dy, indices,
+                                    g.zeros(updates.getType()), "none");
+    dxs[0] = cleared;
+  } else {
+    return op->emitError("has no gradient yet: a scatter with reduction '")
+           << scatter.getReduction() << "'";
+  }
+  if constexpr (std::is_same_v<ScatterOpT, ScatterElementsOp>)
+    dxs[2] = GatherElementsOp::create(b, g.getLoc(), dy, indices,
+                                      scatter.getAxis());
+  else
+    dxs[2] = GatherNDOp::create(b, g.getLoc(), dy, indices, 0);
+  if (!isFloatTensor(scatter.getData()))
+    dxs[0] = dxs[2] = Value();
+  return success();
+}
+
+/// top_k: the values' gradient scattered back to where they were taken.
+LogicalResult topKVjp(Operation *op, GradientBuilder &g, ArrayRef<Value> dys,
+                      SmallVectorImpl<Value> &dxs) {
+  auto topk = cast<TopKOp>(op);
+  Value input = topk.getInput();
+  if (!dys[0] || !isFloatTensor(input))
+    return success();
+  dxs[0] = ScatterElementsOp::create(g.getBuilder(), g.getLoc(),
+                                     g.zeros(input.getType()),
+                                     topk.getIndices(), dys[0],
+                                     topk.getAxis(), "add");
+  return success();
+}
+
 } // namespace
 
 void mlir::telar::autodiff::registerDataMovementGradients(MLIRContext *ctx) {
+  attachGradient<GatherNDOp, gatherNdVjp>(ctx);
+  attachGradient<ScatterElementsOp, scatterVjp<ScatterElementsOp>>(ctx);
+  attachGradient<ScatterNDOp, scatterVjp<ScatterNDOp>>(ctx);
+  attachGradient<TopKOp, topKVjp>(ctx);
   attachGradient<ReshapeOp, reshapeVjp>(ctx);
   attachGradient<SqueezeOp, reshapeVjp>(ctx);
   attachGradient<UnsqueezeOp, reshapeVjp>(ctx);

@@ -163,6 +163,24 @@ def _(g):
     return [g.node("MatMul", [g.input("x", g.u((3, 4))), g.param("P", g.u((4, 5)))])]
 
 
+@case("einsum_matmul", "Einsum('ij,jk->ik', x[3,4], P[4,5])")
+def _(g):
+    return [g.node("Einsum", [g.input("x", g.u((3, 4))), g.param("P", g.u((4, 5)))],
+                   equation="ij,jk->ik")]
+
+
+@case("einsum_experts", "Einsum('bsd,edh->bseh', x[2,3,4], P[2,4,3]): both operands params")
+def _(g):
+    a = g.node("Add", [g.input("x", g.u((2, 3, 4))), g.param("A", g.u((2, 3, 4)))])
+    return [g.node("Einsum", [a, g.param("P", g.u((2, 4, 3)))], equation="bsd,edh->bseh")]
+
+
+@case("einsum_summed_alone", "Einsum('ij,k->i', P[3,4], Q[2]): j and k summed within one operand")
+def _(g):
+    p = g.node("Mul", [g.input("x", g.u((3, 4))), g.param("P", g.u((3, 4)))])
+    return [g.node("Einsum", [p, g.param("Q", g.u((2,)))], equation="ij,k->i")]
+
+
 @case("matmul_2d_param_lhs", "MatMul(P[2,3], x[3,4])")
 def _(g):
     return [g.node("MatMul", [g.param("P", g.u((2, 3))), g.input("x", g.u((3, 4)))])]
@@ -519,6 +537,44 @@ def _(g):
     s = g.node("Add", [g.input("x", g.u((3, 4))), g.param("P", g.u((3, 4)))])
     idx = g.input("idx", np.array([[0, 0], [3, 1], [2, 2]], dtype=np.int64))
     return [g.node("GatherElements", [s, idx], axis=1)]
+
+
+@case("gather_nd", "GatherND(x[3,4] + P, idx int64 [3,2] with a repeat)")
+def _(g):
+    s = g.node("Add", [g.input("x", g.u((3, 4))), g.param("P", g.u((3, 4)))])
+    idx = g.i64("idx", [[0, 1], [2, 3], [0, 1]])
+    return [g.node("GatherND", [s, idx])]
+
+
+@case("scatter_elements", "ScatterElements(x[3,4] * P, idx [3,2], u[3,2] * Q, axis=1): data and updates")
+def _(g):
+    d = g.node("Mul", [g.input("x", g.u((3, 4))), g.param("P", g.u((3, 4)))])
+    u = g.node("Mul", [g.input("y", g.u((3, 2))), g.param("Q", g.u((3, 2)))])
+    idx = g.i64("idx", [[0, 2], [3, 1], [1, 0]])
+    return [g.node("ScatterElements", [d, idx, u], axis=1)]
+
+
+@case("scatter_elements_add", "ScatterElements(reduction='add') with a repeated index")
+def _(g):
+    d = g.node("Mul", [g.input("x", g.u((3, 4))), g.param("P", g.u((3, 4)))])
+    u = g.node("Mul", [g.input("y", g.u((3, 2))), g.param("Q", g.u((3, 2)))])
+    idx = g.i64("idx", [[0, 0], [3, 1], [1, 2]])
+    return [g.node("ScatterElements", [d, idx, u], axis=1, reduction="add")]
+
+
+@case("scatter_nd", "ScatterND(x[4,3] * P, idx [2,1], u[2,3] * Q): rows replaced")
+def _(g):
+    d = g.node("Mul", [g.input("x", g.u((4, 3))), g.param("P", g.u((4, 3)))])
+    u = g.node("Mul", [g.input("y", g.u((2, 3))), g.param("Q", g.u((2, 3)))])
+    idx = g.i64("idx", [[2], [0]])
+    return [g.node("ScatterND", [d, idx, u])]
+
+
+@case("topk", "TopK(x[3,5] * P, k=2, axis=1): the MoE router's values")
+def _(g):
+    v = g.node("Mul", [g.input("x", g.u((3, 5), 0.5, 1.5)), g.param("P", g.u((3, 5), 0.5, 1.5))])
+    k = g.i64("k", [2])
+    return [g.node("TopK", [v, k], outputs=2, axis=1)[0]]
 
 
 @case("masked_softmax",
