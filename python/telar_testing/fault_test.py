@@ -21,6 +21,10 @@ and then checks, for every other rank:
   collective #C, OP on GROUP)`), naming the signalled rank and a
   collective.
 
+With `--train` the job trains (`telar-run --train`, a checkpoint every 2
+steps), and after the fault the artifact resumes from its last checkpoint
+for 2 more steps on all ranks.
+
 Modes: `mpi` runs `telar-run -n N` (which runs mpirun) with TELAR_MPIRUN
 set to a wrapper that starts each rank under a small recorder script
 (its pid, and its exit status and time, into the work directory: mpirun
@@ -124,6 +128,8 @@ def write_inputs(npz, manifest, work):
     data = np.load(npz)
     args = []
     for spec in manifest["inputs"]:
+        if spec["name"].startswith("@"):  # a training step's, from telar-run
+            continue
         path = os.path.join(work, f"input_{len(args)}.npy")
         np.save(path, data[spec["name"]])
         args += ["--input", f"{spec['name']}={path}"]
@@ -135,8 +141,16 @@ def run_case(a, mode, kind, target, input_args, ranks):
     work = os.path.join(a.work, f"{mode}-{kind}-{target}")
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
-    common = [a.artifact] + input_args + ["--threads", "1", "--bench", "100000000",
-                                          "--warmup", "0", "-v", "--timeout", str(a.timeout)]
+    if a.train:
+        # A training job that checkpoints every 2 steps.
+        common = [a.artifact] + input_args + [
+            "--threads", "1", "--train", "--steps", "100000000", "-v",
+            "--timeout", str(a.timeout), "--checkpoint-dir", os.path.join(work, "ckpt"),
+            "--checkpoint-every", "2"]
+    else:
+        common = [a.artifact] + input_args + ["--threads", "1", "--bench", "100000000",
+                                              "--warmup", "0", "-v", "--timeout",
+                                              str(a.timeout)]
     env = dict(os.environ)
     procs = {}
     readers = []
@@ -275,7 +289,32 @@ def run_case(a, mode, kind, target, input_args, ranks):
     pattern = TIMEOUT_LINE if a.expect == "timeout" else LINE
     sample = next((e for e in errors
                    if pattern.match(e) and int(pattern.match(e).group(1)) != target), "")
+    if a.train:
+        ok, resumed = resume_training(a, work, input_args, ranks)
+        if not ok:
+            return False, text + ": " + resumed
+        text += "; " + resumed
     return True, text + "\n  " + sample
+
+
+def resume_training(a, work, input_args, ranks):
+    """After a fault in a training job: resumes from its last checkpoint for
+    two more steps; (ok, what happened)."""
+    ckpt = os.path.join(work, "ckpt")
+    try:
+        with open(os.path.join(ckpt, "latest")) as f:
+            step = int(f.read().strip().split("-")[1])
+    except (OSError, ValueError, IndexError) as e:
+        return False, f"no checkpoint to resume from ({e})"
+    cmd = [a.telar_run, a.artifact] + input_args + [
+        "--threads", "1", "--train", "--steps", str(step + 2), "--resume", ckpt,
+        "-n", str(ranks), "-q"]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    last = f"step {step + 2}/{step + 2} loss"
+    if proc.returncode != 0 or last not in proc.stdout:
+        return False, (f"resuming from the checkpoint of step {step} failed "
+                       f"(rc={proc.returncode}): {proc.stderr.strip()[-300:]}")
+    return True, f"resumed from the checkpoint of step {step} to step {step + 2}"
 
 
 def main(argv=None):
@@ -291,6 +330,10 @@ def main(argv=None):
     p.add_argument("--limit", type=float, default=30,
                    help="the seconds within which every other rank must have exited")
     p.add_argument("--timeout", type=float, default=300, help="telar-run's --timeout")
+    p.add_argument("--train", action="store_true",
+                   help="a training artifact: run --train with a checkpoint every 2 "
+                        "steps, and after the fault resume from the last checkpoint "
+                        "for 2 more steps (the inputs hold a leading steps dimension)")
     p.add_argument("--expect", choices=["failed", "timeout"], default="failed",
                    help="what the other ranks must say: that the rank failed, or (a --timeout "
                         "below the liveness limit, with stop) that their wait timed out")

@@ -380,10 +380,12 @@ int train(const Options &o, const Job &job) {
     if (job.rank == 0) {
       std::printf("step %" PRId64 "/%d loss %.9g\n", step + 1, o.steps, loss);
       std::fflush(stdout);
-      if (o.verbose)
-        std::fprintf(stderr, "telar-run: step %" PRId64 "/%d done in %s ms\n",
-                     step + 1, o.steps, formatMs(ms).c_str());
     }
+    if (o.verbose)
+      std::fprintf(stderr,
+                   "telar-run: %sstep %" PRId64 "/%d (training) done in %s ms\n",
+                   job.prefix().c_str(), step + 1, o.steps,
+                   formatMs(ms).c_str());
     bool last = step + 1 == o.steps;
     if (!o.checkpointDir.empty() &&
         (last || (o.checkpointEvery && (step + 1) % o.checkpointEvery == 0))) {
