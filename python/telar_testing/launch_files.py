@@ -497,8 +497,12 @@ class Checker:
         # vader transport names per node-local rank: rank 0 of node-a and
         # rank 2 of node-b would map the same segments (a crash in
         # mca_btl_vader). Ranks on different machines talk over TCP anyway.
+        # The daemons wire up to mpirun directly (routed=direct, OpenMPI's
+        # own advice when one daemon fails to reach another's TCP address,
+        # as the second "node" sometimes did under load).
         env = dict(self.env, TELAR_RUN=a.telar_run, TELAR_HOSTFILE=hostfile,
-                   OMPI_MCA_plm_rsh_agent=agent, OMPI_MCA_btl="self,tcp")
+                   OMPI_MCA_plm_rsh_agent=agent, OMPI_MCA_btl="self,tcp",
+                   OMPI_MCA_routed="direct")
         with mpi_session(env) as env:
             _, secs = self.run([os.path.join(art, "launch", "mpirun.sh"), "--output-dir", out,
                                 "--threads", "1", "-q"] + self.in_args,
