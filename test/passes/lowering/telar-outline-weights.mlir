@@ -82,3 +82,39 @@ func.func @main() -> tensor<4x2xf32> {
   %t = shard.all_slice %s on @mesh grid_axes = [0] slice_axis = 1 : tensor<4x4xf32> -> tensor<4x2xf32>
   return %t : tensor<4x2xf32>
 }
+
+// -----
+
+// A training step's variables are stored once, split as their new values
+// are returned: %s (its update split on "model") becomes the sliced block,
+// %r (its update replicated) the whole tensor, whose slice for a use stays
+// a slice at run time.
+// CHECK: func.func @main
+// CHECK-SAME: %[[R:[^:]+]]: tensor<8xf32> {telar.weight = "r"}
+// CHECK-SAME: %[[S:[^:]+]]: tensor<4xf32> {telar.global_shape = array<i64: 8>, telar.sharding = {{\[}}["model"]], telar.weight = "s"}
+// CHECK-NOT: telar.variable
+// CHECK: %[[RS:.*]] = shard.all_slice %[[R]]
+// CHECK: telar.add %[[RS]], %[[S]]
+// CHECK: telar.add %[[R]], %[[R]]
+shard.grid @mesh(shape = 2) {telar.axis_names = ["model"]}
+func.func @main() -> (tensor<4xf32> {telar.updates = "s", telar.sharding = [["model"]], telar.global_shape = array<i64: 8>},
+                      tensor<8xf32> {telar.updates = "r"}) {
+  %s = telar.variable "s" dense_resource<s> : tensor<8xf32>
+  %sl = shard.all_slice %s on @mesh grid_axes = [0] slice_axis = 0 : tensor<8xf32> -> tensor<4xf32>
+  %r = telar.variable "r" dense_resource<r> : tensor<8xf32>
+  %rl = shard.all_slice %r on @mesh grid_axes = [0] slice_axis = 0 : tensor<8xf32> -> tensor<4xf32>
+  %a = telar.add %rl, %sl : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %b = telar.add %r, %r : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+  return %a, %b : tensor<4xf32>, tensor<8xf32>
+}
+
+// -----
+
+// A variable whose update is split, but which the program never slices so.
+shard.grid @mesh(shape = 2) {telar.axis_names = ["model"]}
+func.func @main() -> (tensor<4xf32> {telar.updates = "s", telar.sharding = [["model"]], telar.global_shape = array<i64: 8>}) {
+  // expected-error @+1 {{the variable 's' is not sliced to the sharding of its new value}}
+  %s = telar.variable "s" dense_resource<s> : tensor<8xf32>
+  %t = telar.slice %s {axes = array<i64: 0>, starts = array<i64: 0>, ends = array<i64: 4>, steps = array<i64: 1>} : (tensor<8xf32>) -> tensor<4xf32>
+  return %t : tensor<4xf32>
+}
