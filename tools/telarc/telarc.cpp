@@ -550,6 +550,11 @@ int run(int argc, char **argv) {
       llvm::errs() << "telarc: error: " << err << "\n";
       return 1;
     }
+    if (target == "cuda") {
+      llvm::errs() << "telarc: error: --train applies to --target cpu for "
+                      "now (the CUDA target compiles inference only)\n";
+      return 1;
+    }
     options.trainableInitializers = true;
     for (const std::string &name : freeze)
       options.frozen.insert(name);
