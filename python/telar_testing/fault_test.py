@@ -92,6 +92,14 @@ LINE = re.compile(
     r"while this rank (waited in (\S+(?: \S+)*?) (?:on \S+ )?\(collective #\d+ of step \d+ of \d+\)"
     r"|ran step \d+ of \d+ \((?:after collective #\d+, [^)]*|before its first collective)\))")
 
+# A training job may also wait outside its steps' collectives: in the
+# barriers of a checkpoint ("waited in barrier on the world (writing a
+# checkpoint)").
+TRAIN_LINE = re.compile(
+    r"telar-run: error: rank (\d+): rank (\d+) failed \((.*)\) "
+    r"while this rank (waited in \S+(?: \S+)*? \((?:collective #\d+ of step \d+ of \d+|"
+    r"writing a checkpoint)\)|ran step \d+ of \d+ \()")
+
 
 # --expect timeout: a wait passed --timeout (before the liveness limit).
 TIMEOUT_LINE = re.compile(
@@ -278,7 +286,8 @@ def run_case(a, mode, kind, target, input_args, ranks):
                     for m in map(LINE.match, errors)):
                 problems.append(f"rank {r} printed no line saying its wait timed out")
             continue
-        lines = [m for m in map(LINE.match, errors) if m and int(m.group(1)) == r]
+        line = TRAIN_LINE if a.train else LINE
+        lines = [m for m in map(line.match, errors) if m and int(m.group(1)) == r]
         if not lines:
             problems.append(f"rank {r} printed no line naming rank {target} and a collective")
         elif int(lines[0].group(2)) != target:
@@ -286,7 +295,7 @@ def run_case(a, mode, kind, target, input_args, ranks):
     text = f"{mode} {kind} rank {target}: " + ", ".join(times)
     if problems:
         return False, text + ": " + "; ".join(problems) + "\n  " + "\n  ".join(errors[-8:])
-    pattern = TIMEOUT_LINE if a.expect == "timeout" else LINE
+    pattern = TIMEOUT_LINE if a.expect == "timeout" else (TRAIN_LINE if a.train else LINE)
     sample = next((e for e in errors
                    if pattern.match(e) and int(pattern.match(e).group(1)) != target), "")
     if a.train:
