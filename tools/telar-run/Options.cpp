@@ -221,9 +221,8 @@ Options telar::tools::run::parseArguments(int argc, char **argv) {
                      "apply to --train");
   if (o.checkpointEvery && o.checkpointDir.empty())
     flags.usageError("--checkpoint-every needs --checkpoint-dir");
-  if (o.train && (o.bench || o.profileKernels || !o.outputDir.empty()))
-    flags.usageError("--bench, --profile-kernels and --output-dir do not "
-                     "apply to --train");
+  if (o.train && (o.bench || !o.outputDir.empty()))
+    flags.usageError("--bench and --output-dir do not apply to --train");
   return o;
 }
 

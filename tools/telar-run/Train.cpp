@@ -337,6 +337,9 @@ int train(const Options &o, const Job &job) {
 
   using Clock = std::chrono::steady_clock;
   std::vector<double> losses, times;
+  Context &context = artifact->getContext();
+  if (o.profileKernels)
+    context.setKernelProfiling(true);
   Clock::time_point start = Clock::now();
   for (int64_t step = firstStep; step < o.steps; ++step) {
     comm::Watchdog::beginStep(step + 1, o.steps);
@@ -395,7 +398,9 @@ int train(const Options &o, const Job &job) {
   }
   double totalSeconds =
       std::chrono::duration<double>(Clock::now() - start).count();
-  size_t peak = artifact->getContext().getPeakBytes();
+  size_t peak = context.getPeakBytes();
+  std::vector<KernelProfileEntry> kernels = byTime(context.getKernelProfile());
+  context.setKernelProfiling(false);
 
   // The trained parameters, whole, on rank 0.
   comm::Watchdog::setPhase("gathering the trained parameters");
@@ -432,6 +437,12 @@ int train(const Options &o, const Job &job) {
                  job.multi() ? (", " + std::to_string(job.size) + " ranks")
                                    .c_str()
                              : "");
+  int64_t ran = o.steps - firstStep;
+  double meanMs = 0;
+  for (double ms : times)
+    meanMs += ms / double(times.size());
+  if (o.profileKernels)
+    printKernelProfile(kernels, int(ran), meanMs, job.multi());
   if (report.is_open()) {
     nlohmann::ordered_json j;
     j["artifact"] = artifact->getDirectory();
@@ -444,6 +455,8 @@ int train(const Options &o, const Job &job) {
     j["weights_bytes"] = int64_t(artifact->getWeightsBytes());
     if (job.multi())
       j["world_size"] = job.size;
+    if (o.profileKernels)
+      addKernelReportFields(j, kernels, int(ran));
     writeReport(report, o.report, j);
   }
   return 0;
