@@ -2,7 +2,7 @@
 
 #include "Blocks.h"
 #include "Context.h"
-#include "FileUtil.h"
+#include "telar/runtime/FileUtil.h"
 #include "telar/artifact/Manifest.h"
 #include "telar/runtime/Comm.h"
 #include "telar/runtime/Runtime.h"

@@ -1,6 +1,6 @@
 //===- FileUtil.cpp - Whole-file I/O with clear errors --------------------===//
 
-#include "FileUtil.h"
+#include "telar/runtime/FileUtil.h"
 #include "telar/runtime/Runtime.h"
 
 #include <cerrno>

@@ -10,7 +10,7 @@
 
 #include "telar/runtime/Npy.h"
 #include "Blocks.h"
-#include "FileUtil.h"
+#include "telar/runtime/FileUtil.h"
 
 #include <algorithm>
 #include <cerrno>

@@ -3,7 +3,7 @@
 #include "telar/runtime/Pipeline.h"
 
 #include "Blocks.h"
-#include "FileUtil.h"
+#include "telar/runtime/FileUtil.h"
 #include "telar/runtime/Watchdog.h"
 
 #include <chrono>

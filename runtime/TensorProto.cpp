@@ -1,7 +1,7 @@
 //===- TensorProto.cpp - ONNX TensorProto .pb files -----------------------===//
 
 #include "telar/runtime/TensorProto.h"
-#include "FileUtil.h"
+#include "telar/runtime/FileUtil.h"
 
 #include "onnx/onnx_pb.h"
 

@@ -211,6 +211,8 @@ template <typename ScatterOpT>
 LogicalResult scatterVjp(Operation *op, GradientBuilder &g,
                          ArrayRef<Value> dys, SmallVectorImpl<Value> &dxs) {
   auto scatter = cast<ScatterOpT>(op);
+  if (!isFloatTensor(scatter.getData()))
+    return success();
   OpBuilder &b = g.getBuilder();
   Value dy = dys[0], indices = scatter.getIndices();
   Value updates = scatter.getUpdates();
@@ -235,8 +237,6 @@ LogicalResult scatterVjp(Operation *op, GradientBuilder &g,
                                       scatter.getAxis());
   else
     dxs[2] = GatherNDOp::create(b, g.getLoc(), dy, indices, 0);
-  if (!isFloatTensor(scatter.getData()))
-    dxs[0] = dxs[2] = Value();
   return success();
 }
 

@@ -45,6 +45,19 @@ SmallVector<int64_t> trailingAxes(Value x, int64_t axis) {
   return axes;
 }
 
+/// The statistics of a normalisation over `axes`, recomputed from its
+/// input: xhat (the normalised input) and rstd (1/sigma, kept dims);
+/// `centred` subtracts the mean first (layer norm; RMS norm does not).
+std::pair<Value, Value> normalize(GradientBuilder &g, Value x,
+                                  ArrayRef<int64_t> axes, double eps,
+                                  bool centred) {
+  Value c = centred ? g.sub(x, g.reduceMean(x, axes, true)) : x;
+  Value var = g.reduceMean(g.mul(c, c), axes, true);
+  Value rstd = ReciprocalOp::create(g.getBuilder(), g.getLoc(),
+                                    g.sqrt(g.add(var, g.scalar(var, eps))));
+  return {g.mul(c, rstd), rstd};
+}
+
 /// Given xhat (the normalised input), rstd (1/sigma, kept dims) and dxhat,
 /// dx = rstd (dxhat - [mean(dxhat)] - xhat mean(dxhat xhat)); the first
 /// mean only when the mean was subtracted (layer norm, not RMS norm).
@@ -62,12 +75,8 @@ LogicalResult layerNormVjp(Operation *op, GradientBuilder &g,
   auto ln = cast<LayerNormOp>(op);
   Value x = ln.getInput(), scale = ln.getScale(), dy = dys[0];
   SmallVector<int64_t> axes = trailingAxes(x, ln.getAxis());
-  double eps = ln.getEpsilon().convertToDouble();
-  Value centred = g.sub(x, g.reduceMean(x, axes, true));
-  Value var = g.reduceMean(g.mul(centred, centred), axes, true);
-  Value rstd = ReciprocalOp::create(g.getBuilder(), g.getLoc(),
-                                    g.sqrt(g.add(var, g.scalar(var, eps))));
-  Value xhat = g.mul(centred, rstd);
+  auto [xhat, rstd] = normalize(g, x, axes,
+                                ln.getEpsilon().convertToDouble(), true);
   dxs[0] = normInputGradient(g, axes, xhat, rstd, g.mul(dy, scale),
                              /*centred=*/true);
   dxs[1] = g.sumToShape(g.mul(dy, xhat), scale.getType());
@@ -81,11 +90,8 @@ LogicalResult rmsNormVjp(Operation *op, GradientBuilder &g, ArrayRef<Value> dys,
   auto rms = cast<RMSNormOp>(op);
   Value x = rms.getInput(), scale = rms.getScale(), dy = dys[0];
   SmallVector<int64_t> axes = trailingAxes(x, rms.getAxis());
-  double eps = rms.getEpsilon().convertToDouble();
-  Value ms = g.reduceMean(g.mul(x, x), axes, true);
-  Value rstd = ReciprocalOp::create(g.getBuilder(), g.getLoc(),
-                                    g.sqrt(g.add(ms, g.scalar(ms, eps))));
-  Value xhat = g.mul(x, rstd);
+  auto [xhat, rstd] = normalize(g, x, axes,
+                                rms.getEpsilon().convertToDouble(), false);
   dxs[0] = normInputGradient(g, axes, xhat, rstd, g.mul(dy, scale),
                              /*centred=*/false);
   dxs[1] = g.sumToShape(g.mul(dy, xhat), scale.getType());

@@ -51,6 +51,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from run_ranks import free_port  # noqa: E402
+from runner import run_cmd  # noqa: E402
 
 SIGNALS = {"kill": signal.SIGKILL, "stop": signal.SIGSTOP,
            "segv": signal.SIGSEGV, "term": signal.SIGTERM}
@@ -318,11 +319,12 @@ def resume_training(a, work, input_args, ranks):
     cmd = [a.telar_run, a.artifact] + input_args + [
         "--threads", "1", "--train", "--steps", str(step + 2), "--resume", ckpt,
         "-n", str(ranks), "-q"]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    # run_cmd: a timeout kills the whole process group (mpirun's ranks too).
+    rc, text, stdout, _ = run_cmd(cmd, 300)
     last = f"step {step + 2}/{step + 2} loss"
-    if proc.returncode != 0 or last not in proc.stdout:
+    if rc != 0 or last not in stdout:
         return False, (f"resuming from the checkpoint of step {step} failed "
-                       f"(rc={proc.returncode}): {proc.stderr.strip()[-300:]}")
+                       f"(rc={rc}): {text.strip()[-300:]}")
     return True, f"resumed from the checkpoint of step {step} to step {step + 2}"
 
 

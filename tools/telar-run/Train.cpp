@@ -14,6 +14,7 @@
 #include "Report.h"
 #include "TensorIO.h"
 
+#include "telar/runtime/FileUtil.h"
 #include "telar/runtime/Npy.h"
 #include "telar/runtime/Safetensors.h"
 
@@ -115,23 +116,11 @@ Tensor scalar(double value) {
 /// The variables a checkpoint holds: per weight name, its buffer.
 using Variables = std::vector<std::pair<std::string, Tensor *>>;
 
-std::string readTextFile(const std::string &path) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file)
-    throw Error("cannot read '" + path + "': " + std::strerror(errno));
-  return std::string((std::istreambuf_iterator<char>(file)),
-                     std::istreambuf_iterator<char>());
-}
-
+/// Writes `bytes` to `path` through a temporary file renamed into place:
+/// a reader sees the old file or the whole new one.
 void writeFileAtomically(const std::string &path, const std::string &bytes) {
   std::string partial = path + ".partial";
-  {
-    std::ofstream file(partial, std::ios::binary | std::ios::trunc);
-    file.write(bytes.data(), std::streamsize(bytes.size()));
-    file.flush();
-    if (!file)
-      throw Error("cannot write '" + partial + "': " + std::strerror(errno));
-  }
+  detail::writeFile(partial, bytes);
   std::error_code ec;
   std::filesystem::rename(partial, path, ec);
   if (ec)
@@ -193,7 +182,7 @@ int64_t readCheckpoint(const Job &job, const std::string &dir,
                                                 const SafetensorsTensor &)>
                            &load) {
   namespace fs = std::filesystem;
-  std::string latest = readTextFile((fs::path(dir) / "latest").string());
+  std::string latest = detail::readFile((fs::path(dir) / "latest").string());
   while (!latest.empty() && (latest.back() == '\n' || latest.back() == ' '))
     latest.pop_back();
   if (latest.empty() || latest.find('/') != std::string::npos ||
@@ -202,7 +191,7 @@ int64_t readCheckpoint(const Job &job, const std::string &dir,
   fs::path at = fs::path(dir) / latest;
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(readTextFile((at / "checkpoint.json").string()));
+    j = nlohmann::json::parse(detail::readFile((at / "checkpoint.json").string()));
   } catch (const nlohmann::json::exception &e) {
     throw Error("--resume " + at.string() + ": checkpoint.json: " + e.what());
   }

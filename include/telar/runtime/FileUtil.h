@@ -1,5 +1,12 @@
 //===- FileUtil.h - Whole-file I/O with clear errors ------------*- C++ -*-===//
 
+//
+// The runtime's file reading and writing, which refuse FIFOs and devices
+// (artifact files are data: untrusted); telar-run uses them for its own
+// files too (checkpoints).
+//
+//===----------------------------------------------------------------------===//
+
 #ifndef TELAR_RUNTIME_FILEUTIL_H
 #define TELAR_RUNTIME_FILEUTIL_H
 
