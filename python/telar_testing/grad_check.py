@@ -95,6 +95,7 @@ class Graph:
         self.rng = np.random.default_rng(zlib.crc32(name.encode()))
         self.nodes, self.inputs, self.params, self.consts = [], {}, {}, {}
         self._n = 0
+        self.opset = OPSET  # a case of a newer op raises it
 
     def u(self, shape, lo=-1.0, hi=1.0):
         return self.rng.uniform(lo, hi, shape).astype(np.float64)
@@ -539,6 +540,14 @@ def _(g):
     return [g.node("GatherElements", [s, idx], axis=1)]
 
 
+@case("rmsnorm", "RMSNormalization(x[2,3,4] * A, scale P[4], axis=-1) (opset 23)")
+def _(g):
+    g.opset = 23
+    s = g.node("Mul", [g.input("x", g.u((2, 3, 4))), g.param("A", g.u((2, 3, 4), 0.5, 1.5))])
+    return [g.node("RMSNormalization", [s, g.param("P", g.u((4,), 0.5, 1.5))],
+                   axis=-1, epsilon=1e-5)]
+
+
 @case("gather_nd", "GatherND(x[3,4] + P, idx int64 [3,2] with a repeat)")
 def _(g):
     s = g.node("Add", [g.input("x", g.u((3, 4))), g.param("P", g.u((3, 4)))])
@@ -699,9 +708,9 @@ def make_model(g, outs, params_as_inputs, with_loss=True):
     else:
         outputs = [helper.make_tensor_value_info(o, TensorProto.DOUBLE, None) for o in outs]
     graph = helper.make_graph(nodes, g.name, inputs, outputs, inits)
-    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)],
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", g.opset)],
                           producer_name="telar grad_check")
-    m.ir_version = 8
+    m.ir_version = 8 if g.opset <= 18 else 10
     return m
 
 
