@@ -113,8 +113,13 @@ Tensor scalar(double value) {
   return t;
 }
 
-/// The variables a checkpoint holds: per weight name, its buffer.
-using Variables = std::vector<std::pair<std::string, Tensor *>>;
+/// A variable of the training step: the weight it is, the output holding
+/// its new value after a step, and the weight's buffer on the device.
+struct Variable {
+  std::string weight;
+  size_t output = 0;
+  void *buffer = nullptr;
+};
 
 /// Writes `bytes` to `path` through a temporary file renamed into place:
 /// a reader sees the old file or the whole new one.
@@ -140,7 +145,8 @@ void barrier(const Job &job) {
 /// rank 0 its description and DIR/latest, each file renamed into place
 /// once complete, so a crash leaves the previous checkpoint the latest.
 void writeCheckpoint(const Job &job, const std::string &dir, int64_t step,
-                     const Manifest &m, const Variables &variables) {
+                     const Manifest &m, const std::vector<Variable> &variables,
+                     const std::vector<Tensor> &outputs) {
   namespace fs = std::filesystem;
   std::string name = "step-" + std::to_string(step);
   fs::path partial = fs::path(dir) / (name + ".partial");
@@ -149,8 +155,8 @@ void writeCheckpoint(const Job &job, const std::string &dir, int64_t step,
   if (ec)
     throw Error("cannot create '" + partial.string() + "': " + ec.message());
   std::vector<std::pair<std::string, const Tensor *>> tensors;
-  for (const auto &[weight, t] : variables)
-    tensors.push_back({weight, t});
+  for (const Variable &v : variables)
+    tensors.push_back({v.weight, &outputs[v.output]});
   writeFileAtomically(
       (partial / ("rank-" + std::to_string(job.rank) + ".safetensors"))
           .string(),
@@ -249,68 +255,61 @@ int train(const Options &o, const Job &job) {
   const TrainingSpec &training = *m.training;
   double lr = o.learningRate ? *o.learningRate : training.get("lr", 0.0);
 
-  // The variables: output index -> the weight buffer it replaces.
-  std::map<std::string, size_t> weightIndex;
-  const std::vector<const WeightSpec *> &weights = artifact->getWeights();
-  for (size_t i = 0; i < weights.size(); ++i)
-    weightIndex[weights[i]->name] = i;
-  std::vector<std::pair<size_t, void *>> updates;
-  const DeviceWeights &deviceWeights = artifact->getDeviceWeights();
-  for (size_t i = 0; i < m.outputs.size(); ++i) {
-    const std::string &name = m.outputs[i].updates;
-    if (name.empty())
-      continue;
-    auto it = weightIndex.find(name);
-    if (it == weightIndex.end() || weightIndex.count(name + "#1"))
-      throw Error("output '" + m.outputs[i].name + "' updates the weight '" +
-                  name + "', which the program " +
-                  (it == weightIndex.end() ? "does not take"
-                                           : "takes split two ways"));
-    updates.push_back({i, deviceWeights.getData(it->second)});
-  }
-  size_t lossIndex = m.outputs.size();
-  for (size_t i = 0; i < m.outputs.size(); ++i)
-    if (m.outputs[i].name == training.loss)
-      lossIndex = i;
-
   std::vector<Tensor> outputs = artifact->allocateOutputs();
   std::vector<void *> out;
   for (Tensor &t : outputs)
     out.push_back(t.data());
   Device &device = artifact->getContext().getDevice();
+  size_t lossIndex = m.outputs.size();
+  for (size_t i = 0; i < m.outputs.size(); ++i)
+    if (m.outputs[i].name == training.loss)
+      lossIndex = i;
 
-  // A checkpoint's variables: the outputs holding their values.
-  Variables variables;
-  std::map<std::string, size_t> updateOf;
-  for (size_t u = 0; u < updates.size(); ++u) {
-    const std::string &weight = m.outputs[updates[u].first].updates;
-    variables.push_back({weight, &outputs[updates[u].first]});
-    updateOf[weight] = u;
-  }
+  // The variables: each output updating a weight, and that weight's buffer.
+  std::vector<Variable> variables;
   int64_t firstStep = 0;
   problem.clear();
   try {
+    std::map<std::string, size_t> weightIndex;
+    const std::vector<const WeightSpec *> &weights = artifact->getWeights();
+    for (size_t i = 0; i < weights.size(); ++i)
+      weightIndex[weights[i]->name] = i;
+    for (size_t i = 0; i < m.outputs.size(); ++i) {
+      const std::string &name = m.outputs[i].updates;
+      if (name.empty())
+        continue;
+      auto it = weightIndex.find(name);
+      if (it == weightIndex.end() || weightIndex.count(name + "#1"))
+        throw Error("output '" + m.outputs[i].name + "' updates the weight '" +
+                    name + "', which the program " +
+                    (it == weightIndex.end() ? "does not take"
+                                             : "takes split two ways"));
+      variables.push_back(
+          {name, i, artifact->getDeviceWeights().getData(it->second)});
+    }
     if (!o.resumeDir.empty()) {
+      std::map<std::string, const Variable *> byWeight;
+      for (const Variable &v : variables)
+        byWeight[v.weight] = &v;
       std::set<std::string> loaded;
       firstStep = readCheckpoint(
           job, o.resumeDir, m,
           [&](const std::string &name, const SafetensorsTensor &t) {
-            auto it = updateOf.find(name);
-            if (it == updateOf.end())
+            auto it = byWeight.find(name);
+            if (it == byWeight.end())
               throw Error("--resume: the checkpoint holds '" + name +
                           "', which is no variable of the artifact");
-            auto [index, weight] = updates[it->second];
-            Tensor &value = outputs[index];
+            Tensor &value = outputs[it->second->output];
             if (t.dtype != value.getDType() || t.shape != value.getShape())
               throw Error("--resume: the checkpoint's '" + name + "' is " +
                           t.dtypeCode + formatShape(t.shape) +
                           ", the artifact's " + value.typeString());
             std::memcpy(value.data(), t.data, value.getByteSize());
-            device.copy(weight, device.getMemorySpace(), value.data(),
-                        MemorySpace::Host, value.getByteSize());
+            device.copy(it->second->buffer, device.getMemorySpace(),
+                        value.data(), MemorySpace::Host, value.getByteSize());
             loaded.insert(name);
           });
-      if (loaded.size() != updates.size())
+      if (loaded.size() != variables.size())
         throw Error("--resume: the checkpoint lacks some of the artifact's "
                     "variables");
       if (firstStep >= o.steps)
@@ -357,9 +356,9 @@ int train(const Options &o, const Job &job) {
       throw;
     }
     // The variables' new values become the weights the next step reads.
-    for (auto [index, weight] : updates)
-      device.copy(weight, device.getMemorySpace(), outputs[index].data(),
-                  MemorySpace::Host, outputs[index].getByteSize());
+    for (const Variable &v : variables)
+      device.copy(v.buffer, device.getMemorySpace(), outputs[v.output].data(),
+                  MemorySpace::Host, outputs[v.output].getByteSize());
     double ms = std::chrono::duration<double, std::milli>(Clock::now() -
                                                           stepStart)
                     .count();
@@ -382,7 +381,7 @@ int train(const Options &o, const Job &job) {
     if (!o.checkpointDir.empty() &&
         (last || (o.checkpointEvery && (step + 1) % o.checkpointEvery == 0))) {
       comm::Watchdog::setPhase("writing a checkpoint");
-      writeCheckpoint(job, o.checkpointDir, step + 1, m, variables);
+      writeCheckpoint(job, o.checkpointDir, step + 1, m, variables, outputs);
     }
   }
   double totalSeconds =
