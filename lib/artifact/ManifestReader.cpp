@@ -233,6 +233,8 @@ TrainingSpec parseTraining(const json &object, const Manifest &m,
                              "') must name an output that updates a weight");
     t.parameters.push_back(std::move(p));
   }
+  if (reader.optional(key::kTrainingExportModel))
+    t.exportModel = checkRelativePath(reader, key::kTrainingExportModel);
   return t;
 }
 

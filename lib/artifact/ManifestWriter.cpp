@@ -280,6 +280,10 @@ std::string telar_artifact::writeManifestJson(const Manifest &m) {
       w.endObject();
     }
     w.endArray();
+    if (!t.exportModel.empty()) {
+      w.key(key::kTrainingExportModel);
+      w.value(t.exportModel);
+    }
     w.endObject();
   }
   if (m.pipeline) {

@@ -477,6 +477,18 @@ LogicalResult compileArtifact(ModuleOp module, TargetBackend &target,
     writer.setOutputs(outputs);
     if (interface.mesh)
       writer.setMesh(*interface.mesh);
+    if (training && !options.exportTemplate.empty()) {
+      std::string path = writer.getPath(kExportModelFileName);
+      std::error_code ec;
+      llvm::ToolOutputFile out(path, ec, llvm::sys::fs::OF_None);
+      if (ec) {
+        error = "cannot write " + path + ": " + ec.message();
+        return failure();
+      }
+      out.os() << options.exportTemplate;
+      out.keep();
+      training->exportModel = kExportModelFileName;
+    }
     if (training)
       writer.setTraining(*training);
     writer.setLargestLiveSetBytes(liveSetBytes);

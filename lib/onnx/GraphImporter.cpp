@@ -149,6 +149,10 @@ private:
   LogicalResult sortNodes(llvm::SmallVectorImpl<unsigned> &order);
   LogicalResult convertNode(OpBuilder &b, const FlatNode &n);
   LogicalResult checkOutputs(llvm::SmallVectorImpl<Value> &results);
+  /// `t` as the export template holds it (ImportOptions::exportTemplate):
+  /// no data when trainable, its external data read inline otherwise.
+  LogicalResult exportInitializer(::onnx::TensorProto &t, ElementsAttr attr,
+                                  bool trainable, Location loc);
 
   MLIRContext &ctx;
   const ::onnx::ModelProto &model;
@@ -165,6 +169,32 @@ private:
 };
 
 } // namespace
+
+LogicalResult GraphImporter::exportInitializer(::onnx::TensorProto &t,
+                                               ElementsAttr attr,
+                                               bool trainable, Location loc) {
+  bool external = t.data_location() == ::onnx::TensorProto::EXTERNAL ||
+                  t.external_data_size() > 0;
+  if (!trainable && !external)
+    return success();
+  std::string bytes;
+  if (!trainable) {
+    FailureOr<llvm::ArrayRef<char>> data = tensors.externalBytes(
+        t, onnxBytes(attr.getElementType(), attr.getNumElements()), loc);
+    if (failed(data))
+      return failure();
+    bytes.assign(data->begin(), data->end());
+  }
+  ::onnx::TensorProto kept;
+  kept.set_name(t.name());
+  kept.set_data_type(t.data_type());
+  *kept.mutable_dims() = t.dims();
+  if (t.has_doc_string())
+    kept.set_doc_string(t.doc_string());
+  kept.set_raw_data(std::move(bytes));
+  t = std::move(kept);
+  return success();
+}
 
 LogicalResult GraphImporter::readOpset() {
   bool found = false;
@@ -687,7 +717,11 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
                             .getResult();
     setResultName(values[vi.name()], vi.name());
   }
-  for (const auto &t : graph.initializer()) {
+  ::onnx::ModelProto exported;
+  if (options.exportTemplate && options.trainableInitializers)
+    exported = model;
+  for (int i = 0, e = graph.initializer_size(); i < e; ++i) {
+    const ::onnx::TensorProto &t = graph.initializer(i);
     if (bound.count(t.name()))
       continue;
     Location loc = valueLoc(t.name());
@@ -695,8 +729,14 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
     if (!attr)
       return {};
     bool isFloat = isa<FloatType>(attr.getElementType());
-    if (options.trainableInitializers && isFloat &&
-        !options.frozen.contains(t.name())) {
+    bool trainable = options.trainableInitializers && isFloat &&
+                     !options.frozen.contains(t.name());
+    if (exported.has_graph() &&
+        failed(exportInitializer(
+            *exported.mutable_graph()->mutable_initializer(i), attr,
+            trainable, loc)))
+      return {};
+    if (trainable) {
       // A trainable parameter: a variable, whose initial value is a
       // resource (the artifact's weight file holds it, however small).
       ElementsAttr initial = telar::toWeightResource(attr, t.name());
@@ -708,6 +748,15 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
           telar::ConstantOp::create(b, loc, attr.getType(), attr).getResult();
     }
     setResultName(values[t.name()], t.name());
+  }
+  if (exported.has_graph()) {
+    options.exportTemplate->clear();
+    if (exported.ByteSizeLong() > size_t(INT32_MAX))
+      emitWarning(fileLoc) << "the model's frozen initializers pass "
+                              "protobuf's 2 GB limit: the trained model "
+                              "cannot be exported (telar-run --export-onnx)";
+    else
+      exported.SerializeToString(options.exportTemplate);
   }
   for (const auto &name : options.frozen)
     if (!initNames.contains(name.getKey())) {

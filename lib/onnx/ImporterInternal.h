@@ -66,11 +66,22 @@ struct TensorLoader {
   /// `value_float`/`value_int(s)` attributes are no TensorProto; its
   /// converter builds those itself.)
   ElementsAttr convert(const ::onnx::TensorProto &tensor, Location loc);
+  /// The `expected` bytes of a tensor held in external data, memory-mapped
+  /// (the mapping lives as long as the loader, or as `owner` when given);
+  /// a failure (an error at `loc`) when its file cannot be read, lies
+  /// outside `baseDir` or holds another size.
+  FailureOr<llvm::ArrayRef<char>>
+  externalBytes(const ::onnx::TensorProto &tensor, uint64_t expected,
+                Location loc, std::shared_ptr<const void> *owner = nullptr);
 
   MLIRContext *ctx;
   std::string baseDir;
   std::unique_ptr<ExternalDataCache> external;
 };
+
+/// Bytes `count` elements of `t` take in ONNX data (4-bit types: two per
+/// byte).
+uint64_t onnxBytes(Type t, int64_t count);
 
 /// Builds an elements attribute of `type` from raw little-endian bytes:
 /// dense when small (or boolean: one byte per element), else a heap blob.

@@ -91,9 +91,7 @@ static unsigned byteWidth(Type t) {
 
 static bool isPacked4Bit(Type t) { return t.getIntOrFloatBitWidth() == 4; }
 
-/// Bytes `count` elements of `t` take in ONNX data (4-bit types: two per
-/// byte).
-static uint64_t onnxBytes(Type t, int64_t count) {
+uint64_t mlir::telar::onnx_import::onnxBytes(Type t, int64_t count) {
   if (isPacked4Bit(t))
     return (static_cast<uint64_t>(count) + 1) / 2;
   return static_cast<uint64_t>(count) * byteWidth(t);
@@ -204,9 +202,10 @@ static FailureOr<std::string> resolveExternalPath(llvm::StringRef baseDir,
   return std::string(realPath);
 }
 
-static ElementsAttr loadExternal(TensorLoader &loader,
-                                 const ::onnx::TensorProto &tensor,
-                                 RankedTensorType type, Location loc) {
+FailureOr<llvm::ArrayRef<char>>
+TensorLoader::externalBytes(const ::onnx::TensorProto &tensor,
+                            uint64_t expected, Location loc,
+                            std::shared_ptr<const void> *owner) {
   std::string location;
   int64_t offset = 0, length = -1;
   for (const auto &kv : tensor.external_data()) {
@@ -214,70 +213,74 @@ static ElementsAttr loadExternal(TensorLoader &loader,
       location = kv.value();
     } else if (kv.key() == "offset" || kv.key() == "length") {
       int64_t v;
-      if (llvm::StringRef(kv.value()).getAsInteger(10, v) || v < 0) {
-        emitError(loc) << "external data of tensor '" << tensor.name()
-                       << "': invalid " << kv.key() << " '" << kv.value()
-                       << "'";
-        return {};
-      }
+      if (llvm::StringRef(kv.value()).getAsInteger(10, v) || v < 0)
+        return emitError(loc) << "external data of tensor '" << tensor.name()
+                              << "': invalid " << kv.key() << " '"
+                              << kv.value() << "'";
       (kv.key() == "offset" ? offset : length) = v;
     }
   }
-  auto path = resolveExternalPath(loader.baseDir, location, tensor.name(), loc);
+  auto path = resolveExternalPath(baseDir, location, tensor.name(), loc);
   if (failed(path))
-    return {};
+    return failure();
 
-  auto &cache = loader.external->files;
+  auto &cache = external->files;
   auto it = cache.find(*path);
   if (it == cache.end()) {
     ExternalDataCache::Mapping m;
-    if (llvm::sys::fs::file_size(*path, m.size)) {
-      emitError(loc) << "cannot read external data file '" << location << "'";
-      return {};
-    }
+    if (llvm::sys::fs::file_size(*path, m.size))
+      return emitError(loc)
+             << "cannot read external data file '" << location << "'";
     if (m.size > 0) {
       int fd;
-      if (llvm::sys::fs::openFileForRead(*path, fd)) {
-        emitError(loc) << "cannot open external data file '" << location
-                       << "'";
-        return {};
-      }
+      if (llvm::sys::fs::openFileForRead(*path, fd))
+        return emitError(loc)
+               << "cannot open external data file '" << location << "'";
       std::error_code ec;
       auto region = std::make_shared<llvm::sys::fs::mapped_file_region>(
           llvm::sys::fs::convertFDToNativeFile(fd),
           llvm::sys::fs::mapped_file_region::readonly, m.size, 0, ec);
       llvm::sys::Process::SafelyCloseFileDescriptor(fd);
-      if (ec) {
-        emitError(loc) << "cannot map external data file '" << location
-                       << "': " << ec.message();
-        return {};
-      }
+      if (ec)
+        return emitError(loc) << "cannot map external data file '" << location
+                              << "': " << ec.message();
       m.region = std::move(region);
     }
     it = cache.insert({*path, std::move(m)}).first;
   }
   const ExternalDataCache::Mapping &m = it->second;
-  uint64_t expected = onnxBytes(type.getElementType(), type.getNumElements());
   if (length < 0)
     length = static_cast<int64_t>(m.size) - offset;
   if (static_cast<uint64_t>(offset) > m.size ||
-      static_cast<uint64_t>(length) > m.size - static_cast<uint64_t>(offset)) {
-    emitError(loc) << "external data of tensor '" << tensor.name()
-                   << "': offset " << offset << " + length " << length
-                   << " is past the end of '" << location << "' (" << m.size
-                   << " bytes)";
+      static_cast<uint64_t>(length) > m.size - static_cast<uint64_t>(offset))
+    return emitError(loc) << "external data of tensor '" << tensor.name()
+                          << "': offset " << offset << " + length " << length
+                          << " is past the end of '" << location << "' ("
+                          << m.size << " bytes)";
+  if (static_cast<uint64_t>(length) != expected)
+    return emitError(loc) << "external data of tensor '" << tensor.name()
+                          << "': length " << length
+                          << " bytes, but the tensor needs " << expected;
+  if (expected == 0)
+    return llvm::ArrayRef<char>();
+  if (owner)
+    *owner = m.region;
+  return llvm::ArrayRef<char>(m.region->const_data() + offset, expected);
+}
+
+static ElementsAttr loadExternal(TensorLoader &loader,
+                                 const ::onnx::TensorProto &tensor,
+                                 RankedTensorType type, Location loc) {
+  uint64_t expected = onnxBytes(type.getElementType(), type.getNumElements());
+  std::shared_ptr<const void> region;
+  FailureOr<llvm::ArrayRef<char>> mapped =
+      loader.externalBytes(tensor, expected, loc, &region);
+  if (failed(mapped))
     return {};
-  }
-  if (static_cast<uint64_t>(length) != expected) {
-    emitError(loc) << "external data of tensor '" << tensor.name()
-                   << "': length " << length << " bytes, but the tensor "
-                   << type << " needs " << expected;
-    return {};
-  }
   if (expected == 0)
     return DenseElementsAttr::getFromRawBuffer(type, {});
-  const char *data = m.region->const_data() + offset;
-  llvm::ArrayRef<char> bytes(data, expected);
+  const char *data = mapped->data();
+  llvm::ArrayRef<char> bytes = *mapped;
   unsigned align = byteWidth(type.getElementType());
   Type et = type.getElementType();
   if (isPacked4Bit(et))
@@ -286,8 +289,7 @@ static ElementsAttr loadExternal(TensorLoader &loader,
   if (et.isInteger(1) || type.getNumElements() <= kDenseElementLimit ||
       reinterpret_cast<uintptr_t>(data) % align != 0)
     return makeElements(type, bytes, tensor.name());
-  // Keep the mapping alive as long as the blob.
-  auto region = m.region;
+  // The blob keeps the mapping alive.
   auto blob = UnmanagedAsmResourceBlob::allocateWithAlign(
       bytes, align, [region](void *, size_t, size_t) mutable { region.reset(); },
       /*dataIsMutable=*/false);

@@ -51,7 +51,8 @@ update) and the tools are run:
         [--telarc-arg ...] -o DIR/MODEL.OPT.art -q
     telar-run DIR/MODEL.OPT.art --train --steps STEPS --input NAME=FILE.npy ...
         [-n RANKS] --report DIR/MODEL.OPT.report.json
-        --save-weights DIR/MODEL.OPT.safetensors -q
+        --save-weights DIR/MODEL.OPT.safetensors
+        --export-onnx DIR/MODEL.OPT.trained.onnx -q
 
 The report's "losses" (one per step) must match torch's (|d| <= atol + rtol *
 |torch|, defaults 1e-4 / 1e-5) and so must the "step I/N loss X" lines of
@@ -59,7 +60,10 @@ telar-run's stdout (with half a unit of the last printed digit more; every
 line for a step, should several ranks print); the saved weights must hold
 every trainable parameter, and nothing else, under its initializer name with
 the model's dtype and shape, each element within wtol * max|w_torch| of the
-tensor (default 1e-4) of torch's final value. With AdamW, up to
+tensor (default 1e-4) of torch's final value; the exported model must pass
+the ONNX checker, hold the saved weights bit for bit (the other initializers
+as the source has them) and give in onnxruntime, on the first batch, the
+loss of torch's trained model (rtol/atol). With AdamW, up to
 max(2, outlier_frac * size) elements of a tensor (default 1%) may be further
 off, though within lr * steps: AdamW divides each gradient element by its own
 running RMS, so elements whose gradient is near zero, or inexact in float32
@@ -292,7 +296,8 @@ def make_optimizer(opt, params, hp):
 
 def train_torch(name, model, data, opt, hp, steps, grad_clip, frozen, dtype=torch.float32):
     """Trains a deep copy of `model` (as `dtype`); returns (losses, final
-    {param name: array}, steps whose gradient norm was clipped)."""
+    {param name: array}, steps whose gradient norm was clipped, the trained
+    model's loss on the first batch)."""
     m = copy.deepcopy(model).to(dtype)
     m.train()
     named = [(n, p) for n, p in m.named_parameters() if n not in frozen]
@@ -309,7 +314,9 @@ def train_torch(name, model, data, opt, hp, steps, grad_clip, frozen, dtype=torc
         optimizer.step()
         losses.append(float(loss))
     weights = {n: p.detach().numpy().copy() for n, p in named}
-    return losses, weights, clipped
+    with torch.no_grad():
+        after = float(m(*step_inputs(data, names, 0, dtype)))
+    return losses, weights, clipped, after
 
 
 def compare_weight(got, ref, opt, hp, steps, a):
@@ -413,7 +420,42 @@ MEGATRON = {
 STATE_NAMES = {"sgd": ["momentum"], "adamw": ["m", "v"]}
 
 
-def check_config(name, opt, a, data_paths, onnx_path, ref_losses, ref_weights, frozen):
+def check_exported(path, source, saved, data_paths, names, ref_after, a):
+    """Problems of telar-run's --export-onnx model: it must pass the ONNX
+    checker, hold the saved (trained) weights bit for bit and the source's
+    other initializers unchanged, and give in onnxruntime the trained torch
+    model's loss on the first batch (rtol/atol)."""
+    import onnx
+    import onnxruntime as ort
+    from onnx import numpy_helper
+    try:
+        m = onnx.load(path)
+        onnx.checker.check_model(m)
+    except Exception as e:
+        return [f"--export-onnx model: {type(e).__name__}: {e}"]
+    problems = []
+    got = {i.name: numpy_helper.to_array(i) for i in m.graph.initializer}
+    src = {i.name: numpy_helper.to_array(i) for i in onnx.load(source).graph.initializer}
+    if sorted(got) != sorted(src):
+        problems.append("--export-onnx model: initializers differ from the source's")
+    for n, want in src.items():
+        w = saved.get(n, want)
+        if n in got and not np.array_equal(got[n], w):
+            problems.append(f"--export-onnx model: initializer {n} is not the "
+                            f"{'trained' if n in saved else 'source'} value")
+    so = ort.SessionOptions()
+    so.log_severity_level = 3
+    sess = ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
+    feeds = {n: np.load(data_paths[n])[0] for n in names}
+    loss = float(sess.run([LOSS], feeds)[0])
+    if not close(loss, ref_after, a.rtol, a.atol):
+        problems.append(f"--export-onnx model: onnxruntime's loss on the first batch "
+                        f"{loss!r}, the trained torch model's {ref_after!r}")
+    return problems
+
+
+def check_config(name, opt, a, data_paths, onnx_path, ref_losses, ref_weights, frozen,
+                 ref_after):
     """Runs telarc + telar-run for one config; returns (status, line, detail)
     with status 'PASS', 'FAIL' or 'ERROR' (a tool failed)."""
     hp = CONFIGS[opt]
@@ -421,7 +463,8 @@ def check_config(name, opt, a, data_paths, onnx_path, ref_losses, ref_weights, f
     art = os.path.join(a.out, f"{name}.{opt}.art")
     report = os.path.join(a.out, f"{name}.{opt}.report.json")
     wfile = os.path.join(a.out, f"{name}.{opt}.safetensors")
-    for p in (art, report, wfile):
+    exported = os.path.join(a.out, f"{name}.{opt}.trained.onnx")
+    for p in (art, report, wfile, exported):
         if os.path.isdir(p):
             shutil.rmtree(p)
         elif os.path.exists(p):
@@ -464,7 +507,7 @@ def check_config(name, opt, a, data_paths, onnx_path, ref_losses, ref_weights, f
         cmd += ["--input", f"{inp}={p}"]
     if a.ranks > 1:
         cmd += ["-n", str(a.ranks)]
-    cmd += ["--report", report, "--save-weights", wfile, "-q"]
+    cmd += ["--report", report, "--save-weights", wfile, "--export-onnx", exported, "-q"]
     if a.verbose:
         print("  $ " + shlex.join(cmd), flush=True)
     rc, text, stdout, secs = run_cmd(cmd, a.timeout)
@@ -508,6 +551,8 @@ def check_config(name, opt, a, data_paths, onnx_path, ref_losses, ref_weights, f
         return "ERROR", f"ERROR {tag}: cannot read {wfile}: {e}", text.rstrip()
     wproblems, wsummary = compare_weights(saved, ref_weights, opt, hp, a.steps, a)
     problems += wproblems
+    problems += check_exported(exported, onnx_path, saved, data_paths, MODELS[name][2],
+                               ref_after, a)
 
     status = "FAIL" if problems else "PASS"
     line = (f"{status} {tag}: losses telar [{fmt_losses(got)}] torch [{fmt_losses(ref_losses)}] "
@@ -604,13 +649,13 @@ def main(argv=None):
             for opt in opts:
                 t0 = time.time()
                 hp = CONFIGS[opt]
-                losses, weights, clipped = train_torch(name, model, data, opt, hp, a.steps,
+                losses, weights, clipped, after = train_torch(name, model, data, opt, hp, a.steps,
                                                        a.grad_clip, frozen)
                 clip_note = f", clipped {clipped}/{a.steps} steps" if a.grad_clip else ""
                 if a.reference_only:
                     # The float64 run stands in for telar: it must pass the
                     # checks with room to spare.
-                    l64, w64, _ = train_torch(name, model, data, opt, hp, a.steps,
+                    l64, w64, _, _ = train_torch(name, model, data, opt, hp, a.steps,
                                               a.grad_clip, frozen, torch.float64)
                     dl = max(abs(x - y) / (a.atol + a.rtol * abs(y))
                              for x, y in zip(l64, losses))
@@ -625,7 +670,7 @@ def main(argv=None):
                     counts["PASS"] += 1
                     continue
                 status, line, detail = check_config(name, opt, a, data_paths, onnx_path,
-                                                    losses, weights, frozen)
+                                                    losses, weights, frozen, after)
                 counts[status] += 1
                 print(f"{line}{clip_note} [{time.time() - t0:.1f}s]", flush=True)
                 if detail:

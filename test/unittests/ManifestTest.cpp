@@ -290,6 +290,7 @@ Manifest trainingStep() {
   t.optimizer = "adamw";
   t.hyperparameters = {{"lr", 0.001}, {"beta2", 0.999}};
   t.parameters = {{"w", "w@new"}};
+  t.exportModel = "model.onnx";
   m.training = t;
   return m;
 }
@@ -303,7 +304,8 @@ TEST(Manifest, TrainingStep) {
   EXPECT_DOUBLE_EQ(read.training->get("lr", 0), 0.001);
   EXPECT_DOUBLE_EQ(read.training->get("momentum", -1), -1);
   for (const char *field : {"\"updates\": \"w_m\"", "\"optimizer\": \"adamw\"",
-                            "\"output\": \"w@new\"", "\"lr\": 0.001"})
+                            "\"output\": \"w@new\"", "\"lr\": 0.001",
+                            "\"export_model\": \"model.onnx\""})
     EXPECT_NE(text.find(field), std::string::npos) << field << "\n" << text;
 
   auto errorOf = [](const std::function<void(Manifest &)> &edit) {
@@ -336,6 +338,9 @@ TEST(Manifest, TrainingStep) {
   EXPECT_TRUE(contains(
       errorOf([](Manifest &m) { m.training->parameters[0].output = "loss"; }),
       "must name an output that updates a weight"));
+  EXPECT_TRUE(contains(
+      errorOf([](Manifest &m) { m.training->exportModel = "../x.onnx"; }),
+      "must be a relative path inside the artifact"));
 }
 
 TEST(Manifest, DTypesAndShapes) {

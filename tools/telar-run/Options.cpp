@@ -176,6 +176,10 @@ void declareFlags(telar::tools::flags::FlagParser &flags, Options &o) {
                   "with --train: after the last step, write every trained "
                   "parameter (whole, under its ONNX initializer name) to FILE "
                   "(safetensors)");
+  flags.addString({"--export-onnx"}, "FILE", o.exportOnnx,
+                  "with --train: after the last step, write the source model "
+                  "with the trained parameters as its initializers to FILE "
+                  "(an ONNX model onnxruntime loads)");
   flags.addString({"--checkpoint-dir"}, "DIR", o.checkpointDir,
                   "with --train: write checkpoints (parameters, optimizer "
                   "state, step) to DIR/step-S every --checkpoint-every steps "
@@ -216,9 +220,10 @@ Options telar::tools::run::parseArguments(int argc, char **argv) {
   if (o.verbose && o.quiet)
     flags.usageError("--verbose and --quiet exclude each other");
   if (!o.train && (o.learningRate || !o.saveWeights.empty() ||
-                   !o.checkpointDir.empty() || !o.resumeDir.empty()))
-    flags.usageError("--lr, --save-weights, --checkpoint-dir and --resume "
-                     "apply to --train");
+                   !o.exportOnnx.empty() || !o.checkpointDir.empty() ||
+                   !o.resumeDir.empty()))
+    flags.usageError("--lr, --save-weights, --export-onnx, --checkpoint-dir "
+                     "and --resume apply to --train");
   if (o.checkpointEvery && o.checkpointDir.empty())
     flags.usageError("--checkpoint-every needs --checkpoint-dir");
   if (o.train && (o.bench || !o.outputDir.empty()))

@@ -42,6 +42,7 @@ struct Options {
   /// --lr: the learning rate instead of the artifact's.
   std::optional<double> learningRate;
   std::string saveWeights;
+  std::string exportOnnx;
   /// --checkpoint-dir, --checkpoint-every, --resume.
   std::string checkpointDir;
   int checkpointEvery = 0;

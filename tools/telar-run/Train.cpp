@@ -16,6 +16,7 @@
 
 #include "telar/runtime/FileUtil.h"
 #include "telar/runtime/Npy.h"
+#include "telar/runtime/OnnxExport.h"
 #include "telar/runtime/Safetensors.h"
 
 #include <nlohmann/json.hpp>
@@ -237,6 +238,10 @@ int train(const Options &o, const Job &job) {
       throw Error("'" + o.artifact +
                   "' is no training artifact (compile it with telarc "
                   "--train)");
+    if (!o.exportOnnx.empty() && m.training->exportModel.empty())
+      throw Error("--export-onnx: '" + o.artifact +
+                  "' holds no model to export (telarc could not write it; "
+                  "use --save-weights)");
     artifact->makeWeightsWritable();
     inputs = readStepInputs(o, m);
     if (!o.report.empty() && job.rank == 0) {
@@ -393,7 +398,7 @@ int train(const Options &o, const Job &job) {
   // The trained parameters, whole, on rank 0.
   comm::Watchdog::setPhase("gathering the trained parameters");
   std::vector<std::pair<std::string, Tensor>> trained;
-  if (!o.saveWeights.empty()) {
+  if (!o.saveWeights.empty() || !o.exportOnnx.empty()) {
     std::map<std::string, size_t> outputIndex;
     for (size_t i = 0; i < m.outputs.size(); ++i)
       outputIndex[m.outputs[i].name] = i;
@@ -407,16 +412,18 @@ int train(const Options &o, const Job &job) {
   comm::Watchdog::endCollectives();
   if (job.rank != 0)
     return 0;
-  if (!o.saveWeights.empty()) {
-    std::vector<std::pair<std::string, const Tensor *>> tensors;
-    for (const auto &[name, t] : trained)
-      tensors.push_back({name, &t});
-    std::string image = writeSafetensors(tensors);
-    std::ofstream file(o.saveWeights, std::ios::binary);
-    file.write(image.data(), std::streamsize(image.size()));
-    if (!file)
-      throw Error("cannot write --save-weights '" + o.saveWeights + "'");
-  }
+  std::vector<std::pair<std::string, const Tensor *>> tensors;
+  for (const auto &[name, t] : trained)
+    tensors.push_back({name, &t});
+  if (!o.saveWeights.empty())
+    writeFileAtomically(o.saveWeights, writeSafetensors(tensors));
+  if (!o.exportOnnx.empty())
+    writeFileAtomically(
+        o.exportOnnx,
+        exportOnnxModel(detail::resolveInside(artifact->getDirectory(),
+                                              training.exportModel,
+                                              "export model"),
+                        tensors));
   if (!o.quiet)
     std::fprintf(stderr,
                  "telar-run: %d training step%s (%s, lr %g) in %.3f s%s\n",

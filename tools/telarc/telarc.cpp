@@ -367,6 +367,9 @@ cl::opt<int64_t> launchMasterPort(
     cl::value_desc("PORT"), cl::init(29500), cl::cat(launchCategory));
 
 std::string sourceName;
+/// --train: the model whose trained initializers telar-run --export-onnx
+/// fills (ImportOptions::exportTemplate).
+std::string exportTemplate;
 
 /// The launch flags' values.
 telar::LaunchOptions getLaunchOptions() {
@@ -477,6 +480,7 @@ int compileArtifact(ModuleOp module, double importSeconds,
   options.modelPath = inputFile;
   options.plan = std::move(plan);
   options.launch = getLaunchOptions();
+  options.exportTemplate = std::move(exportTemplate);
   options.stages.onBegin = [&](StringRef stage, int index, int count) {
     if (progress)
       llvm::errs() << "telarc: [" << index << "/" << count << "] " << stage
@@ -556,6 +560,7 @@ int run(int argc, char **argv) {
       return 1;
     }
     options.trainableInitializers = true;
+    options.exportTemplate = &exportTemplate;
     for (const std::string &name : freeze)
       options.frozen.insert(name);
   } else {

@@ -161,6 +161,7 @@ inline constexpr char kTrainingHyperparameters[] = "hyperparameters";
 inline constexpr char kTrainingParameters[] = "parameters";
 inline constexpr char kTrainingParameterName[] = "name";
 inline constexpr char kTrainingParameterOutput[] = "output";
+inline constexpr char kTrainingExportModel[] = "export_model";
 
 inline constexpr char kMemory[] = "memory";
 inline constexpr char kMemoryLargestLiveSetBytes[] = "largest_live_set_bytes";
@@ -421,11 +422,15 @@ struct TrainingSpec {
   /// lr (telar-run's default learning rate), weight_decay, momentum, ...
   std::map<std::string, double> hyperparameters;
   std::vector<TrainingParameterSpec> parameters;
+  /// The source model with its trainable initializers empty (relative to
+  /// the artifact; telar-run --export-onnx fills them); empty when none.
+  std::string exportModel;
   /// The hyper-parameter `key`, or `fallback`.
   double get(const std::string &key, double fallback) const;
   bool operator==(const TrainingSpec &o) const {
     return loss == o.loss && optimizer == o.optimizer &&
-           hyperparameters == o.hyperparameters && parameters == o.parameters;
+           hyperparameters == o.hyperparameters &&
+           parameters == o.parameters && exportModel == o.exportModel;
   }
 };
 

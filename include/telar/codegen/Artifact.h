@@ -69,7 +69,14 @@ struct ArtifactOptions {
   /// When set, receives the manifest written (a pipeline reads its stages'
   /// interfaces from it).
   ::telar_artifact::Manifest *writtenManifest = nullptr;
+  /// A training step's export template (ImportOptions::exportTemplate),
+  /// written as kExportModelFileName and named by the manifest's
+  /// training.export_model; empty: none.
+  std::string exportTemplate;
 };
+
+/// The file of a training artifact's export template.
+inline constexpr char kExportModelFileName[] = "model.onnx";
 
 /// Whether `plan` compiles to a pipelined artifact (manifest version 4):
 /// it has stages, or a schedule of more than one microbatch.

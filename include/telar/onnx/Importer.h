@@ -41,6 +41,13 @@ struct ImportOptions {
   /// error.
   bool trainableInitializers = false;
   llvm::StringSet<> frozen;
+  /// With `trainableInitializers`: receives the model as a serialized
+  /// ModelProto whose trainable initializers hold no data (the artifact's
+  /// weights do; telar-run --export-onnx fills them with the trained
+  /// values) and whose other initializers hold theirs inline (external data
+  /// read in). Left empty, with a warning, when that model would pass
+  /// protobuf's 2 GB limit.
+  std::string *exportTemplate = nullptr;
 };
 
 /// Imports the model at `path`: `.onnxtext` is parsed as the ONNX textual
