@@ -213,6 +213,63 @@ LogicalResult convertRMSNorm(OpContext &c) {
                    c.f32("epsilon", c.getFloat("epsilon", 1e-5))}));
 }
 
+/// BatchNormalization with training_mode = 1: the batch's statistics
+/// (population variance over every axis but the channels) normalise the
+/// input, and outputs 1 and 2 are the running mean and variance moved by
+/// `momentum` towards them (ONNX's formula). Written with reductions and
+/// arithmetic, so that training differentiates through the statistics.
+LogicalResult convertBatchNormTraining(OpContext &c,
+                                       llvm::ArrayRef<Value> operands) {
+  Value x = operands[0];
+  int64_t rank = rankOf(x);
+  if (rank < 2)
+    return c.fail("expected an input [N, C, ...]");
+  llvm::SmallVector<int64_t> axes = {0}, perChannel(rank, 1);
+  for (int64_t d = 2; d < rank; ++d)
+    axes.push_back(d);
+  perChannel[1] = shapeOf(x)[1];
+  Type element = elementTypeOf(x);
+  auto mean = [&](Value v) {
+    return v ? c.create<ReduceMeanOp>(
+                   {v}, {c.i64s("axes", axes), c.boolean("keepdims", true)})
+             : Value();
+  };
+  auto channels = [&](Value v) {
+    return v ? c.create<ReshapeOp>({v}, {c.i64s("shape", perChannel)})
+             : Value();
+  };
+  Value mu = mean(x);
+  Value centred = mu ? c.create<SubOp>({x, mu}) : Value();
+  Value var = centred ? mean(c.create<MulOp>({centred, centred})) : Value();
+  Value denom =
+      var ? c.create<SqrtOp>({c.create<AddOp>(
+                {var, c.scalar(element, c.getFloat("epsilon", 1e-5))})})
+          : Value();
+  Value y = denom ? c.create<DivOp>({centred, denom}) : Value();
+  y = y ? c.create<MulOp>({y, channels(operands[1])}) : Value();
+  y = y ? c.create<AddOp>({y, channels(operands[2])}) : Value();
+  if (!y)
+    return failure();
+  c.results[0] = y;
+  double momentum = c.getFloat("momentum", 0.9);
+  for (unsigned i = 1; i < 3 && i < c.results.size(); ++i) {
+    if (!c.used(i))
+      continue;
+    Value stat = i == 1 ? mu : var;
+    Value flat = c.create<ReshapeOp>(
+        {stat}, {c.i64s("shape", {shapeOf(x)[1]})});
+    Value kept = c.create<MulOp>({operands[2 + i],
+                                  c.scalar(element, momentum)});
+    Value moved = flat ? c.create<MulOp>({flat, c.scalar(element,
+                                                         1.0 - momentum)})
+                       : Value();
+    c.results[i] = kept && moved ? c.create<AddOp>({kept, moved}) : Value();
+    if (!c.results[i])
+      return failure();
+  }
+  return success();
+}
+
 LogicalResult convertBatchNorm(OpContext &c) {
   llvm::SmallVector<Value> operands;
   const char *names[] = {"X", "scale", "B", "input_mean", "input_var"};
@@ -223,11 +280,11 @@ LogicalResult convertBatchNorm(OpContext &c) {
     operands.push_back(v);
   }
   if (c.getInt("training_mode", 0) != 0)
-    return c.fail("training mode (training_mode = 1) is not supported");
+    return convertBatchNormTraining(c, operands);
   for (unsigned i = 1; i < c.results.size(); ++i)
     if (c.used(i))
-      return c.fail("the running mean/variance outputs (training) are not "
-                    "supported");
+      return c.fail("the running mean/variance outputs are those of "
+                    "training_mode = 1");
   return c.done(c.create<BatchNormOp>(
       operands, {c.f32("epsilon", c.getFloat("epsilon", 1e-5))}));
 }

@@ -95,6 +95,7 @@ void mlir::telar::registerGradientInterfaces(DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *ctx, TelarDialect *) {
     registerElementwiseGradients(ctx);
     registerContractionGradients(ctx);
+    registerConvolutionGradients(ctx);
     registerReductionGradients(ctx);
     registerNormalizationGradients(ctx);
     registerDataMovementGradients(ctx);

@@ -103,6 +103,7 @@ void attachGradient(MLIRContext *ctx) {
 // The families' models, attached by registerGradientInterfaces.
 void registerElementwiseGradients(MLIRContext *ctx);
 void registerContractionGradients(MLIRContext *ctx);
+void registerConvolutionGradients(MLIRContext *ctx);
 void registerReductionGradients(MLIRContext *ctx);
 void registerNormalizationGradients(MLIRContext *ctx);
 void registerDataMovementGradients(MLIRContext *ctx);

@@ -3,6 +3,9 @@
 // Softmax and log-softmax from their results; layer and RMS normalisation
 // recompute their statistics from the input (they are not results of the
 // forward op) and give the input's, the scale's and the bias's gradients.
+// Inference-mode batch normalisation is an affine map per channel of its
+// operands mean and variance, which get gradients too (frozen as a rule).
+// (Training-mode batch normalisation imports as the ops of its formula.)
 //
 //===----------------------------------------------------------------------===//
 
@@ -98,6 +101,34 @@ LogicalResult rmsNormVjp(Operation *op, GradientBuilder &g, ArrayRef<Value> dys,
   return success();
 }
 
+LogicalResult batchNormVjp(Operation *op, GradientBuilder &g,
+                           ArrayRef<Value> dys, SmallVectorImpl<Value> &dxs) {
+  // y = (x - mean) r scale + bias per channel (axis 1), r = 1/sqrt(var+eps).
+  auto bn = cast<BatchNormOp>(op);
+  Value x = bn.getInput(), dy = dys[0];
+  int64_t rank = shapeOf(x).size(), channels = shapeOf(x)[1];
+  SmallVector<int64_t> perChannel(rank, 1), others = {0};
+  perChannel[1] = channels;
+  for (int64_t d = 2; d < rank; ++d)
+    others.push_back(d);
+  auto bcast = [&](Value v) { return g.reshape(v, perChannel); };
+  Value r = g.div(g.scalar(x, 1.0),
+                  g.sqrt(g.add(bn.getVariance(),
+                               g.scalar(x, double(bn.getEpsilon().convertToFloat())))));
+  Value centred = g.sub(x, bcast(bn.getMean()));
+  Value scaleR = g.mul(bn.getScale(), r);
+  Value sumDy = g.reduceSum(dy, others, /*keepdims=*/false);
+  Value sumDyCentred = g.reduceSum(g.mul(dy, centred), others, false);
+  dxs[0] = g.mul(dy, bcast(scaleR));
+  dxs[1] = g.mul(sumDyCentred, r);
+  dxs[2] = sumDy;
+  dxs[3] = g.neg(g.mul(sumDy, scaleR));
+  // d/dvar of (var+eps)^-1/2 = -r^3 / 2.
+  dxs[4] = g.mul(g.mul(sumDyCentred, bn.getScale()),
+                 g.mulScalar(g.mul(g.mul(r, r), r), -0.5));
+  return success();
+}
+
 } // namespace
 
 void mlir::telar::autodiff::registerNormalizationGradients(MLIRContext *ctx) {
@@ -105,4 +136,5 @@ void mlir::telar::autodiff::registerNormalizationGradients(MLIRContext *ctx) {
   attachGradient<LogSoftmaxOp, logSoftmaxVjp>(ctx);
   attachGradient<LayerNormOp, layerNormVjp>(ctx);
   attachGradient<RMSNormOp, rmsNormVjp>(ctx);
+  attachGradient<BatchNormOp, batchNormVjp>(ctx);
 }

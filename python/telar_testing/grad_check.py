@@ -96,6 +96,7 @@ class Graph:
         self.nodes, self.inputs, self.params, self.consts = [], {}, {}, {}
         self._n = 0
         self.opset = OPSET  # a case of a newer op raises it
+        self.why_not_ort = ""  # set: onnxruntime cannot be the evaluator
 
     def u(self, shape, lo=-1.0, hi=1.0):
         return self.rng.uniform(lo, hi, shape).astype(np.float64)
@@ -548,6 +549,90 @@ def _(g):
                    axis=-1, epsilon=1e-5)]
 
 
+@case("conv_stride_pad", "Conv(x[2,3,7,7] + A, W[4,3,3,3], bias B[4], strides 2, pads 1)")
+def _(g):
+    s = g.node("Add", [g.input("x", g.u((2, 3, 7, 7))), g.param("A", g.u((2, 3, 7, 7)))])
+    return [g.node("Conv", [s, g.param("W", g.u((4, 3, 3, 3))), g.param("B", g.u((4,)))],
+                   strides=[2, 2], pads=[1, 1, 1, 1])]
+
+
+@case("conv_grouped_dilated", "Conv(x[1,4,8,8] * A, W[6,2,3,3], group 2, dilations 2, "
+      "strides [1,2], pads [1,0,2,1])")
+def _(g):
+    s = g.node("Mul", [g.input("x", g.u((1, 4, 8, 8))), g.param("A", g.u((1, 4, 8, 8), 0.5, 1.5))])
+    return [g.node("Conv", [s, g.param("W", g.u((6, 2, 3, 3)))], group=2,
+                   dilations=[2, 2], strides=[1, 2], pads=[1, 0, 2, 1])]
+
+
+@case("conv_depthwise", "Conv(x[2,3,6,6] + A, W[3,1,3,3], group 3, strides 2) (depthwise)")
+def _(g):
+    s = g.node("Add", [g.input("x", g.u((2, 3, 6, 6))), g.param("A", g.u((2, 3, 6, 6)))])
+    return [g.node("Conv", [s, g.param("W", g.u((3, 1, 3, 3)))], group=3, strides=[2, 2])]
+
+
+@case("conv_1d", "Conv(x[2,3,9] + A, W[2,3,4], B[2], strides 2, pads [1,2]) (1-D)")
+def _(g):
+    s = g.node("Add", [g.input("x", g.u((2, 3, 9))), g.param("A", g.u((2, 3, 9)))])
+    return [g.node("Conv", [s, g.param("W", g.u((2, 3, 4))), g.param("B", g.u((2,)))],
+                   strides=[2], pads=[1, 2])]
+
+
+@case("conv_transpose", "ConvTranspose(x[1,2,4,4] + A, W[2,3,3,3], B[3], strides 2, pads 1, "
+      "output_padding 1)")
+def _(g):
+    s = g.node("Add", [g.input("x", g.u((1, 2, 4, 4))), g.param("A", g.u((1, 2, 4, 4)))])
+    return [g.node("ConvTranspose", [s, g.param("W", g.u((2, 3, 3, 3))), g.param("B", g.u((3,)))],
+                   strides=[2, 2], pads=[1, 1, 1, 1], output_padding=[1, 1])]
+
+
+@case("avgpool_exclude_pad", "AveragePool(x[2,2,7,7] * A, kernel 3, strides 2, pads 1, "
+      "count_include_pad 0)")
+def _(g):
+    s = g.node("Mul", [g.input("x", g.u((2, 2, 7, 7))), g.param("A", g.u((2, 2, 7, 7), 0.5, 1.5))])
+    return [g.node("AveragePool", [s], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1],
+                   count_include_pad=0)]
+
+
+@case("avgpool_include_pad", "AveragePool(x[1,2,6,6] + A, kernel [2,3], strides [2,1], "
+      "pads [0,1,1,1], count_include_pad 1)")
+def _(g):
+    s = g.node("Add", [g.input("x", g.u((1, 2, 6, 6))), g.param("A", g.u((1, 2, 6, 6)))])
+    return [g.node("AveragePool", [s], kernel_shape=[2, 3], strides=[2, 1], pads=[0, 1, 1, 1],
+                   count_include_pad=1)]
+
+
+@case("maxpool_overlapping", "MaxPool(x[2,2,7,7] + A, kernel 3, strides 2, pads 1), distinct "
+      "values 0.01 apart")
+def _(g):
+    # A permutation of a grid 0.01 apart: every window's maximum is unique
+    # and h = 1e-6 cannot change which element it is.
+    v = (g.rng.permutation(2 * 2 * 7 * 7).reshape(2, 2, 7, 7) * 0.01 - 0.98).astype(np.float64)
+    x = g.u((2, 2, 7, 7), -0.002, 0.002)
+    s = g.node("Add", [g.input("x", x), g.param("A", v - x)])
+    return [g.node("MaxPool", [s], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])]
+
+
+@case("batchnorm_inference", "BatchNormalization(x[2,3,4,4] * A, scale S[3], bias B[3], "
+      "mean M[3], var V[3] in [0.5, 1.5]) (every operand trained)")
+def _(g):
+    s = g.node("Mul", [g.input("x", g.u((2, 3, 4, 4))), g.param("A", g.u((2, 3, 4, 4), 0.5, 1.5))])
+    return [g.node("BatchNormalization",
+                   [s, g.param("S", g.u((3,), 0.5, 1.5)), g.param("B", g.u((3,))),
+                    g.param("M", g.u((3,))), g.param("V", g.u((3,), 0.5, 1.5))], epsilon=1e-5)]
+
+
+@case("batchnorm_training", "BatchNormalization(x[4,3,3,3] + A, scale S[3], bias B[3], "
+      "training_mode 1): the batch's statistics; the running mean and variance in the loss too")
+def _(g):
+    g.why_not_ort = ("onnxruntime updates the running statistics in place: each run "
+                     "of a session sees the last one's")
+    s = g.node("Add", [g.input("x", g.u((4, 3, 3, 3))), g.param("A", g.u((4, 3, 3, 3)))])
+    return g.node("BatchNormalization",
+                  [s, g.param("S", g.u((3,), 0.5, 1.5)), g.param("B", g.u((3,))),
+                   g.const("M", g.u((3,))), g.const("V", g.u((3,), 0.5, 1.5))],
+                  outputs=3, epsilon=1e-5, momentum=0.8, training_mode=1)
+
+
 @case("gather_nd", "GatherND(x[3,4] + P, idx int64 [3,2] with a repeat)")
 def _(g):
     s = g.node("Add", [g.input("x", g.u((3, 4))), g.param("P", g.u((3, 4)))])
@@ -737,13 +822,16 @@ class Evaluator:
     """loss(params) of the model with the parameters as inputs: onnxruntime,
     else onnx.reference (`kind`; `why` says why onnxruntime was not used)."""
 
-    def __init__(self, model, inputs):
+    def __init__(self, model, inputs, why_not_ort=""):
         self.inputs = inputs
-        self.why = ""
+        self.why = why_not_ort
         data = model.SerializeToString()
         from onnx.reference import ReferenceEvaluator
         self.ref = ReferenceEvaluator(model)
+        self.sess, self.kind = None, "onnx.reference"
         try:
+            if why_not_ort:
+                raise RuntimeError(why_not_ort)
             import onnxruntime as ort
             so = ort.SessionOptions()
             so.log_severity_level = 4
@@ -753,8 +841,6 @@ class Evaluator:
             self.sess = ort.InferenceSession(data, so, providers=["CPUExecutionProvider"])
             self.kind = "onnxruntime"
         except Exception as e:  # no float64 kernel, typically
-            self.sess = None
-            self.kind = "onnx.reference"
             self.why = first_error_line(str(e))
 
     def __call__(self, params, use_reference=False):
@@ -804,7 +890,7 @@ def case_atol(a, loss0):
 def reference_case(name, a):
     """--reference-only: (ok, line)."""
     g, _, evalm = build_case(name)
-    ev = Evaluator(evalm, g.inputs)
+    ev = Evaluator(evalm, g.inputs, g.why_not_ort)
     loss0 = ev(g.params)
     fd = finite_differences(ev, g.params, H)
     fd2 = finite_differences(ev, g.params, H_CHECK)
@@ -834,7 +920,7 @@ def check_case(name, a):
            "stage": None, "unsupported": False, "output": ""}
     try:
         g, train, evalm = build_case(name)
-        ev = Evaluator(evalm, g.inputs)
+        ev = Evaluator(evalm, g.inputs, g.why_not_ort)
         loss0 = ev(g.params)
         fd = finite_differences(ev, g.params, H)
     except Exception as e:
