@@ -13,6 +13,7 @@
 #include "telar/passes/autodiff/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SetVector.h"
@@ -134,7 +135,7 @@ struct TelarBuildTrainingStep
                                  "is "
                               << lossType;
 
-    // The parameters, and the ops between them and the loss.
+    // The parameters.
     SmallVector<VariableOp> params;
     main.walk([&](VariableOp v) { params.push_back(v); });
     if (params.empty())
@@ -142,67 +143,158 @@ struct TelarBuildTrainingStep
              << "has no trainable parameters (telar.variable ops; telarc "
                 "--train makes every floating-point initializer not frozen "
                 "one)";
-    llvm::DenseSet<Operation *> fromParams, toLoss;
-    SmallVector<Operation *> work;
-    for (VariableOp v : params)
-      work.push_back(v);
-    while (!work.empty()) {
-      Operation *op = work.pop_back_val();
-      if (!fromParams.insert(op).second)
-        continue;
-      for (Value r : op->getResults())
-        if (isFloatTensor(r))
-          for (Operation *user : r.getUsers())
-            work.push_back(user);
-    }
-    if (Operation *def = lossValue.getDefiningOp())
-      work.push_back(def);
-    while (!work.empty()) {
-      Operation *op = work.pop_back_val();
-      if (!toLoss.insert(op).second)
-        continue;
-      for (Value operand : op->getOperands())
-        if (Operation *def = operand.getDefiningOp())
-          work.push_back(def);
-    }
+    if (microbatches < 1)
+      return main.emitError() << "microbatches must be at least 1, got "
+                              << microbatches;
 
-    // Backward: the ops on a path from a parameter to the loss, last first.
+    // Gradient accumulation: each input one microbatch per row of a new
+    // leading dimension; the forward (its ops but the variables and
+    // constants) cloned per microbatch after the previous one's backward.
     OpBuilder b(ret);
     GradientBuilder g(b, loc);
+    int64_t k = microbatches;
+    SmallVector<Operation *> forward;
+    SmallVector<SmallVector<Value>> rows(main.getNumArguments());
+    if (k > 1) {
+      for (Operation &op : main.getBody().front())
+        if (!isa<VariableOp, ConstantOp, func::ReturnOp>(op))
+          forward.push_back(&op);
+      OpBuilder atStart(&main.getBody().front(),
+                        main.getBody().front().begin());
+      GradientBuilder start(atStart, loc);
+      for (BlockArgument arg : main.getArguments()) {
+        auto type = cast<RankedTensorType>(arg.getType());
+        SmallVector<int64_t> shape = {k};
+        shape.append(type.getShape().begin(), type.getShape().end());
+        SmallVector<int64_t> row = {1};
+        row.append(type.getShape().begin(), type.getShape().end());
+        arg.setType(type.clone(shape));
+        SmallPtrSet<Operation *, 8> slices;
+        for (int64_t i = 0; i < k; ++i) {
+          auto slice = SliceOp::create(atStart, loc, arg, ArrayRef<int64_t>{0},
+                                       ArrayRef<int64_t>{i},
+                                       ArrayRef<int64_t>{i + 1},
+                                       ArrayRef<int64_t>{1});
+          slices.insert(slice);
+          rows[arg.getArgNumber()].push_back(
+              start.reshape(slice, type.getShape()));
+        }
+        arg.replaceAllUsesExcept(rows[arg.getArgNumber()][0], slices);
+      }
+      main.setFunctionType(FunctionType::get(
+          &getContext(), main.getBody().front().getArgumentTypes(),
+          main.getResultTypes()));
+    }
+
+    // Backward of one microbatch: from `lossOf` (seeded `seed`) through the
+    // ops on a path from a parameter to it, last first, the parameters'
+    // gradients added into `grads`.
     DenseMap<Value, Value> grads;
-    grads[lossValue] = g.reshape(g.scalar(lossValue, 1.0), lossType.getShape());
-    SmallVector<Operation *> ops;
-    for (Operation &op : main.getBody().front())
-      if (fromParams.contains(&op) && toLoss.contains(&op))
-        ops.push_back(&op);
-    for (Operation *op : llvm::reverse(ops)) {
-      SmallVector<Value> dys;
-      bool any = false;
-      for (Value r : op->getResults()) {
-        Value dy = grads.lookup(r);
-        dys.push_back(dy);
-        any |= bool(dy);
-      }
-      if (!any || isa<VariableOp>(op))
-        continue;
-      auto iface = dyn_cast<GradientOpInterface>(op);
-      if (!iface)
-        return op->emitError()
-               << "has no gradient (VJP) yet, and the loss '" << loss
-               << "' depends on trainable parameters through it (freeze "
-                  "them with --freeze, or see docs/Training.md for the "
-                  "ops that have one)";
-      b.setInsertionPoint(ret);
-      SmallVector<Value> dxs;
-      if (failed(iface.buildGradients(b, dys, dxs)))
-        return failure();
-      for (auto [operand, dx] : llvm::zip(op->getOperands(), dxs)) {
-        Operation *def = operand.getDefiningOp();
-        if (!dx || !def || !fromParams.contains(def))
+    auto backward = [&](Value lossOf, double seed) -> LogicalResult {
+      llvm::DenseSet<Operation *> fromParams, toLoss;
+      SmallVector<Operation *> work;
+      for (VariableOp v : params)
+        work.push_back(v);
+      while (!work.empty()) {
+        Operation *op = work.pop_back_val();
+        if (!fromParams.insert(op).second)
           continue;
-        Value &acc = grads[operand];
-        acc = acc ? g.add(acc, dx) : dx;
+        for (Value r : op->getResults())
+          if (isFloatTensor(r))
+            for (Operation *user : r.getUsers())
+              work.push_back(user);
       }
+      if (Operation *def = lossOf.getDefiningOp())
+        work.push_back(def);
+      while (!work.empty()) {
+        Operation *op = work.pop_back_val();
+        if (!toLoss.insert(op).second)
+          continue;
+        for (Value operand : op->getOperands())
+          if (Operation *def = operand.getDefiningOp())
+            work.push_back(def);
+      }
+      DenseMap<Value, Value> local;
+      b.setInsertionPoint(ret);
+      local[lossOf] =
+          g.reshape(g.scalar(lossOf, seed), lossType.getShape());
+      SmallVector<Operation *> ops;
+      for (Operation &op : main.getBody().front())
+        if (fromParams.contains(&op) && toLoss.contains(&op))
+          ops.push_back(&op);
+      for (Operation *op : llvm::reverse(ops)) {
+        SmallVector<Value> dys;
+        bool any = false;
+        for (Value r : op->getResults()) {
+          Value dy = local.lookup(r);
+          dys.push_back(dy);
+          any |= bool(dy);
+        }
+        if (!any)
+          continue;
+        if (auto v = dyn_cast<VariableOp>(op)) {
+          Value &acc = grads[v.getResult()];
+          b.setInsertionPoint(ret);
+          acc = acc ? g.add(acc, dys[0]) : dys[0];
+          continue;
+        }
+        auto iface = dyn_cast<GradientOpInterface>(op);
+        if (!iface)
+          return op->emitError()
+                 << "has no gradient (VJP) yet, and the loss '" << loss
+                 << "' depends on trainable parameters through it (freeze "
+                    "them with --freeze, or see docs/Training.md for the "
+                    "ops that have one)";
+        b.setInsertionPoint(ret);
+        SmallVector<Value> dxs;
+        if (failed(iface.buildGradients(b, dys, dxs)))
+          return failure();
+        for (auto [operand, dx] : llvm::zip(op->getOperands(), dxs)) {
+          Operation *def = operand.getDefiningOp();
+          if (!dx || !def || !fromParams.contains(def))
+            continue;
+          Value &acc = local[operand];
+          acc = acc ? g.add(acc, dx) : dx;
+        }
+      }
+      return success();
+    };
+
+    if (failed(backward(lossValue, 1.0 / double(k))))
+      return failure();
+    Value meanLoss = lossValue;
+    for (int64_t i = 1; i < k; ++i) {
+      IRMapping mapping;
+      for (auto [arg, microbatches] : llvm::zip(main.getArguments(), rows))
+        mapping.map(microbatches[0], microbatches[i]);
+      b.setInsertionPoint(ret);
+      std::string suffix = "@mb" + std::to_string(i);
+      for (Operation *op : forward) {
+        Operation *copy = b.clone(*op, mapping);
+        // Microbatch i's values named apart: NAME@mb<i>.
+        if (auto names = copy->getAttrOfType<ArrayAttr>(
+                Dialect::ResultNamesAttrHelper::getNameStr())) {
+          SmallVector<Attribute> renamed;
+          for (Attribute a : names) {
+            auto s = cast<StringAttr>(a);
+            renamed.push_back(s.getValue().empty()
+                                  ? a
+                                  : StringAttr::get(&getContext(),
+                                                    s.getValue() + suffix));
+          }
+          copy->setAttr(Dialect::ResultNamesAttrHelper::getNameStr(),
+                        ArrayAttr::get(&getContext(), renamed));
+        }
+      }
+      Value lossI = mapping.lookup(lossValue);
+      if (failed(backward(lossI, 1.0 / double(k))))
+        return failure();
+      b.setInsertionPoint(ret);
+      meanLoss = g.add(meanLoss, lossI);
+    }
+    if (k > 1) {
+      b.setInsertionPoint(ret);
+      meanLoss = g.mulScalar(meanLoss, 1.0 / double(k));
     }
 
     // The gradients, named for plans; those of unused parameters are none.
@@ -264,7 +356,7 @@ struct TelarBuildTrainingStep
 
     // The optimizer: state variables (zero) and the updates.
     SmallVector<StringRef> stateNames = getOptimizerState(opt);
-    SmallVector<Value> results = {lossValue};
+    SmallVector<Value> results = {meanLoss};
     SmallVector<Attribute> names = {StringAttr::get(ctx, loss)};
     SmallVector<std::string> updated;
     for (auto &[v, grad] : trained) {
@@ -316,6 +408,9 @@ struct TelarBuildTrainingStep
         b.getNamedAttr("lr", b.getF64FloatAttr(lr)),
         b.getNamedAttr("weight_decay", b.getF64FloatAttr(opt.weightDecay)),
         b.getNamedAttr("grad_clip", b.getF64FloatAttr(gradClip))};
+    if (k > 1)
+      training.push_back(b.getNamedAttr(
+          "microbatches", b.getF64FloatAttr(double(k))));
     SmallVector<Attribute> paramNames;
     for (auto &[v, grad] : trained)
       paramNames.push_back(v.getNameAttr());

@@ -81,15 +81,22 @@ Value convWeightGradient(GradientBuilder &g, Value x, Value dy,
   };
   // x: [N, G, cig, S] -> [cig, G, N, S] -> [cig, G*N, S]; dy: [N, G, cog, T]
   // -> [G, cog, N, T] -> [G*cog, N, T]; a grouped convolution then pairs
-  // group g's N input channels with its cog kernels.
-  Value xt = g.reshape(
-      g.transpose(g.reshape(x, concatShape({n, group, cig}, spatialX)),
-                  iota({2, 1, 0}, 3)),
-      concatShape({cig, group * n}, spatialX));
-  Value dyt = g.reshape(
-      g.transpose(g.reshape(dy, concatShape({n, group, cog}, spatialY)),
-                  iota({1, 2, 0}, 3)),
-      concatShape({co, n}, spatialY));
+  // group g's N input channels with its cog kernels. (One group: the
+  // batch and channel axes swapped.)
+  Value xt, dyt;
+  if (group == 1) {
+    xt = g.transpose(x, iota({1, 0}, 2));
+    dyt = g.transpose(dy, iota({1, 0}, 2));
+  } else {
+    xt = g.reshape(
+        g.transpose(g.reshape(x, concatShape({n, group, cig}, spatialX)),
+                    iota({2, 1, 0}, 3)),
+        concatShape({cig, group * n}, spatialX));
+    dyt = g.reshape(
+        g.transpose(g.reshape(dy, concatShape({n, group, cog}, spatialY)),
+                    iota({1, 2, 0}, 3)),
+        concatShape({co, n}, spatialY));
+  }
   OpBuilder &b = g.getBuilder();
   Value r = ConvOp::create(b, g.getLoc(), xt, dyt, Value(),
                            b.getDenseI64ArrayAttr(w.dilations),

@@ -4,7 +4,7 @@
 Usage:
     .venv/bin/python python/telar_testing/train_models.py [--out DIR] [--bin build/bin]
         [--telarc PATH] [--telar-run PATH]
-        [--only mlp,lm] [--optimizer sgd|adamw|both] [--steps 5] [--grad-clip F]
+        [--only mlp,lm,cnn] [--optimizer sgd|adamw|both] [--steps 5] [--grad-clip F] [--grad-accum K]
         [--ranks N [--data-parallel [--zero] | --megatron]] [--telarc-arg="--devices 2" ...] [--rtol 1e-4] [--atol 1e-5]
         [--wtol 1e-4] [--outlier-frac 0.01] [--timeout 600] [-v]
     .venv/bin/python python/telar_testing/train_models.py --reference-only [--only mlp]
@@ -27,6 +27,14 @@ forward returns the loss, exported as graph output "loss"):
           steps that no two implementations share. LayerNorm weights/biases
           start at 1 + 0.1 N(0,1) / 0.1 N(0,1) (not 1 / 0: a stronger check,
           and equal-valued initializers are what torch's exporter merges).
+    cnn   a tiny ResNet: conv 3x3 (3->8, no bias), BatchNorm2d, ReLU,
+          MaxPool 3x3 stride 2 pad 1; a basic block 8->8 and one 8->16 with
+          stride 2 and a projection shortcut (conv 1x1 + BN); global average
+          pool, Linear(16,10); nn.NLLLoss of log(softmax) (log_softmax would
+          export fused as SoftmaxCrossEntropyLoss); BN in training mode (batch
+          statistics; its running statistics are buffers, frozen); inputs x
+          float32 [4, 3, 16, 16], labels int64 [4]. BN scales/shifts start at
+          1 + 0.1 N(0,1) / 0.1 N(0,1).
 
 Each model is exported with torch.onnx.export(opset_version=17,
 do_constant_folding=False, training=TrainingMode.TRAINING, fixed shapes): the
@@ -44,7 +52,9 @@ norm of every trainable gradient, scaled by F / (norm + 1e-6) when above F;
 F = 0.5 clips every step of both models), STEPS seeded
 batches are saved as DIR/MODEL/INPUT.npy with a leading steps dimension, a deep
 copy of the torch model is trained (loss of each step taken before its
-update) and the tools are run:
+update) and the tools are run. With --grad-accum K each step takes K
+batches (files [STEPS, K, ...]; telarc --grad-accum K; torch backpropagates
+loss / K of each and steps once; the step's loss is their mean):
 
     telarc DIR/MODEL.onnx --train --loss loss --optimizer OPT --lr .. (every
         hyper-parameter explicit) [--grad-clip F] [--freeze A,B] --target cpu
@@ -184,6 +194,57 @@ class TinyLM(nn.Module):
         return self.loss(logits.view(-1, self.vocab), targets.view(-1))
 
 
+class BasicBlock(nn.Module):
+    """ResNet's basic block: two 3x3 conv-BN pairs, a projection shortcut
+    (1x1 conv + BN) when the shape changes."""
+
+    def __init__(self, cin, cout, stride):
+        super().__init__()
+        self.conv1 = nn.Conv2d(cin, cout, 3, stride, 1, bias=False)
+        self.bn1 = nn.BatchNorm2d(cout)
+        self.conv2 = nn.Conv2d(cout, cout, 3, 1, 1, bias=False)
+        self.bn2 = nn.BatchNorm2d(cout)
+        self.down = None
+        if stride != 1 or cin != cout:
+            self.down = nn.Sequential(nn.Conv2d(cin, cout, 1, stride, bias=False),
+                                      nn.BatchNorm2d(cout))
+
+    def forward(self, x):
+        y = F.relu(self.bn1(self.conv1(x)))
+        y = self.bn2(self.conv2(y))
+        return F.relu(y + (x if self.down is None else self.down(x)))
+
+
+class TinyResNet(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, 8, 3, 1, 1, bias=False)
+        self.bn1 = nn.BatchNorm2d(8)
+        self.pool = nn.MaxPool2d(3, 2, 1)
+        self.layer1 = BasicBlock(8, 8, 1)
+        self.layer2 = BasicBlock(8, 16, 2)
+        self.fc = nn.Linear(16, 10)
+        self.loss = nn.NLLLoss()
+        with torch.no_grad():  # BN's scale and shift not 1 and 0 (as _perturb_layernorm)
+            for m in self.modules():
+                if isinstance(m, nn.BatchNorm2d):
+                    m.weight.copy_(1 + 0.1 * torch.randn_like(m.weight))
+                    m.bias.copy_(0.1 * torch.randn_like(m.bias))
+
+    def forward(self, x, labels):
+        x = self.pool(F.relu(self.bn1(self.conv1(x))))
+        x = self.layer2(self.layer1(x))
+        logits = self.fc(torch.flatten(F.adaptive_avg_pool2d(x, 1), 1))
+        # log(softmax) rather than log_softmax: the exporter fuses the
+        # latter with NLLLoss into SoftmaxCrossEntropyLoss.
+        return self.loss(torch.log(F.softmax(logits, dim=1)), labels)
+
+
+def cnn_batches(rng, steps):
+    return {"x": rng.standard_normal((steps, 4, 3, 16, 16)).astype(np.float32),
+            "labels": rng.integers(0, 10, (steps, 4)).astype(np.int64)}
+
+
 def mlp_batches(rng, steps):
     return {"x": rng.standard_normal((steps, 8, 16)).astype(np.float32),
             "labels": rng.integers(0, 10, (steps, 8)).astype(np.int64)}
@@ -199,6 +260,7 @@ def lm_batches(rng, steps, vocab=50, batch=2, seq=8):
 MODELS = {
     "mlp": (MLP, mlp_batches, ["x", "labels"]),
     "lm": (TinyLM, lm_batches, ["ids", "targets"]),
+    "cnn": (TinyResNet, cnn_batches, ["x", "labels"]),
 }
 
 
@@ -294,10 +356,13 @@ def make_optimizer(opt, params, hp):
                              weight_decay=hp["weight_decay"])
 
 
-def train_torch(name, model, data, opt, hp, steps, grad_clip, frozen, dtype=torch.float32):
-    """Trains a deep copy of `model` (as `dtype`); returns (losses, final
-    {param name: array}, steps whose gradient norm was clipped, the trained
-    model's loss on the first batch)."""
+def train_torch(name, model, data, opt, hp, steps, grad_clip, frozen, dtype=torch.float32,
+                accum=1):
+    """Trains a deep copy of `model` (as `dtype`), each step accumulating
+    the gradients of `accum` batches (loss / accum backward; the step's loss
+    their mean); returns (losses, final {param name: array}, steps whose
+    gradient norm was clipped, the trained model's loss on the first
+    batch)."""
     m = copy.deepcopy(model).to(dtype)
     m.train()
     named = [(n, p) for n, p in m.named_parameters() if n not in frozen]
@@ -307,8 +372,11 @@ def train_torch(name, model, data, opt, hp, steps, grad_clip, frozen, dtype=torc
     losses, clipped = [], 0
     for i in range(steps):
         optimizer.zero_grad(set_to_none=True)
-        loss = m(*step_inputs(data, names, i, dtype))
-        loss.backward()
+        loss = 0.0
+        for j in range(accum):
+            part = m(*step_inputs(data, names, i * accum + j, dtype))
+            (part / accum).backward()
+            loss += float(part) / accum
         if grad_clip:
             clipped += float(torch.nn.utils.clip_grad_norm_(params, grad_clip)) > grad_clip
         optimizer.step()
@@ -345,7 +413,7 @@ def compare_weight(got, ref, opt, hp, steps, a):
 
 
 # --------------------------------------------------------------------------- telar
-def telarc_args(opt, hp, grad_clip):
+def telarc_args(opt, hp, grad_clip, grad_accum=1):
     args = ["--train", "--loss", LOSS, "--optimizer", opt, "--lr", repr(hp["lr"]),
             "--weight-decay", repr(hp["weight_decay"])]
     if opt == "sgd":
@@ -354,6 +422,8 @@ def telarc_args(opt, hp, grad_clip):
         args += ["--betas", ",".join(repr(b) for b in hp["betas"]), "--eps", repr(hp["eps"])]
     if grad_clip:
         args += ["--grad-clip", repr(grad_clip)]
+    if grad_accum > 1:
+        args += ["--grad-accum", str(grad_accum)]
     return args
 
 
@@ -420,7 +490,13 @@ MEGATRON = {
 STATE_NAMES = {"sgd": ["momentum"], "adamw": ["m", "v"]}
 
 
-def check_exported(path, source, saved, data_paths, names, ref_after, a):
+def graph_inputs(path):
+    """{name: ValueInfoProto} of the model's graph inputs."""
+    import onnx
+    return {i.name: i for i in onnx.load(path, load_external_data=False).graph.input}
+
+
+def check_exported(path, source, saved, data_paths, names, batch_shapes, ref_after, a):
     """Problems of telar-run's --export-onnx model: it must pass the ONNX
     checker, hold the saved (trained) weights bit for bit and the source's
     other initializers unchanged, and give in onnxruntime the trained torch
@@ -446,7 +522,7 @@ def check_exported(path, source, saved, data_paths, names, ref_after, a):
     so = ort.SessionOptions()
     so.log_severity_level = 3
     sess = ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
-    feeds = {n: np.load(data_paths[n])[0] for n in names}
+    feeds = {n: np.load(data_paths[n]).reshape((-1,) + batch_shapes[n])[0] for n in names}
     loss = float(sess.run([LOSS], feeds)[0])
     if not close(loss, ref_after, a.rtol, a.atol):
         problems.append(f"--export-onnx model: onnxruntime's loss on the first batch "
@@ -469,15 +545,17 @@ def check_config(name, opt, a, data_paths, onnx_path, ref_losses, ref_weights, f
             shutil.rmtree(p)
         elif os.path.exists(p):
             os.remove(p)
-    cmd = [a.telarc, onnx_path] + telarc_args(opt, hp, a.grad_clip)
+    cmd = [a.telarc, onnx_path] + telarc_args(opt, hp, a.grad_clip, a.grad_accum)
     if frozen:
         cmd += ["--freeze", ",".join(frozen)]
     if a.data_parallel:
         # Every input split along its batch dimension on --ranks devices.
         shardings = {}
         for inp, path in data_paths.items():
-            rank = np.load(path, mmap_mode="r").ndim - 1  # minus the steps dim
-            shardings[inp] = [["data"]] + [[] for _ in range(rank - 1)]
+            # minus the steps dim (and the microbatches dim, which stays whole)
+            rank = np.load(path, mmap_mode="r").ndim - 1 - (a.grad_accum > 1)
+            shardings[inp] = ([[]] if a.grad_accum > 1 else []) + \
+                [["data"]] + [[] for _ in range(rank - 1)]
         if a.zero:
             # ZeRO-1/2: each parameter's optimizer state split along its
             # first dimension over the data axis (where it divides).
@@ -551,8 +629,10 @@ def check_config(name, opt, a, data_paths, onnx_path, ref_losses, ref_weights, f
         return "ERROR", f"ERROR {tag}: cannot read {wfile}: {e}", text.rstrip()
     wproblems, wsummary = compare_weights(saved, ref_weights, opt, hp, a.steps, a)
     problems += wproblems
+    batch_shapes = {n: tuple(d.dim_value for d in i.type.tensor_type.shape.dim)
+                    for n, i in graph_inputs(onnx_path).items()}
     problems += check_exported(exported, onnx_path, saved, data_paths, MODELS[name][2],
-                               ref_after, a)
+                               batch_shapes, ref_after, a)
 
     status = "FAIL" if problems else "PASS"
     line = (f"{status} {tag}: losses telar [{fmt_losses(got)}] torch [{fmt_losses(ref_losses)}] "
@@ -574,6 +654,9 @@ def main(argv=None):
     p.add_argument("--grad-clip", type=float, default=None,
                    help="clip the global gradient norm to F (torch's clip_grad_norm_; "
                         "passed to telarc as --grad-clip F)")
+    p.add_argument("--grad-accum", type=int, default=1,
+                   help="accumulate K microbatches per step (telarc --grad-accum K; torch: "
+                        "loss / K backward K times, then one optimizer step)")
     p.add_argument("--ranks", type=int, default=1, help="telar-run -n RANKS when > 1")
     p.add_argument("--data-parallel", action="store_true",
                    help="compile with a plan that splits every input's batch "
@@ -607,10 +690,14 @@ def main(argv=None):
     opts = list(CONFIGS) if a.optimizer == "both" else [a.optimizer]
     if a.steps < 1:
         p.error("--steps must be >= 1")
+    if a.grad_accum < 1:
+        p.error("--grad-accum must be >= 1")
     if a.data_parallel and a.ranks < 2:
         p.error("--data-parallel needs --ranks N >= 2")
     if a.megatron and (a.ranks < 2 or a.data_parallel):
         p.error("--megatron needs --ranks N >= 2 and excludes --data-parallel")
+    if a.megatron and [n for n in names if n not in MEGATRON]:
+        p.error(f"--megatron has plans for {', '.join(MEGATRON)} only (use --only)")
     if a.zero and not a.data_parallel:
         p.error("--zero needs --data-parallel")
     a.extra_telarc = [x for s in a.telarc_arg for x in shlex.split(s)]
@@ -631,7 +718,7 @@ def main(argv=None):
     counts = {"PASS": 0, "FAIL": 0, "ERROR": 0}
     try:
         for name in names:
-            model, data = build(name, a.steps)
+            model, data = build(name, a.steps * a.grad_accum)
             onnx_path = os.path.join(a.out, f"{name}.onnx")
             try:
                 summary, frozen = export(name, model, data, onnx_path)
@@ -645,18 +732,22 @@ def main(argv=None):
             data_paths = {}
             for inp, arr in data.items():
                 data_paths[inp] = os.path.join(data_dir, f"{inp}.npy")
+                if a.grad_accum > 1:  # [steps, K, batch...]: K microbatches a step
+                    arr = arr.reshape((a.steps, a.grad_accum) + arr.shape[1:])
                 np.save(data_paths[inp], arr)
             for opt in opts:
                 t0 = time.time()
                 hp = CONFIGS[opt]
-                losses, weights, clipped, after = train_torch(name, model, data, opt, hp, a.steps,
-                                                       a.grad_clip, frozen)
+                losses, weights, clipped, after = train_torch(
+                    name, model, data, opt, hp, a.steps, a.grad_clip, frozen,
+                    accum=a.grad_accum)
                 clip_note = f", clipped {clipped}/{a.steps} steps" if a.grad_clip else ""
                 if a.reference_only:
                     # The float64 run stands in for telar: it must pass the
                     # checks with room to spare.
                     l64, w64, _, _ = train_torch(name, model, data, opt, hp, a.steps,
-                                              a.grad_clip, frozen, torch.float64)
+                                                 a.grad_clip, frozen, torch.float64,
+                                                 accum=a.grad_accum)
                     dl = max(abs(x - y) / (a.atol + a.rtol * abs(y))
                              for x, y in zip(l64, losses))
                     w64 = {n: w.astype(weights[n].dtype) for n, w in w64.items()}

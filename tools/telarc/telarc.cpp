@@ -267,6 +267,13 @@ cl::opt<double> gradClip(
              "(torch.nn.utils.clip_grad_norm_; default: no clipping)"),
     cl::value_desc("F"), cl::init(0.0), cl::cat(trainCategory));
 
+cl::opt<int> gradAccum(
+    "grad-accum",
+    cl::desc("With --train: accumulate the gradients of K microbatches per "
+             "step (one optimizer update); every input then takes K "
+             "microbatches as a leading dimension [K, ...] (default: 1)"),
+    cl::value_desc("K"), cl::init(1), cl::cat(trainCategory));
+
 cl::list<std::string> freeze(
     "freeze",
     cl::desc("With --train: initializers that are not trained (constants: "
@@ -282,6 +289,9 @@ std::string getTrainingOptions(telar::TelarBuildTrainingStepOptions &o) {
   o.weightDecay = weightDecay;
   o.epsilon = epsilon;
   o.gradClip = gradClip;
+  o.microbatches = gradAccum;
+  if (gradAccum < 1)
+    return "--grad-accum must be at least 1";
   if (!betas.empty()) {
     StringRef first, second;
     std::tie(first, second) = StringRef(betas).split(',');
@@ -566,7 +576,7 @@ int run(int argc, char **argv) {
   } else {
     cl::Option *trainingFlags[] = {
         &lossName, &optimizerName, &learningRate, &momentumValue,
-        &weightDecay, &betas, &epsilon, &gradClip,
+        &weightDecay, &betas, &epsilon, &gradClip, &gradAccum,
         std::addressof(freeze)};
     for (cl::Option *opt : trainingFlags)
       if (opt->getNumOccurrences()) {

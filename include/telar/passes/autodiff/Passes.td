@@ -24,6 +24,13 @@ def TelarBuildTrainingStep : Pass<"telar-build-training-step", "ModuleOp"> {
       passes/autodiff); gradients of a value used several times are added.
       The gradient of variable `P` is named `P@grad` (`telar.result_names`),
       for plans. An op on the path without a VJP is an error naming it.
+    * gradient accumulation (`microbatches` K > 1): every input gets a
+      leading dimension of K (input `x : T` becomes `x : [K, T...]`, one
+      microbatch per row), the forward is cloned once per microbatch (the
+      variables shared), and each clone's backward (seed 1/K) is emitted
+      right after its forward, so only one microbatch's activations are
+      live at a time; the gradients are summed and the loss is the mean of
+      the microbatches' losses (PyTorch's accumulation of loss/K).
     * global-norm gradient clipping (`grad-clip`, PyTorch's
       `clip_grad_norm_`): every gradient times min(1, clip / (norm + 1e-6)).
     * the optimizer update, with PyTorch's semantics: `sgd` (momentum
@@ -66,6 +73,9 @@ def TelarBuildTrainingStep : Pass<"telar-build-training-step", "ModuleOp"> {
     Option<"epsilon", "eps", "double", "1e-8", "adamw's epsilon">,
     Option<"gradClip", "grad-clip", "double", "0.0",
            "Clip the gradients' global L2 norm to this (0: no clipping)">,
+    Option<"microbatches", "microbatches", "int64_t", "1",
+           "Accumulate the gradients of this many microbatches per step "
+           "(each input gets a leading dimension of this size)">,
   ];
   let dependentDialects = ["::mlir::func::FuncDialect"];
 }
