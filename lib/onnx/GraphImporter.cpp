@@ -15,6 +15,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "telar/dialects/Telar/TelarDialect.h"
 #include "telar/dialects/Telar/TelarOps.h"
 #include "llvm/ADT/DenseMap.h"
@@ -22,6 +23,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
+#include <cstring>
 #include <queue>
 
 using namespace mlir;
@@ -169,6 +171,31 @@ private:
 };
 
 } // namespace
+
+/// Whether a floating-point `attr` holds an infinity or a NaN (IEEE
+/// formats: an exponent of all ones).
+static bool hasNonFinite(ElementsAttr attr) {
+  auto ft = cast<FloatType>(attr.getElementType());
+  unsigned width = ft.getWidth(), mantissa = ft.getFPMantissaWidth() - 1;
+  if (width != 16 && width != 32 && width != 64)
+    return false;
+  llvm::ArrayRef<char> raw;
+  if (auto dense = dyn_cast<DenseElementsAttr>(attr))
+    raw = dense.getRawData();
+  else if (auto res = dyn_cast<DenseResourceElementsAttr>(attr))
+    if (AsmResourceBlob *blob = res.getRawHandle().getBlob())
+      raw = blob->getData();
+  uint64_t exponentMask = ((uint64_t(1) << (width - 1 - mantissa)) - 1)
+                          << mantissa;
+  size_t bytes = width / 8;
+  for (size_t i = 0; i + bytes <= raw.size(); i += bytes) {
+    uint64_t bits = 0;
+    std::memcpy(&bits, raw.data() + i, bytes);
+    if ((bits & exponentMask) == exponentMask)
+      return true;
+  }
+  return false;
+}
 
 LogicalResult GraphImporter::exportInitializer(::onnx::TensorProto &t,
                                                ElementsAttr attr,
@@ -717,6 +744,7 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
                             .getResult();
     setResultName(values[vi.name()], vi.name());
   }
+  std::vector<std::string> nonFinite;
   ::onnx::ModelProto exported;
   if (options.exportTemplate && options.trainableInitializers)
     exported = model;
@@ -731,6 +759,11 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
     bool isFloat = isa<FloatType>(attr.getElementType());
     bool trainable = options.trainableInitializers && isFloat &&
                      !options.frozen.contains(t.name());
+    if (trainable && hasNonFinite(attr)) {
+      // An additive mask (-inf where attention may not look): no parameter.
+      trainable = false;
+      nonFinite.push_back(t.name());
+    }
     if (exported.has_graph() &&
         failed(exportInitializer(
             *exported.mutable_graph()->mutable_initializer(i), attr,
@@ -748,6 +781,13 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
           telar::ConstantOp::create(b, loc, attr.getType(), attr).getResult();
     }
     setResultName(values[t.name()], t.name());
+  }
+  if (!nonFinite.empty()) {
+    auto diag = emitWarning(fileLoc)
+                << "not trained: initializers holding infinities or NaNs "
+                   "(masks), frozen like --freeze: ";
+    llvm::interleaveComma(nonFinite, diag,
+                          [&](const std::string &n) { diag << "'" << n << "'"; });
   }
   if (exported.has_graph()) {
     options.exportTemplate->clear();
