@@ -5,7 +5,7 @@ Usage:
     .venv/bin/python python/telar_testing/train_models.py [--out DIR] [--bin build/bin]
         [--telarc PATH] [--telar-run PATH]
         [--only mlp,lm,cnn] [--optimizer sgd|adamw|both] [--steps 5] [--grad-clip F] [--grad-accum K]
-        [--ranks N [--data-parallel [--zero] | --megatron]] [--telarc-arg="--devices 2" ...] [--rtol 1e-4] [--atol 1e-5]
+        [--ranks N [--data-parallel [--zero 1|3]] [--megatron]] [--telarc-arg="--devices 2" ...] [--rtol 1e-4] [--atol 1e-5]
         [--wtol 1e-4] [--outlier-frac 0.01] [--timeout 600] [-v]
     .venv/bin/python python/telar_testing/train_models.py --reference-only [--only mlp]
 
@@ -548,30 +548,35 @@ def check_config(name, opt, a, data_paths, onnx_path, ref_losses, ref_weights, f
     cmd = [a.telarc, onnx_path] + telarc_args(opt, hp, a.grad_clip, a.grad_accum)
     if frozen:
         cmd += ["--freeze", ",".join(frozen)]
-    if a.data_parallel:
-        # Every input split along its batch dimension on --ranks devices.
+    if a.data_parallel or a.megatron:
+        # Data parallel: every input split along its batch dimension on the
+        # data axis; Megatron: the model's tensor-parallel shardings on the
+        # model axis; both: a data x model mesh of --ranks devices.
+        data = a.ranks // 2 if a.megatron else a.ranks
+        mesh = {}
         shardings = {}
-        for inp, path in data_paths.items():
-            # minus the steps dim (and the microbatches dim, which stays whole)
-            rank = np.load(path, mmap_mode="r").ndim - 1 - (a.grad_accum > 1)
-            shardings[inp] = ([[]] if a.grad_accum > 1 else []) + \
-                [["data"]] + [[] for _ in range(rank - 1)]
-        if a.zero:
+        if a.data_parallel:
+            mesh["data"] = data
+            for inp, path in data_paths.items():
+                # minus the steps dim (and the microbatches dim, which stays whole)
+                rank = np.load(path, mmap_mode="r").ndim - 1 - (a.grad_accum > 1)
+                shardings[inp] = ([[]] if a.grad_accum > 1 else []) + \
+                    [["data"]] + [[] for _ in range(rank - 1)]
             # ZeRO-1/2: each parameter's optimizer state split along its
-            # first dimension over the data axis (where it divides).
+            # first dimension over the data axis (where it divides); ZeRO-3
+            # the parameter itself too (gathered where the step uses it).
+            zero_names = {1: STATE_NAMES[opt], 3: [""] + STATE_NAMES[opt]}.get(a.zero, [])
             for pname, w in ref_weights.items():
-                if w.ndim and w.shape[0] % a.ranks == 0:
-                    for state in STATE_NAMES[opt]:
-                        shardings[f"{pname}@{state}"] = \
+                if w.ndim and w.shape[0] % data == 0:
+                    for state in zero_names:
+                        shardings[pname + (f"@{state}" if state else "")] = \
                             [["data"]] + [[] for _ in range(w.ndim - 1)]
+        if a.megatron:
+            mesh["model"] = 2 if a.data_parallel else a.ranks
+            shardings.update(MEGATRON[name])
         plan = os.path.join(a.out, f"{name}.{opt}.plan.json")
         with open(plan, "w") as f:
-            json.dump({"mesh": {"data": a.ranks}, "shardings": shardings}, f)
-        cmd += ["--plan", plan]
-    if a.megatron:
-        plan = os.path.join(a.out, f"{name}.{opt}.plan.json")
-        with open(plan, "w") as f:
-            json.dump({"mesh": {"model": a.ranks}, "shardings": MEGATRON[name]}, f)
+            json.dump({"mesh": mesh, "shardings": shardings}, f)
         cmd += ["--plan", plan]
     cmd += ["--target", "cpu"] + a.extra_telarc + ["-o", art, "-q"]
     if a.verbose:
@@ -664,9 +669,10 @@ def main(argv=None):
     p.add_argument("--megatron", action="store_true",
                    help="compile with Megatron-LM's tensor-parallel plan of each "
                         "model on a 'model' axis of --ranks devices")
-    p.add_argument("--zero", action="store_true",
+    p.add_argument("--zero", type=int, choices=[1, 3], default=0,
                    help="with --data-parallel: also split every parameter's "
-                        "optimizer state over the data axis (ZeRO-1/2)")
+                        "optimizer state over the data axis (1: ZeRO-1/2), and "
+                        "the parameters themselves (3: ZeRO-3/FSDP-style)")
     p.add_argument("--telarc-arg", action="append", default=[],
                    help="extra telarc arguments, split like a shell: "
                         "--telarc-arg='--mesh data=2' (repeatable)")
@@ -694,12 +700,15 @@ def main(argv=None):
         p.error("--grad-accum must be >= 1")
     if a.data_parallel and a.ranks < 2:
         p.error("--data-parallel needs --ranks N >= 2")
-    if a.megatron and (a.ranks < 2 or a.data_parallel):
-        p.error("--megatron needs --ranks N >= 2 and excludes --data-parallel")
+    if a.megatron and a.ranks < 2:
+        p.error("--megatron needs --ranks N >= 2")
+    if a.megatron and a.data_parallel and (a.ranks < 4 or a.ranks % 2):
+        p.error("--megatron --data-parallel (a data x model mesh, the model axis of "
+                "size 2) needs an even --ranks N >= 4")
     if a.megatron and [n for n in names if n not in MEGATRON]:
         p.error(f"--megatron has plans for {', '.join(MEGATRON)} only (use --only)")
-    if a.zero and not a.data_parallel:
-        p.error("--zero needs --data-parallel")
+    if a.zero and (not a.data_parallel or a.megatron):
+        p.error("--zero needs --data-parallel (without --megatron)")
     a.extra_telarc = [x for s in a.telarc_arg for x in shlex.split(s)]
     a.telarc = a.telarc or os.path.join(a.bin, "telarc")
     a.telar_run = a.telar_run or os.path.join(a.bin, "telar-run")
