@@ -53,6 +53,7 @@ using GlobalShapeAttr = TelarDialect::GlobalShapeAttrHelper;
 using BytesAttr = TelarDialect::BytesAttrHelper;
 using UpdatesAttr = TelarDialect::UpdatesAttrHelper;
 using TrainingAttr = TelarDialect::TrainingAttrHelper;
+using PhaseAttr = TelarDialect::PhaseAttrHelper;
 
 static bool isStringArray(Attribute attr) {
   auto array = dyn_cast<ArrayAttr>(attr);
@@ -170,6 +171,14 @@ LogicalResult TelarDialect::verifyOperationAttribute(Operation *op,
   if (name == RuntimeStatusAttr::getNameStr()) {
     if (!isa<FunctionOpInterface>(op) || !isa<UnitAttr>(attr.getValue()))
       return error() << "must be a unit attribute on a function";
+    return success();
+  }
+  if (name == PhaseAttr::getNameStr()) {
+    auto phase = dyn_cast<StringAttr>(attr.getValue());
+    if (!phase || (phase.getValue() != "backward" &&
+                   phase.getValue() != "optimizer"))
+      return error() << "must be \"backward\" or \"optimizer\", got "
+                     << attr.getValue();
     return success();
   }
   if (name == ResultNamesAttr::getNameStr()) {

@@ -447,7 +447,11 @@ FailureOr<PlanCost> PlanEvaluator::run() {
       if (!isa<RankedTensorType>(r.getType()))
         continue;
       if (isa<ConstantOp, VariableOp>(op)) {
-        plan.weightBytes += localBytes(r, shardingOf(r));
+        int64_t bytes = localBytes(r, shardingOf(r));
+        plan.weightBytes += bytes;
+        if (auto v = dyn_cast<VariableOp>(op))
+          (v.getName().contains('@') ? plan.optimizerStateBytes
+                                     : plan.parameterBytes) += bytes;
         continue;
       }
       if (isView(&op) && plan.ops[i].comm.empty()) {

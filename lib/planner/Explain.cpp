@@ -562,6 +562,44 @@ static std::string summarizeShardings(const PricedPlan &priced) {
 static std::string formatSeconds(double s);
 static std::string formatBytes(double bytes);
 
+/// A training step's phases (the ops' telar.phase: forward, backward,
+/// optimizer) and what its weights are.
+static void printTrainingPhases(llvm::raw_ostream &os, const PlanCost &cost) {
+  struct Phase {
+    double compute = 0, comm = 0;
+    int64_t sent = 0, collectives = 0;
+  };
+  std::map<std::string, Phase> phases;
+  for (const OpCost &op : cost.ops) {
+    auto tag = op.op->getAttrOfType<StringAttr>(
+        TelarDialect::PhaseAttrHelper::getNameStr());
+    Phase &p = phases[tag ? tag.getValue().str() : "forward"];
+    p.compute += op.compute.seconds;
+    p.comm += op.commSeconds;
+    for (const PricedStep &s : op.comm)
+      if (s.step.kind != telar_sharding::StepKind::LocalSlice) {
+        p.sent += s.step.bytesSent;
+        ++p.collectives;
+      }
+  }
+  os << "  training step phases:\n";
+  for (const char *name : {"forward", "backward", "optimizer"}) {
+    const Phase &p = phases[name];
+    os << llvm::formatv("    {0,-10} compute {1,10}, communication {2,10} "
+                        "({3} collective{4}, {5} sent per device)\n",
+                        name, formatSeconds(p.compute), formatSeconds(p.comm),
+                        p.collectives, p.collectives == 1 ? "" : "s",
+                        formatBytes(double(p.sent)));
+  }
+  os << "  weights per device: parameters "
+     << formatBytes(double(cost.parameterBytes)) << ", optimizer state "
+     << formatBytes(double(cost.optimizerStateBytes)) << ", constants "
+     << formatBytes(double(cost.weightBytes - cost.parameterBytes -
+                           cost.optimizerStateBytes))
+     << " (gradients and the activations kept for the backward are in the "
+        "peak activations)\n";
+}
+
 static void printPipelineExplain(llvm::raw_ostream &os,
                                  const PlanningResult &result,
                                  const Profile &profile) {
@@ -746,6 +784,9 @@ void mlir::telar::planner::printExplain(llvm::raw_ostream &os,
                         collectives);
   }
   os << "  " << std::string(138, '-') << "\n";
+  if (main->getParentOfType<ModuleOp>()->hasAttr(
+          TelarDialect::TrainingAttrHelper::getNameStr()))
+    printTrainingPhases(os, cost);
   os << "  predicted latency " << formatSeconds(cost.latency) << " (compute "
      << formatSeconds(cost.computeSeconds) << ", communication "
      << formatSeconds(cost.commSeconds) << ")\n";

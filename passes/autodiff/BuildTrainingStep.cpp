@@ -16,6 +16,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SetVector.h"
 
 namespace mlir::telar {
@@ -190,7 +191,19 @@ struct TelarBuildTrainingStep
     // ops on a path from a parameter to it, last first, the parameters'
     // gradients added into `grads`.
     DenseMap<Value, Value> grads;
+    // Tags the ops between `after` and `ret` with their phase (telarc
+    // --explain sums each phase's cost). Forward ops stay untagged.
+    auto tagPhase = [&](Operation *after, StringRef phase) {
+      for (Operation *op = after ? after->getNextNode()
+                                 : &main.getBody().front().front();
+           op && op != ret.getOperation(); op = op->getNextNode())
+        if (!isa<VariableOp, ConstantOp>(op))
+          op->setAttr(Dialect::PhaseAttrHelper::getNameStr(),
+                      StringAttr::get(&getContext(), phase));
+    };
     auto backward = [&](Value lossOf, double seed) -> LogicalResult {
+      Operation *before = ret->getPrevNode();
+      auto tag = llvm::make_scope_exit([&] { tagPhase(before, "backward"); });
       llvm::DenseSet<Operation *> fromParams, toLoss;
       SmallVector<Operation *> work;
       for (VariableOp v : params)
@@ -296,6 +309,7 @@ struct TelarBuildTrainingStep
       b.setInsertionPoint(ret);
       meanLoss = g.mulScalar(meanLoss, 1.0 / double(k));
     }
+    Operation *lastBackward = ret->getPrevNode();
 
     // The gradients, named for plans; those of unused parameters are none.
     SmallVector<std::pair<VariableOp, Value>> trained;
@@ -386,6 +400,8 @@ struct TelarBuildTrainingStep
       setValueName(results[i + 1], updated[i] + "@new");
       names.push_back(StringAttr::get(ctx, updated[i] + "@new"));
     }
+
+    tagPhase(lastBackward, "optimizer");
 
     // The new signature: the loss, then the variables' new values.
     b.setInsertionPoint(ret);

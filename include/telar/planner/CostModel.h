@@ -85,6 +85,9 @@ struct PlanCost {
   double computeSeconds = 0, commSeconds = 0;
   double latency = 0;              // compute + comm (no overlap)
   int64_t weightBytes = 0;         // per device: local shards of constants / weights
+  // Of weightBytes, a training step's: the parameters (telar.variable "P")
+  // and the optimizer state (telar.variable "P@m", ...).
+  int64_t parameterBytes = 0, optimizerStateBytes = 0;
   int64_t peakActivationBytes = 0; // per device: max over program points of live non-weight values
   int64_t memoryBytes = 0;         // weightBytes + peakActivationBytes
   std::map<std::vector<int64_t>, int64_t> bytesPerAxes; // bytes sent per device, by axis set

@@ -392,3 +392,21 @@ func.func @partial_on_op(%x: tensor<2xf32>) -> tensor<2xf32> {
   %y = telar.relu %x {telar.partial = {model = "sum"}} : (tensor<2xf32>) -> tensor<2xf32>
   return %y : tensor<2xf32>
 }
+
+// -----
+
+// telar.phase marks a training step's backward and optimizer ops.
+// CHECK-LABEL: func.func @phase
+// CHECK: telar.neg %{{.*}} {telar.phase = "backward"}
+func.func @phase(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %y = telar.neg %x {telar.phase = "backward"} : (tensor<2xf32>) -> tensor<2xf32>
+  return %y : tensor<2xf32>
+}
+
+// -----
+
+func.func @phase_unknown(%x: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{'telar.neg' op attribute 'telar.phase' must be "backward" or "optimizer", got "forward"}}
+  %y = telar.neg %x {telar.phase = "forward"} : (tensor<2xf32>) -> tensor<2xf32>
+  return %y : tensor<2xf32>
+}

@@ -19,10 +19,10 @@
 // SGD: %[[LOSS:.*]] = telar.reduce_sum %[[Y]]
 // SGD: %[[DY:.*]] = telar.expand
 // SGD: %[[DW:.*]] = telar.mul %[[DY]], %[[X]]
-// SGD: %[[G:.*]] = telar.reduce_sum %[[DW]] {axes = array<i64: 0>}
-// SGD: %[[GRAD:.*]] = telar.reshape %[[G]] {shape = array<i64: 4>, telar.result_names = ["w@grad"]}
+// SGD: %[[G:.*]] = telar.reduce_sum %[[DW]] {axes = array<i64: 0>, telar.phase = "backward"}
+// SGD: %[[GRAD:.*]] = telar.reshape %[[G]] {shape = array<i64: 4>, telar.phase = "backward", telar.result_names = ["w@grad"]}
 // SGD: %[[STEP:.*]] = telar.mul %[[LR]], %[[GRAD]]
-// SGD: %[[NEW:.*]] = telar.sub %[[W]], %[[STEP]] {telar.result_names = ["w@new"]}
+// SGD: %[[NEW:.*]] = telar.sub %[[W]], %[[STEP]] {telar.phase = "optimizer", telar.result_names = ["w@new"]}
 // SGD: return %[[LOSS]], %[[NEW]]
 
 // Gradient accumulation over 2 microbatches: x takes one per row; each
@@ -42,7 +42,7 @@
 // ACCUM: telar.mul %[[X1]], %[[W]]
 // ACCUM: %[[L1:.*]] = telar.reduce_sum {{.*}} {keepdims = false, telar.result_names = ["y@mb1"]}
 // ACCUM: %[[G1:.*]] = telar.reshape {{.*}} -> tensor<4xf32>
-// ACCUM: telar.add %[[G0]], %[[G1]] {telar.result_names = ["w@grad"]}
+// ACCUM: telar.add %[[G0]], %[[G1]] {telar.phase = "backward", telar.result_names = ["w@grad"]}
 // ACCUM: %[[SUM:.*]] = telar.add %[[L0]], %[[L1]]
 // ACCUM: telar.mul %[[SUM]], %{{.*}} : (tensor<f32>, tensor<f32>) -> tensor<f32>
 
@@ -80,7 +80,7 @@ func.func @main(%x: tensor<2x4xf32> {telar.name = "x"}) -> tensor<f32>
 // SGD: %[[A:.*]] = telar.mul %[[W]], %[[W]]
 // SGD: %[[D1:.*]] = telar.mul %{{.*}}, %[[W]]
 // SGD: %[[D2:.*]] = telar.mul %{{.*}}, %[[W]]
-// SGD: telar.add %[[D1]], %[[D2]] {telar.result_names = ["w@grad"]}
+// SGD: telar.add %[[D1]], %[[D2]] {telar.phase = "backward", telar.result_names = ["w@grad"]}
 func.func @main(%x: tensor<4xf32> {telar.name = "x"}) -> (tensor<4xf32>, tensor<f32>)
     attributes {telar.output_names = ["y", "loss"]} {
   %w = telar.variable "w" dense_resource<w> : tensor<4xf32>
@@ -164,13 +164,13 @@ func.func @main(%x: tensor<4xf32> {telar.name = "x"}) -> (tensor<f32>, tensor<4x
 // SGD: %[[Y:.*]] = telar.conv %[[XB]], %[[W]]
 // SGD: telar.concat {{.*}} -> tensor<4x2x4x2x2xf32>
 // SGD: telar.arg_max %{{.*}} : (tensor<4x2x4x2x2xf32>) -> tensor<1x2x4x2x2xi64>
-// SGD: telar.conv_transpose %{{.*}}, %{{.*}} {dilations = array<i64: 1, 1>, output_padding = array<i64: 0, 0>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<8x4x2x2xf32>, tensor<4x1x2x2xf32>) -> tensor<8x1x4x4xf32>
+// SGD: telar.conv_transpose %{{.*}}, %{{.*}} {dilations = array<i64: 1, 1>, output_padding = array<i64: 0, 0>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>, telar.phase = "backward"} : (tensor<8x4x2x2xf32>, tensor<4x1x2x2xf32>) -> tensor<8x1x4x4xf32>
 // SGD: %[[DY:.*]] = telar.reshape %{{.*}} -> tensor<2x4x4x4xf32>
-// SGD: telar.conv_transpose %[[DY]], %[[W]] {dilations = array<i64: 1, 1>, output_padding = array<i64: 0, 0>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>, telar.result_names = ["b@grad"]} {{.*}} -> tensor<2x3x7x7xf32>
-// SGD: %[[XT:.*]] = telar.transpose %[[XB]] {perm = array<i64: 1, 0, 2, 3>}
-// SGD: %[[DYT:.*]] = telar.transpose %[[DY]] {perm = array<i64: 1, 0, 2, 3>}
-// SGD: %[[DW:.*]] = telar.conv %[[XT]], %[[DYT]] {dilations = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<3x2x7x7xf32>, tensor<4x2x4x4xf32>) -> tensor<3x4x3x3xf32>
-// SGD: telar.transpose %[[DW]] {perm = array<i64: 1, 0, 2, 3>, telar.result_names = ["w@grad"]}
+// SGD: telar.conv_transpose %[[DY]], %[[W]] {dilations = array<i64: 1, 1>, output_padding = array<i64: 0, 0>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>, telar.phase = "backward", telar.result_names = ["b@grad"]} {{.*}} -> tensor<2x3x7x7xf32>
+// SGD: %[[XT:.*]] = telar.transpose %[[XB]] {perm = array<i64: 1, 0, 2, 3>, telar.phase = "backward"}
+// SGD: %[[DYT:.*]] = telar.transpose %[[DY]] {perm = array<i64: 1, 0, 2, 3>, telar.phase = "backward"}
+// SGD: %[[DW:.*]] = telar.conv %[[XT]], %[[DYT]] {dilations = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>, telar.phase = "backward"} : (tensor<3x2x7x7xf32>, tensor<4x2x4x4xf32>) -> tensor<3x4x3x3xf32>
+// SGD: telar.transpose %[[DW]] {perm = array<i64: 1, 0, 2, 3>, telar.phase = "backward", telar.result_names = ["w@grad"]}
 func.func @main(%x: tensor<2x3x7x7xf32> {telar.name = "x"}) -> tensor<f32>
     attributes {telar.output_names = ["loss"]} {
   %b = telar.variable "b" dense<0.25> : tensor<2x3x7x7xf32>
