@@ -546,6 +546,18 @@ OpFoldResult TransposeOp::fold(FoldAdaptor a) {
   ArrayRef<int64_t> perm = getPerm();
   if (llvm::equal(perm, llvm::seq<int64_t>(0, perm.size())))
     return getInput();
+  // transpose(transpose(x, inner), perm) = transpose(x, inner o perm):
+  // result dimension j is x's dimension inner[perm[j]].
+  if (auto inner = getInput().getDefiningOp<TransposeOp>()) {
+    SmallVector<int64_t> composed;
+    for (int64_t p : perm)
+      composed.push_back(inner.getPerm()[p]);
+    if (llvm::equal(composed, llvm::seq<int64_t>(0, composed.size())))
+      return inner.getInput();
+    getInputMutable().assign(inner.getInput());
+    setPerm(composed);
+    return getResult();
+  }
   DenseElementsAttr in = foldable(a.getInput());
   if (!in)
     return {};

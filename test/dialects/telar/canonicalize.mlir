@@ -574,3 +574,47 @@ func.func @float_casts() -> (tensor<2xf32>, tensor<2xi32>, tensor<2xf32>) {
   %3 = telar.cast %2 {to = f32} : (tensor<2xi32>) -> tensor<2xf32>
   return %0, %1, %3 : tensor<2xf32>, tensor<2xi32>, tensor<2xf32>
 }
+
+// -----
+
+// Transposes compose: back to the input when they cancel, one transpose
+// when they do not.
+// CHECK-LABEL: func @transpose_of_transpose
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3x4xf32>)
+// CHECK-NEXT: %[[T:.*]] = telar.transpose %[[X]] {perm = array<i64: 2, 0, 1>}
+// CHECK-NEXT: return %[[X]], %[[T]]
+func.func @transpose_of_transpose(%x: tensor<2x3x4xf32>) -> (tensor<2x3x4xf32>, tensor<4x2x3xf32>) {
+  %a = telar.transpose %x {perm = array<i64: 1, 0, 2>} : (tensor<2x3x4xf32>) -> tensor<3x2x4xf32>
+  %b = telar.transpose %a {perm = array<i64: 1, 0, 2>} : (tensor<3x2x4xf32>) -> tensor<2x3x4xf32>
+  %c = telar.transpose %a {perm = array<i64: 2, 1, 0>} : (tensor<3x2x4xf32>) -> tensor<4x2x3xf32>
+  return %b, %c : tensor<2x3x4xf32>, tensor<4x2x3xf32>
+}
+
+// -----
+
+// (X^T dY)^T = dY^T X, the weight gradient of a linear layer: the product's
+// transpose moves onto dY, X's cancels; the names go with the result.
+// CHECK-LABEL: func @transpose_of_matmul
+// CHECK-SAME: (%[[X:.*]]: tensor<8x16xf32>, %[[DY:.*]]: tensor<8x32xf32>)
+// CHECK-NEXT: %[[T:.*]] = telar.transpose %[[DY]] {perm = array<i64: 1, 0>, telar.phase = "backward"} : (tensor<8x32xf32>) -> tensor<32x8xf32>
+// CHECK-NEXT: %[[G:.*]] = telar.matmul %[[T]], %[[X]] {telar.phase = "backward", telar.result_names = ["w@grad"]} : (tensor<32x8xf32>, tensor<8x16xf32>) -> tensor<32x16xf32>
+// CHECK-NEXT: return %[[G]]
+func.func @transpose_of_matmul(%x: tensor<8x16xf32>, %dy: tensor<8x32xf32>) -> tensor<32x16xf32> {
+  %xt = telar.transpose %x {perm = array<i64: 1, 0>} : (tensor<8x16xf32>) -> tensor<16x8xf32>
+  %p = telar.matmul %xt, %dy : (tensor<16x8xf32>, tensor<8x32xf32>) -> tensor<16x32xf32>
+  %g = telar.transpose %p {perm = array<i64: 1, 0>, telar.phase = "backward", telar.result_names = ["w@grad"]} : (tensor<16x32xf32>) -> tensor<32x16xf32>
+  return %g : tensor<32x16xf32>
+}
+
+// -----
+
+// A product used elsewhere too stays.
+// CHECK-LABEL: func @transpose_of_shared_matmul
+// CHECK: telar.matmul
+// CHECK: telar.transpose
+func.func @transpose_of_shared_matmul(%x: tensor<8x16xf32>, %dy: tensor<8x32xf32>) -> (tensor<32x16xf32>, tensor<16x32xf32>) {
+  %xt = telar.transpose %x {perm = array<i64: 1, 0>} : (tensor<8x16xf32>) -> tensor<16x8xf32>
+  %p = telar.matmul %xt, %dy : (tensor<16x8xf32>, tensor<8x32xf32>) -> tensor<16x32xf32>
+  %g = telar.transpose %p {perm = array<i64: 1, 0>} : (tensor<16x32xf32>) -> tensor<32x16xf32>
+  return %g, %p : tensor<32x16xf32>, tensor<16x32xf32>
+}

@@ -646,6 +646,10 @@ def Telar_TransposeOp : Telar_Op<"transpose"> {
   let arguments = (ins Telar_Tensor:$input, DenseI64ArrayAttr:$perm);
   let results = (outs Telar_Tensor:$output);
   let hasFolder = 1;
+  // Transposes of transposes compose (the fold); the transpose of a matrix
+  // product of a transpose, (X^T Y)^T, becomes Y^T X (the weight gradient
+  // of a linear layer without transposing the weight-sized product).
+  let hasCanonicalizer = 1;
 }
 
 def Telar_SqueezeOp : Telar_Op<"squeeze"> {
