@@ -2,7 +2,8 @@
 //
 // telar.matmul (numpy semantics: broadcast batch dimensions, 1-D operands
 // promoted to matrices): dA = dY B^T, dB = A^T dY, each summed back over
-// the batch dimensions it was broadcast along; telar.einsum: each operand's
+// the batch dimensions it was broadcast along (a matrix B applied to a
+// batch: one product over the flattened batch); telar.einsum: each operand's
 // gradient an einsum of the result's gradient with the other operands.
 //
 //===----------------------------------------------------------------------===//
@@ -49,7 +50,21 @@ LogicalResult matmulVjp(Operation *op, GradientBuilder &g, ArrayRef<Value> dys,
   }
   dy2 = g.reshape(dy, dyShape);
   Value da = MatMulOp::create(b, g.getLoc(), dy2, swapLastTwo(g, c2));
-  Value dc = MatMulOp::create(b, g.getLoc(), swapLastTwo(g, a2), dy2);
+  Value dc;
+  ArrayRef<int64_t> a2Shape = shapeOf(a2);
+  if (shapeOf(c2).size() == 2 && a2Shape.size() > 2) {
+    // A matrix applied to a batch (a linear layer on [batch, seq, features]):
+    // its gradient sums A^T dY over the batch, one product of the batch
+    // flattened into rows rather than a batched product and a reduction.
+    int64_t rows = 1;
+    for (int64_t d : a2Shape.drop_back())
+      rows *= d;
+    Value aFlat = g.reshape(a2, {rows, a2Shape.back()});
+    Value dyFlat = g.reshape(dy2, {rows, dyShape.back()});
+    dc = MatMulOp::create(b, g.getLoc(), swapLastTwo(g, aFlat), dyFlat);
+  } else {
+    dc = MatMulOp::create(b, g.getLoc(), swapLastTwo(g, a2), dy2);
+  }
   dxs[0] = g.reshape(g.sumToShape(da, a2.getType()), aShape);
   dxs[1] = g.reshape(g.sumToShape(dc, c2.getType()), cShape);
   return success();
