@@ -2,6 +2,7 @@
 
 #include "telar/runtime/OnnxExport.h"
 #include "telar/runtime/FileUtil.h"
+#include "telar/runtime/TensorProto.h"
 
 #include "onnx/onnx_pb.h"
 
@@ -11,22 +12,6 @@
 using namespace telar::runtime;
 
 namespace {
-
-/// The ONNX data type of `dtype` (the kinds a trainable parameter has).
-int onnxFloatType(DType dtype) {
-  switch (dtype) {
-  case DType::Float32:
-    return onnx::TensorProto::FLOAT;
-  case DType::Float64:
-    return onnx::TensorProto::DOUBLE;
-  case DType::Float16:
-    return onnx::TensorProto::FLOAT16;
-  case DType::BFloat16:
-    return onnx::TensorProto::BFLOAT16;
-  default:
-    return onnx::TensorProto::UNDEFINED;
-  }
-}
 
 bool hasData(const onnx::TensorProto &t) {
   return !t.raw_data().empty() || t.float_data_size() ||
@@ -54,7 +39,7 @@ std::string telar::runtime::exportOnnxModel(
                   "' for the trained parameter of that name");
     onnx::TensorProto &t = *it->second;
     Shape dims(t.dims().begin(), t.dims().end());
-    if (t.data_type() != onnxFloatType(tensor->getDType()) ||
+    if (t.data_type() != toOnnxDataType(tensor->getDType()) ||
         dims != tensor->getShape())
       throw Error(templatePath + ": initializer '" + name + "' is " +
                   onnx::TensorProto::DataType_Name(

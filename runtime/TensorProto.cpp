@@ -88,6 +88,8 @@ void copyTyped(const Field &values, Tensor &out) {
 
 } // namespace
 
+int telar::runtime::toOnnxDataType(DType dtype) { return toOnnx(dtype); }
+
 Tensor telar::runtime::parseTensorProto(const std::string &bytes,
                                         const std::string &origin,
                                         std::string *name) {

@@ -325,6 +325,20 @@ LogicalResult readWeights(func::FuncOp main, const TargetBackend &target,
   return success();
 }
 
+/// Writes `bytes` to the artifact's file `path`; the reason in `error`.
+LogicalResult writeArtifactFile(const std::string &path, StringRef bytes,
+                                std::string &error) {
+  std::error_code ec;
+  llvm::ToolOutputFile out(path, ec, llvm::sys::fs::OF_None);
+  if (ec) {
+    error = "cannot write " + path + ": " + ec.message();
+    return failure();
+  }
+  out.os() << bytes;
+  out.keep();
+  return success();
+}
+
 } // namespace
 
 LogicalResult compileArtifact(ModuleOp module, TargetBackend &target,
@@ -368,17 +382,12 @@ LogicalResult compileArtifact(ModuleOp module, TargetBackend &target,
         FailureOr<CompletedPlan> completed = completePlan(main, *options.plan);
         if (failed(completed))
           return failure();
-        std::string path = writer.getPath(kPlanFileName);
-        std::error_code ec;
-        llvm::ToolOutputFile out(path, ec, llvm::sys::fs::OF_Text);
-        if (ec) {
-          error = "cannot write " + path + ": " + ec.message();
-          return failure();
-        }
         telar_sharding::Plan named = getNamedPlan(*completed);
         named.costJson = options.plan->costJson;
-        out.os() << telar_sharding::writePlanJson(named);
-        out.keep();
+        if (failed(writeArtifactFile(writer.getPath(kPlanFileName),
+                                     telar_sharding::writePlanJson(named),
+                                     error)))
+          return failure();
         // The plan completed once: annotated as telar-apply-plan would,
         // then partitioned. A mesh without axes leaves one device.
         if (options.plan->mesh.getNumAxes() == 0)
@@ -478,15 +487,9 @@ LogicalResult compileArtifact(ModuleOp module, TargetBackend &target,
     if (interface.mesh)
       writer.setMesh(*interface.mesh);
     if (training && !options.exportTemplate.empty()) {
-      std::string path = writer.getPath(kExportModelFileName);
-      std::error_code ec;
-      llvm::ToolOutputFile out(path, ec, llvm::sys::fs::OF_None);
-      if (ec) {
-        error = "cannot write " + path + ": " + ec.message();
+      if (failed(writeArtifactFile(writer.getPath(kExportModelFileName),
+                                   options.exportTemplate, error)))
         return failure();
-      }
-      out.os() << options.exportTemplate;
-      out.keep();
       training->exportModel = kExportModelFileName;
     }
     if (training)

@@ -167,8 +167,6 @@ struct TelarBuildTrainingStep
         auto type = cast<RankedTensorType>(arg.getType());
         SmallVector<int64_t> shape = {k};
         shape.append(type.getShape().begin(), type.getShape().end());
-        SmallVector<int64_t> row = {1};
-        row.append(type.getShape().begin(), type.getShape().end());
         arg.setType(type.clone(shape));
         SmallPtrSet<Operation *, 8> slices;
         for (int64_t i = 0; i < k; ++i) {
@@ -278,8 +276,8 @@ struct TelarBuildTrainingStep
     Value meanLoss = lossValue;
     for (int64_t i = 1; i < k; ++i) {
       IRMapping mapping;
-      for (auto [arg, microbatches] : llvm::zip(main.getArguments(), rows))
-        mapping.map(microbatches[0], microbatches[i]);
+      for (SmallVector<Value> &argRows : rows)
+        mapping.map(argRows[0], argRows[i]);
       b.setInsertionPoint(ret);
       std::string suffix = "@mb" + std::to_string(i);
       for (Operation *op : forward) {

@@ -25,6 +25,9 @@ Tensor readTensorProto(const std::string &path, std::string *name = nullptr);
 Tensor parseTensorProto(const std::string &bytes, const std::string &origin,
                         std::string *name = nullptr);
 
+/// The ONNX TensorProto data type (its enum value) of `dtype`.
+int toOnnxDataType(DType dtype);
+
 /// Writes a dense C-order buffer as a TensorProto (raw_data).
 void writeTensorProto(const std::string &path, const std::string &name,
                       DType dtype, const Shape &shape, const void *data);
