@@ -20,6 +20,7 @@
 #include "telar/dialects/Telar/TelarOps.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/GlobPattern.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
@@ -744,6 +745,30 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
                             .getResult();
     setResultName(values[vi.name()], vi.name());
   }
+  // --freeze: names, and glob patterns (those with a wildcard).
+  std::vector<std::pair<std::string, llvm::GlobPattern>> frozenPatterns;
+  for (const auto &entry : options.frozen) {
+    llvm::StringRef text = entry.getKey();
+    if (text.find_first_of("*?[") == llvm::StringRef::npos)
+      continue;
+    llvm::Expected<llvm::GlobPattern> pattern = llvm::GlobPattern::create(text);
+    if (!pattern) {
+      emitError(fileLoc) << "--freeze '" << text
+                         << "': " << llvm::toString(pattern.takeError());
+      return {};
+    }
+    frozenPatterns.push_back({text.str(), std::move(*pattern)});
+  }
+  llvm::StringSet<> matchedPatterns;
+  auto isFrozen = [&](llvm::StringRef name) {
+    bool frozen = options.frozen.contains(name);
+    for (auto &[text, pattern] : frozenPatterns)
+      if (pattern.match(name)) {
+        matchedPatterns.insert(text);
+        frozen = true;
+      }
+    return frozen;
+  };
   std::vector<std::string> nonFinite;
   ::onnx::ModelProto exported;
   if (options.exportTemplate && options.trainableInitializers)
@@ -757,8 +782,8 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
     if (!attr)
       return {};
     bool isFloat = isa<FloatType>(attr.getElementType());
-    bool trainable = options.trainableInitializers && isFloat &&
-                     !options.frozen.contains(t.name());
+    bool frozen = isFrozen(t.name());
+    bool trainable = options.trainableInitializers && isFloat && !frozen;
     if (trainable && hasNonFinite(attr)) {
       // An additive mask (-inf where attention may not look): no parameter.
       trainable = false;
@@ -798,12 +823,21 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
     else
       exported.SerializeToString(options.exportTemplate);
   }
-  for (const auto &name : options.frozen)
-    if (!initNames.contains(name.getKey())) {
+  for (const auto &name : options.frozen) {
+    bool pattern = llvm::any_of(frozenPatterns, [&](const auto &p) {
+      return p.first == name.getKey();
+    });
+    if (pattern && !matchedPatterns.contains(name.getKey())) {
+      emitError(fileLoc) << "--freeze '" << name.getKey()
+                         << "' matches no initializer of the model";
+      return {};
+    }
+    if (!pattern && !initNames.contains(name.getKey())) {
       emitError(fileLoc) << "--freeze names '" << name.getKey()
                          << "', which is not an initializer of the model";
       return {};
     }
+  }
 
   for (const auto &vi : graph.value_info())
     if (vi.type().has_tensor_type())

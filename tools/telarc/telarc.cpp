@@ -277,7 +277,8 @@ cl::opt<int> gradAccum(
 cl::list<std::string> freeze(
     "freeze",
     cl::desc("With --train: initializers that are not trained (constants: "
-             "masks, buffers); comma-separated, repeatable"),
+             "masks, buffers, frozen layers); names or glob patterns "
+             "('layer1.*'), comma-separated, repeatable"),
     cl::value_desc("NAME,..."), cl::CommaSeparated, cl::cat(trainCategory));
 
 /// The training step's pass options from the flags; "" or the error.

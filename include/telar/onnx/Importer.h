@@ -37,7 +37,9 @@ struct ImportOptions {
   llvm::StringMap<std::string> inputValues;
   /// Training (telarc --train): every floating-point initializer not named
   /// in `frozen` becomes a `telar.variable` (a trainable parameter) instead
-  /// of a constant. Naming in `frozen` anything but an initializer is an
+  /// of a constant. An entry of `frozen` with `*`, `?` or `[` is a glob
+  /// pattern (`layer1.*` freezes a layer). Naming in `frozen` anything but
+  /// an initializer (a pattern that matches none) is an
   /// error.
   bool trainableInitializers = false;
   llvm::StringSet<> frozen;
