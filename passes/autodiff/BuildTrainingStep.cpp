@@ -201,30 +201,35 @@ struct TelarBuildTrainingStep
     };
     auto backward = [&](Value lossOf, double seed) -> LogicalResult {
       Operation *before = ret->getPrevNode();
-      auto tag = llvm::make_scope_exit([&] { tagPhase(before, "backward"); });
-      llvm::DenseSet<Operation *> fromParams, toLoss;
-      SmallVector<Operation *> work;
-      for (VariableOp v : params)
-        work.push_back(v);
-      while (!work.empty()) {
-        Operation *op = work.pop_back_val();
-        if (!fromParams.insert(op).second)
-          continue;
-        for (Value r : op->getResults())
-          if (isFloatTensor(r))
-            for (Operation *user : r.getUsers())
-              work.push_back(user);
-      }
+      llvm::scope_exit tag([&] { tagPhase(before, "backward"); });
+      // The ops a parameter's float values reach, and those the loss
+      // depends on: the backward runs through both.
+      auto closure = [](SmallVector<Operation *> work, auto next) {
+        llvm::DenseSet<Operation *> seen;
+        while (!work.empty()) {
+          Operation *op = work.pop_back_val();
+          if (seen.insert(op).second)
+            next(op, work);
+        }
+        return seen;
+      };
+      llvm::DenseSet<Operation *> fromParams = closure(
+          SmallVector<Operation *>(params.begin(), params.end()),
+          [](Operation *op, SmallVector<Operation *> &work) {
+            for (Value r : op->getResults())
+              if (isFloatTensor(r))
+                for (Operation *user : r.getUsers())
+                  work.push_back(user);
+          });
+      SmallVector<Operation *> lossDef;
       if (Operation *def = lossOf.getDefiningOp())
-        work.push_back(def);
-      while (!work.empty()) {
-        Operation *op = work.pop_back_val();
-        if (!toLoss.insert(op).second)
-          continue;
-        for (Value operand : op->getOperands())
-          if (Operation *def = operand.getDefiningOp())
-            work.push_back(def);
-      }
+        lossDef.push_back(def);
+      llvm::DenseSet<Operation *> toLoss = closure(
+          lossDef, [](Operation *op, SmallVector<Operation *> &work) {
+            for (Value operand : op->getOperands())
+              if (Operation *def = operand.getDefiningOp())
+                work.push_back(def);
+          });
       DenseMap<Value, Value> local;
       b.setInsertionPoint(ret);
       local[lossOf] =

@@ -28,6 +28,13 @@ namespace {
 struct Window {
   SmallVector<int64_t> kernel, strides, pads, dilations;
   int64_t rank() const { return kernel.size(); }
+  /// The elements of one window.
+  int64_t elements() const {
+    int64_t n = 1;
+    for (int64_t k : kernel)
+      n *= k;
+    return n;
+  }
 };
 
 /// Per spatial axis, what a transposed convolution of a `grad`-sized input
@@ -207,9 +214,7 @@ Value constant(GradientBuilder &g, ArrayRef<int64_t> shape, Type element,
 /// convolution whose kernel k is one at offset k.
 Value scatterWindows(GradientBuilder &g, Value windows, const Window &w,
                      ArrayRef<int64_t> inputShape) {
-  int64_t count = 1;
-  for (int64_t k : w.kernel)
-    count *= k;
+  int64_t count = w.elements();
   Type element = cast<ShapedType>(windows.getType()).getElementType();
   SmallVector<float> oneHot(count * count, 0.0f);
   for (int64_t k = 0; k < count; ++k)
@@ -234,9 +239,7 @@ LogicalResult averagePoolVjp(Operation *op, GradientBuilder &g,
   Value dy = dys[0];
   ArrayRef<int64_t> ys = shapeOf(dy);
   Type element = cast<ShapedType>(dy.getType()).getElementType();
-  int64_t count = 1;
-  for (int64_t k : w->kernel)
-    count *= k;
+  int64_t count = w->elements();
   bool padded = llvm::any_of(w->pads, [](int64_t p) { return p != 0; });
   Value share;
   if (pool.getCountIncludePad() || !padded) {
@@ -306,9 +309,7 @@ LogicalResult maxPoolVjp(Operation *op, GradientBuilder &g,
                                -std::numeric_limits<double>::infinity()));
   SmallVector<Value> windows;
   SmallVector<int64_t> offset(k, 0);
-  int64_t count = 1;
-  for (int64_t s : w->kernel)
-    count *= s;
+  int64_t count = w->elements();
   SmallVector<int64_t> unsqueezed = {1};
   unsqueezed.append(ys.begin(), ys.end());
   for (int64_t c = 0; c < count; ++c) {

@@ -227,6 +227,7 @@ int train(const Options &o, const Job &job) {
   telarrt_set_num_threads(threads);
 
   std::unique_ptr<Artifact> artifact;
+  std::string exportTemplate;
   std::vector<StepInput> inputs;
   std::ofstream report;
   std::string problem;
@@ -238,10 +239,15 @@ int train(const Options &o, const Job &job) {
       throw Error("'" + o.artifact +
                   "' is no training artifact (compile it with telarc "
                   "--train)");
-    if (!o.exportOnnx.empty() && m.training->exportModel.empty())
-      throw Error("--export-onnx: '" + o.artifact +
-                  "' holds no model to export (telarc could not write it; "
-                  "use --save-weights)");
+    if (!o.exportOnnx.empty()) {
+      if (m.training->exportModel.empty())
+        throw Error("--export-onnx: '" + o.artifact +
+                    "' holds no model to export (telarc could not write it; "
+                    "use --save-weights)");
+      // Found before the first step, not after the last.
+      exportTemplate = detail::resolveInside(
+          artifact->getDirectory(), m.training->exportModel, "export model");
+    }
     artifact->makeWeightsWritable();
     inputs = readStepInputs(o, m);
     if (!o.report.empty() && job.rank == 0) {
@@ -418,12 +424,7 @@ int train(const Options &o, const Job &job) {
   if (!o.saveWeights.empty())
     writeFileAtomically(o.saveWeights, writeSafetensors(tensors));
   if (!o.exportOnnx.empty())
-    writeFileAtomically(
-        o.exportOnnx,
-        exportOnnxModel(detail::resolveInside(artifact->getDirectory(),
-                                              training.exportModel,
-                                              "export model"),
-                        tensors));
+    writeFileAtomically(o.exportOnnx, exportOnnxModel(exportTemplate, tensors));
   if (!o.quiet)
     std::fprintf(stderr,
                  "telar-run: %d training step%s (%s, lr %g) in %.3f s%s\n",
