@@ -28,6 +28,8 @@ const char *telar::runtime::statusName(int status) {
     return "invalid argument";
   case TELAR_STATUS_COMM_ERROR:
     return "communication error";
+  case TELAR_STATUS_DEVICE_ERROR:
+    return "device error";
   default:
     return "unknown status";
   }
@@ -82,24 +84,19 @@ Artifact::load(const std::string &directory, const std::string &programName,
   const ProgramSpec &program = m.selectProgram(programName, manifestPath);
   artifact->program = &program - m.programs.data();
   // The device of the manifest's target kind (older manifests name none:
-  // the CPU's); a GPU program compiled for CPU emulation runs on the CPU's,
-  // when asked.
+  // the CPU's); a GPU program runs on that GPU, or on its emulator (the
+  // same device with host memory, the kernels compiled for the host) when
+  // asked.
   std::string deviceKind = m.targetKind.empty() ? "cpu" : m.targetKind;
-  if (emulate && deviceKind == "cpu")
+  if (emulate && !program.isGpuProgram())
     throw Error("--emulate runs a GPU artifact's kernels on the CPU; "
-                "artifact '" + dir + "' is for the CPU already");
-  if (program.emulated) {
-    if (!emulate)
-      throw Error("artifact '" + dir + "' is for a " + deviceKind + " GPU (" +
-                  m.targetChip +
-                  "), and this runtime cannot run it on one yet (no " +
-                  deviceKind + " device): its program runs the kernels on "
-                  "the CPU (compiled with --emulation): add --emulate");
-    deviceKind = "cpu";
-  } else if (emulate) {
-    throw Error("artifact '" + dir + "' has no CPU emulation of its " +
-                deviceKind + " kernels: compile it with telarc --target " +
-                deviceKind + " --emulation");
+                "artifact '" + dir + "' is for the CPU");
+  if (emulate) {
+    if (program.emulationLibrary.empty())
+      throw Error("artifact '" + dir + "' has no CPU emulation of its " +
+                  deviceKind + " kernels: compile it with telarc --target " +
+                  deviceKind + " --emulation");
+    deviceKind += "-emulator";
   }
   artifact->weights = m.weightsOf(program);
 
@@ -136,8 +133,17 @@ Artifact::load(const std::string &directory, const std::string &programName,
     if (!detail::isRegularFile(dir + "/" + fileOf(file)))
       throw Error("artifact '" + dir + "' is incomplete: weights file '" +
                   fileOf(file) + "' is missing");
+  if (!program.emulationLibrary.empty() && emulate &&
+      !detail::isRegularFile(dir + "/" + program.emulationLibrary))
+    throw Error("artifact '" + dir + "' is incomplete: emulation library '" +
+                program.emulationLibrary + "' (program '" + program.name +
+                "') is missing");
   // ... and lie inside the artifact, symlinks followed.
   detail::resolveInside(dir, program.library, "program library");
+  if (program.isGpuProgram())
+    detail::resolveInside(dir, program.kernelDirectory, "kernel directory");
+  if (!program.emulationLibrary.empty() && emulate)
+    detail::resolveInside(dir, program.emulationLibrary, "emulation library");
   for (const std::string &file : program.weightFiles)
     detail::resolveInside(dir, fileOf(file), "weights file");
 
@@ -166,7 +172,17 @@ Artifact::load(const std::string &directory, const std::string &programName,
                   w->typeString());
     artifact->weightSpans.push_back({t->data, w->byteSize()});
   }
-  artifact->context = std::make_unique<Context>(createDevice(deviceKind));
+  std::unique_ptr<Device> device;
+  try {
+    device = createDevice(deviceKind);
+  } catch (const Error &e) {
+    if (deviceKind == "cpu")
+      throw;
+    throw Error("artifact '" + dir + "' is for a " + deviceKind + " GPU (" +
+                m.targetChip + "), which this process cannot use: " +
+                e.what());
+  }
+  artifact->context = std::make_unique<Context>(std::move(device));
   // Uploaded to (for the CPU: used in place by) the context's device.
   artifact->deviceWeights = artifact->context->getDevice().loadWeights(
       artifact->weightSpans, artifact->mappingSpans, /*writable=*/false);
@@ -177,6 +193,17 @@ Artifact::load(const std::string &directory, const std::string &programName,
     artifact->mesh = std::make_shared<comm::MeshCommunicator>(
         meshWorld, m.mesh.axisNames, m.mesh.axisSizes);
     artifact->context->setMeshCommunicator(artifact->mesh);
+  }
+
+  if (program.isGpuProgram()) {
+    ProgramKernels kernels;
+    kernels.directory = dir + "/" + program.kernelDirectory;
+    for (const artifact::KernelSpec &k : program.kernels)
+      kernels.kernels.push_back({k.module, k.function});
+    if (!program.emulationLibrary.empty())
+      kernels.emulationLibrary = dir + "/" + program.emulationLibrary;
+    artifact->deviceKernels =
+        artifact->context->getDevice().loadKernels(kernels);
   }
 
   exposeRuntimeSymbols();
@@ -205,6 +232,7 @@ Artifact::load(const std::string &directory, const std::string &programName,
 Artifact::~Artifact() {
   if (programHandle)
     dlclose(programHandle);
+  deviceKernels.reset();
   // The device's weights (the CPU's packed copies) go before the mappings.
   deviceWeights.reset();
 }
@@ -343,6 +371,9 @@ void Artifact::run(Context &ctx, const std::vector<const void *> &inputs,
   comm::MeshCommunicator *savedMesh = c->mesh;
   if (!c->mesh)
     c->mesh = mesh.get();
+  // A GPU program launches its kernels, loaded on the artifact's device.
+  const DeviceKernels *savedKernels = c->kernels;
+  c->kernels = deviceKernels.get();
   // The entry point is host code that runs (on the CPU) or enqueues (on a
   // GPU) the program's work on the device's queue; the run ends when the
   // queue is done.
@@ -355,10 +386,12 @@ void Artifact::run(Context &ctx, const std::vector<const void *> &inputs,
   } catch (...) {
     device.setWeightsBinding(saved);
     c->mesh = savedMesh;
+    c->kernels = savedKernels;
     throw;
   }
   device.setWeightsBinding(saved);
   c->mesh = savedMesh;
+  c->kernels = savedKernels;
   if (status == TELAR_STATUS_OK)
     return;
   // The program returned at its first failure, before its frees.
@@ -386,18 +419,8 @@ void Artifact::run(Context &ctx, const std::vector<Tensor> &inputs,
   std::vector<const void *> in;
   std::vector<void *> out;
   // Multi-rank: the buffers are this rank's blocks.
-  MemorySpace space = ctx.getDevice().getMemorySpace();
-  auto checkSpace = [&](const char *kind, const TensorSpec &s,
-                        const Tensor &t) {
-    if (t.getMemorySpace() != space)
-      throw Error(std::string(kind) + " '" + s.name + "' is in " +
-                  memorySpaceName(t.getMemorySpace()) +
-                  " memory, but the context's '" + ctx.getDevice().getKind() +
-                  "' device takes " + memorySpaceName(space) + " memory");
-  };
   for (size_t i = 0; i < inputs.size(); ++i) {
     const TensorSpec &s = manifest.inputs[i];
-    checkSpace("input", s, inputs[i]);
     if (inputs[i].getDType() != s.dtype ||
         inputs[i].getShape() != getLocalShape(s))
       throw Error("input '" + s.name + "': expected " +
@@ -407,7 +430,6 @@ void Artifact::run(Context &ctx, const std::vector<Tensor> &inputs,
   }
   for (size_t i = 0; i < outputs.size(); ++i) {
     const TensorSpec &s = manifest.outputs[i];
-    checkSpace("output", s, outputs[i]);
     if (outputs[i].getDType() != s.dtype ||
         outputs[i].getShape() != getLocalShape(s))
       throw Error("output '" + s.name + "': expected " +
@@ -415,5 +437,58 @@ void Artifact::run(Context &ctx, const std::vector<Tensor> &inputs,
                   outputs[i].typeString());
     out.push_back(outputs[i].data());
   }
-  run(ctx, in, out);
+  Device &device = ctx.getDevice();
+  if (device.getMemorySpace() == MemorySpace::Host) {
+    run(ctx, in, out);
+    return;
+  }
+  // A device with memory of its own (a GPU): the tensors (host memory) are
+  // staged through buffers of the device's allocator.
+  StagedBuffers staging(device);
+  std::vector<const void *> deviceIn;
+  std::vector<void *> deviceOut;
+  for (size_t i = 0; i < inputs.size(); ++i)
+    deviceIn.push_back(staging.upload(inputs[i].data(),
+                                      inputs[i].getByteSize(),
+                                      manifest.inputs[i].name));
+  for (size_t i = 0; i < outputs.size(); ++i)
+    deviceOut.push_back(staging.allocate(outputs[i].getByteSize(),
+                                         manifest.outputs[i].name));
+  run(ctx, deviceIn, deviceOut);
+  for (size_t i = 0; i < outputs.size(); ++i)
+    staging.download(outputs[i].data(), deviceOut[i],
+                     outputs[i].getByteSize());
+  device.getQueue().synchronize();
+}
+
+//===----------------------------------------------------------------------===//
+// StagedBuffers
+//===----------------------------------------------------------------------===//
+
+StagedBuffers::~StagedBuffers() {
+  for (void *p : blocks)
+    device.getAllocator().deallocate(p);
+}
+
+void *StagedBuffers::allocate(size_t bytes, const std::string &name) {
+  std::string error;
+  void *p = device.getAllocator().allocate(64, bytes, error);
+  if (!p)
+    throw RunError(TELAR_STATUS_OUT_OF_MEMORY,
+                   "cannot stage '" + name + "' in the " + device.getKind() +
+                       " device's memory: " + error);
+  blocks.push_back(p);
+  total += bytes;
+  return p;
+}
+
+void *StagedBuffers::upload(const void *host, size_t bytes,
+                            const std::string &name) {
+  void *p = allocate(bytes, name);
+  device.copy(p, device.getMemorySpace(), host, MemorySpace::Host, bytes);
+  return p;
+}
+
+void StagedBuffers::download(void *host, const void *buffer, size_t bytes) {
+  device.copy(host, MemorySpace::Host, buffer, device.getMemorySpace(), bytes);
 }

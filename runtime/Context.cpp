@@ -11,6 +11,7 @@
 #include "telar/runtime/Comm.h"
 #include "telar/runtime/Runtime.h"
 #include "telar/runtime/abi/Core.h"
+#include "telar/runtime/abi/Gpu.h"
 
 #include <cstdarg>
 #include <cstdio>
@@ -141,6 +142,40 @@ size_t telarrt_context_peak_bytes(const TelarContext *ctx) {
 
 void telarrt_context_reset_peak_bytes(TelarContext *ctx) {
   allocatorOf(ctx).resetPeakBytes();
+}
+
+int telarrt_gpu_launch(TelarContext *ctx, int64_t kernel, int64_t gx,
+                       int64_t gy, int64_t gz, int64_t bx, int64_t by,
+                       int64_t bz, const int64_t *args, int64_t numArgs) {
+  const DeviceKernels *kernels = ctx->kernels;
+  if (!kernels)
+    return detail::fail(ctx, TELAR_STATUS_DEVICE_ERROR,
+                        "kernel %lld launched on a context without GPU "
+                        "kernels (a GPU program runs through Artifact::run)",
+                        static_cast<long long>(kernel));
+  if (kernel < 0 || size_t(kernel) >= kernels->size() || numArgs < 0)
+    return detail::fail(ctx, TELAR_STATUS_DEVICE_ERROR,
+                        "kernel %lld launched, but the program has %zu "
+                        "kernels",
+                        static_cast<long long>(kernel), kernels->size());
+  const int64_t grid[3] = {gx, gy, gz}, block[3] = {bx, by, bz};
+  std::string error;
+  if (!kernels->launch(size_t(kernel), grid, block, args, size_t(numArgs),
+                       error))
+    return telarrt_context_fail(ctx, TELAR_STATUS_DEVICE_ERROR,
+                                error.c_str());
+  return TELAR_STATUS_OK;
+}
+
+int telarrt_gpu_upload(TelarContext *ctx, void *dst, const void *src,
+                       int64_t bytes) {
+  try {
+    ctx->device->copy(dst, ctx->device->getMemorySpace(), src,
+                      MemorySpace::Host, size_t(bytes));
+  } catch (const std::exception &e) {
+    return telarrt_context_fail(ctx, TELAR_STATUS_DEVICE_ERROR, e.what());
+  }
+  return TELAR_STATUS_OK;
 }
 
 } // extern "C"

@@ -31,6 +31,9 @@ struct TelarContext {
   /// owned; null: a single device). Set by Context::setMeshCommunicator,
   /// or lent by Artifact::run for a run.
   telar::runtime::comm::MeshCommunicator *mesh = nullptr;
+  /// The GPU kernels telarrt_gpu_launch launches (not owned; null: none):
+  /// lent by Artifact::run for a run of a GPU program.
+  const telar::runtime::DeviceKernels *kernels = nullptr;
 
   // The first error.
   std::mutex errorMutex;

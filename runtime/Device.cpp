@@ -21,7 +21,13 @@ Event::~Event() = default;
 Queue::~Queue() = default;
 DeviceAllocator::~DeviceAllocator() = default;
 DeviceWeights::~DeviceWeights() = default;
+DeviceKernels::~DeviceKernels() = default;
 Device::~Device() = default;
+
+std::unique_ptr<DeviceKernels> Device::loadKernels(const ProgramKernels &) {
+  throw Error(std::string("the '") + getKind() +
+              "' device runs no GPU kernels");
+}
 
 const char *telar::runtime::memorySpaceName(MemorySpace space) {
   return space == MemorySpace::Host ? "host" : "device";
@@ -55,7 +61,7 @@ DeviceFactory findFactory(const std::string &kind) {
 /// Its static initializers register the driver; the reason it failed, or
 /// "".
 std::string loadDriver(const std::string &kind) {
-  std::string name = "libtelar_runtime_" + kind + ".so";
+  std::string name = "libtelar_runtime_" + kind.substr(0, kind.find('-')) + ".so";
   std::string path = name;
   Dl_info info;
   if (dladdr(reinterpret_cast<void *>(&findFactory), &info) &&

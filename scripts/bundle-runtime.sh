@@ -2,13 +2,17 @@
 # Copies telar-run and the runtime into DIR for a container image (the
 # artifact's launch/Dockerfile COPYs launch/telar-runtime/):
 #
-#   scripts/bundle-runtime.sh DIR [--build BUILD_DIR]
+#   scripts/bundle-runtime.sh DIR [--build BUILD_DIR] [--all]
 #
 #   DIR/bin/telar-run
 #   DIR/lib/libtelar_runtime.so (the core), libtelar_runtime_cpu.so (the CPU
 #                 device) and every other library telar-run loads
 #                 that is not a Debian 12 package's on the loader's path
-#                 (those come from the Dockerfile's apt-get packages)
+#                 (those come from the Dockerfile's apt-get packages);
+#                 with --all, every one but the C library's own (for a
+#                 machine that is not Debian 12: bench/gpu/prepare.sh)
+#   DIR/lib/libtelar_runtime_cuda.so, the CUDA devices (loaded on first
+#                 use of a CUDA artifact, so not in ldd's list)
 #
 # BUILD_DIR defaults to this checkout's build/ (scripts/build.sh telar-run).
 # Prints what it copied. Exit 1 when telar-run is not built or a library
@@ -17,10 +21,12 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="$root/build"
 dir=""
+all=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --build) build="$2"; shift 2 ;;
-    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --all) all=1; shift ;;
+    -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "bundle-runtime.sh: error: unknown option '$1'" >&2; exit 2 ;;
     *) [ -z "$dir" ] || { echo "bundle-runtime.sh: error: one DIR" >&2; exit 2; }
        dir="$1"; shift ;;
@@ -82,10 +88,20 @@ if [ ${#pkgs[@]} -gt 0 ]; then
 fi
 for i in "${!names[@]}"; do
   name="${names[$i]}" real="${reals[$i]}" owner="${owners[$i]}"
-  if [ -n "$owner" ] && [[ "$debian" == *" $owner "* ]] && in_cache "$name" "$real"; then
+  if [ "$all" = 1 ]; then
+    # The C library and the loader come with every Linux.
+    case "$name" in
+      libc.so.*|libm.so.*|libdl.so.*|librt.so.*|libpthread.so.*|ld-linux*) continue ;;
+    esac
+  elif [ -n "$owner" ] && [[ "$debian" == *" $owner "* ]] && in_cache "$name" "$real"; then
     continue
   fi
   cp -f "$real" "$dir/lib/$name"
   echo "lib/$name (from $real)"
 done
+cuda="$(dirname "$run")/../lib/libtelar_runtime_cuda.so"
+if [ -f "$cuda" ]; then
+  cp -f "$cuda" "$dir/lib/"
+  echo "lib/libtelar_runtime_cuda.so"
+fi
 exit "$missing"

@@ -79,6 +79,19 @@ config.substitutions.append((
 # unsupported without it; nothing else needs the toolkit.
 if shutil.which("ptxas") or os.access("/usr/local/cuda/bin/ptxas", os.X_OK):
     config.available_features.add("cuda-ptxas")
+# An NVIDIA driver (libcuda.so.1 loads): the tests of what telar-run does on
+# a machine without a GPU say `UNSUPPORTED: cuda-driver`. The toolkit's stub
+# driver library (no GPU behind it) is `cuda-stub-driver`.
+import ctypes
+try:
+    ctypes.CDLL("libcuda.so.1")
+    config.available_features.add("cuda-driver")
+except OSError:
+    pass
+if os.path.exists("/usr/local/cuda/lib64/stubs/libcuda.so"):
+    config.available_features.add("cuda-stub-driver")
+    config.substitutions.append(
+        ("%cuda_stubs", "/usr/local/cuda/lib64/stubs"))
 # The CUDA target's kernels emulated on the CPU (telar-emulate-gpu), the
 # same checks: standalone programs, no runtime; blocks of 7 threads, so
 # that most kernels span blocks and end in a partial one.

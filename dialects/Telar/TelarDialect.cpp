@@ -54,6 +54,7 @@ using BytesAttr = TelarDialect::BytesAttrHelper;
 using UpdatesAttr = TelarDialect::UpdatesAttrHelper;
 using TrainingAttr = TelarDialect::TrainingAttrHelper;
 using PhaseAttr = TelarDialect::PhaseAttrHelper;
+using GpuKernelsAttr = TelarDialect::GpuKernelsAttrHelper;
 
 static bool isStringArray(Attribute attr) {
   auto array = dyn_cast<ArrayAttr>(attr);
@@ -113,6 +114,19 @@ LogicalResult TelarDialect::verifyOperationAttribute(Operation *op,
       return error() << "belongs on the module";
     if (!isa<TargetAttr>(attr.getValue()))
       return error() << "must be a #telar.target, got " << attr.getValue();
+    return success();
+  }
+  if (name == GpuKernelsAttr::getNameStr()) {
+    if (!isa<ModuleOp>(op))
+      return error() << "belongs on the module";
+    auto kernels = dyn_cast<ArrayAttr>(attr.getValue());
+    if (!kernels || !llvm::all_of(kernels, [](Attribute a) {
+          auto ref = dyn_cast<SymbolRefAttr>(a);
+          return ref && ref.getNestedReferences().size() == 1;
+        }))
+      return error() << "must be an array of @module::@function symbol "
+                        "references, got "
+                     << attr.getValue();
     return success();
   }
   if (name == TrainingAttr::getNameStr()) {

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <set>
 
@@ -1143,11 +1144,33 @@ Manifest telar_artifact::parseManifest(std::string_view text,
         throw r.error(where + " repeats the weight file '" + file + "'");
       p.weightFiles.push_back(std::move(file));
     }
-    if (const json *emulated = r.optional(key::kProgramEmulated)) {
-      if (!emulated->is_boolean())
-        throw r.fieldError(key::kProgramEmulated,
-                           "must be true or false, got " + emulated->dump());
-      p.emulated = emulated->get<bool>();
+    if (r.optional(key::kProgramKernelDirectory)) {
+      p.kernelDirectory = checkRelativePath(r, key::kProgramKernelDirectory);
+      if (r.optional(key::kProgramEmulationLibrary))
+        p.emulationLibrary =
+            checkRelativePath(r, key::kProgramEmulationLibrary);
+      const json &kernels = r.array(key::kProgramKernels);
+      for (size_t j = 0; j < kernels.size(); ++j) {
+        ObjectReader k(kernels[j],
+                       r.fieldPath(key::kProgramKernels) + "[" +
+                           std::to_string(j) + "]",
+                       origin);
+        KernelSpec spec{k.string(key::kProgramKernelModule),
+                        k.string(key::kProgramKernelFunction)};
+        // Names of files in the kernel folder and of symbols.
+        for (const std::string *name : {&spec.module, &spec.function})
+          if (!std::all_of(name->begin(), name->end(), [](char c) {
+                return std::isalnum(static_cast<unsigned char>(c)) ||
+                       c == '_';
+              }))
+            throw k.error("has the kernel name '" + *name +
+                          "' (letters, digits and '_' only)");
+        p.kernels.push_back(std::move(spec));
+      }
+    } else if (r.optional(key::kProgramKernels) ||
+               r.optional(key::kProgramEmulationLibrary)) {
+      throw r.error("has kernels but no '" +
+                    std::string(key::kProgramKernelDirectory) + "'");
     }
     if (!programNames.insert(p.name).second)
       throw r.error("repeats the program name '" + p.name + "'");

@@ -227,9 +227,24 @@ std::string telar_artifact::writeManifestJson(const Manifest &m) {
     w.value(p.entry);
     w.key(key::kProgramWeightFiles);
     w.inlineArray(p.weightFiles);
-    if (p.emulated) {
-      w.key(key::kProgramEmulated);
-      w.value(true);
+    if (p.isGpuProgram()) {
+      w.key(key::kProgramKernelDirectory);
+      w.value(p.kernelDirectory);
+      if (!p.emulationLibrary.empty()) {
+        w.key(key::kProgramEmulationLibrary);
+        w.value(p.emulationLibrary);
+      }
+      w.key(key::kProgramKernels);
+      w.beginArray();
+      for (const KernelSpec &k : p.kernels) {
+        w.beginObject();
+        w.key(key::kProgramKernelModule);
+        w.value(k.module);
+        w.key(key::kProgramKernelFunction);
+        w.value(k.function);
+        w.endObject();
+      }
+      w.endArray();
     }
     w.endObject();
   }

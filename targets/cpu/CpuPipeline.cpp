@@ -89,7 +89,9 @@ void telar::buildCpuLoopsToLLVMPipeline(OpPassManager &pm,
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertIndexToLLVMPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
-  pm.addPass(createConvertFuncToLLVMPass());
+  ConvertFuncToLLVMPassOptions funcToLLVM;
+  funcToLLVM.useBarePtrCallConv = options.barePtrCallConv;
+  pm.addPass(createConvertFuncToLLVMPass(funcToLLVM));
   if (options.parallel)
     pm.addPass(createConvertOpenMPToLLVMPass());
   // Runtime calls take the context and are checked.

@@ -99,7 +99,8 @@ static void allowReassociation(llvm::Module &module) {
 LogicalResult telar::emitObjectFile(ModuleOp module,
                                     ArrayRef<SmallVector<int64_t>> bufferShapes,
                                     const CpuTarget &target,
-                                    StringRef objectPath, std::string &error) {
+                                    StringRef objectPath, std::string &error,
+                                    bool entryPoint) {
   llvm::LLVMContext llvmContext;
   std::unique_ptr<llvm::Module> llvmModule =
       translateModuleToLLVMIR(module, llvmContext, "telar_program");
@@ -107,7 +108,7 @@ LogicalResult telar::emitObjectFile(ModuleOp module,
     error = "translation to LLVM IR failed";
     return failure();
   }
-  if (failed(addEntryPoint(*llvmModule, bufferShapes, error)))
+  if (entryPoint && failed(addEntryPoint(*llvmModule, bufferShapes, error)))
     return failure();
 
   llvm::Triple triple(target.triple);

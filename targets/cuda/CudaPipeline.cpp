@@ -86,6 +86,43 @@ void telar::buildCudaEmulationPipeline(OpPassManager &pm,
   buildCpuLoopsToLLVMPipeline(pm, cpu);
 }
 
+void telar::buildCudaHostPipeline(OpPassManager &pm,
+                                  const CudaPipelineOptions &options) {
+  pm.addPass(createTelarGpuLaunchesToRuntime());
+  CpuPipelineOptions cpu;
+  cpu.libraryCalls = false;
+  cpu.runtimeAllocator = options.runtime;
+  cpu.parallel = false;
+  if (options.runtime) {
+    // The host of the GPU, not this machine: a CPU any x86-64 server has
+    // (the host code only calls the runtime).
+    TelarSetCpuTargetOptions target;
+    target.cpu = kCudaHostCpu;
+    pm.addPass(createTelarSetCpuTarget(target));
+  }
+  buildCpuLoopsToLLVMPipeline(pm, cpu);
+}
+
+void telar::buildCudaKernelLibraryPipeline(OpPassManager &pm,
+                                           const CudaPipelineOptions &options) {
+  TelarEmulateGpuOptions emulate;
+  emulate.library = true;
+  pm.addPass(createTelarEmulateGpu(emulate));
+  CpuPipelineOptions cpu;
+  cpu.libraryCalls = false;
+  cpu.runtimeAllocator = false; // kernels allocate nothing
+  cpu.parallel = false;
+  cpu.barePtrCallConv = true;   // buffers as the slots' pointers
+  if (options.runtime) {
+    // The emulator runs where the artifact is compiled, as a rule.
+    TelarSetCpuTargetOptions target;
+    target.cpu = "native";
+    pm.addPass(createTelarSetCpuTarget(target));
+  }
+  buildCpuLoopsToLLVMPipeline(pm, cpu);
+  pm.addPass(createTelarEmulatedKernelEntries());
+}
+
 namespace {
 void buildGpuLowering(OpPassManager &pm,
                       const telar::CudaPipelineOptions &options) {
@@ -109,6 +146,24 @@ void telar::registerCudaPipelines() {
       [](OpPassManager &pm, const CudaPipelineOptions &options) {
         buildGpuLowering(pm, options);
         buildCudaKernelPipeline(pm, options);
+      });
+  PassPipelineRegistration<CudaPipelineOptions>(
+      "telar-lower-to-gpu-host",
+      "telar-lower-to-gpu, then the host program of a GPU target: launches "
+      "and constants as runtime calls (telar-gpu-launches-to-runtime), to "
+      "the LLVM dialect",
+      [](OpPassManager &pm, const CudaPipelineOptions &options) {
+        buildGpuLowering(pm, options);
+        buildCudaHostPipeline(pm, options);
+      });
+  PassPipelineRegistration<CudaPipelineOptions>(
+      "telar-lower-to-emulated-kernels",
+      "telar-lower-to-gpu, then the kernels alone for the CUDA emulator: "
+      "compiled for the host with an exported entry point each "
+      "(telar-emulate-gpu{library}, telar-emulated-kernel-entries)",
+      [](OpPassManager &pm, const CudaPipelineOptions &options) {
+        buildGpuLowering(pm, options);
+        buildCudaKernelLibraryPipeline(pm, options);
       });
   PassPipelineRegistration<CudaPipelineOptions>(
       "telar-lower-to-emulated-gpu",

@@ -1,21 +1,24 @@
 //===- CudaTargetBackend.cpp - The CUDA target ----------------------------===//
 //
-// `telarc --target cuda --gpu sm_90 --emulation -o out/`: the translated
+// `telarc --target cuda --gpu sm_90 [--emulation] -o out/`: the translated
 // program (host code launching one kernel per linalg op) is serialized
-// twice, from copies of the same module:
+// from copies of the same module:
 //   - the kernels through NVVM to PTX (programs/<name>.kernels/*.ptx), and
 //     to a cubin each by the toolkit's ptxas when it is installed (its
 //     register, spill and shared-memory report in ptxas.txt);
-//   - the host program with its kernels emulated on the CPU
-//     (telar-emulate-gpu), compiled and linked as the CPU target does: the
-//     program telar-run --emulate runs.
-// The GPU host program (launches through the CUDA driver) is not built yet,
-// so --emulation is required for now and said so.
+//   - the host program (programs/<name>.so): launches as telarrt_gpu_launch
+//     calls by kernel index (abi/Gpu.h), compiled for a generic x86-64 host
+//     by the CPU target's code generation; the manifest lists its kernel
+//     table;
+//   - with --emulation, the same kernels compiled for this CPU
+//     (programs/<name>.emulation.so): what telar-run --emulate runs them
+//     with.
 //
 //===----------------------------------------------------------------------===//
 
 #include "telar/targets/cuda/CudaTargetBackend.h"
 #include "telar/codegen/Artifact.h"
+#include "telar/dialects/Telar/TelarDialect.h"
 #include "telar/codegen/ArtifactWriter.h"
 #include "telar/targets/cpu/CpuCodegen.h"
 #include "telar/targets/cpu/CpuTarget.h"
@@ -71,8 +74,12 @@ public:
     return "generating GPU kernels";
   }
   SmallVector<StringRef> getSerializationStageNames() const override {
-    return {"compiling kernels to PTX", "assembling kernels",
-            "emulating kernels (CPU)", "generating native code", "linking"};
+    SmallVector<StringRef> names = {
+        "compiling kernels to PTX", "assembling kernels",
+        "lowering the host program", "generating native code", "linking"};
+    if (options.emulation)
+      names.push_back("emulating kernels (CPU)");
+    return names;
   }
 
   LogicalResult checkOptions(bool partitioned,
@@ -81,14 +88,6 @@ public:
       error = "--gpu " + options.gpu +
               " is not a supported GPU architecture (sm_80, sm_86, sm_89, "
               "sm_90)";
-      return failure();
-    }
-    if (!options.emulation) {
-      error = "--target cuda needs --emulation for now: the host program "
-              "that launches the kernels on a GPU (the runtime's CUDA "
-              "device) is not built yet; --emulation writes the kernels "
-              "(PTX) and a program that runs them on the CPU (telar-run "
-              "--emulate)";
       return failure();
     }
     if (partitioned) {
@@ -121,26 +120,49 @@ public:
         })))
       return failure();
 
-    OwningOpRef<ModuleOp> emulated = cast<ModuleOp>(module->clone());
-    FailureOr<CpuTarget> host;
-    if (failed(stages.run("emulating kernels (CPU)", [&]() -> LogicalResult {
+    // The host program, and the kernel table its launches index.
+    OwningOpRef<ModuleOp> host = cast<ModuleOp>(module->clone());
+    FailureOr<CpuTarget> hostTarget;
+    std::vector<artifact::KernelSpec> kernels;
+    if (failed(stages.run("lowering the host program", [&]() -> LogicalResult {
           PassManager pm(module.getContext());
           CudaPipelineOptions pipeline;
           setPipelineOptions(pipeline);
-          buildCudaEmulationPipeline(pm, pipeline);
-          if (failed(pm.run(*emulated))) {
-            error = "the CPU emulation of the kernels failed (see above)";
+          buildCudaHostPipeline(pm, pipeline);
+          if (failed(pm.run(*host))) {
+            error = "lowering the GPU program's host code failed (see above)";
             return failure();
           }
-          host = getModuleCpuTarget(*emulated, error);
-          return host;
+          StringRef tableName = TelarDialect::GpuKernelsAttrHelper::getNameStr();
+          auto table = (*host)->getAttrOfType<ArrayAttr>(tableName);
+          if (table)
+            for (Attribute a : table) {
+              auto ref = cast<SymbolRefAttr>(a);
+              kernels.push_back({ref.getRootReference().str(),
+                                 ref.getLeafReference().str()});
+            }
+          (*host)->removeAttr(tableName);
+          hostTarget = getModuleCpuTarget(*host, error);
+          return hostTarget;
         })))
       return failure();
     FailureOr<artifact::ProgramSpec> program = writeProgramLibrary(
-        *emulated, interface, *host, writer, stages, error);
+        *host, interface, *hostTarget, writer, stages, error);
     if (failed(program))
       return failure();
-    program->emulated = true;
+    program->kernelDirectory = kernelDir;
+    program->kernels = std::move(kernels);
+
+    if (options.emulation &&
+        failed(stages.run("emulating kernels (CPU)", [&]() -> LogicalResult {
+          FailureOr<std::string> library =
+              writeEmulationLibrary(module, interface, writer, error);
+          if (failed(library))
+            return failure();
+          program->emulationLibrary = *library;
+          return success();
+        })))
+      return failure();
     writer.addProgram(std::move(*program));
     writer.setTarget(TargetAttr::get(module.getContext(), kCudaTargetKind,
                                      kNvptxTriple, options.gpu, ""));
@@ -148,9 +170,9 @@ public:
   }
 
   SmallVector<std::string> getRuntimeLibraries() const override {
-    // The emulated program is CPU code: the runtime core, the CPU device
-    // and libm.
-    return {"telar_runtime", "telar_runtime_cpu", "m"};
+    // The host program calls the runtime's core (its GPU calls go to the
+    // context's device); the emulated kernels libm.
+    return {"telar_runtime", "m"};
   }
 
 private:
@@ -158,6 +180,40 @@ private:
   void setPipelineOptions(CudaPipelineOptions &pipeline) const {
     pipeline.gpu = options.gpu;
     pipeline.runtime = true;
+  }
+
+  /// The kernels compiled for this CPU, an entry point each, as the
+  /// shared library programs/<name>.emulation.so; its path in the
+  /// artifact.
+  FailureOr<std::string> writeEmulationLibrary(ModuleOp module,
+                                               const ProgramInterface &interface,
+                                               ArtifactWriter &writer,
+                                               std::string &error) const {
+    OwningOpRef<ModuleOp> kernels = cast<ModuleOp>(module->clone());
+    PassManager pm(module.getContext());
+    CudaPipelineOptions pipeline;
+    setPipelineOptions(pipeline);
+    buildCudaKernelLibraryPipeline(pm, pipeline);
+    if (failed(pm.run(*kernels))) {
+      error = "compiling the kernels for the CPU emulation failed (see above)";
+      return failure();
+    }
+    FailureOr<CpuTarget> target = getModuleCpuTarget(*kernels, error);
+    if (failed(target))
+      return failure();
+    std::string programs = ArtifactWriter::kProgramsDir;
+    std::string library = programs + "/" + interface.name + ".emulation.so";
+    std::string object =
+        writer.getPath(programs + "/" + interface.name + ".emulation.o");
+    if (failed(emitObjectFile(*kernels, {}, *target, object, error,
+                              /*entryPoint=*/false)))
+      return failure();
+    LogicalResult linked =
+        linkSharedLibrary(object, writer.getPath(library), error);
+    llvm::sys::fs::remove(object);
+    if (failed(linked))
+      return failure();
+    return library;
   }
 
   /// The PTX of every kernel module, one file each.
@@ -262,8 +318,7 @@ struct CudaTargetFlags {
             "emulation",
             llvm::cl::desc("With --target cuda: also compile the kernels "
                            "for this machine's CPU, so that telar-run "
-                           "--emulate runs the artifact without a GPU "
-                           "(required for now)"),
+                           "--emulate runs the artifact without a GPU"),
             llvm::cl::init(false), llvm::cl::cat(category)) {}
   llvm::cl::opt<std::string> gpu;
   llvm::cl::opt<bool> emulation;
@@ -285,8 +340,9 @@ void registerCudaTargetBackend() {
   TargetBackendInfo info;
   info.name = kCudaTargetKind.str();
   info.description = "NVIDIA GPUs: one kernel per fused region through NVVM "
-                     "to PTX (--gpu picks the architecture; --emulation "
-                     "runs the kernels on the CPU)";
+                     "to PTX, a host program launching them through the "
+                     "runtime's CUDA device (--gpu picks the architecture; "
+                     "--emulation also compiles the kernels for the CPU)";
   info.registerFlags = [](llvm::cl::OptionCategory &category) {
     cudaTargetFlags().emplace(category);
   };

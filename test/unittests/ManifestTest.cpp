@@ -140,6 +140,46 @@ TEST(Manifest, RoundTripsEveryField) {
   EXPECT_TRUE(parseManifest(text, "m.json").pipeline->isTraining());
 }
 
+TEST(Manifest, GpuProgram) {
+  Manifest m = everyField();
+  m.targetKind = "cuda";
+  ProgramSpec &p = m.programs[0];
+  p.kernelDirectory = "programs/main.kernels";
+  p.kernels = {{"main_kernel", "main_kernel"}, {"main_kernel_0", "f"}};
+  p.emulationLibrary = "programs/main.emulation.so";
+  std::string text = writeManifestJson(m);
+  Manifest read = parseManifest(text, "m.json");
+  EXPECT_EQ(read, m) << text;
+  EXPECT_TRUE(read.programs[0].isGpuProgram());
+  EXPECT_FALSE(everyField().programs[0].isGpuProgram());
+  for (const char *field :
+       {"\"kernel_directory\": \"programs/main.kernels\"",
+        "\"emulation_library\": \"programs/main.emulation.so\"",
+        "\"module\": \"main_kernel_0\""})
+    EXPECT_NE(text.find(field), std::string::npos) << field << "\n" << text;
+  // Kernel names become file names and symbols; paths stay inside.
+  auto errorOf = [&](const std::string &from, const std::string &to) {
+    std::string edited = text;
+    edited.replace(edited.find(from), from.size(), to);
+    try {
+      parseManifest(edited, "m.json");
+    } catch (const Error &e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_NE(errorOf("\"function\": \"f\"", "\"function\": \"../f\"")
+                .find("has the kernel name '../f' (letters, digits and '_' "
+                      "only)"),
+            std::string::npos);
+  EXPECT_NE(errorOf("\"programs/main.kernels\"", "\"/tmp\"")
+                .find("must be a relative path inside the artifact"),
+            std::string::npos);
+  EXPECT_NE(errorOf("\"kernel_directory\"", "\"kernel_folder\"")
+                .find("has kernels but no 'kernel_directory'"),
+            std::string::npos);
+}
+
 TEST(Manifest, Equality) {
   // Each part takes part in the comparison.
   std::vector<std::function<void(Manifest &)>> edits = {
@@ -148,13 +188,14 @@ TEST(Manifest, Equality) {
       [](Manifest &m) { m.inputs[0].sharding = {}; },
       [](Manifest &m) { m.weights[0].globalShape = {16, 8}; },
       [](Manifest &m) { m.programs[0].entry = "telar_entry"; },
+      [](Manifest &m) { m.programs[0].kernels = {{"k", "f"}}; },
       [](Manifest &m) { m.largestLiveSetBytes = -1; },
       [](Manifest &m) { m.pipeline->transfers[1].gradient = false; },
       [](Manifest &m) { m.pipeline->scheduleTable[1][8].stage = 0; },
       [](Manifest &m) { m.pipeline->outputs[0].stage = 0; },
   };
   for (size_t i = 0; i < edits.size(); ++i) {
-    Manifest m = i < 6 ? everyField() : trainingPipeline();
+    Manifest m = i < 7 ? everyField() : trainingPipeline();
     Manifest edited = m;
     edits[i](edited);
     EXPECT_NE(m, edited) << "edit " << i;

@@ -2,7 +2,9 @@
 //
 // The CPU device through the Device interface (Device.h): memory, copies
 // both ways, its queue's order, events, weights used in place or as
-// writable copies; and a context's device as programs see it (Abi.h).
+// writable copies; and a context's device as programs see it (Abi.h). The
+// CUDA emulator's device memory, its caching allocator and weights, and
+// what the GPU launch ABI says without kernels.
 //
 //===----------------------------------------------------------------------===//
 
@@ -144,4 +146,71 @@ TEST(RuntimeDevice, ContextHoldsItsDevice) {
               std::string::npos)
         << e.what();
   }
+}
+
+TEST(RuntimeDevice, CudaEmulatorHasDeviceMemory) {
+  std::unique_ptr<Device> device = createDevice("cuda-emulator");
+  EXPECT_STREQ(device->getKind(), "cuda-emulator");
+  EXPECT_EQ(device->getMemorySpace(), MemorySpace::Device);
+  DeviceAllocator &allocator = device->getAllocator();
+  std::string error;
+  // Blocks of 64 KiB or more are kept for reuse after a free.
+  void *big = allocator.allocate(64, 100000, error);
+  ASSERT_NE(big, nullptr) << error;
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(big) % 256, 0u);
+  EXPECT_EQ(allocator.getCurrentBytes(), 100000u);
+  allocator.deallocate(big);
+  EXPECT_EQ(allocator.getCurrentBytes(), 0u);
+  EXPECT_GE(allocator.getCachedBytes(), 100000u);
+  EXPECT_EQ(allocator.allocate(64, 100000, error), big); // reused
+  allocator.setMemoryLimit(150000);
+  EXPECT_EQ(allocator.allocate(64, 100000, error), nullptr);
+  EXPECT_NE(error.find("the context's memory limit is 150000 bytes"),
+            std::string::npos)
+      << error;
+  EXPECT_EQ(allocator.allocate(512, 16, error), nullptr); // > 256
+  allocator.freeLiveBlocks();
+  EXPECT_EQ(allocator.getCurrentBytes(), 0u);
+  EXPECT_EQ(allocator.getPeakBytes(), 100000u);
+  allocator.releaseCachedMemory();
+  EXPECT_EQ(allocator.getCachedBytes(), 0u);
+
+  // Weights are uploaded to device memory of their own: not the host's.
+  std::vector<float> w(64);
+  std::iota(w.begin(), w.end(), 1.0f);
+  std::unique_ptr<DeviceWeights> weights =
+      device->loadWeights({{w.data(), w.size() * sizeof(float)}}, {}, false);
+  ASSERT_EQ(weights->size(), 1u);
+  EXPECT_NE(weights->getData(0), static_cast<void *>(w.data()));
+  std::vector<float> back(64);
+  device->copy(back.data(), MemorySpace::Host, weights->getData(0),
+               MemorySpace::Device, back.size() * sizeof(float));
+  device->getQueue().synchronize();
+  EXPECT_EQ(back, w);
+
+  // Kernels come only from an artifact's emulation library.
+  EXPECT_THROW(device->loadKernels({"dir", {{"m", "f"}}, ""}), Error);
+  EXPECT_THROW(createDevice("cpu")->loadKernels({"dir", {}, ""}), Error);
+}
+
+TEST(RuntimeDevice, GpuLaunchNeedsKernels) {
+  // A context whose run lent it no kernels: the launch fails with why.
+  Context context(createDevice("cuda-emulator"));
+  int64_t slots[1] = {0};
+  EXPECT_EQ(telarrt_gpu_launch(context.get(), 0, 1, 1, 1, 1, 1, 1, slots, 1),
+            TELAR_STATUS_DEVICE_ERROR);
+  EXPECT_NE(context.getError().find("a context without GPU kernels"),
+            std::string::npos)
+      << context.getError();
+  // Uploads go to the device's memory.
+  context.clearError();
+  float value = 2.5f, back = 0;
+  void *p = telarrt_alloc(context.get(), sizeof(float));
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(telarrt_gpu_upload(context.get(), p, &value, sizeof(float)),
+            TELAR_STATUS_OK);
+  context.getDevice().copy(&back, MemorySpace::Host, p, MemorySpace::Device,
+                           sizeof(float));
+  EXPECT_EQ(back, 2.5f);
+  telarrt_free(context.get(), p);
 }

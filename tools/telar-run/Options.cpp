@@ -152,8 +152,9 @@ void declareFlags(telar::tools::flags::FlagParser &flags, Options &o) {
                  });
   flags.addSwitch({"--emulate"}, o.emulate,
                   "run a GPU artifact (telarc --target cuda --emulation) "
-                  "with its kernels emulated on the CPU: same inputs, "
-                  "outputs and flags, no GPU needed (docs/Cuda.md)");
+                  "on the CUDA emulator, its kernels compiled for the CPU: "
+                  "same inputs, outputs and flags, no GPU needed "
+                  "(docs/Cuda.md)");
   flags.addSwitch({"--train"}, o.train,
                   "run a training artifact (telarc --train): --steps "
                   "training steps, each input file holding a leading steps "

@@ -90,9 +90,16 @@ inline constexpr char kProgramName[] = "name";
 inline constexpr char kProgramLibrary[] = "library";
 inline constexpr char kProgramEntry[] = "entry";
 inline constexpr char kProgramWeightFiles[] = "weight_files";
-/// Optional, true: the library runs a GPU target's kernels on the CPU
-/// (telarc --target cuda --emulation), for telar-run --emulate.
-inline constexpr char kProgramEmulated[] = "emulated";
+/// Optional, GPU programs (the library is the host program): the folder of
+/// the kernel modules (<module>.cubin, <module>.ptx), the kernel table the
+/// host program launches by index ([{"module", "function"}]), and the
+/// library of the same kernels compiled for the host (telarc --emulation),
+/// for telar-run --emulate.
+inline constexpr char kProgramKernelDirectory[] = "kernel_directory";
+inline constexpr char kProgramKernels[] = "kernels";
+inline constexpr char kProgramKernelModule[] = "module";
+inline constexpr char kProgramKernelFunction[] = "function";
+inline constexpr char kProgramEmulationLibrary[] = "emulation_library";
 
 inline constexpr char kInputs[] = "inputs";
 inline constexpr char kOutputs[] = "outputs";
@@ -264,18 +271,34 @@ struct WeightSpec : TensorSpec {
 /// then every weight whose file is in `weightFiles` (manifest order), then
 /// every manifest output. A runtime running this program maps only those
 /// files.
+/// A GPU kernel of a program: function `function` of kernel module
+/// `module`.
+struct KernelSpec {
+  std::string module;
+  std::string function;
+  bool operator==(const KernelSpec &o) const {
+    return module == o.module && function == o.function;
+  }
+};
+
 struct ProgramSpec {
   std::string name;
   std::string library;
   std::string entry = kDefaultEntryName;
   std::vector<std::string> weightFiles;
-  /// The library runs the target's kernels emulated on the CPU (a GPU
-  /// target compiled with --emulation): the CPU device runs it, and only
-  /// when asked (telar-run --emulate).
-  bool emulated = false;
+  /// A GPU program (`library` its host program): the folder of its kernel
+  /// modules, its kernels in the order the host program numbers them, and
+  /// the same kernels compiled for the host ("" when not compiled with
+  /// --emulation). Empty for a CPU program.
+  std::string kernelDirectory;
+  std::vector<KernelSpec> kernels;
+  std::string emulationLibrary;
+  bool isGpuProgram() const { return !kernelDirectory.empty(); }
   bool operator==(const ProgramSpec &o) const {
     return name == o.name && library == o.library && entry == o.entry &&
-           weightFiles == o.weightFiles && emulated == o.emulated;
+           weightFiles == o.weightFiles &&
+           kernelDirectory == o.kernelDirectory && kernels == o.kernels &&
+           emulationLibrary == o.emulationLibrary;
   }
 };
 

@@ -9,7 +9,8 @@
 //
 // Drivers: "cpu" (runtime/cpu: the kernels, OpenMP, OpenBLAS as fallback;
 // its queue runs work in order on the calling thread and its memory is the
-// host's). A driver registers a factory under its kind (registerDeviceDriver);
+// host's) and "cuda" (runtime/cuda: the CUDA driver API, dlopened, or its
+// emulation on the host). A driver registers a factory under its kind (registerDeviceDriver);
 // createDevice finds it, loading the driver's library on first use.
 //
 //===----------------------------------------------------------------------===//
@@ -134,6 +135,40 @@ protected:
   bool writable = false;
 };
 
+/// A kernel of a GPU program: function `function` of kernel module
+/// `module` (the manifest's "kernels").
+struct KernelRef {
+  std::string module;
+  std::string function;
+};
+
+/// A GPU program's kernels as its artifact holds them: `directory` has
+/// `<module>.cubin` (for the artifact's GPU) and `<module>.ptx` per
+/// module; `emulationLibrary`, when not empty, the same kernels compiled
+/// for the host (telarc --emulation), exporting
+/// `telar_emulated_<module>_<function>` (docs/Artifact.md). Paths are
+/// the files' own (the artifact's directory prefixed).
+struct ProgramKernels {
+  std::string directory;
+  std::vector<KernelRef> kernels;
+  std::string emulationLibrary;
+};
+
+/// A program's kernels loaded on a device (Device::loadKernels), launched
+/// by index (the host program's telarrt_gpu_launch, abi/Gpu.h) in the
+/// order of the device's queue.
+class DeviceKernels {
+public:
+  virtual ~DeviceKernels();
+  virtual size_t size() const = 0;
+  /// Enqueues kernel `index` (< size()) on a grid of `grid` blocks of
+  /// `block` threads (x, y, z) with the 64-bit argument slots `args`
+  /// (abi/Gpu.h); false with the reason in `error` when it cannot.
+  virtual bool launch(size_t index, const int64_t grid[3],
+                      const int64_t block[3], const int64_t *args,
+                      size_t numArgs, std::string &error) const = 0;
+};
+
 /// One device (Device.h's header comment). Not copyable; a context owns
 /// its device, and runs one program at a time on it.
 class Device {
@@ -174,6 +209,12 @@ public:
   /// binding, to be put back after the run.
   virtual const void *setWeightsBinding(const void *binding) = 0;
 
+  /// Loads a GPU program's kernels, once (modules loaded, functions
+  /// looked up); throws Error when they cannot be (a missing image, a
+  /// driver error), or when the device runs no GPU kernels (the CPU).
+  virtual std::unique_ptr<DeviceKernels>
+  loadKernels(const ProgramKernels &kernels);
+
   /// Starts (clearing what was recorded) or stops timing the kernels of
   /// the programs run on the device; what was recorded, in the order first
   /// called. Devices that cannot record nothing.
@@ -185,6 +226,11 @@ public:
 
 /// Makes a device of a driver.
 using DeviceFactory = std::function<std::unique_ptr<Device>()>;
+/// Kinds: "cpu" (runtime/cpu), "cuda" (an NVIDIA GPU through the CUDA
+/// driver) and "cuda-emulator" (the CUDA device's memory, copies and
+/// launches with the kernels compiled for the host: telar-run --emulate),
+/// the last two in runtime/cuda. A kind's driver library is named after
+/// the kind up to its first '-'.
 /// Registers the driver of devices of `kind` (a driver library does this
 /// when it loads); a second registration of a kind replaces the first.
 /// `programSymbols`: a symbol of each library the driver's programs resolve
@@ -194,7 +240,7 @@ void registerDeviceDriver(const std::string &kind, DeviceFactory factory,
                           std::vector<const void *> programSymbols = {});
 /// A new device of `kind` ("cpu"); throws Error (Runtime.h) when no driver
 /// of that kind can be found. A driver not registered yet is loaded from
-/// its library beside the core's (libtelar_runtime_<kind>.so), with its
+/// its library beside the core's (libtelar_runtime_<kind up to '-'>.so), with its
 /// symbols global.
 std::unique_ptr<Device> createDevice(const std::string &kind = "cpu");
 /// The program symbols of every driver registered (registerDeviceDriver).

@@ -250,10 +250,12 @@ public:
   /// files are mapped. Not collective: ranks whose load failed must tell
   /// the others before anyone runs (telar-run agrees on it first).
   ///
-  /// `emulate`: run a GPU artifact's program whose kernels were compiled
-  /// for the CPU (telarc --emulation; the manifest's "emulated") on the
-  /// CPU device. A GPU artifact without it is refused with the reason, as
-  /// is `emulate` for an artifact that is not for a GPU.
+  /// A GPU artifact's program (its host program and kernels) runs on a
+  /// device of the target's kind ("cuda"), which loads its kernels here;
+  /// without a usable GPU the load fails with the reason. `emulate`: on
+  /// that device's emulator instead ("cuda-emulator": host memory, the
+  /// kernels compiled for the CPU by telarc --emulation); refused for an
+  /// artifact without an emulation of its kernels, or not for a GPU.
   static std::unique_ptr<Artifact>
   load(const std::string &directory, const std::string &program = "",
        std::shared_ptr<comm::Communicator> world = nullptr,
@@ -332,7 +334,9 @@ public:
   }
 
   /// Runs the program once after checking that the tensors match the
-  /// manifest's inputs and outputs (count, dtype, local shape).
+  /// manifest's inputs and outputs (count, dtype, local shape). On a
+  /// device with memory of its own (a GPU, or its emulator) the tensors are
+  /// copied to and from buffers of the device's allocator.
   void run(Context &ctx, const std::vector<Tensor> &inputs,
            std::vector<Tensor> &outputs) const;
   void run(const std::vector<Tensor> &inputs,
@@ -356,11 +360,40 @@ private:
   /// Declared after weightFiles and context: the device's weights go
   /// before the mappings and the device.
   std::unique_ptr<DeviceWeights> deviceWeights;
+  /// A GPU program's kernels, loaded on the context's device (null for a
+  /// CPU program).
+  std::unique_ptr<DeviceKernels> deviceKernels;
   int64_t rank = 0;
   std::shared_ptr<comm::Communicator> world;
   std::shared_ptr<comm::MeshCommunicator> mesh;
   void *programHandle = nullptr;
   TelarEntryFn entry = nullptr;
+};
+
+/// Buffers of a device's allocator holding a run's inputs and outputs, for
+/// a device with memory of its own (a GPU): inputs uploaded from host
+/// memory, outputs copied back after the run (ordered on the device's
+/// queue: synchronize it before reading them). Freed with this object.
+class StagedBuffers {
+public:
+  explicit StagedBuffers(Device &device) : device(device) {}
+  ~StagedBuffers();
+  StagedBuffers(const StagedBuffers &) = delete;
+  StagedBuffers &operator=(const StagedBuffers &) = delete;
+  /// A buffer of `bytes` for `name` (in messages); throws RunError (out of
+  /// memory).
+  void *allocate(size_t bytes, const std::string &name);
+  /// A buffer holding a copy of `bytes` of host memory `host`.
+  void *upload(const void *host, size_t bytes, const std::string &name);
+  /// Copies `bytes` of `buffer` (one of these) to host memory `host`.
+  void download(void *host, const void *buffer, size_t bytes);
+  /// Bytes staged (counted by the device's allocator).
+  size_t getBytes() const { return total; }
+
+private:
+  Device &device;
+  std::vector<void *> blocks;
+  size_t total = 0;
 };
 
 /// Makes the runtime's core library and the libraries of the device drivers

@@ -115,24 +115,21 @@ FailureOr<func::FuncOp> emulateKernel(OpBuilder &b, gpu::GPUModuleOp module,
   return fn;
 }
 
-/// `launch` as loops over its blocks (parallel) and threads calling `fn`.
-LogicalResult emulateLaunch(gpu::LaunchFuncOp launch, func::FuncOp fn) {
-  if (launch.getAsyncToken() || !launch.getAsyncDependencies().empty())
-    return launch.emitError("an asynchronous launch cannot be emulated");
-  if (launch.getClusterSizeX())
-    return launch.emitError("a launch with clusters cannot be emulated");
-  OpBuilder b(launch);
-  Location loc = launch.getLoc();
-  gpu::KernelDim3 grid = launch.getGridSizeOperandValues();
-  gpu::KernelDim3 block = launch.getBlockSizeOperandValues();
+/// Loops over the blocks of a `grid` (parallel) and the threads of a
+/// `block` (x, y, z each), calling the thread function `fn` of a kernel
+/// with `operands`.
+void buildLaunchLoops(OpBuilder &b, Location loc, func::FuncOp fn,
+                      ArrayRef<Value> grid, ArrayRef<Value> block,
+                      ValueRange operands) {
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
-  SmallVector<Value> operands = llvm::to_vector(launch.getKernelOperands());
   SmallVector<Value> zeros = {zero, zero, zero}, ones = {one, one, one};
-  SmallVector<Value> gridSizes = {grid.z, grid.y, grid.x};
-  SmallVector<Value> blockSizes = {block.z, block.y, block.x};
-  SmallVector<Value> dims = {grid.x, grid.y, grid.z, block.x, block.y, block.z};
+  SmallVector<Value> gridSizes = {grid[2], grid[1], grid[0]};
+  SmallVector<Value> blockSizes = {block[2], block[1], block[0]};
+  SmallVector<Value> dims = {grid[0], grid[1], grid[2],
+                             block[0], block[1], block[2]};
   auto blocks = scf::ParallelOp::create(b, loc, zeros, gridSizes, ones);
+  OpBuilder::InsertionGuard guard(b);
   b.setInsertionPoint(blocks.getBody()->getTerminator());
   SmallVector<Value> blockIvs(blocks.getInductionVars()); // z, y, x
   scf::buildLoopNest(
@@ -144,12 +141,47 @@ LogicalResult emulateLaunch(gpu::LaunchFuncOp launch, func::FuncOp fn) {
         llvm::append_range(args, operands);
         func::CallOp::create(nb, loc, fn, args);
       });
+}
+
+/// `launch` as loops over its blocks (parallel) and threads calling `fn`.
+LogicalResult emulateLaunch(gpu::LaunchFuncOp launch, func::FuncOp fn) {
+  if (launch.getAsyncToken() || !launch.getAsyncDependencies().empty())
+    return launch.emitError("an asynchronous launch cannot be emulated");
+  if (launch.getClusterSizeX())
+    return launch.emitError("a launch with clusters cannot be emulated");
+  OpBuilder b(launch);
+  gpu::KernelDim3 grid = launch.getGridSizeOperandValues();
+  gpu::KernelDim3 block = launch.getBlockSizeOperandValues();
+  buildLaunchLoops(b, launch.getLoc(), fn, {grid.x, grid.y, grid.z},
+                   {block.x, block.y, block.z}, launch.getKernelOperands());
   launch.erase();
   return success();
 }
 
+/// The public launcher of a kernel's emulation (library mode): the grid and
+/// block sizes (x, y, z) and the kernel's arguments, running every thread.
+func::FuncOp buildLauncher(OpBuilder &b, gpu::GPUModuleOp module,
+                           gpu::GPUFuncOp kernel, func::FuncOp fn) {
+  Location loc = kernel.getLoc();
+  SmallVector<Type> inputs(6, b.getIndexType());
+  llvm::append_range(inputs, kernel.getArgumentTypes());
+  std::string name =
+      (telar::kEmulatedLauncherPrefix + module.getName() + "_" +
+       kernel.getName())
+          .str();
+  auto launcher = func::FuncOp::create(
+      b, loc, name, FunctionType::get(b.getContext(), inputs, {}));
+  OpBuilder body = OpBuilder::atBlockBegin(launcher.addEntryBlock());
+  SmallVector<Value> args(launcher.getArguments());
+  buildLaunchLoops(body, loc, fn, ArrayRef(args).take_front(3),
+                   ArrayRef(args).slice(3, 3), ArrayRef(args).drop_front(6));
+  func::ReturnOp::create(body, loc);
+  return launcher;
+}
+
 struct TelarEmulateGpu
     : public telar::impl::TelarEmulateGpuBase<TelarEmulateGpu> {
+  using TelarEmulateGpuBase::TelarEmulateGpuBase;
   void runOnOperation() override {
     ModuleOp module = getOperation();
     OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
@@ -165,7 +197,28 @@ struct TelarEmulateGpu
         if (failed(fn))
           return signalPassFailure();
         emulated[(gpuModule.getName() + "::" + kernel.getName()).str()] = *fn;
+        if (library)
+          buildLauncher(b, gpuModule, kernel, *fn);
       }
+    if (library) {
+      // The kernels alone: the host functions (and what only they use) go.
+      llvm::SmallPtrSet<Operation *, 16> keep;
+      for (auto &entry : emulated)
+        keep.insert(entry.second);
+      for (func::FuncOp fn :
+           llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
+        if (!keep.contains(fn) &&
+            !fn.getName().starts_with(telar::kEmulatedLauncherPrefix))
+          fn.erase();
+      for (memref::GlobalOp global :
+           llvm::make_early_inc_range(module.getOps<memref::GlobalOp>()))
+        if (SymbolTable::symbolKnownUseEmpty(global, module))
+          global.erase();
+      for (gpu::GPUModuleOp gpuModule : gpuModules)
+        gpuModule.erase();
+      module->removeAttr(gpu::GPUDialect::getContainerModuleAttrName());
+      return;
+    }
     SmallVector<gpu::LaunchFuncOp> launches;
     module.walk([&](gpu::LaunchFuncOp op) { launches.push_back(op); });
     for (gpu::LaunchFuncOp launch : launches) {

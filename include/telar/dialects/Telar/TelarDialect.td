@@ -31,7 +31,8 @@ def Telar_Dialect : Dialect {
     "::mlir::Attribute":$target,
     "::mlir::StringAttr":$updates,
     "::mlir::DictionaryAttr":$training,
-    "::mlir::StringAttr":$phase
+    "::mlir::StringAttr":$phase,
+    "::mlir::ArrayAttr":$gpu_kernels
   );
   let hasOperationAttrVerify = 1;
   let hasRegionArgAttrVerify = 1;
@@ -72,6 +73,7 @@ def Telar_Dialect : Dialect {
     | `telar.updates` | a function result (an out-parameter once results became ones) | of a training step: the `telar.variable` (its name) whose value the result replaces once the step has run |
     | `telar.training` | the module | of a training step: the loss (`loss`, the output name), the optimizer (`optimizer`), its hyper-parameters (numbers) and the trained parameters (`parameters`, their variables' names), as `telar-build-training-step` built it; the artifact's manifest records it |
     | `telar.phase` | an operation | of a training step: `"backward"` or `"optimizer"`, the phase of the step that built it (the forward's ops have none), for `telarc --explain` |
+    | `telar.gpu_kernels` | the module | of a GPU program's host code: its kernel table (`@module::@function` symbol references, each once), whose indices its `telarrt_gpu_launch` calls pass (`telar-gpu-launches-to-runtime`); the artifact's manifest lists it |
     | `telar.bytes` | a `shard` collective | of a partitioned program: the bytes each rank sends in it (a non-negative `i64`), as the resharding step it comes from priced it |
 
     Any other `telar.*` attribute is an error, as is one of these elsewhere.

@@ -37,7 +37,10 @@ enum {
    * a compiler bug, not a user error). */
   TELAR_STATUS_INVALID_ARGUMENT = 2,
   /* A collective failed in its transport (MPI error, a peer gone). */
-  TELAR_STATUS_COMM_ERROR = 3
+  TELAR_STATUS_COMM_ERROR = 3,
+  /* The device failed (a GPU driver error, a kernel that could not be
+   * launched). */
+  TELAR_STATUS_DEVICE_ERROR = 4
 };
 
 /* The entry point every program exports (docs/Artifact.md):

@@ -22,12 +22,13 @@ namespace mlir::telar {
 
 /// Translates `module` (LLVM dialect, with a `@main` taking one memref
 /// descriptor per buffer) to LLVM IR, adds the entry point of docs/Artifact.md
-/// calling `@main` with dense descriptors of the given static shapes,
+/// calling `@main` with dense descriptors of the given static shapes
+/// (unless `entryPoint` is false: a library of functions, no `@main`),
 /// optimises it and writes an object file to `objectPath`.
 LogicalResult emitObjectFile(ModuleOp module,
                              ArrayRef<SmallVector<int64_t>> bufferShapes,
                              const CpuTarget &target, StringRef objectPath,
-                             std::string &error);
+                             std::string &error, bool entryPoint = true);
 
 /// Links one object into a shared library with the in-process lld.
 /// Runtime symbols (allocator, kernels, OpenMP) stay undefined and resolve

@@ -40,6 +40,12 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
       *this, "parallel",
       llvm::cl::desc("Run parallel loops on OpenMP threads"),
       llvm::cl::init(true)};
+  Option<bool> barePtrCallConv{
+      *this, "bare-ptr-call-conv",
+      llvm::cl::desc("Functions take a buffer as its bare pointer (static "
+                     "shapes; the CUDA emulator's kernel libraries), not "
+                     "its memref descriptor"),
+      llvm::cl::init(false)};
   Option<int64_t> minParallelWork{
       *this, "min-parallel-work",
       llvm::cl::desc("Work (iterations times operations per iteration) "

@@ -10,10 +10,16 @@
 //   buildCudaKernelPipeline        the gpu.modules through NVVM to PTX
 //                                  (LLVM's NVPTX back end in process): a
 //                                  gpu.binary per module
-//   or
-//   buildCudaEmulationPipeline     the kernels run on the CPU
-//                                  (telar-emulate-gpu), then the CPU
-//                                  target's lowering to the LLVM dialect
+//   buildCudaHostPipeline          the host program: launches and
+//                                  constants as runtime calls, to the LLVM
+//                                  dialect (for a generic x86-64 host)
+//   buildCudaKernelLibraryPipeline the kernels alone compiled for this CPU,
+//                                  an entry point each (the emulator's
+//                                  library: telar-run --emulate)
+//   or (tests: one standalone program)
+//   buildCudaEmulationPipeline     the launches as loops running the
+//                                  kernels on the CPU (telar-emulate-gpu),
+//                                  then the CPU target's lowering
 //
 //===----------------------------------------------------------------------===//
 #ifndef TELAR_TARGETS_CUDA_CUDAPIPELINE_H
@@ -31,6 +37,8 @@ namespace telar {
 inline constexpr const char *kCudaChips[] = {"sm_80", "sm_86", "sm_89",
                                              "sm_90"};
 inline constexpr const char *kDefaultCudaChip = "sm_90";
+/// The CPU the host programs are compiled for: any x86-64 server's.
+inline constexpr const char *kCudaHostCpu = "x86-64-v2";
 
 /// Whether `chip` is one of kCudaChips.
 bool isSupportedCudaChip(StringRef chip);
@@ -56,12 +64,19 @@ void buildCudaTranslationPipeline(OpPassManager &pm,
                                   const CudaPipelineOptions &options);
 void buildCudaKernelPipeline(OpPassManager &pm,
                              const CudaPipelineOptions &options);
+void buildCudaHostPipeline(OpPassManager &pm,
+                           const CudaPipelineOptions &options);
+void buildCudaKernelLibraryPipeline(OpPassManager &pm,
+                                    const CudaPipelineOptions &options);
 void buildCudaEmulationPipeline(OpPassManager &pm,
                                 const CudaPipelineOptions &options);
 
 /// telar-opt's pipelines: telar-lower-to-gpu (preparation, the shared
-/// prefix, the translation), telar-lower-to-ptx (then the kernels to PTX)
-/// and telar-lower-to-emulated-gpu (then the emulation).
+/// prefix, the translation), then telar-lower-to-ptx (the kernels to PTX),
+/// telar-lower-to-gpu-host (the host program),
+/// telar-lower-to-emulated-kernels (the emulator's kernel library) or
+/// telar-lower-to-emulated-gpu (one program running the kernels on the
+/// CPU).
 void registerCudaPipelines();
 
 } // namespace telar

@@ -13,6 +13,14 @@
 
 namespace mlir::telar {
 
+/// The names of a kernel's emulation in a kernel library
+/// (telar-emulate-gpu{library}): the launcher running a whole grid, and the
+/// exported entry point taking the runtime's argument slots
+/// (telar-emulated-kernel-entries, abi/Gpu.h).
+inline constexpr llvm::StringLiteral kEmulatedLauncherPrefix =
+    "__telar_launch_";
+inline constexpr llvm::StringLiteral kEmulatedEntryPrefix = "telar_emulated_";
+
 #define GEN_PASS_DECL
 #include "telar/targets/cuda/Passes.h.inc"
 

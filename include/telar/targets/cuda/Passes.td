@@ -70,6 +70,66 @@ def TelarEmulateGpu : Pass<"telar-emulate-gpu", "ModuleOp"> {
   }];
   let dependentDialects = ["scf::SCFDialect", "func::FuncDialect",
                            "arith::ArithDialect"];
+  let options = [
+    Option<"library", "library", "bool", /*default=*/"false",
+           "Make a kernel library for the CUDA emulator instead: each "
+           "kernel gets a public launcher `@__telar_launch_<module>_<kernel>` "
+           "(grid x, y, z, block x, y, z, then the kernel's arguments) running "
+           "its loops; the host functions go">
+  ];
+}
+
+def TelarEmulatedKernelEntries : Pass<"telar-emulated-kernel-entries", "ModuleOp"> {
+  let summary = "Exported entry points of emulated kernels, reading the runtime's argument slots";
+  let description = [{
+    The last step of a kernel library for the CUDA emulator
+    (`telar-run --emulate`), on the LLVM dialect after
+    `telar-emulate-gpu{library}` and the CPU lowering with bare-pointer
+    buffers: each launcher `@__telar_launch_<kernel>` gets an exported
+    `@telar_emulated_<kernel>(%slots: !llvm.ptr, %gx, %gy, %gz, %bx, %by,
+    %bz: i64)`, which reads argument i from the i-th 64-bit slot (as its
+    own type: a pointer, an integer, a float, from the slot's first bytes)
+    and calls the launcher, made internal. The slots are those the host
+    program passes to `telarrt_gpu_launch` (abi/Gpu.h), whose addresses
+    are a GPU's kernel parameters: the emulator reads the same bytes.
+  }];
+  let dependentDialects = ["LLVM::LLVMDialect"];
+}
+
+def TelarGpuLaunchesToRuntime : Pass<"telar-gpu-launches-to-runtime", "ModuleOp"> {
+  let summary = "A GPU program's host code: launches and constants as runtime calls";
+  let description = [{
+    The host program of the CUDA target (after `gpu-kernel-outlining`; its
+    functions have the runtime context): each `gpu.launch_func` becomes
+
+    ```mlir
+    // the arguments in 64-bit slots: a buffer's aligned base pointer (the
+    // kernel applies its static offset), an index or integer
+    // sign-extended, a float's bits
+    memref.store %bits0, %slots[%c0] : memref<2xi64>
+    ...
+    %s = func.call @telarrt_gpu_launch(%ctx, %kernel, %gx, %gy, %gz,
+                                       %bx, %by, %bz, %slots_ptr, %n)
+    ```
+
+    with `%kernel` the kernel's index in the module's kernel table
+    `telar.gpu_kernels` (each kernel once, in the order first launched:
+    the artifact lists it) and one slot array per function (`memref.alloca`,
+    as long as its largest launch). Each constant buffer
+    (`memref.get_global`) becomes a device buffer filled by
+    `telarrt_gpu_upload` where it is taken, freed at the returns. The
+    callees are runtime declarations whose status
+    `telar-lower-runtime-calls` checks. The `gpu.module`s go (compiled
+    apart: PTX, and the emulator's library).
+
+    Host code must not touch buffers, which are in the device's memory: an
+    op that reads or writes one (a load, a store, a copy left on the
+    host) is an error, as are asynchronous launches, clusters, dynamic
+    shared memory and kernel arguments other than buffers, indices, i32,
+    i64, f32 and f64.
+  }];
+  let dependentDialects = ["arith::ArithDialect", "func::FuncDialect",
+                           "LLVM::LLVMDialect", "memref::MemRefDialect"];
 }
 
 def TelarConstantPowers : Pass<"telar-constant-powers"> {

@@ -1,4 +1,5 @@
 // RUN: telar-opt %s -split-input-file -telar-emulate-gpu | FileCheck %s
+// RUN: telar-opt %s -split-input-file -telar-emulate-gpu=library=true | FileCheck %s --check-prefix=LIB
 
 // The kernel becomes a host function of the block and thread indices and
 // the grid and block sizes, then its own arguments; the launch loops over
@@ -21,6 +22,20 @@
 // CHECK:         %[[I:.*]] = arith.addi %[[P]], %[[A3]] : index
 // CHECK:         memref.load %[[BUF]][%[[I]]]
 // CHECK:         return
+
+// The kernel library of the CUDA emulator: the host functions go; each
+// kernel gets a public launcher of the grid and block sizes and its own
+// arguments, running the same loops.
+// LIB-NOT:     func.func @host
+// LIB:         func.func private @__telar_emulated_kernels_scale(
+// LIB-LABEL:   func.func @__telar_launch_kernels_scale
+// LIB-SAME:      (%[[GX:.*]]: index, %[[GY:.*]]: index, %[[GZ:.*]]: index, %[[BX:.*]]: index, %[[BY:.*]]: index, %[[BZ:.*]]: index, %[[BUF:.*]]: memref<8xf32>)
+// LIB:           scf.parallel (%[[IZ:.*]], %[[IY:.*]], %[[IX:.*]]) = ({{.*}}) to (%[[GZ]], %[[GY]], %[[GX]])
+// LIB:             scf.for %[[TZ:.*]] = %{{.*}} to %[[BZ]]
+// LIB:               scf.for %[[TY:.*]] = %{{.*}} to %[[BY]]
+// LIB:                 scf.for %[[TX:.*]] = %{{.*}} to %[[BX]]
+// LIB:                   func.call @__telar_emulated_kernels_scale(%[[IX]], %[[IY]], %[[IZ]], %[[TX]], %[[TY]], %[[TZ]], %[[GX]], %[[GY]], %[[GZ]], %[[BX]], %[[BY]], %[[BZ]], %[[BUF]])
+// LIB-NOT:     gpu.module
 module attributes {gpu.container_module} {
   func.func @host(%x: memref<8xf32>) {
     %c1 = arith.constant 1 : index

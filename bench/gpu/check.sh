@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# The GPU check (issue "CUDA backend"), on a machine with one NVIDIA GPU,
+# from what bench/gpu/prepare.sh wrote into DIR:
+#
+#   DIR/check.sh [--emulate] [--bench N]
+#
+# (a) every model's artifact runs on the GPU (telar-run: the runtime's CUDA
+#     device) and its outputs match onnxruntime's (rtol 1e-4, atol 1e-4);
+#     `--bench N` times N runs each (after 3 warmup runs) and prints the
+#     mean latency;
+# (b) compute-sanitizer (memcheck) over one model's run, when the toolkit's
+#     compute-sanitizer is there.
+# --emulate runs everything on the CUDA emulator instead (the check of this
+# script on a machine without a GPU). Prints one line per model and a
+# summary; exit 1 when any check fails.
+set -uo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+run="$here/runtime/bin/telar-run"
+emulate=()
+bench=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --emulate) emulate=(--emulate); shift ;;
+    --bench) bench="$2"; shift 2 ;;
+    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "check.sh: error: unknown option '$1'" >&2; exit 2 ;;
+  esac
+done
+export LD_LIBRARY_PATH="$here/runtime/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+command -v nvidia-smi > /dev/null && nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+failed=0
+models=()
+for art in "$here"/models/*.artifact; do
+  name="$(basename "$art" .artifact)"
+  models+=("$name")
+  mapfile -d '' inputs < <(python3 "$here/compare.py" --inputs "$here/models/$name.artifact" "$here/models/$name.in")
+  out="$here/out/$name"
+  rm -rf "$out"
+  log="$(timeout 300 "$run" "$art" "${emulate[@]}" "${inputs[@]}" --output-dir "$out" -q 2>&1)"
+  rc=$?
+  if [ $rc -ne 0 ]; then
+    echo "FAIL $name: telar-run exited $rc: $log"
+    failed=1
+    continue
+  fi
+  if ! python3 "$here/compare.py" "$art" "$out" "$here/models/$name.ort_outputs.npz" "$name"; then
+    failed=1
+    continue
+  fi
+  if [ "$bench" -gt 0 ]; then
+    timeout 300 "$run" "$art" "${emulate[@]}" "${inputs[@]}" --bench "$bench" -q 2>&1 |
+      sed -n "s/^latency (ms): mean \([0-9.]*\).*/  $name: mean latency \1 ms ($bench runs)/p"
+  fi
+done
+# (b) compute-sanitizer over the first model (not for the emulator).
+sanitizer="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)"
+if [ ${#emulate[@]} -eq 0 ] && [ -x "$sanitizer" ] && [ ${#models[@]} -gt 0 ]; then
+  name="${models[0]}"
+  mapfile -d '' inputs < <(python3 "$here/compare.py" --inputs "$here/models/$name.artifact" "$here/models/$name.in")
+  if timeout 300 "$sanitizer" --tool memcheck --error-exitcode 9 "$run" \
+      "$here/models/$name.artifact" "${inputs[@]}" -q > "$here/sanitizer.log" 2>&1; then
+    echo "PASS compute-sanitizer memcheck on $name"
+  else
+    echo "FAIL compute-sanitizer memcheck on $name:"; tail -20 "$here/sanitizer.log"
+    failed=1
+  fi
+else
+  echo "SKIP compute-sanitizer (emulated, or not installed)"
+fi
+[ $failed -eq 0 ] && echo "check.sh: all ${#models[@]} models pass" || echo "check.sh: FAILED"
+exit $failed

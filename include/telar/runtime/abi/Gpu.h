@@ -1,0 +1,45 @@
+/*===- abi/Gpu.h - What GPU host programs call --------------------*- C -*-===*\
+|*                                                                            *|
+|* The calls of a GPU target's host program (telarc --target cuda): it        *|
+|* allocates its intermediates in the device's memory (abi/Core.h), and       *|
+|* launches the program's kernels and uploads its constants through these,    *|
+|* in the order of the context's queue. Exported by the runtime's core        *|
+|* library (libtelar_runtime.so), which hands them to the context's device:   *|
+|* the CUDA device (runtime/cuda) launches on its stream, the CUDA            *|
+|* emulator runs the same kernels compiled for the host; docs/Artifact.md.    *|
+|*                                                                            *|
+\*===----------------------------------------------------------------------===*/
+
+#ifndef TELAR_RUNTIME_ABI_GPU_H
+#define TELAR_RUNTIME_ABI_GPU_H
+
+#include "telar/runtime/abi/Core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Launches kernel `kernel` (its index in the program's kernel table, the
+ * manifest's "kernels") on a grid of gx * gy * gz blocks of bx * by * bz
+ * threads, after the work enqueued before it. `args` holds one 64-bit slot
+ * per kernel parameter, in order: a buffer's device address, an integer
+ * (sign-extended), or a float's bits (an f32 in the low 32 bits), so that
+ * the address of slot i is the CUDA driver's kernelParams[i] on a
+ * little-endian host. The slots are read before the call returns.
+ * Returns TELAR_STATUS_OK, or TELAR_STATUS_DEVICE_ERROR (the context says
+ * why: no kernels bound to the context, an index out of range, the
+ * driver's error). */
+int telarrt_gpu_launch(TelarContext *ctx, int64_t kernel, int64_t gx,
+                       int64_t gy, int64_t gz, int64_t bx, int64_t by,
+                       int64_t bz, const int64_t *args, int64_t numArgs);
+
+/* Copies `bytes` of host memory `src` (a constant of the program) to the
+ * device buffer `dst`, in the queue's order. */
+int telarrt_gpu_upload(TelarContext *ctx, void *dst, const void *src,
+                       int64_t bytes);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TELAR_RUNTIME_ABI_GPU_H */

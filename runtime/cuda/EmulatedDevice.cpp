@@ -1,0 +1,143 @@
+//===- EmulatedDevice.cpp - The CUDA device emulated on the CPU -----------===//
+//
+// The "cuda-emulator" driver of Device.h (telar-run --emulate): a CUDA
+// device whose memory is host memory, whose queue runs work in order on the
+// calling thread and whose kernels are the same kernel IR compiled for the
+// host (telarc --emulation: the artifact's emulation library, one
+// `telar_emulated_<module>_<function>(args, gx, gy, gz, bx, by, bz)` per
+// kernel, running the grid's blocks and threads). Everything else is the
+// CUDA device's own code (GpuDevice.h): the caching allocator, weights
+// uploaded to device memory, inputs and outputs staged through copies, the
+// launch ABI's argument slots and CUDA's launch limits. Buffers are
+// reported as device memory, so a host program that touched one, or a
+// caller that forgot to stage, is caught here as on a GPU.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GpuDevice.h"
+#include "telar/runtime/Runtime.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <dlfcn.h>
+
+using namespace telar::runtime;
+
+namespace {
+
+class EmulatedEvent final : public Event {
+public:
+  bool isComplete() const override { return true; }
+  void wait() const override {}
+};
+
+class EmulatedQueue final : public Queue {
+public:
+  void enqueue(std::function<void()> work) override { work(); }
+  std::unique_ptr<Event> recordEvent() override {
+    return std::make_unique<EmulatedEvent>();
+  }
+  void waitEvent(const Event &event) override { event.wait(); }
+  void synchronize() override {}
+  void *getNativeHandle() const override { return nullptr; }
+};
+
+/// A kernel compiled for the host: runs every block and thread of a launch.
+using EmulatedKernelFn = void (*)(const int64_t *args, int64_t gx, int64_t gy,
+                                  int64_t gz, int64_t bx, int64_t by,
+                                  int64_t bz);
+
+class EmulatedKernels final : public DeviceKernels {
+public:
+  explicit EmulatedKernels(const ProgramKernels &program) {
+    if (program.emulationLibrary.empty())
+      throw Error("the program's kernels were not compiled for the CPU: "
+                  "compile the artifact with telarc --target cuda "
+                  "--emulation to run it with --emulate");
+    std::string path = program.emulationLibrary;
+    if (path.front() != '/' && path.compare(0, 2, "./") != 0)
+      path = "./" + path;
+    library = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!library) {
+      const char *why = dlerror();
+      throw Error("cannot load the emulated kernels '" +
+                  program.emulationLibrary + "': " +
+                  (why ? why : "unknown error"));
+    }
+    for (const KernelRef &k : program.kernels) {
+      std::string symbol = "telar_emulated_" + k.module + "_" + k.function;
+      void *fn = dlsym(library, symbol.c_str());
+      if (!fn)
+        throw Error("the emulated kernels '" + program.emulationLibrary +
+                    "' have no " + symbol + " (kernel '" + k.function +
+                    "' of module '" + k.module + "')");
+      functions.push_back(reinterpret_cast<EmulatedKernelFn>(fn));
+    }
+  }
+  ~EmulatedKernels() override {
+    if (library)
+      dlclose(library);
+  }
+  size_t size() const override { return functions.size(); }
+  bool launch(size_t index, const int64_t grid[3], const int64_t block[3],
+              const int64_t *args, size_t,
+              std::string &error) const override {
+    if (!gpu::checkLaunchLimits(grid, block, error)) {
+      error = "kernel " + std::to_string(index) + " launched with " + error;
+      return false;
+    }
+    functions[index](args, grid[0], grid[1], grid[2], block[0], block[1],
+                     block[2]);
+    return true;
+  }
+
+private:
+  void *library = nullptr;
+  std::vector<EmulatedKernelFn> functions;
+};
+
+class EmulatedDevice final : public gpu::GpuDevice {
+public:
+  ~EmulatedDevice() override {
+    allocator.freeLiveBlocks();
+    allocator.releaseCachedMemory();
+  }
+  const char *getKind() const override { return "cuda-emulator"; }
+  Queue &getQueue() override { return queue; }
+  void *rawAllocate(size_t bytes, std::string &error) override {
+    void *p = std::aligned_alloc(256, (bytes + 255) / 256 * 256);
+    if (!p)
+      error = "out of memory: cannot allocate " + std::to_string(bytes) +
+              " bytes of (emulated) device memory";
+    return p;
+  }
+  void rawFree(void *ptr) override { std::free(ptr); }
+  void rawCopy(void *dst, MemorySpace, const void *src, MemorySpace,
+               size_t bytes) override {
+    std::memcpy(dst, src, bytes);
+  }
+  std::unique_ptr<DeviceKernels>
+  loadKernels(const ProgramKernels &kernels) override {
+    return std::make_unique<EmulatedKernels>(kernels);
+  }
+
+private:
+  EmulatedQueue queue;
+};
+
+} // namespace
+
+namespace telar::runtime::cuda {
+std::unique_ptr<Device> createCudaDevice(); // CudaDevice.cpp
+} // namespace telar::runtime::cuda
+
+namespace {
+/// Registers both drivers when libtelar_runtime_cuda.so loads.
+struct RegisterCudaDrivers {
+  RegisterCudaDrivers() {
+    registerDeviceDriver("cuda", [] { return cuda::createCudaDevice(); });
+    registerDeviceDriver("cuda-emulator",
+                         [] { return std::make_unique<EmulatedDevice>(); });
+  }
+} registerCudaDrivers;
+} // namespace
