@@ -26,7 +26,8 @@ while [ $# -gt 0 ]; do
     *) echo "check.sh: error: unknown option '$1'" >&2; exit 2 ;;
   esac
 done
-export LD_LIBRARY_PATH="$here/runtime/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+# The bundled libraries for telar-run only (python3 keeps the machine's own).
+libs="$here/runtime/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 command -v nvidia-smi > /dev/null && nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 failed=0
 models=()
@@ -36,7 +37,7 @@ for art in "$here"/models/*.artifact; do
   mapfile -d '' inputs < <(python3 "$here/compare.py" --inputs "$here/models/$name.artifact" "$here/models/$name.in")
   out="$here/out/$name"
   rm -rf "$out"
-  log="$(timeout 300 "$run" "$art" "${emulate[@]}" "${inputs[@]}" --output-dir "$out" -q 2>&1)"
+  log="$(LD_LIBRARY_PATH="$libs" timeout 300 "$run" "$art" "${emulate[@]}" "${inputs[@]}" --output-dir "$out" -q 2>&1)"
   rc=$?
   if [ $rc -ne 0 ]; then
     echo "FAIL $name: telar-run exited $rc: $log"
@@ -48,7 +49,7 @@ for art in "$here"/models/*.artifact; do
     continue
   fi
   if [ "$bench" -gt 0 ]; then
-    timeout 300 "$run" "$art" "${emulate[@]}" "${inputs[@]}" --bench "$bench" -q 2>&1 |
+    LD_LIBRARY_PATH="$libs" timeout 300 "$run" "$art" "${emulate[@]}" "${inputs[@]}" --bench "$bench" -q 2>&1 |
       sed -n "s/^latency (ms): mean \([0-9.]*\).*/  $name: mean latency \1 ms ($bench runs)/p"
   fi
 done
@@ -57,7 +58,7 @@ sanitizer="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sa
 if [ ${#emulate[@]} -eq 0 ] && [ -x "$sanitizer" ] && [ ${#models[@]} -gt 0 ]; then
   name="${models[0]}"
   mapfile -d '' inputs < <(python3 "$here/compare.py" --inputs "$here/models/$name.artifact" "$here/models/$name.in")
-  if timeout 300 "$sanitizer" --tool memcheck --error-exitcode 9 "$run" \
+  if LD_LIBRARY_PATH="$libs" timeout 300 "$sanitizer" --tool memcheck --error-exitcode 9 "$run" \
       "$here/models/$name.artifact" "${inputs[@]}" -q > "$here/sanitizer.log" 2>&1; then
     echo "PASS compute-sanitizer memcheck on $name"
   else

@@ -52,7 +52,9 @@ Value basePointerBits(OpBuilder &b, Location loc, Value buffer) {
 }
 
 /// The 64-bit slot of a kernel argument (abi/Gpu.h), or null when its type
-/// cannot be passed.
+/// cannot be passed: read from the slot's first bytes as its own type (a
+/// GPU's kernel parameter, the emulator's load), an integer sign-extended
+/// (a bool zero-extended) and a float's bits give the value back.
 Value argumentSlot(OpBuilder &b, Location loc, Value value) {
   Type type = value.getType();
   Type i64 = b.getI64Type();
@@ -60,10 +62,15 @@ Value argumentSlot(OpBuilder &b, Location loc, Value value) {
     return basePointerBits(b, loc, value);
   if (type.isIndex())
     return arith::IndexCastOp::create(b, loc, i64, value);
-  if (type.isInteger(64))
-    return value;
-  if (type.isInteger(32))
-    return arith::ExtSIOp::create(b, loc, i64, value);
+  if (auto integer = dyn_cast<IntegerType>(type)) {
+    if (integer.getWidth() == 64)
+      return value;
+    if (integer.getWidth() == 1) // a bool: 0 or 1 in its byte
+      return arith::ExtUIOp::create(b, loc, i64, value);
+    if (integer.getWidth() < 64)
+      return arith::ExtSIOp::create(b, loc, i64, value);
+    return {};
+  }
   if (type.isF64())
     return arith::BitcastOp::create(b, loc, i64, value);
   if (type.isF32()) {

@@ -14,6 +14,7 @@
 #include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/RegionUtils.h"
 
 namespace mlir::telar {
@@ -191,6 +192,63 @@ LogicalResult convertToLaunch(RewriterBase &rewriter, linalg::LinalgOp op,
   return success();
 }
 
+/// Whether `op` (or an op inside it, kernels aside) reads or writes a
+/// buffer.
+bool accessesBuffers(Operation *op) {
+  bool found = false;
+  op->walk<WalkOrder::PreOrder>([&](Operation *inner) {
+    if (isa<gpu::LaunchOp>(inner))
+      return WalkResult::skip();
+    auto effects = dyn_cast<MemoryEffectOpInterface>(inner);
+    if (!effects)
+      return WalkResult::advance();
+    SmallVector<MemoryEffects::EffectInstance> list;
+    effects.getEffects(list);
+    for (const MemoryEffects::EffectInstance &e : list)
+      if (isa<MemoryEffects::Read, MemoryEffects::Write>(e.getEffect()) &&
+          e.getValue() && isa<MemRefType>(e.getValue().getType())) {
+        found = true;
+        return WalkResult::interrupt();
+      }
+    return WalkResult::advance();
+  });
+  return found;
+}
+
+/// What is left on the host after the linalg ops became kernels and still
+/// touches buffers (the loops of a scatter, say): each such op of the
+/// function's body runs as a kernel of one thread, in place, so that host
+/// code never reads or writes the device's memory.
+LogicalResult wrapHostAccesses(IRRewriter &rewriter, func::FuncOp fn) {
+  SmallVector<Operation *> ops;
+  for (Block &block : fn.getBody())
+    for (Operation &op : block)
+      if (!isa<gpu::LaunchOp>(op) && accessesBuffers(&op))
+        ops.push_back(&op);
+  for (Operation *op : ops) {
+    if (op->getNumResults())
+      return op->emitError("reads a buffer for a value the host needs: a "
+                           "GPU program's host code cannot");
+    WalkResult kernels = op->walk([](gpu::LaunchOp) {
+      return WalkResult::interrupt();
+    });
+    if (kernels.wasInterrupted())
+      return op->emitError("reads or writes buffers on the host around "
+                           "kernels: a GPU program's host code cannot");
+    Location loc = op->getLoc();
+    rewriter.setInsertionPoint(op);
+    Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+    auto launch =
+        gpu::LaunchOp::create(rewriter, loc, one, one, one, one, one, one);
+    Block &body = launch.getBody().front();
+    op->moveBefore(&body, body.end());
+    OpBuilder b = OpBuilder::atBlockEnd(&body);
+    gpu::TerminatorOp::create(b, loc);
+    sinkConstants(launch);
+  }
+  return success();
+}
+
 struct TelarLinalgToGpu
     : public telar::impl::TelarLinalgToGpuBase<TelarLinalgToGpu> {
   using Base::Base;
@@ -217,6 +275,8 @@ struct TelarLinalgToGpu
     for (linalg::LinalgOp op : ops)
       if (failed(convertToLaunch(rewriter, op, blockSize)))
         return signalPassFailure();
+    if (failed(wrapHostAccesses(rewriter, getOperation())))
+      return signalPassFailure();
   }
 };
 

@@ -22,6 +22,12 @@ def TelarLinalgToGpu : Pass<"telar-linalg-to-gpu", "func::FuncOp"> {
     order (the result is accumulated in place, as the CPU's loops do).
     An op without parallel dimensions runs on one thread.
 
+    What still reads or writes a buffer after that (the loops of a
+    scatter, which are no linalg op) runs as a kernel of one thread, in
+    place, each op of the function's body that does: a GPU program's host
+    code never touches the device's memory (an op whose result the host
+    needs is an error).
+
     This is the first, plain mapping: no shared memory, no warp
     shuffles and no barriers, so every kernel is correct for any block
     and grid size (and the CPU emulation, `telar-emulate-gpu`, is exact
@@ -104,8 +110,8 @@ def TelarGpuLaunchesToRuntime : Pass<"telar-gpu-launches-to-runtime", "ModuleOp"
 
     ```mlir
     // the arguments in 64-bit slots: a buffer's aligned base pointer (the
-    // kernel applies its static offset), an index or integer
-    // sign-extended, a float's bits
+    // kernel applies its static offset), an index or integer extended,
+    // a float's bits
     memref.store %bits0, %slots[%c0] : memref<2xi64>
     ...
     %s = func.call @telarrt_gpu_launch(%ctx, %kernel, %gx, %gy, %gz,
@@ -125,8 +131,9 @@ def TelarGpuLaunchesToRuntime : Pass<"telar-gpu-launches-to-runtime", "ModuleOp"
     Host code must not touch buffers, which are in the device's memory: an
     op that reads or writes one (a load, a store, a copy left on the
     host) is an error, as are asynchronous launches, clusters, dynamic
-    shared memory and kernel arguments other than buffers, indices, i32,
-    i64, f32 and f64.
+    shared memory and kernel arguments other than buffers, indices,
+    integers of up to 64 bits (a bool zero-extended, the others
+    sign-extended), f32 and f64.
   }];
   let dependentDialects = ["arith::ArithDialect", "func::FuncDialect",
                            "LLVM::LLVMDialect", "memref::MemRefDialect"];

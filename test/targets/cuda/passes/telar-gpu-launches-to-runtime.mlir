@@ -20,6 +20,8 @@
 // CHECK:         %[[FB:.*]] = arith.bitcast %[[F]] : f32 to i32
 // CHECK:         %[[FE:.*]] = arith.extui %[[FB]] : i32 to i64
 // CHECK:         memref.store %[[FE]], %[[SLOTS]]
+// CHECK:         %[[B:.*]] = arith.extui %{{.*}} : i1 to i64
+// CHECK:         memref.store %[[B]], %[[SLOTS]]
 // CHECK:         call @telarrt_gpu_launch(%[[CTX]], %[[K1:.*]],
 // CHECK:         call @telarrt_gpu_launch(%[[CTX]], %[[K0:.*]],
 // CHECK-NOT:     gpu.launch_func
@@ -32,7 +34,8 @@ module attributes {gpu.container_module} {
     %c4 = arith.constant 4 : index
     gpu.launch_func @k0::@scale blocks in (%c2, %c1, %c1) threads in (%c4, %c1, %c1) args(%x : memref<8xf32>)
     %v = memref.subview %x[4] [4] [1] : memref<8xf32> to memref<4xf32, strided<[1], offset: 4>>
-    gpu.launch_func @k1::@shift blocks in (%c1, %c1, %c1) threads in (%c4, %c1, %c1) args(%v : memref<4xf32, strided<[1], offset: 4>>, %f : f32, %c4 : index)
+    %true = arith.constant true
+    gpu.launch_func @k1::@shift blocks in (%c1, %c1, %c1) threads in (%c4, %c1, %c1) args(%v : memref<4xf32, strided<[1], offset: 4>>, %f : f32, %true : i1)
     gpu.launch_func @k0::@scale blocks in (%c2, %c1, %c1) threads in (%c4, %c1, %c1) args(%x : memref<8xf32>)
     %ok = arith.constant 0 : i32
     return %ok : i32
@@ -43,7 +46,7 @@ module attributes {gpu.container_module} {
     }
   }
   gpu.module @k1 {
-    gpu.func @shift(%buf: memref<4xf32, strided<[1], offset: 4>>, %f: f32, %n: index) kernel {
+    gpu.func @shift(%buf: memref<4xf32, strided<[1], offset: 4>>, %f: f32, %n: i1) kernel {
       gpu.return
     }
   }

@@ -78,3 +78,36 @@ func.func @copy_fill(%x: memref<8xf32>, %y: memref<8xf32>) {
   linalg.fill ins(%zero : f32) outs(%y : memref<8xf32>)
   return
 }
+
+// -----
+
+// What still touches buffers on the host (a scatter's loop, no linalg op)
+// runs as a kernel of one thread, in place, after the kernel before it.
+// CHECK-LABEL: func.func @scatter_loop
+// CHECK:       gpu.launch
+// CHECK:         arith.sitofp
+// CHECK:       gpu.launch blocks({{.*}}) in ({{.*}} = %[[ONE:.*]], {{.*}} = %[[ONE]], {{.*}} = %[[ONE]]) threads({{.*}}) in ({{.*}} = %[[ONE]], {{.*}} = %[[ONE]], {{.*}} = %[[ONE]])
+// CHECK:         scf.for
+// CHECK:           memref.load %arg1
+// CHECK:           memref.store {{.*}}, %arg0
+// CHECK:         gpu.terminator
+// CHECK-NEXT:  }
+// CHECK-NEXT:  return
+func.func @scatter_loop(%y: memref<4xf32>, %idx: memref<2xindex>) {
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} outs(%y : memref<4xf32>) {
+  ^bb0(%out: f32):
+    %i = linalg.index 0 : index
+    %c = arith.index_cast %i : index to i32
+    %f = arith.sitofp %c : i32 to f32
+    linalg.yield %f : f32
+  }
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %one = arith.constant 1.0 : f32
+  scf.for %k = %c0 to %c2 step %c1 {
+    %j = memref.load %idx[%k] : memref<2xindex>
+    memref.store %one, %y[%j] : memref<4xf32>
+  }
+  return
+}
