@@ -26,7 +26,9 @@ while [ $# -gt 0 ]; do
     *) echo "check.sh: error: unknown option '$1'" >&2; exit 2 ;;
   esac
 done
-# The bundled libraries for telar-run only (python3 keeps the machine's own).
+# The bundled libraries for telar-run only (python keeps the machine's own;
+# PYTHON: one with numpy, default python3).
+py="${PYTHON:-python3}"
 libs="$here/runtime/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 command -v nvidia-smi > /dev/null && nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 failed=0
@@ -34,7 +36,7 @@ models=()
 for art in "$here"/models/*.artifact; do
   name="$(basename "$art" .artifact)"
   models+=("$name")
-  mapfile -d '' inputs < <(python3 "$here/compare.py" --inputs "$here/models/$name.artifact" "$here/models/$name.in")
+  mapfile -d '' inputs < <("$py" "$here/compare.py" --inputs "$here/models/$name.artifact" "$here/models/$name.in")
   out="$here/out/$name"
   rm -rf "$out"
   log="$(LD_LIBRARY_PATH="$libs" timeout 300 "$run" "$art" "${emulate[@]}" "${inputs[@]}" --output-dir "$out" -q 2>&1)"
@@ -44,7 +46,7 @@ for art in "$here"/models/*.artifact; do
     failed=1
     continue
   fi
-  if ! python3 "$here/compare.py" "$art" "$out" "$here/models/$name.ort_outputs.npz" "$name"; then
+  if ! "$py" "$here/compare.py" "$art" "$out" "$here/models/$name.ort_outputs.npz" "$name"; then
     failed=1
     continue
   fi
@@ -57,7 +59,7 @@ done
 sanitizer="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)"
 if [ ${#emulate[@]} -eq 0 ] && [ -x "$sanitizer" ] && [ ${#models[@]} -gt 0 ]; then
   name="${models[0]}"
-  mapfile -d '' inputs < <(python3 "$here/compare.py" --inputs "$here/models/$name.artifact" "$here/models/$name.in")
+  mapfile -d '' inputs < <("$py" "$here/compare.py" --inputs "$here/models/$name.artifact" "$here/models/$name.in")
   if LD_LIBRARY_PATH="$libs" timeout 300 "$sanitizer" --tool memcheck --error-exitcode 9 "$run" \
       "$here/models/$name.artifact" "${inputs[@]}" -q > "$here/sanitizer.log" 2>&1; then
     echo "PASS compute-sanitizer memcheck on $name"
