@@ -257,21 +257,12 @@ FailureOr<CollectiveCall> Lowering::analyze(Operation *op) {
 
 func::FuncOp Lowering::declare(StringRef name, unsigned numBefore,
                                unsigned numAfter) {
-  if (auto fn = module.lookupSymbol<func::FuncOp>(name))
-    return fn;
-  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
   MLIRContext *ctx = module.getContext();
-  Type ptr = LLVM::LLVMPointerType::get(ctx), i64 = b.getI64Type();
-  SmallVector<Type> args = {ptr};
-  args.append(numBefore, i64);
+  Type ptr = LLVM::LLVMPointerType::get(ctx), i64 = IntegerType::get(ctx, 64);
+  SmallVector<Type> args(numBefore, i64);
   args.append({ptr, ptr});
   args.append(numAfter, i64);
-  auto fn = func::FuncOp::create(b, module.getLoc(), name,
-                                 b.getFunctionType(args, {b.getI32Type()}));
-  fn.setPrivate();
-  fn.setArgAttr(0, telar::kRuntimeContextAttr, b.getUnitAttr());
-  fn->setAttr(telar::kRuntimeStatusAttr, b.getUnitAttr());
-  return fn;
+  return telar::declareRuntimeFunction(module, name, args);
 }
 
 void Lowering::replace(Operation *op, const CollectiveCall &call) {

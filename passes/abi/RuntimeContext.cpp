@@ -257,3 +257,18 @@ struct TelarLowerRuntimeCalls
 };
 
 } // namespace
+
+func::FuncOp mlir::telar::declareRuntimeFunction(
+    ModuleOp module, StringRef name, ArrayRef<Type> argsAfterContext) {
+  if (auto fn = module.lookupSymbol<func::FuncOp>(name))
+    return fn;
+  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+  SmallVector<Type> args = {LLVM::LLVMPointerType::get(module.getContext())};
+  llvm::append_range(args, argsAfterContext);
+  auto fn = func::FuncOp::create(b, module.getLoc(), name,
+                                 b.getFunctionType(args, {b.getI32Type()}));
+  fn.setPrivate();
+  fn.setArgAttr(0, kRuntimeContextAttr, b.getUnitAttr());
+  fn->setAttr(kRuntimeStatusAttr, b.getUnitAttr());
+  return fn;
+}

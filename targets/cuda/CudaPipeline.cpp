@@ -70,37 +70,41 @@ void telar::buildCudaKernelPipeline(OpPassManager &pm,
   pm.addPass(createGpuModuleToBinaryPass(binary));
 }
 
+namespace {
+/// Host code (the emulation's, the host program's) to the LLVM dialect by
+/// the CPU target's lowering: no runtime kernels, no threads; compiled for
+/// `cpu` when the programs are for the runtime.
+void buildHostCodeLowering(OpPassManager &pm,
+                           const telar::CudaPipelineOptions &options,
+                           StringRef cpu, bool runtimeAllocator,
+                           bool barePtrCallConv = false) {
+  telar::CpuPipelineOptions host;
+  host.libraryCalls = false;
+  host.runtimeAllocator = runtimeAllocator;
+  host.parallel = false;
+  host.barePtrCallConv = barePtrCallConv;
+  if (options.runtime) {
+    telar::TelarSetCpuTargetOptions target;
+    target.cpu = cpu.str();
+    pm.addPass(telar::createTelarSetCpuTarget(target));
+  }
+  telar::buildCpuLoopsToLLVMPipeline(pm, host);
+}
+} // namespace
+
 void telar::buildCudaEmulationPipeline(OpPassManager &pm,
                                        const CudaPipelineOptions &options) {
   pm.addPass(createTelarEmulateGpu());
-  CpuPipelineOptions cpu;
-  cpu.libraryCalls = false;
-  cpu.runtimeAllocator = options.runtime;
-  cpu.parallel = false;
-  if (options.runtime) {
-    // The host the emulation runs on: this machine's CPU.
-    TelarSetCpuTargetOptions target;
-    target.cpu = "native";
-    pm.addPass(createTelarSetCpuTarget(target));
-  }
-  buildCpuLoopsToLLVMPipeline(pm, cpu);
+  // The host the emulation runs on: this machine's CPU.
+  buildHostCodeLowering(pm, options, "native", options.runtime);
 }
 
 void telar::buildCudaHostPipeline(OpPassManager &pm,
                                   const CudaPipelineOptions &options) {
   pm.addPass(createTelarGpuLaunchesToRuntime());
-  CpuPipelineOptions cpu;
-  cpu.libraryCalls = false;
-  cpu.runtimeAllocator = options.runtime;
-  cpu.parallel = false;
-  if (options.runtime) {
-    // The host of the GPU, not this machine: a CPU any x86-64 server has
-    // (the host code only calls the runtime).
-    TelarSetCpuTargetOptions target;
-    target.cpu = kCudaHostCpu;
-    pm.addPass(createTelarSetCpuTarget(target));
-  }
-  buildCpuLoopsToLLVMPipeline(pm, cpu);
+  // The host of the GPU, not this machine: a CPU any x86-64 server has
+  // (the host code only calls the runtime).
+  buildHostCodeLowering(pm, options, kCudaHostCpu, options.runtime);
 }
 
 void telar::buildCudaKernelLibraryPipeline(OpPassManager &pm,
@@ -108,18 +112,10 @@ void telar::buildCudaKernelLibraryPipeline(OpPassManager &pm,
   TelarEmulateGpuOptions emulate;
   emulate.library = true;
   pm.addPass(createTelarEmulateGpu(emulate));
-  CpuPipelineOptions cpu;
-  cpu.libraryCalls = false;
-  cpu.runtimeAllocator = false; // kernels allocate nothing
-  cpu.parallel = false;
-  cpu.barePtrCallConv = true;   // buffers as the slots' pointers
-  if (options.runtime) {
-    // The emulator runs where the artifact is compiled, as a rule.
-    TelarSetCpuTargetOptions target;
-    target.cpu = "native";
-    pm.addPass(createTelarSetCpuTarget(target));
-  }
-  buildCpuLoopsToLLVMPipeline(pm, cpu);
+  // The emulator runs where the artifact is compiled, as a rule; kernels
+  // allocate nothing; buffers are the slots' pointers.
+  buildHostCodeLowering(pm, options, "native", /*runtimeAllocator=*/false,
+                        /*barePtrCallConv=*/true);
   pm.addPass(createTelarEmulatedKernelEntries());
 }
 

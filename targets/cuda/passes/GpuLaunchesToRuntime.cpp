@@ -28,22 +28,6 @@ namespace {
 constexpr llvm::StringLiteral kLaunchFn = "telarrt_gpu_launch";
 constexpr llvm::StringLiteral kUploadFn = "telarrt_gpu_upload";
 
-/// A runtime function returning a status, taking the context first.
-func::FuncOp declareRuntimeFunction(ModuleOp module, StringRef name,
-                                    ArrayRef<Type> argsAfterContext) {
-  if (auto fn = module.lookupSymbol<func::FuncOp>(name))
-    return fn;
-  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
-  SmallVector<Type> args = {LLVM::LLVMPointerType::get(module.getContext())};
-  llvm::append_range(args, argsAfterContext);
-  auto fn = func::FuncOp::create(b, module.getLoc(), name,
-                                 b.getFunctionType(args, {b.getI32Type()}));
-  fn.setPrivate();
-  fn.setArgAttr(0, telar::kRuntimeContextAttr, b.getUnitAttr());
-  fn->setAttr(telar::kRuntimeStatusAttr, b.getUnitAttr());
-  return fn;
-}
-
 /// A buffer's aligned base pointer as an `i64` (its offset, static, is the
 /// kernel's to apply: buffers are passed as bare pointers).
 Value basePointerBits(OpBuilder &b, Location loc, Value buffer) {
@@ -139,7 +123,7 @@ struct TelarGpuLaunchesToRuntime
         maxArgs = std::max<size_t>(maxArgs, launch.getNumKernelOperands());
       Value slots = memref::AllocaOp::create(
           b, loc, MemRefType::get({int64_t(maxArgs)}, i64));
-      func::FuncOp launchFn = declareRuntimeFunction(
+      func::FuncOp launchFn = telar::declareRuntimeFunction(
           module, kLaunchFn, {i64, i64, i64, i64, i64, i64, i64, ptr, i64});
 
       for (gpu::LaunchFuncOp launch : launches) {
@@ -192,7 +176,7 @@ struct TelarGpuLaunchesToRuntime
       // Constants: a device buffer each, uploaded where the constant is
       // taken and freed at every return.
       func::FuncOp uploadFn =
-          declareRuntimeFunction(module, kUploadFn, {ptr, ptr, i64});
+          telar::declareRuntimeFunction(module, kUploadFn, {ptr, ptr, i64});
       SmallVector<func::ReturnOp> returns;
       fn.walk([&](func::ReturnOp op) { returns.push_back(op); });
       for (memref::GetGlobalOp global : globals) {

@@ -11,6 +11,8 @@
 
 #include "telar/dialects/Telar/TelarDialect.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 
 namespace mlir::telar {
@@ -32,6 +34,13 @@ inline Value getRuntimeContext(FunctionOpInterface fn) {
       return fn.getArgument(i);
   return {};
 }
+
+/// The private declaration of runtime function `name` in `module` (made
+/// once): the context (`!llvm.ptr`, marked kRuntimeContextAttr), then
+/// `argsAfterContext`, returning an `i32` status (marked
+/// kRuntimeStatusAttr, so telar-lower-runtime-calls checks it).
+func::FuncOp declareRuntimeFunction(ModuleOp module, StringRef name,
+                                    ArrayRef<Type> argsAfterContext);
 
 } // namespace mlir::telar
 
