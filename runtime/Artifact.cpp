@@ -91,6 +91,11 @@ Artifact::load(const std::string &directory, const std::string &programName,
   if (emulate && !program.isGpuProgram())
     throw Error("--emulate runs a GPU artifact's kernels on the CPU; "
                 "artifact '" + dir + "' is for the CPU");
+  if (deviceKind != "cpu" && !program.isGpuProgram())
+    throw Error("artifact '" + dir + "' is for a " + deviceKind +
+                " GPU, but its program '" + program.name +
+                "' has no kernels (an older telarc's emulated program?): "
+                "compile it again");
   if (emulate) {
     if (program.emulationLibrary.empty())
       throw Error("artifact '" + dir + "' has no CPU emulation of its " +
@@ -178,8 +183,8 @@ Artifact::load(const std::string &directory, const std::string &programName,
   } catch (const Error &e) {
     if (deviceKind == "cpu")
       throw;
-    throw Error("artifact '" + dir + "' is for a " + deviceKind + " GPU (" +
-                m.targetChip + "), which this process cannot use: " +
+    throw Error("artifact '" + dir + "' is for a " + m.targetKind +
+                " GPU (" + m.targetChip + "), which this process cannot use: " +
                 e.what());
   }
   artifact->context = std::make_unique<Context>(std::move(device));

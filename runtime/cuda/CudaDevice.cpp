@@ -167,7 +167,9 @@ public:
     queue = std::make_unique<CudaQueue>(driver, stream);
   }
   ~CudaDevice() override {
-    makeCurrent();
+    // No check (a destructor must not throw): a failing driver here only
+    // leaks what the process's end frees anyway.
+    driver.cuCtxSetCurrent(context);
     driver.cuStreamSynchronize(stream);
     allocator.freeLiveBlocks();
     allocator.releaseCachedMemory();
@@ -192,7 +194,8 @@ public:
     return reinterpret_cast<void *>(p);
   }
   void rawFree(void *ptr) override {
-    makeCurrent();
+    // Called from destructors too: no check.
+    driver.cuCtxSetCurrent(context);
     driver.cuMemFree(reinterpret_cast<CUdeviceptr>(ptr));
   }
   void rawCopy(void *dst, MemorySpace dstSpace, const void *src,

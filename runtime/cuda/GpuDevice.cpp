@@ -10,7 +10,6 @@ using namespace telar::runtime::gpu;
 
 namespace {
 constexpr size_t kGpuAlignment = 256;
-constexpr size_t kMinCachedBlock = 64 * 1024;
 constexpr size_t kMaxCachedBytes = size_t(1) << 30;
 } // namespace
 
@@ -81,7 +80,10 @@ void GpuAllocator::deallocate(void *ptr) {
   auto [bytes, total] = it->second;
   live.erase(it);
   current.fetch_sub(bytes);
-  if (total >= kMinCachedBlock && cached + total <= kMaxCachedBytes) {
+  // Every size is kept: a GPU's free (cuMemFree) waits for the device,
+  // while a block reused from the cache is ordered after its last use by
+  // the stream itself.
+  if (cached + total <= kMaxCachedBytes) {
     cache[total].push_back(ptr);
     cached += total;
     return;

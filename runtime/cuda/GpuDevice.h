@@ -25,9 +25,11 @@ namespace telar::runtime::gpu {
 class GpuDevice;
 
 /// The device's memory for intermediates: blocks from the device's raw
-/// allocation (256-byte aligned), freed blocks of 64 KiB or more kept by
-/// size for reuse (up to 1 GiB; a raw allocation that fails releases them
-/// and retries), statistics as the CPU's allocator keeps them.
+/// allocation (256-byte aligned, sizes rounded up to 256), freed blocks
+/// kept by size for reuse (up to 1 GiB; a raw allocation that fails
+/// releases them and retries), statistics as the CPU's allocator keeps
+/// them. One stream uses the blocks, so a block freed while kernels still
+/// read it is safe to hand out again: its next use is ordered after them.
 class GpuAllocator final : public DeviceAllocator {
 public:
   explicit GpuAllocator(GpuDevice &device) : device(device) {}

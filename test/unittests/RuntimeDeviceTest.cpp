@@ -154,7 +154,7 @@ TEST(RuntimeDevice, CudaEmulatorHasDeviceMemory) {
   EXPECT_EQ(device->getMemorySpace(), MemorySpace::Device);
   DeviceAllocator &allocator = device->getAllocator();
   std::string error;
-  // Blocks of 64 KiB or more are kept for reuse after a free.
+  // Freed blocks are kept for reuse (a GPU's free would wait for it).
   void *big = allocator.allocate(64, 100000, error);
   ASSERT_NE(big, nullptr) << error;
   EXPECT_EQ(reinterpret_cast<uintptr_t>(big) % 256, 0u);
