@@ -226,6 +226,25 @@ LogicalResult wrapHostAccesses(IRRewriter &rewriter, func::FuncOp fn) {
       if (!isa<gpu::LaunchOp>(op) && accessesBuffers(&op))
         ops.push_back(&op);
   for (Operation *op : ops) {
+    // A scalar read from an argument (read-only: an input or weight) for
+    // kernels: each kernel reads it itself.
+    auto load = dyn_cast<memref::LoadOp>(op);
+    if (load && isa<BlockArgument>(load.getMemRef()) &&
+        llvm::all_of(load->getUsers(), [](Operation *user) {
+          return user->getParentOfType<gpu::LaunchOp>();
+        })) {
+      SmallVector<OpOperand *> uses;
+      for (OpOperand &use : load->getUses())
+        uses.push_back(&use);
+      for (OpOperand *use : uses) {
+        auto launch = use->getOwner()->getParentOfType<gpu::LaunchOp>();
+        Block &body = launch.getBody().front();
+        OpBuilder b = OpBuilder::atBlockBegin(&body);
+        use->set(b.clone(*load)->getResult(0));
+      }
+      rewriter.eraseOp(load);
+      continue;
+    }
     if (op->getNumResults())
       return op->emitError("reads a buffer for a value the host needs: a "
                            "GPU program's host code cannot");

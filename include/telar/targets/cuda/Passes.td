@@ -24,9 +24,10 @@ def TelarLinalgToGpu : Pass<"telar-linalg-to-gpu", "func::FuncOp"> {
 
     What still reads or writes a buffer after that (the loops of a
     scatter, which are no linalg op) runs as a kernel of one thread, in
-    place, each op of the function's body that does: a GPU program's host
-    code never touches the device's memory (an op whose result the host
-    needs is an error).
+    place, each op of the function's body that does; a scalar loaded from
+    an argument (an input or weight, read-only) for kernels is loaded by
+    each of them instead: a GPU program's host code never touches the
+    device's memory (another op whose result the host needs is an error).
 
     This is the first, plain mapping: no shared memory, no warp
     shuffles and no barriers, so every kernel is correct for any block
