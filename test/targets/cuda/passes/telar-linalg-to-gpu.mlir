@@ -111,3 +111,18 @@ func.func @scatter_loop(%y: memref<4xf32>, %idx: memref<2xindex>) {
   }
   return
 }
+
+// -----
+
+// A scalar read from an argument for a kernel is read by the kernel.
+// CHECK-LABEL: func.func @scalar_for_kernel
+// CHECK-NOT:   memref.load
+// CHECK:       gpu.launch
+// CHECK:         %[[V:.*]] = memref.load %arg1[
+// CHECK:         memref.store %[[V]], %arg0
+func.func @scalar_for_kernel(%y: memref<4xf32>, %v: memref<2xf32>) {
+  %c1 = arith.constant 1 : index
+  %s = memref.load %v[%c1] : memref<2xf32>
+  linalg.fill ins(%s : f32) outs(%y : memref<4xf32>)
+  return
+}
