@@ -78,6 +78,8 @@ private:
 };
 
 class CudaKernels final : public DeviceKernels {
+  static constexpr size_t kStackParams = 32;
+
 public:
   CudaKernels(const CudaDriver &driver, CUstream stream,
               const ProgramKernels &program)
@@ -105,14 +107,17 @@ public:
               std::string &error) const override {
     if (!gpu::checkLaunchLimits(grid, block, error))
       return false;
-    // kernelParams[i] points at the parameter's value: slot i (abi/Gpu.h).
-    std::vector<void *> params(numArgs);
+    // kernelParams[i] points at the parameter's value: slot i (abi/Gpu.h);
+    // on the stack for the usual few arguments (a launch is a hot path).
+    void *onStack[kStackParams];
+    std::vector<void *> onHeap(numArgs > kStackParams ? numArgs : 0);
+    void **params = onHeap.empty() ? onStack : onHeap.data();
     for (size_t i = 0; i < numArgs; ++i)
       params[i] = const_cast<int64_t *>(args + i);
     CUresult r = driver.cuLaunchKernel(
         functions[index], unsigned(grid[0]), unsigned(grid[1]),
         unsigned(grid[2]), unsigned(block[0]), unsigned(block[1]),
-        unsigned(block[2]), 0, stream, params.data(), nullptr);
+        unsigned(block[2]), 0, stream, params, nullptr);
     if (r != CUDA_SUCCESS) {
       error = "cuLaunchKernel of kernel " + std::to_string(index) + ": " +
               driver.describe(r);
@@ -234,10 +239,12 @@ private:
   std::unique_ptr<CudaQueue> queue;
 };
 
-} // namespace
+/// Registered when libtelar_runtime_cuda.so loads; a device is made (and
+/// the driver loaded) only when asked for.
+struct RegisterCudaDevice {
+  RegisterCudaDevice() {
+    registerDeviceDriver("cuda", [] { return std::make_unique<CudaDevice>(); });
+  }
+} registerCudaDevice;
 
-namespace telar::runtime::cuda {
-std::unique_ptr<Device> createCudaDevice() {
-  return std::make_unique<CudaDevice>();
-}
-} // namespace telar::runtime::cuda
+} // namespace

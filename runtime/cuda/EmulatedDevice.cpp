@@ -125,19 +125,12 @@ private:
   EmulatedQueue queue;
 };
 
-} // namespace
-
-namespace telar::runtime::cuda {
-std::unique_ptr<Device> createCudaDevice(); // CudaDevice.cpp
-} // namespace telar::runtime::cuda
-
-namespace {
-/// Registers both drivers when libtelar_runtime_cuda.so loads.
-struct RegisterCudaDrivers {
-  RegisterCudaDrivers() {
-    registerDeviceDriver("cuda", [] { return cuda::createCudaDevice(); });
+/// Registered when libtelar_runtime_cuda.so loads.
+struct RegisterEmulatedDevice {
+  RegisterEmulatedDevice() {
     registerDeviceDriver("cuda-emulator",
                          [] { return std::make_unique<EmulatedDevice>(); });
   }
-} registerCudaDrivers;
+} registerEmulatedDevice;
+
 } // namespace

@@ -17,11 +17,6 @@ constexpr size_t kMaxCachedBytes = size_t(1) << 30;
 // GpuAllocator
 //===----------------------------------------------------------------------===//
 
-GpuAllocator::~GpuAllocator() {
-  freeLiveBlocks();
-  releaseCachedMemory();
-}
-
 void *GpuAllocator::allocate(size_t alignment, size_t bytes,
                              std::string &error) {
   if (alignment > kGpuAlignment) {

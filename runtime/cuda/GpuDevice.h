@@ -33,7 +33,9 @@ class GpuDevice;
 class GpuAllocator final : public DeviceAllocator {
 public:
   explicit GpuAllocator(GpuDevice &device) : device(device) {}
-  ~GpuAllocator() override;
+  /// Frees nothing: the device it belongs to is gone by then, so each
+  /// device frees the live and cached blocks in its own destructor.
+  ~GpuAllocator() override = default;
   void *allocate(size_t alignment, size_t bytes, std::string &error) override;
   void deallocate(void *ptr) override;
   void freeLiveBlocks() override;
