@@ -70,7 +70,11 @@ def kernel_resources(art):
         if not d.endswith(".kernels"):
             continue
         kdir = os.path.join(programs, d)
-        kernels += sum(f.endswith(".ptx") for f in os.listdir(kdir))
+        for f in os.listdir(kdir):
+            if f.endswith(".ptx"):
+                with open(os.path.join(kdir, f)) as ptx:
+                    kernels += len(re.findall(r"^\.visible \.entry ",
+                                              ptx.read(), re.M))
         report = os.path.join(kdir, "ptxas.txt")
         text = open(report).read() if os.path.exists(report) else ""
         assembled = assembled or "ptxas info" in text

@@ -43,6 +43,7 @@ void telar::buildCudaTranslationPipeline(OpPassManager &pm,
   kernels.blockSize = options.blockSize;
   pm.addNestedPass<func::FuncOp>(createTelarLinalgToGpu(kernels));
   pm.addPass(createGpuKernelOutliningPass());
+  pm.addPass(createTelarMergeGpuModules());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 }
@@ -133,12 +134,13 @@ void telar::registerCudaPipelines() {
       "telar-lower-to-gpu",
       "Lower telar (tensors, static shapes) to GPU kernels: "
       "telar-lower-to-fused-linalg, bufferization, one gpu.launch per "
-      "linalg op (telar-linalg-to-gpu), kernels outlined",
+      "linalg op (telar-linalg-to-gpu), kernels outlined into one gpu.module "
+      "(telar-merge-gpu-modules)",
       buildGpuLowering);
   PassPipelineRegistration<CudaPipelineOptions>(
       "telar-lower-to-ptx",
-      "telar-lower-to-gpu, then the kernels through NVVM to PTX (a "
-      "gpu.binary per gpu.module; --gpu picks the architecture)",
+      "telar-lower-to-gpu, then the kernels through NVVM to PTX (the "
+      "program's gpu.binary; --gpu picks the architecture)",
       [](OpPassManager &pm, const CudaPipelineOptions &options) {
         buildGpuLowering(pm, options);
         buildCudaKernelPipeline(pm, options);

@@ -26,6 +26,7 @@
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -75,8 +76,8 @@ public:
   }
   SmallVector<StringRef> getSerializationStageNames() const override {
     SmallVector<StringRef> names = {
-        "compiling kernels to PTX", "assembling kernels",
-        "lowering the host program", "generating native code", "linking"};
+        "compiling kernels to PTX", "lowering the host program",
+        "generating native code", "linking", "assembling kernels"};
     if (options.emulation)
       names.push_back("emulating kernels (CPU)");
     return names;
@@ -115,9 +116,15 @@ public:
           return writePtx(module, writer, kernelDir, ptxFiles, error);
         })))
       return failure();
-    if (failed(stages.run("assembling kernels", [&] {
-          return assemble(writer, kernelDir, ptxFiles, error);
-        })))
+    // ptxas runs while the host program compiles; its stage is the wait.
+    std::vector<Assembly> assembly;
+    llvm::scope_exit waitForPtxas([&] {
+      for (Assembly &job : assembly) {
+        llvm::sys::Wait(job.process, std::nullopt);
+        llvm::sys::fs::remove(job.log);
+      }
+    });
+    if (failed(startAssembling(writer, ptxFiles, assembly, error)))
       return failure();
 
     // The host program, and the kernel table its launches index.
@@ -150,6 +157,11 @@ public:
         *host, interface, *hostTarget, writer, stages, error);
     if (failed(program))
       return failure();
+    if (failed(stages.run("assembling kernels", [&] {
+          return finishAssembling(writer, kernelDir, assembly, error);
+        })))
+      return failure();
+    assembly.clear();
     program->kernelDirectory = kernelDir;
     program->kernels = std::move(kernels);
 
@@ -261,12 +273,57 @@ private:
     return success();
   }
 
-  /// A cubin per PTX file by ptxas, when the toolkit is installed; its
-  /// resource report (registers, spills, shared memory) in ptxas.txt.
-  LogicalResult assemble(ArtifactWriter &writer, StringRef kernelDir,
-                         ArrayRef<std::string> ptxFiles,
-                         std::string &error) const {
+  /// ptxas assembling a PTX file to its cubin, started in the background
+  /// (it overlaps the host program's compilation).
+  struct Assembly {
+    llvm::sys::ProcessInfo process;
+    std::string input, log;
+  };
+
+  /// Starts ptxas on each PTX file when the toolkit is installed; nothing
+  /// otherwise.
+  LogicalResult startAssembling(ArtifactWriter &writer,
+                                ArrayRef<std::string> ptxFiles,
+                                std::vector<Assembly> &jobs,
+                                std::string &error) const {
     std::string ptxas = findPtxas();
+    if (ptxas.empty())
+      return success();
+    for (const std::string &ptx : ptxFiles) {
+      Assembly job;
+      job.input = writer.getPath(ptx);
+      std::string out = job.input.substr(0, job.input.size() - 4) + ".cubin";
+      SmallString<128> log;
+      if (std::error_code ec =
+              llvm::sys::fs::createTemporaryFile("telar-ptxas", "txt", log)) {
+        error = "cannot create a temporary file for ptxas: " + ec.message();
+        return failure();
+      }
+      job.log = log.str().str();
+      std::string arch = "-arch=" + options.gpu;
+      // --split-compile 0: the kernels on all of the machine's cores.
+      SmallVector<StringRef> args = {ptxas, arch, "-O3", "-v",
+                                     "--split-compile", "0", job.input,
+                                     "-o", out};
+      std::optional<StringRef> redirects[] = {std::nullopt, job.log, job.log};
+      std::string why;
+      bool failed = false;
+      job.process = llvm::sys::ExecuteNoWait(ptxas, args, std::nullopt,
+                                             redirects, 0, &why, &failed);
+      if (failed) {
+        error = "cannot run " + ptxas + ": " + why;
+        return failure();
+      }
+      jobs.push_back(std::move(job));
+    }
+    return success();
+  }
+
+  /// Waits for the ptxas runs; their resource reports (registers, spills,
+  /// shared memory per kernel) go to ptxas.txt.
+  LogicalResult finishAssembling(ArtifactWriter &writer, StringRef kernelDir,
+                                 std::vector<Assembly> &jobs,
+                                 std::string &error) const {
     std::string reportPath = writer.getPath((kernelDir + "/ptxas.txt").str());
     std::error_code ec;
     llvm::raw_fd_ostream report(reportPath, ec);
@@ -274,34 +331,27 @@ private:
       error = "cannot write " + reportPath + ": " + ec.message();
       return failure();
     }
-    if (ptxas.empty()) {
+    if (jobs.empty() && findPtxas().empty())
       report << "ptxas not found (PATH, /usr/local/cuda/bin): PTX only, "
                 "the driver compiles it at load\n";
-      return success();
-    }
-    for (const std::string &ptx : ptxFiles) {
-      std::string in = writer.getPath(ptx);
-      std::string out = in.substr(0, in.size() - 4) + ".cubin";
-      SmallString<128> log;
-      llvm::sys::fs::createTemporaryFile("telar-ptxas", "txt", log);
-      std::string arch = "-arch=" + options.gpu;
-      SmallVector<StringRef> args = {ptxas, arch, "-O3", "-v", in, "-o", out};
-      std::optional<StringRef> redirects[] = {std::nullopt, log.str(),
-                                              log.str()};
+    LogicalResult result = success();
+    for (Assembly &job : jobs) {
       std::string why;
-      int rc = llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, redirects,
-                                         /*SecondsToWait=*/120, 0, &why);
-      auto text = llvm::MemoryBuffer::getFile(log);
+      llvm::sys::ProcessInfo done = llvm::sys::Wait(
+          job.process, /*SecondsToWait=*/std::optional<unsigned>(300), &why);
+      auto text = llvm::MemoryBuffer::getFile(job.log);
       std::string output = text ? (*text)->getBuffer().str() : "";
-      llvm::sys::fs::remove(log);
-      report << "== " << llvm::sys::path::filename(ptx) << "\n" << output;
-      if (rc != 0) {
-        error = "ptxas failed on " + in + " (rc " + std::to_string(rc) +
+      llvm::sys::fs::remove(job.log);
+      report << "== " << llvm::sys::path::filename(job.input) << "\n"
+             << output;
+      if (done.ReturnCode != 0 && succeeded(result)) {
+        error = "ptxas failed on " + job.input + " (rc " +
+                std::to_string(done.ReturnCode) +
                 (why.empty() ? "" : ", " + why) + "): " + output;
-        return failure();
+        result = failure();
       }
     }
-    return success();
+    return result;
   }
 
   CudaTargetOptions options;

@@ -140,6 +140,35 @@ def TelarGpuLaunchesToRuntime : Pass<"telar-gpu-launches-to-runtime", "ModuleOp"
                            "LLVM::LLVMDialect", "memref::MemRefDialect"];
 }
 
+def TelarMergeGpuModules : Pass<"telar-merge-gpu-modules", "ModuleOp"> {
+  let summary = "All of a program's GPU kernels in one gpu.module";
+  let description = [{
+    After `gpu-kernel-outlining`, which makes one `gpu.module` per kernel:
+    every kernel moves into one `gpu.module` (`module-name`, renamed when
+    the program has another symbol of that name), and the launches follow.
+    A kernel alone in its module takes the module's name (outlining names
+    every kernel after its host function, `@main_kernel_3::@main_kernel`
+    becomes `@kernels::@main_kernel_3`); other clashing names are made
+    unique. What the kernels reference (a global, a declaration) is kept
+    once when its copies are the same, else renamed with its uses.
+
+    So a program's kernels are one LLVM module through NVPTX, one PTX
+    file, one `ptxas` run and one module for the driver to load: most of
+    the CUDA target's compile time was spent per module. Modules with
+    different attributes (targets) are an error.
+
+    ```mlir
+    gpu.launch_func @main_kernel_0::@main_kernel ...
+    // becomes
+    gpu.launch_func @kernels::@main_kernel_0 ...
+    ```
+  }];
+  let options = [
+    Option<"moduleName", "module-name", "std::string", /*default=*/"\"kernels\"",
+           "The name of the merged gpu.module">
+  ];
+}
+
 def TelarConstantPowers : Pass<"telar-constant-powers"> {
   let summary = "Powers with a constant exponent as products";
   let description = [{

@@ -5,8 +5,8 @@
 // RUN: telar-opt %s -split-input-file --telar-lower-to-ptx=gpu=sm_80 | FileCheck %s
 // RUN: telar-opt %s -split-input-file --telar-lower-to-ptx | FileCheck %s --check-prefix=SM90
 
-// CHECK:      gpu.launch_func @main_kernel::@main_kernel blocks in (%[[C2:.*]], %{{.*}}, %{{.*}}) threads in (%[[C256:.*]], %{{.*}}, %{{.*}}) args(%arg0 : memref<300xf32>, %arg1 : memref<300xf32>)
-// CHECK:      gpu.binary @main_kernel [#gpu.object<#nvvm.target<O = 3, chip = "sm_80">
+// CHECK:      gpu.launch_func @kernels::@main_kernel blocks in (%[[C2:.*]], %{{.*}}, %{{.*}}) threads in (%[[C256:.*]], %{{.*}}, %{{.*}}) args(%arg0 : memref<300xf32>, %arg1 : memref<300xf32>)
+// CHECK:      gpu.binary @kernels [#gpu.object<#nvvm.target<O = 3, chip = "sm_80">
 // CHECK-SAME: .target sm_80
 // CHECK-SAME: .visible .entry main_kernel(
 // CHECK-SAME: .param .u64 .ptr .align 1 main_kernel_param_0,
@@ -30,13 +30,29 @@ func.func @main(%x: tensor<300xf32> {telar.name = "x"}) -> tensor<300xf32> attri
 
 // exp, approximated by telar-approximate-math with fma and floor: single
 // instructions (telar-libdevice-to-intrinsics), no libdevice call.
-// CHECK:      gpu.binary @main_kernel
+// CHECK:      gpu.binary @kernels
 // CHECK-NOT:  __nv_
 // CHECK-SAME: cvt.rmi.f32.f32
 // CHECK-SAME: fma.rn.f32
 // CHECK-NOT:  __nv_
-// SM90:       gpu.binary @main_kernel
+// SM90:       gpu.binary @kernels
 func.func @main(%x: tensor<64xf32> {telar.name = "x"}) -> tensor<64xf32> attributes {telar.output_names = ["y"]} {
   %r = telar.exp %x {telar.result_names = ["y"]} : (tensor<64xf32>) -> tensor<64xf32>
   return %r : tensor<64xf32>
+}
+
+// -----
+
+// A matmul: its fill and its contraction, two kernels of one module (one
+// gpu.binary, one PTX text with both entries).
+// CHECK:      gpu.launch_func @kernels::@main_kernel blocks
+// CHECK:      gpu.launch_func @kernels::@main_kernel_0 blocks
+// CHECK:      gpu.binary @kernels
+// CHECK-SAME: .visible .entry main_kernel(
+// CHECK-SAME: .visible .entry main_kernel_0(
+// CHECK-NOT:  gpu.binary
+// SM90:       gpu.binary @kernels
+func.func @main(%a: tensor<4x8xf32> {telar.name = "a"}, %b: tensor<8x3xf32> {telar.name = "b"}) -> tensor<4x3xf32> attributes {telar.output_names = ["y"]} {
+  %r = telar.matmul %a, %b {telar.result_names = ["y"]} : (tensor<4x8xf32>, tensor<8x3xf32>) -> tensor<4x3xf32>
+  return %r : tensor<4x3xf32>
 }
