@@ -13,6 +13,7 @@
 #include "telar/runtime/abi/Core.h"
 #include "telar/runtime/abi/Gpu.h"
 
+#include <algorithm>
 #include <cstdarg>
 #include <cstdio>
 #include <new>
@@ -165,6 +166,61 @@ int telarrt_gpu_launch(TelarContext *ctx, int64_t kernel, int64_t gx,
     return telarrt_context_fail(ctx, TELAR_STATUS_DEVICE_ERROR,
                                 error.c_str());
   return TELAR_STATUS_OK;
+}
+
+/// Whether a rows x cols matrix with these strides is contiguous along its
+/// rows or along its columns (abi/Gpu.h's rule for telarrt_gpu_matmul_f32).
+static bool isGemmLayout(int64_t rows, int64_t cols, int64_t rowStride,
+                         int64_t colStride) {
+  bool rowMajor =
+      (colStride == 1 || cols == 1) && (rows == 1 || rowStride >= cols);
+  bool colMajor =
+      (rowStride == 1 || rows == 1) && (cols == 1 || colStride >= rows);
+  return rowMajor || colMajor;
+}
+
+int telarrt_gpu_matmul_f32(TelarContext *ctx, const float *a, const float *b,
+                           float *c, int64_t batch, int64_t m, int64_t n,
+                           int64_t k, int64_t a_batch, int64_t a_row,
+                           int64_t a_col, int64_t b_batch, int64_t b_row,
+                           int64_t b_col, int64_t c_batch, int64_t c_row,
+                           int64_t c_col, int64_t flags) {
+  MatmulCall call;
+  call.a = a;
+  call.b = b;
+  call.c = c;
+  call.batch = batch;
+  call.m = m;
+  call.n = n;
+  call.k = k;
+  const int64_t strides[3][3] = {{a_batch, a_row, a_col},
+                                 {b_batch, b_row, b_col},
+                                 {c_batch, c_row, c_col}};
+  std::copy(strides[0], strides[0] + 3, call.aStrides);
+  std::copy(strides[1], strides[1] + 3, call.bStrides);
+  std::copy(strides[2], strides[2] + 3, call.cStrides);
+  call.accumulate = flags & TELAR_GPU_ACCUMULATE;
+  if (batch < 1 || m < 1 || n < 1 || k < 1 || (flags & ~int64_t(1)) ||
+      !isGemmLayout(m, k, a_row, a_col) || !isGemmLayout(k, n, b_row, b_col) ||
+      !(c_col == 1 || n == 1) || !(m == 1 || c_row >= n))
+    return detail::fail(
+        ctx, TELAR_STATUS_INVALID_ARGUMENT,
+        "telarrt_gpu_matmul_f32: a layout the GEMM does not take: batch "
+        "%lld, %lld x %lld . %lld x %lld, strides a (%lld, %lld, %lld) b "
+        "(%lld, %lld, %lld) c (%lld, %lld, %lld), flags %lld",
+        (long long)batch, (long long)m, (long long)k, (long long)k,
+        (long long)n, (long long)a_batch, (long long)a_row, (long long)a_col,
+        (long long)b_batch, (long long)b_row, (long long)b_col,
+        (long long)c_batch, (long long)c_row, (long long)c_col,
+        (long long)flags);
+  std::string error;
+  try {
+    if (ctx->device->matmul(call, error))
+      return TELAR_STATUS_OK;
+  } catch (const std::exception &e) {
+    error = e.what();
+  }
+  return telarrt_context_fail(ctx, TELAR_STATUS_DEVICE_ERROR, error.c_str());
 }
 
 int telarrt_gpu_upload(TelarContext *ctx, void *dst, const void *src,

@@ -29,6 +29,12 @@ std::unique_ptr<DeviceKernels> Device::loadKernels(const ProgramKernels &) {
               "' device runs no GPU kernels");
 }
 
+bool Device::matmul(const MatmulCall &, std::string &error) {
+  error = std::string("the '") + getKind() +
+          "' device runs no GPU library calls";
+  return false;
+}
+
 const char *telar::runtime::memorySpaceName(MemorySpace space) {
   return space == MemorySpace::Host ? "host" : "device";
 }

@@ -5,7 +5,9 @@
 // stream (the queue), device memory from cuMemAlloc behind the caching
 // allocator, weights uploaded once, kernel modules loaded once per program
 // (the cubin for the artifact's GPU, else its PTX for the driver to JIT)
-// and launched with cuLaunchKernel on the stream.
+// and launched with cuLaunchKernel on the stream; the programs' matrix
+// products on cuBLASLt (CublasLt.h, loaded on the first one) on the same
+// stream.
 //
 // Not yet: CUDA Graph capture of a whole step, timing with CUDA events,
 // picking a GPU by local rank (it uses the first GPU visible:
@@ -13,11 +15,13 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CublasLt.h"
 #include "CudaDriver.h"
 #include "GpuDevice.h"
 #include "telar/runtime/FileUtil.h"
 #include "telar/runtime/Runtime.h"
 
+#include <array>
 #include <map>
 
 using namespace telar::runtime;
@@ -154,6 +158,159 @@ private:
   std::vector<CUfunction> functions;
 };
 
+/// A GPU program's matrix products on cuBLASLt (CublasLt.h): one handle
+/// and workspace per device, and per distinct call (shapes, strides,
+/// accumulation) its descriptors and the heuristic's algorithm, made on
+/// first use. cuBLASLt is column-major: the row-major c = a . b is computed
+/// as c^T = b^T . a^T, each matrix read in place (transposed or not by its
+/// layout).
+class CudaGemm {
+public:
+  CudaGemm(const CublasLt &lt, void *workspace, size_t workspaceBytes)
+      : lt(lt), workspace(workspace), workspaceBytes(workspaceBytes) {
+    check(lt, lt.cublasLtCreate(&handle), "cublasLtCreate");
+  }
+  ~CudaGemm() {
+    for (auto &[key, plan] : plans) {
+      for (cublasLtMatrixLayout_t layout : plan.layouts)
+        lt.cublasLtMatrixLayoutDestroy(layout);
+      lt.cublasLtMatmulDescDestroy(plan.desc);
+    }
+    lt.cublasLtDestroy(handle);
+  }
+
+  void run(const MatmulCall &call, CUstream stream) {
+    const Plan &plan = planFor(call);
+    float alpha = 1.0f, beta = call.accumulate ? 1.0f : 0.0f;
+    check(lt,
+          lt.cublasLtMatmul(handle, plan.desc, &alpha, call.b, plan.layouts[0],
+                            call.a, plan.layouts[1], &beta, call.c,
+                            plan.layouts[2], call.c, plan.layouts[2],
+                            &plan.algo, workspace, workspaceBytes, stream),
+          "cublasLtMatmul of " + describe(call));
+  }
+
+private:
+  struct Plan {
+    cublasLtMatmulDesc_t desc = nullptr;
+    /// b^T, a^T, c^T (also d's).
+    cublasLtMatrixLayout_t layouts[3] = {};
+    CublasLtAlgo algo{};
+  };
+  using Key = std::array<int64_t, 14>;
+
+  static std::string describe(const MatmulCall &call) {
+    return std::to_string(call.batch) + " x " + std::to_string(call.m) +
+           "x" + std::to_string(call.k) + " . " + std::to_string(call.k) +
+           "x" + std::to_string(call.n);
+  }
+
+  /// The column-major layout whose op (N or T) is x^T, for a rows x cols
+  /// matrix x with these strides (contiguous along rows or columns: the
+  /// runtime's core checked).
+  cublasLtMatrixLayout_t layoutOfTranspose(int64_t rows, int64_t cols,
+                                           const int64_t strides[3],
+                                           int64_t batch, int &op) {
+    int64_t rs = strides[1], cs = strides[2];
+    bool rowMajor = (cs == 1 || cols == 1) && (rows == 1 || rs >= cols);
+    cublasLtMatrixLayout_t layout = nullptr;
+    if (rowMajor) { // its memory, column-major, is x^T: cols x rows
+      op = CUBLAS_OP_N;
+      check(lt,
+            lt.cublasLtMatrixLayoutCreate(&layout, CUDA_R_32F, uint64_t(cols),
+                                          uint64_t(rows),
+                                          rows == 1 ? cols : rs),
+            "cublasLtMatrixLayoutCreate");
+    } else { // its memory, column-major, is x: rows x cols
+      op = CUBLAS_OP_T;
+      check(lt,
+            lt.cublasLtMatrixLayoutCreate(&layout, CUDA_R_32F, uint64_t(rows),
+                                          uint64_t(cols),
+                                          cols == 1 ? rows : cs),
+            "cublasLtMatrixLayoutCreate");
+    }
+    if (batch > 1) {
+      int32_t count = int32_t(batch);
+      int64_t offset = strides[0];
+      check(lt,
+            lt.cublasLtMatrixLayoutSetAttribute(
+                layout, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count,
+                sizeof(count)),
+            "cublasLtMatrixLayoutSetAttribute(BATCH_COUNT)");
+      check(lt,
+            lt.cublasLtMatrixLayoutSetAttribute(
+                layout, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &offset,
+                sizeof(offset)),
+            "cublasLtMatrixLayoutSetAttribute(STRIDED_BATCH_OFFSET)");
+    }
+    return layout;
+  }
+
+  const Plan &planFor(const MatmulCall &call) {
+    Key key = {call.batch,       call.m,           call.n,
+               call.k,           call.aStrides[0], call.aStrides[1],
+               call.aStrides[2], call.bStrides[0], call.bStrides[1],
+               call.bStrides[2], call.cStrides[0], call.cStrides[1],
+               call.cStrides[2], call.accumulate};
+    auto found = plans.find(key);
+    if (found != plans.end())
+      return found->second;
+    Plan plan;
+    check(lt,
+          lt.cublasLtMatmulDescCreate(&plan.desc, CUBLAS_COMPUTE_32F,
+                                      CUDA_R_32F),
+          "cublasLtMatmulDescCreate");
+    int opB = 0, opA = 0, opC = 0;
+    plan.layouts[0] =
+        layoutOfTranspose(call.k, call.n, call.bStrides, call.batch, opB);
+    plan.layouts[1] =
+        layoutOfTranspose(call.m, call.k, call.aStrides, call.batch, opA);
+    plan.layouts[2] =
+        layoutOfTranspose(call.m, call.n, call.cStrides, call.batch, opC);
+    check(lt,
+          lt.cublasLtMatmulDescSetAttribute(
+              plan.desc, CUBLASLT_MATMUL_DESC_TRANSA, &opB, sizeof(opB)),
+          "cublasLtMatmulDescSetAttribute(TRANSA)");
+    check(lt,
+          lt.cublasLtMatmulDescSetAttribute(
+              plan.desc, CUBLASLT_MATMUL_DESC_TRANSB, &opA, sizeof(opA)),
+          "cublasLtMatmulDescSetAttribute(TRANSB)");
+    cublasLtMatmulPreference_t preference = nullptr;
+    check(lt, lt.cublasLtMatmulPreferenceCreate(&preference),
+          "cublasLtMatmulPreferenceCreate");
+    uint64_t bytes = workspaceBytes;
+    lt.cublasLtMatmulPreferenceSetAttribute(
+        preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &bytes,
+        sizeof(bytes));
+    CublasLtHeuristicResult result{};
+    int returned = 0;
+    cublasStatus_t status = lt.cublasLtMatmulAlgoGetHeuristic(
+        handle, plan.desc, plan.layouts[0], plan.layouts[1], plan.layouts[2],
+        plan.layouts[2], preference, 1, &result, &returned);
+    lt.cublasLtMatmulPreferenceDestroy(preference);
+    if (status != CUBLAS_STATUS_SUCCESS || returned == 0) {
+      for (cublasLtMatrixLayout_t layout : plan.layouts)
+        lt.cublasLtMatrixLayoutDestroy(layout);
+      lt.cublasLtMatmulDescDestroy(plan.desc);
+      throw Error("cuBLASLt has no algorithm for the matrix product " +
+                  describe(call) +
+                  (status != CUBLAS_STATUS_SUCCESS ? ": " + lt.describe(status)
+                                                   : std::string()));
+    }
+    plan.algo = result.algo;
+    return plans.emplace(key, plan).first->second;
+  }
+
+  const CublasLt &lt;
+  cublasLtHandle_t handle = nullptr;
+  void *workspace;
+  size_t workspaceBytes;
+  std::map<Key, Plan> plans;
+};
+
+/// cuBLASLt's workspace per device (what its heuristics may use).
+constexpr size_t kGemmWorkspaceBytes = size_t(32) << 20;
+
 class CudaDevice final : public gpu::GpuDevice {
 public:
   CudaDevice() : driver(getCudaDriver()) {
@@ -176,6 +333,9 @@ public:
     // leaks what the process's end frees anyway.
     driver.cuCtxSetCurrent(context);
     driver.cuStreamSynchronize(stream);
+    gemm.reset();
+    if (gemmWorkspace)
+      rawFree(gemmWorkspace);
     allocator.freeLiveBlocks();
     allocator.releaseCachedMemory();
     driver.cuStreamDestroy(stream);
@@ -226,6 +386,21 @@ public:
     return std::make_unique<CudaKernels>(driver, stream, kernels);
   }
 
+  /// On cuBLASLt, loaded (with its workspace) on the first call.
+  bool matmul(const MatmulCall &call, std::string &error) override {
+    makeCurrent();
+    if (!gemm) {
+      const CublasLt &lt = getCublasLt();
+      gemmWorkspace = rawAllocate(kGemmWorkspaceBytes, error);
+      if (!gemmWorkspace)
+        return false;
+      gemm = std::make_unique<CudaGemm>(lt, gemmWorkspace,
+                                        kGemmWorkspaceBytes);
+    }
+    gemm->run(call, stream);
+    return true;
+  }
+
 private:
   /// The GPU's primary context, current on the calling thread.
   void makeCurrent() const {
@@ -237,6 +412,8 @@ private:
   CUcontext context = nullptr;
   CUstream stream = nullptr;
   std::unique_ptr<CudaQueue> queue;
+  void *gemmWorkspace = nullptr;
+  std::unique_ptr<CudaGemm> gemm;
 };
 
 /// Registered when libtelar_runtime_cuda.so loads; a device is made (and

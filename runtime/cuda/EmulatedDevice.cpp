@@ -8,7 +8,9 @@
 // kernel, running the grid's blocks and threads). Everything else is the
 // CUDA device's own code (GpuDevice.h): the caching allocator, weights
 // uploaded to device memory, inputs and outputs staged through copies, the
-// launch ABI's argument slots and CUDA's launch limits. Buffers are
+// launch ABI's argument slots and CUDA's launch limits. The programs' GEMM
+// calls (cuBLASLt's on a GPU) run the CPU runtime's batched matmul on the
+// same buffers, under the same call contract. Buffers are
 // reported as device memory, so a host program that touched one, or a
 // caller that forgot to stage, is caught here as on a GPU.
 //
@@ -16,7 +18,9 @@
 
 #include "GpuDevice.h"
 #include "telar/runtime/Runtime.h"
+#include "telar/runtime/abi/CpuKernels.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
@@ -96,6 +100,12 @@ private:
   std::vector<EmulatedKernelFn> functions;
 };
 
+/// The CPU runtime's batched matmul (abi/CpuKernels.h), which serves the
+/// GPU programs' GEMM calls (cuBLASLt's on a GPU) under the same contract.
+using CpuBatchMatmulFn = int (*)(TelarContext *, TelarMemRef3F32 *,
+                                 TelarMemRef3F32 *, TelarMemRef3F32 *,
+                                 int64_t);
+
 class EmulatedDevice final : public gpu::GpuDevice {
 public:
   ~EmulatedDevice() override {
@@ -121,8 +131,46 @@ public:
     return std::make_unique<EmulatedKernels>(kernels);
   }
 
+  /// On a CPU context of its own (made on first use: the CPU device's
+  /// library loads then), with the CPU's GEMM kernels.
+  bool matmul(const MatmulCall &call, std::string &error) override {
+    if (!cpu) {
+      cpu = std::make_unique<Context>(createDevice("cpu"));
+      cpuBatchMatmul = reinterpret_cast<CpuBatchMatmulFn>(
+          dlsym(RTLD_DEFAULT, "telarrt_batch_matmul_f32"));
+      if (!cpuBatchMatmul) {
+        error = "the CPU runtime's telarrt_batch_matmul_f32 is not loaded";
+        return false;
+      }
+    }
+    auto view = [](const float *data, int64_t batch, int64_t rows,
+                   int64_t cols, const int64_t strides[3]) {
+      TelarMemRef3F32 m{};
+      m.allocated = m.aligned = const_cast<float *>(data);
+      m.sizes[0] = batch;
+      m.sizes[1] = rows;
+      m.sizes[2] = cols;
+      std::copy(strides, strides + 3, m.strides);
+      return m;
+    };
+    TelarMemRef3F32 a = view(call.a, call.batch, call.m, call.k, call.aStrides);
+    TelarMemRef3F32 b = view(call.b, call.batch, call.k, call.n, call.bStrides);
+    TelarMemRef3F32 c = view(call.c, call.batch, call.m, call.n, call.cStrides);
+    int64_t flags = call.accumulate ? TELAR_KERNEL_ACCUMULATE : 0;
+    if (cpuBatchMatmul(cpu->get(), &a, &b, &c, flags) != TELAR_STATUS_OK) {
+      error = std::string("the emulated GEMM (the CPU runtime's "
+                          "telarrt_batch_matmul_f32): ") +
+              telarrt_context_error(cpu->get());
+      telarrt_context_clear_error(cpu->get());
+      return false;
+    }
+    return true;
+  }
+
 private:
   EmulatedQueue queue;
+  std::unique_ptr<Context> cpu;
+  CpuBatchMatmulFn cpuBatchMatmul = nullptr;
 };
 
 /// Registered when libtelar_runtime_cuda.so loads.

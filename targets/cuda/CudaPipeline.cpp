@@ -39,6 +39,9 @@ void telar::buildCudaTranslationPipeline(OpPassManager &pm,
     pm.addPass(createTelarAddRuntimeContext());
   bufferization::buildBufferDeallocationPipeline(pm);
   pm.addNestedPass<func::FuncOp>(createTelarEarlyDealloc());
+  // Contractions to the runtime's GEMM (cuBLASLt), which needs the context.
+  if (options.runtime)
+    pm.addNestedPass<func::FuncOp>(createTelarContractionsToGpuLibrary());
   TelarLinalgToGpuOptions kernels;
   kernels.blockSize = options.blockSize;
   pm.addNestedPass<func::FuncOp>(createTelarLinalgToGpu(kernels));

@@ -214,3 +214,69 @@ TEST(RuntimeDevice, GpuLaunchNeedsKernels) {
   EXPECT_EQ(back, 2.5f);
   telarrt_free(context.get(), p);
 }
+
+TEST(RuntimeDevice, GpuMatmulOnTheEmulator) {
+  // c[p] = a[p] . b[p] for two batches, a read through a transposed layout
+  // (column-contiguous, row stride 1) and b row-major; then accumulated.
+  Context context(createDevice("cuda-emulator"));
+  const int64_t batch = 2, m = 3, n = 4, k = 5;
+  std::vector<float> a(batch * m * k), b(batch * k * n), c(batch * m * n);
+  for (size_t i = 0; i < a.size(); ++i)
+    a[i] = float(int(i % 7) - 3) / 4;
+  for (size_t i = 0; i < b.size(); ++i)
+    b[i] = float(int(i % 5) - 2) / 2;
+  // a[p](i, kk) at a[p * m * k + kk * m + i].
+  auto aAt = [&](int64_t p, int64_t i, int64_t kk) {
+    return a[p * m * k + kk * m + i];
+  };
+  std::vector<float> expect(c.size());
+  for (int64_t p = 0; p < batch; ++p)
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        float sum = 0;
+        for (int64_t kk = 0; kk < k; ++kk)
+          sum += aAt(p, i, kk) * b[p * k * n + kk * n + j];
+        expect[p * m * n + i * n + j] = sum;
+      }
+  auto *da = static_cast<float *>(telarrt_alloc(context.get(), a.size() * 4));
+  auto *db = static_cast<float *>(telarrt_alloc(context.get(), b.size() * 4));
+  auto *dc = static_cast<float *>(telarrt_alloc(context.get(), c.size() * 4));
+  ASSERT_TRUE(da && db && dc);
+  ASSERT_EQ(telarrt_gpu_upload(context.get(), da, a.data(), a.size() * 4), 0);
+  ASSERT_EQ(telarrt_gpu_upload(context.get(), db, b.data(), b.size() * 4), 0);
+  auto run = [&](int64_t flags) {
+    return telarrt_gpu_matmul_f32(context.get(), da, db, dc, batch, m, n, k,
+                                  m * k, 1, m, k * n, n, 1, m * n, n, 1,
+                                  flags);
+  };
+  ASSERT_EQ(run(0), TELAR_STATUS_OK) << context.getError();
+  context.getDevice().copy(c.data(), MemorySpace::Host, dc,
+                           MemorySpace::Device, c.size() * 4);
+  for (size_t i = 0; i < c.size(); ++i)
+    EXPECT_NEAR(c[i], expect[i], 1e-5) << i;
+  ASSERT_EQ(run(TELAR_GPU_ACCUMULATE), TELAR_STATUS_OK) << context.getError();
+  context.getDevice().copy(c.data(), MemorySpace::Host, dc,
+                           MemorySpace::Device, c.size() * 4);
+  for (size_t i = 0; i < c.size(); ++i)
+    EXPECT_NEAR(c[i], 2 * expect[i], 1e-5) << i;
+
+  // A layout the GEMM cannot take (a strided along both dimensions) is
+  // refused with the call's shape; the CPU device runs no library calls.
+  EXPECT_EQ(telarrt_gpu_matmul_f32(context.get(), da, db, dc, 1, m, n, k, 0,
+                                   2 * k, 2, 0, n, 1, 0, n, 1, 0),
+            TELAR_STATUS_INVALID_ARGUMENT);
+  EXPECT_NE(context.getError().find("a layout the GEMM does not take"),
+            std::string::npos)
+      << context.getError();
+  context.clearError();
+  Context cpu(createDevice("cpu"));
+  EXPECT_EQ(telarrt_gpu_matmul_f32(cpu.get(), a.data(), b.data(), c.data(), 1,
+                                   m, n, k, 0, k, 1, 0, n, 1, 0, n, 1, 0),
+            TELAR_STATUS_DEVICE_ERROR);
+  EXPECT_NE(cpu.getError().find("runs no GPU library calls"),
+            std::string::npos)
+      << cpu.getError();
+  telarrt_free(context.get(), da);
+  telarrt_free(context.get(), db);
+  telarrt_free(context.get(), dc);
+}

@@ -169,6 +169,18 @@ public:
                       size_t numArgs, std::string &error) const = 0;
 };
 
+/// A matrix product a GPU program asks of its device (abi/Gpu.h's
+/// telarrt_gpu_matmul_f32, whose layout rules the runtime's core checked):
+/// c[p] (+)= a[p] . b[p] for p < batch, a[p] m x k, b[p] k x n, element
+/// (i, j) of x[p] at x[p * strides[0] + i * strides[1] + j * strides[2]].
+struct MatmulCall {
+  const float *a = nullptr, *b = nullptr;
+  float *c = nullptr;
+  int64_t batch = 1, m = 0, n = 0, k = 0;
+  int64_t aStrides[3] = {}, bStrides[3] = {}, cStrides[3] = {};
+  bool accumulate = false;
+};
+
 /// One device (Device.h's header comment). Not copyable; a context owns
 /// its device, and runs one program at a time on it.
 class Device {
@@ -214,6 +226,11 @@ public:
   /// driver error), or when the device runs no GPU kernels (the CPU).
   virtual std::unique_ptr<DeviceKernels>
   loadKernels(const ProgramKernels &kernels);
+
+  /// Enqueues a GPU program's matrix product (cuBLASLt on a GPU, the CPU
+  /// runtime's GEMM on the CUDA emulator); false with the reason in
+  /// `error` when it cannot (devices without GPU programs: always).
+  virtual bool matmul(const MatmulCall &call, std::string &error);
 
   /// Starts (clearing what was recorded) or stops timing the kernels of
   /// the programs run on the device; what was recorded, in the order first

@@ -38,6 +38,27 @@ int telarrt_gpu_launch(TelarContext *ctx, int64_t kernel, int64_t gx,
 int telarrt_gpu_upload(TelarContext *ctx, void *dst, const void *src,
                        int64_t bytes);
 
+/* A product of f32 matrices in the device's memory, batched:
+ *   c[p] = a[p] . b[p]    (c[p] += a[p] . b[p] with TELAR_GPU_ACCUMULATE)
+ * for p < batch, a[p] m x k, b[p] k x n, c[p] m x n, where element (i, j)
+ * of x[p] is x[p * x_batch + i * x_row + j * x_col] (strides in elements,
+ * any batch stride, 0 included). a and b must be contiguous along their
+ * rows (col stride 1, row stride >= columns) or along their columns (row
+ * stride 1, col stride >= rows), c along its rows (a stride of a size-1
+ * dimension is free); c must not overlap a or b. Without
+ * TELAR_GPU_ACCUMULATE c's old contents are not read. In the queue's
+ * order: cuBLASLt on a GPU (fp32 compute), the CPU runtime's GEMM on the
+ * CUDA emulator. Returns TELAR_STATUS_OK, TELAR_STATUS_INVALID_ARGUMENT
+ * (a layout it cannot take) or TELAR_STATUS_DEVICE_ERROR (the library's
+ * error, in the context). */
+enum { TELAR_GPU_ACCUMULATE = 1 };
+int telarrt_gpu_matmul_f32(TelarContext *ctx, const float *a, const float *b,
+                           float *c, int64_t batch, int64_t m, int64_t n,
+                           int64_t k, int64_t a_batch, int64_t a_row,
+                           int64_t a_col, int64_t b_batch, int64_t b_row,
+                           int64_t b_col, int64_t c_batch, int64_t c_row,
+                           int64_t c_col, int64_t flags);
+
 #ifdef __cplusplus
 }
 #endif

@@ -52,6 +52,37 @@ def TelarLinalgToGpu : Pass<"telar-linalg-to-gpu", "func::FuncOp"> {
   ];
 }
 
+def TelarContractionsToGpuLibrary : Pass<"telar-contractions-to-gpu-library", "func::FuncOp"> {
+  let summary = "Matmuls and batched matmuls as calls of the runtime's GPU GEMM";
+  let description = [{
+    Before `telar-linalg-to-gpu`, on buffers with the runtime context: each
+    `linalg.matmul` and `linalg.batch_matmul` of f32 (static layouts)
+    becomes a call of `telarrt_gpu_matmul_f32` (abi/Gpu.h; cuBLASLt on a
+    GPU, the CPU runtime's GEMM on the CUDA emulator):
+
+    ```mlir
+    %p = llvm.inttoptr %a_address : i64 to !llvm.ptr // offset applied
+    %s = func.call @telarrt_gpu_matmul_f32(%ctx, %pa, %pb, %pc,
+        %batch, %m, %n, %k, %a_batch_stride, %a_row_stride, %a_col_stride,
+        ..., %flags) : (...) -> i32
+    ```
+
+    with the operands' strides in elements (a matrix without batch has
+    batch stride 0) and `flags` TELAR_GPU_ACCUMULATE unless the output
+    was zero-filled just before (the fill goes: the call overwrites). An
+    operand the GEMM cannot take (neither its rows nor its columns
+    contiguous; the output's columns not contiguous) leaves its op to be a
+    generated kernel, as are products under `min-flops`.
+  }];
+  let dependentDialects = ["arith::ArithDialect", "func::FuncDialect",
+                           "LLVM::LLVMDialect", "memref::MemRefDialect"];
+  let options = [
+    Option<"minFlops", "min-flops", "int64_t", /*default=*/"0",
+           "Products of fewer flops (2 * batch * m * n * k) stay generated "
+           "kernels">
+  ];
+}
+
 def TelarEmulateGpu : Pass<"telar-emulate-gpu", "ModuleOp"> {
   let summary = "Run outlined GPU kernels on the CPU: each launch as loops over blocks and threads";
   let description = [{

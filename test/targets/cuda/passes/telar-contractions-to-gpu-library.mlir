@@ -1,0 +1,85 @@
+// RUN: telar-opt %s -split-input-file -telar-contractions-to-gpu-library | FileCheck %s
+// RUN: telar-opt %s -split-input-file -telar-contractions-to-gpu-library=min-flops=100000 | FileCheck %s --check-prefix=SMALL
+
+// A matmul whose output was just zero-filled: one GEMM call that
+// overwrites (flags 0), the fill gone; the buffers' device addresses and
+// their strides in elements (no batch: batch stride 0).
+// CHECK-LABEL: func.func @matmul
+// CHECK-SAME:    (%[[CTX:.*]]: !llvm.ptr {telar.runtime_context}, %[[A:.*]]: memref<4x8xf32>, %[[B:.*]]: memref<8x3xf32>, %[[C:.*]]: memref<4x3xf32>)
+// CHECK-NOT:   linalg.fill
+// CHECK:       %[[AI:.*]] = memref.extract_aligned_pointer_as_index %[[A]]
+// CHECK:       %[[AB:.*]] = arith.index_cast %[[AI]] : index to i64
+// CHECK:       %[[PA:.*]] = llvm.inttoptr %[[AB]] : i64 to !llvm.ptr
+// CHECK:       %[[PB:.*]] = llvm.inttoptr
+// CHECK:       %[[PC:.*]] = llvm.inttoptr
+// CHECK-DAG:   %[[C0:.*]] = arith.constant 0 : i64
+// CHECK-DAG:   %[[C1:.*]] = arith.constant 1 : i64
+// CHECK-DAG:   %[[C3:.*]] = arith.constant 3 : i64
+// CHECK-DAG:   %[[C4:.*]] = arith.constant 4 : i64
+// CHECK-DAG:   %[[C8:.*]] = arith.constant 8 : i64
+// CHECK:       call @telarrt_gpu_matmul_f32(%[[CTX]], %[[PA]], %[[PB]], %[[PC]], %[[C1]], %[[C4]], %[[C3]], %[[C8]], %[[C0]], %[[C8]], %[[C1]], %[[C0]], %[[C3]], %[[C1]], %[[C0]], %[[C3]], %[[C1]], %[[C0]]) : (!llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> i32
+// CHECK-NOT:   linalg.matmul
+// CHECK:       func.func private @telarrt_gpu_matmul_f32(!llvm.ptr {telar.runtime_context}, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, {{.*}}) -> i32 attributes {telar.runtime_status}
+// Under min-flops the product stays a linalg op (a generated kernel).
+// SMALL-LABEL: func.func @matmul
+// SMALL:       linalg.fill
+// SMALL:       linalg.matmul
+func.func @matmul(%ctx: !llvm.ptr {telar.runtime_context}, %a: memref<4x8xf32>, %b: memref<8x3xf32>, %c: memref<4x3xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<4x3xf32>)
+  linalg.matmul ins(%a, %b : memref<4x8xf32>, memref<8x3xf32>) outs(%c : memref<4x3xf32>)
+  return
+}
+
+// -----
+
+// A batched matmul by a transposed view (its rows contiguous along k: the
+// GEMM reads it column-major), into an output holding a bias: it
+// accumulates (flags 1); a view's offset moves its address (4 bytes an
+// element).
+// CHECK-LABEL: func.func @batch_transposed
+// CHECK:       memref.copy
+// CHECK:       %[[AI:.*]] = memref.extract_aligned_pointer_as_index %{{.*}} : memref<2x4x8xf32, strided<[64, 8, 1], offset: 32>>
+// CHECK:       %[[AB:.*]] = arith.index_cast %[[AI]]
+// CHECK:       %[[OFF:.*]] = arith.constant 128 : i64
+// CHECK:       %[[AO:.*]] = arith.addi %[[AB]], %[[OFF]] : i64
+// CHECK:       %[[PA:.*]] = llvm.inttoptr %[[AO]]
+// CHECK:       memref.extract_aligned_pointer_as_index %{{.*}} : memref<2x8x3xf32, strided<[24, 1, 8]>>
+// CHECK:       %[[PB:.*]] = llvm.inttoptr
+// CHECK:       %[[PC:.*]] = llvm.inttoptr
+// CHECK-DAG:   %[[C1:.*]] = arith.constant 1 : i64
+// CHECK-DAG:   %[[C2:.*]] = arith.constant 2 : i64
+// CHECK-DAG:   %[[C3:.*]] = arith.constant 3 : i64
+// CHECK-DAG:   %[[C4:.*]] = arith.constant 4 : i64
+// CHECK-DAG:   %[[C8:.*]] = arith.constant 8 : i64
+// CHECK-DAG:   %[[C12:.*]] = arith.constant 12 : i64
+// CHECK-DAG:   %[[C24:.*]] = arith.constant 24 : i64
+// CHECK-DAG:   %[[C64:.*]] = arith.constant 64 : i64
+// batch 2, 4 x 8 . 8 x 3; strides a (64, 8, 1), b (24, 1, 8), c (12, 3, 1);
+// flags 1.
+// CHECK:       call @telarrt_gpu_matmul_f32(%{{.*}}, %[[PA]], %[[PB]], %[[PC]], %[[C2]], %[[C4]], %[[C3]], %[[C8]], %[[C64]], %[[C8]], %[[C1]], %[[C24]], %[[C1]], %[[C8]], %[[C12]], %[[C3]], %[[C1]], %[[C1]])
+// CHECK-NOT:   linalg.batch_matmul
+func.func @batch_transposed(%ctx: !llvm.ptr {telar.runtime_context}, %a: memref<2x8x8xf32>, %bt: memref<2x3x8xf32>, %bias: memref<2x4x3xf32>, %c: memref<2x4x3xf32>) {
+  %sub = memref.subview %a[0, 4, 0] [2, 4, 8] [1, 1, 1] : memref<2x8x8xf32> to memref<2x4x8xf32, strided<[64, 8, 1], offset: 32>>
+  %b = memref.transpose %bt (d0, d1, d2) -> (d0, d2, d1) : memref<2x3x8xf32> to memref<2x8x3xf32, strided<[24, 1, 8]>>
+  memref.copy %bias, %c : memref<2x4x3xf32> to memref<2x4x3xf32>
+  linalg.batch_matmul ins(%sub, %b : memref<2x4x8xf32, strided<[64, 8, 1], offset: 32>>, memref<2x8x3xf32, strided<[24, 1, 8]>>) outs(%c : memref<2x4x3xf32>)
+  return
+}
+
+// -----
+
+// Neither rows nor columns contiguous (every other column of a): the GEMM
+// cannot read it in place, the op stays (a generated kernel); a fill with
+// another value stays too.
+// CHECK-LABEL: func.func @strided
+// CHECK:       linalg.fill
+// CHECK:       linalg.matmul
+// CHECK-NOT:   call @telarrt_gpu_matmul_f32
+func.func @strided(%ctx: !llvm.ptr {telar.runtime_context}, %a: memref<4x16xf32>, %b: memref<8x3xf32>, %c: memref<4x3xf32>) {
+  %one = arith.constant 1.0 : f32
+  %sub = memref.subview %a[0, 0] [4, 8] [1, 2] : memref<4x16xf32> to memref<4x8xf32, strided<[16, 2]>>
+  linalg.fill ins(%one : f32) outs(%c : memref<4x3xf32>)
+  linalg.matmul ins(%sub, %b : memref<4x8xf32, strided<[16, 2]>>, memref<8x3xf32>) outs(%c : memref<4x3xf32>)
+  return
+}
