@@ -30,6 +30,18 @@ done
 # PYTHON: one with numpy, default python3).
 py="${PYTHON:-python3}"
 libs="$here/runtime/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+# cuBLASLt (the artifacts' matrix products), loaded by the runtime at run
+# time: the toolkit's, else the one of PyTorch's nvidia-cublas wheel.
+if [ ${#emulate[@]} -eq 0 ]; then
+  for dir in /usr/local/cuda/lib64 \
+      "$("$py" -c 'import nvidia.cublas as c, os; print(os.path.join(list(c.__path__)[0], "lib"))' 2>/dev/null)"; do
+    if [ -n "$dir" ] && ls "$dir"/libcublasLt.so.1[23] > /dev/null 2>&1; then
+      libs="$libs:$dir"
+      echo "cuBLASLt from $dir"
+      break
+    fi
+  done
+fi
 command -v nvidia-smi > /dev/null && nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 failed=0
 models=()

@@ -181,6 +181,17 @@ public:
     return success();
   }
 
+  /// The kernels' PTX, one text per kernel module (one per program).
+  LogicalResult printDeviceCode(ModuleOp module, raw_ostream &os,
+                                std::string &error) const override {
+    SmallVector<std::string> ptx;
+    if (failed(compilePtx(module, ptx, error)))
+      return failure();
+    for (const std::string &text : ptx)
+      os << text;
+    return success();
+  }
+
   SmallVector<std::string> getRuntimeLibraries() const override {
     // The host program calls the runtime's core (its GPU calls go to the
     // context's device); the emulated kernels libm.
@@ -228,10 +239,11 @@ private:
     return library;
   }
 
-  /// The PTX of every kernel module, one file each.
-  LogicalResult writePtx(ModuleOp module, ArtifactWriter &writer,
-                         StringRef kernelDir, SmallVector<std::string> &files,
-                         std::string &error) const {
+  /// The PTX of every kernel module of the translated `module`, with its
+  /// module's name.
+  LogicalResult compilePtx(ModuleOp module, SmallVector<std::string> &texts,
+                           std::string &error,
+                           SmallVector<std::string> *names = nullptr) const {
     OwningOpRef<ModuleOp> kernels = cast<ModuleOp>(module->clone());
     PassManager pm(module.getContext());
     CudaPipelineOptions pipeline;
@@ -243,32 +255,45 @@ private:
     }
     for (auto binary : kernels->getOps<gpu::BinaryOp>()) {
       for (Attribute a : binary.getObjects()) {
-        auto object = cast<gpu::ObjectAttr>(a);
-        std::string relative =
-            (kernelDir + "/" + binary.getName() + ".ptx").str();
-        std::error_code ec;
-        llvm::raw_fd_ostream os(writer.getPath(relative), ec);
-        if (ec) {
-          error = "cannot write " + writer.getPath(relative) + ": " +
-                  ec.message();
-          return failure();
-        }
-        StringRef ptx = object.getObject().getValue();
+        StringRef ptx = cast<gpu::ObjectAttr>(a).getObject().getValue();
         // A libdevice function left as a call cannot be resolved: this
         // build links no libdevice (telar-libdevice-to-intrinsics turns
         // those with an instruction into it).
         if (size_t at = ptx.find("__nv_"); at != StringRef::npos) {
           StringRef name = ptx.substr(at).take_while(
               [](char c) { return llvm::isAlnum(c) || c == '_'; });
-          error = "kernel " + binary.getName().str() + " calls libdevice's " +
-                  name.str() +
+          error = "kernel module " + binary.getName().str() +
+                  " calls libdevice's " + name.str() +
                   ", which the CUDA target does not link yet (its math "
                   "needs an approximation of its own)";
           return failure();
         }
-        os << ptx;
-        files.push_back(relative);
+        texts.push_back(ptx.str());
+        if (names)
+          names->push_back(binary.getName().str());
       }
+    }
+    return success();
+  }
+
+  /// The PTX of every kernel module, one file each.
+  LogicalResult writePtx(ModuleOp module, ArtifactWriter &writer,
+                         StringRef kernelDir, SmallVector<std::string> &files,
+                         std::string &error) const {
+    SmallVector<std::string> texts, names;
+    if (failed(compilePtx(module, texts, error, &names)))
+      return failure();
+    for (auto [text, name] : llvm::zip(texts, names)) {
+      std::string relative = (kernelDir + "/" + name + ".ptx").str();
+      std::error_code ec;
+      llvm::raw_fd_ostream os(writer.getPath(relative), ec);
+      if (ec) {
+        error = "cannot write " + writer.getPath(relative) + ": " +
+                ec.message();
+        return failure();
+      }
+      os << text;
+      files.push_back(relative);
     }
     return success();
   }

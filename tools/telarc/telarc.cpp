@@ -1,7 +1,7 @@
 //===- telarc.cpp - The Telar compiler driver ------------------------------===//
 //
 //   telarc model.onnx -o out/ --target cpu [--cpu=native] [-q] [--timings]
-//   telarc model.onnx --emit=mlir|linalg|llvm|plan [-o out.mlir]
+//   telarc model.onnx --emit=mlir|linalg|llvm|gpu|ptx|plan [-o out.mlir]
 //   common: [--input-shape NAME=DxD]... [--bind-input NAME=FILE]...
 //           [--plan plan.json] [--mesh data=2,model=2]
 //           [--devices N] [--profile NAME|FILE] [--memory-limit BYTES]
@@ -68,7 +68,7 @@ using namespace mlir;
 namespace cl = llvm::cl;
 
 namespace {
-enum class EmitKind { MLIR, Linalg, LLVM, Plan };
+enum class EmitKind { MLIR, Linalg, LLVM, Gpu, Ptx, Plan };
 
 cl::OptionCategory telarcCategory("telarc options");
 
@@ -86,6 +86,12 @@ cl::opt<EmitKind> emit(
                clEnumValN(EmitKind::LLVM, "llvm",
                           "the LLVM dialect the CPU target hands to code "
                           "generation"),
+               clEnumValN(EmitKind::Gpu, "gpu",
+                          "the CUDA target's translation: the kernels in a "
+                          "gpu.module, the host code's launches and GEMM "
+                          "calls (--gpu applies)"),
+               clEnumValN(EmitKind::Ptx, "ptx",
+                          "the CUDA target's kernels as PTX (for --gpu)"),
                clEnumValN(EmitKind::Plan, "plan",
                           "the completed plan as plan.json: every named "
                           "value's sharding (with --plan/--mesh)")),
@@ -807,8 +813,15 @@ int run(int argc, char **argv) {
     }
   }
 
-  if (!target.empty())
+  if (!target.empty()) {
+    if (emit.getNumOccurrences()) {
+      llvm::errs() << "telarc: error: --emit prints IR and --target writes "
+                      "an artifact: give one of them (--emit=gpu and "
+                      "--emit=ptx print the CUDA target's stages)\n";
+      return 1;
+    }
     return compileArtifact(*module, importTime.count(), std::move(plan));
+  }
 
   if (plan && (!plan->stages.empty() || plan->schedule) &&
       emit != EmitKind::Plan) {
@@ -816,7 +829,7 @@ int run(int argc, char **argv) {
                     "\"schedule\") applies to --emit=plan and --target\n";
     return 1;
   }
-  if (plan && (emit == EmitKind::Linalg || emit == EmitKind::LLVM)) {
+  if (plan && emit != EmitKind::MLIR && emit != EmitKind::Plan) {
     llvm::errs() << "telarc: error: --plan/--mesh apply to --emit=mlir, "
                     "--emit=plan and --target\n";
     return 1;
@@ -861,15 +874,22 @@ int run(int argc, char **argv) {
       return 1;
   }
 
+  std::unique_ptr<telar::TargetBackend> emitTarget;
   if (emit != EmitKind::MLIR) {
     PassManager lower(&ctx);
     if (emit == EmitKind::Linalg) {
       telar::buildLowerToLinalgPipeline(lower);
     } else {
-      std::unique_ptr<telar::TargetBackend> cpuTarget = createTarget("cpu");
-      if (!cpuTarget)
+      // --emit=llvm is the CPU target's; gpu and ptx the CUDA target's.
+      emitTarget = createTarget(emit == EmitKind::LLVM ? "cpu" : "cuda");
+      if (!emitTarget)
         return 1;
-      telar::buildTargetPipeline(lower, *cpuTarget);
+      std::string error;
+      if (failed(emitTarget->checkOptions(/*partitioned=*/false, error))) {
+        llvm::errs() << "telarc: error: " << error << "\n";
+        return 1;
+      }
+      telar::buildTargetPipeline(lower, *emitTarget);
     }
     if (failed(lower.run(*module)))
       return 1;
@@ -879,6 +899,15 @@ int run(int argc, char **argv) {
   if (!out) {
     llvm::errs() << "telarc: error: " << outError << "\n";
     return 1;
+  }
+  if (emit == EmitKind::Ptx) {
+    std::string error;
+    if (failed(emitTarget->printDeviceCode(*module, out->os(), error))) {
+      llvm::errs() << "telarc: error: " << error << "\n";
+      return 1;
+    }
+    out->keep();
+    return 0;
   }
   OpPrintingFlags flags;
   if (elideWeights) {

@@ -118,6 +118,16 @@ public:
                                   CompileStages &stages,
                                   std::string &error) = 0;
 
+  /// Prints the device code of the translated `module` (the CUDA target:
+  /// its kernels' PTX) for telarc --emit; failure with the reason in
+  /// `error` for targets whose code is the module itself (the CPU).
+  virtual LogicalResult printDeviceCode(ModuleOp module, raw_ostream &os,
+                                        std::string &error) const {
+    error = "the '" + getName().str() + "' target has no device code apart "
+            "from its LLVM IR";
+    return failure();
+  }
+
   /// The libraries a process needs loaded to run this target's programs
   /// (the symbols the programs leave undefined), by library name.
   virtual SmallVector<std::string> getRuntimeLibraries() const = 0;
