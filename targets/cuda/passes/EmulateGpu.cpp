@@ -1,15 +1,19 @@
 //===- EmulateGpu.cpp - GPU kernels run on the CPU -------------------------===//
 //
 // The outlined kernels become host functions taking their block and thread
-// indices; each launch becomes loops over the grid's blocks and the block's
-// threads calling them. Exact for kernels whose threads do not communicate
-// (all that telar-linalg-to-gpu writes); the rest is refused by name.
+// indices, one per stretch between the kernel's barriers (which must be at
+// its top level); each launch becomes loops over the grid's blocks and, per
+// block, its workgroup buffers and for each stretch the block's threads
+// calling it. Exact for such kernels: a barrier is where every thread has
+// run the stretch before it. The rest (shuffles, atomics, barriers in
+// control flow) is refused by name.
 //
 //===----------------------------------------------------------------------===//
 
 #include "telar/targets/cuda/Passes.h"
 
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/SymbolTable.h"
 
@@ -39,17 +43,29 @@ unsigned dimIndex(gpu::Dimension dim) {
   llvm_unreachable("unknown dimension");
 }
 
-/// Why `kernel` cannot be emulated thread after thread, or empty.
+/// Why `kernel` cannot be emulated thread after thread, a stretch between
+/// barriers at a time, or empty.
 std::string whyNotEmulated(gpu::GPUFuncOp kernel, Operation *&where) {
   where = kernel;
-  if (kernel.getNumWorkgroupAttributions() || kernel.getNumPrivateAttributions())
-    return "it has workgroup or private memory attributions";
+  if (kernel.getNumPrivateAttributions())
+    return "it has private memory attributions";
+  if (!kernel.getBody().hasOneBlock())
+    return "its body has several blocks";
+  Block *entry = &kernel.getBody().front();
   std::string why;
   kernel.walk([&](Operation *op) {
     if (op == kernel.getOperation() ||
         isa<gpu::BlockIdOp, gpu::ThreadIdOp, gpu::GridDimOp, gpu::BlockDimOp,
             gpu::ReturnOp>(op))
       return WalkResult::advance();
+    if (isa<gpu::BarrierOp>(op)) {
+      if (op->getBlock() == entry)
+        return WalkResult::advance();
+      why = "a 'gpu.barrier' inside control flow (only barriers at the "
+            "kernel's top level are emulated)";
+      where = op;
+      return WalkResult::interrupt();
+    }
     if (op->getDialect() && op->getDialect()->getNamespace() == "gpu") {
       why = "'" + op->getName().getStringRef().str() +
             "' makes its threads depend on each other";
@@ -66,21 +82,42 @@ std::string whyNotEmulated(gpu::GPUFuncOp kernel, Operation *&where) {
   return why;
 }
 
-/// The host function running one thread of `kernel`.
-FailureOr<func::FuncOp> emulateKernel(OpBuilder &b, gpu::GPUModuleOp module,
-                                      gpu::GPUFuncOp kernel) {
-  Operation *where = nullptr;
-  std::string why = whyNotEmulated(kernel, where);
-  if (!why.empty())
-    return where->emitError() << "kernel '" << module.getName()
-                              << "::" << kernel.getName()
-                              << "' cannot be emulated on the CPU: " << why;
+/// `type` in the host's memory (a workgroup buffer's memory space gone).
+Type inHostMemory(Type type) {
+  auto memref = dyn_cast<MemRefType>(type);
+  if (!memref || !memref.getMemorySpace())
+    return type;
+  return MemRefType::get(memref.getShape(), memref.getElementType(),
+                         memref.getLayout());
+}
+
+/// A kernel's emulation: host functions run one after the other by every
+/// thread of a block (one per stretch between the kernel's barriers),
+/// taking the block and thread indices, the grid and block sizes, the
+/// kernel's arguments and its workgroup buffers (one per block, `shared`).
+struct EmulatedKernel {
+  SmallVector<func::FuncOp> stretches;
+  SmallVector<Type> shared;
+};
+
+/// The host function running stretch `stretch` (of `numStretches`) of
+/// `kernel` for one thread: the kernel's body without the other stretches,
+/// but with what this one uses of the earlier ones recomputed (values
+/// crossing a barrier must be pure: indices, constants).
+FailureOr<func::FuncOp> emulateStretch(OpBuilder &b, gpu::GPUModuleOp module,
+                                       gpu::GPUFuncOp kernel,
+                                       unsigned stretch,
+                                       unsigned numStretches) {
   MLIRContext *ctx = b.getContext();
   SmallVector<Type> inputs(kNumLaunchArgs, b.getIndexType());
   llvm::append_range(inputs, kernel.getArgumentTypes());
+  for (BlockArgument buffer : kernel.getWorkgroupAttributions())
+    inputs.push_back(inHostMemory(buffer.getType()));
   std::string name = ("__telar_emulated_" + module.getName() + "_" +
                       kernel.getName())
                          .str();
+  if (numStretches > 1)
+    name += "_s" + std::to_string(stretch);
   auto fn = func::FuncOp::create(b, kernel.getLoc(), name,
                                  FunctionType::get(ctx, inputs, {}));
   fn.setPrivate();
@@ -89,6 +126,64 @@ FailureOr<func::FuncOp> emulateKernel(OpBuilder &b, gpu::GPUModuleOp module,
   Block &entry = fn.getBody().front();
   for (unsigned i = 0; i < kNumLaunchArgs; ++i)
     entry.insertArgument(i, b.getIndexType(), kernel.getLoc());
+  // Workgroup buffers are the host's memory.
+  for (BlockArgument arg : entry.getArguments())
+    arg.setType(inHostMemory(arg.getType()));
+  fn.walk([](Operation *op) {
+    for (Value result : op->getResults())
+      result.setType(inHostMemory(result.getType()));
+  });
+
+  // Keep this stretch's ops and what they use of the earlier ones.
+  if (numStretches > 1) {
+    SmallVector<Operation *> top;
+    for (Operation &op : entry)
+      top.push_back(&op);
+    llvm::SmallPtrSet<Operation *, 32> needed;
+    SmallVector<Operation *> work;
+    unsigned at = 0;
+    for (Operation *op : top) {
+      if (isa<gpu::BarrierOp>(op)) {
+        ++at;
+        continue;
+      }
+      if (at == stretch || op->hasTrait<OpTrait::IsTerminator>()) {
+        needed.insert(op);
+        work.push_back(op);
+      }
+    }
+    while (!work.empty()) {
+      Operation *op = work.pop_back_val();
+      Operation *unpure = nullptr;
+      op->walk([&](Operation *nested) {
+        for (Value v : nested->getOperands()) {
+          Operation *def = v.getDefiningOp();
+          if (!def || def->getBlock() != &entry || needed.contains(def))
+            continue;
+          if (!isMemoryEffectFree(def) || def->getNumRegions()) {
+            unpure = def;
+            return WalkResult::interrupt();
+          }
+          needed.insert(def);
+          work.push_back(def);
+        }
+        return WalkResult::advance();
+      });
+      if (unpure) {
+        fn.erase();
+        return kernel.emitError()
+               << "kernel '" << module.getName() << "::" << kernel.getName()
+               << "' cannot be emulated on the CPU: a value of '"
+               << unpure->getName().getStringRef()
+               << "' is used across a barrier (only indices and other pure "
+                  "values are recomputed; pass it through shared memory)";
+      }
+    }
+    for (Operation *op : llvm::reverse(top))
+      if (!needed.contains(op))
+        op->erase();
+  }
+
   auto launchArg = [&](unsigned base, gpu::Dimension dim) -> Value {
     return entry.getArgument(base + dimIndex(dim));
   };
@@ -115,12 +210,38 @@ FailureOr<func::FuncOp> emulateKernel(OpBuilder &b, gpu::GPUModuleOp module,
   return fn;
 }
 
-/// Loops over the blocks of a `grid` (parallel) and the threads of a
-/// `block` (x, y, z each), calling the thread function `fn` of a kernel
-/// with `operands`.
-void buildLaunchLoops(OpBuilder &b, Location loc, func::FuncOp fn,
-                      ArrayRef<Value> grid, ArrayRef<Value> block,
-                      ValueRange operands) {
+/// The host functions of `kernel`'s emulation.
+FailureOr<EmulatedKernel> emulateKernel(OpBuilder &b, gpu::GPUModuleOp module,
+                                        gpu::GPUFuncOp kernel) {
+  Operation *where = nullptr;
+  std::string why = whyNotEmulated(kernel, where);
+  if (!why.empty())
+    return where->emitError() << "kernel '" << module.getName()
+                              << "::" << kernel.getName()
+                              << "' cannot be emulated on the CPU: " << why;
+  EmulatedKernel emulated;
+  for (BlockArgument buffer : kernel.getWorkgroupAttributions())
+    emulated.shared.push_back(inHostMemory(buffer.getType()));
+  unsigned barriers = 0;
+  for (Operation &op : kernel.getBody().front())
+    barriers += isa<gpu::BarrierOp>(op);
+  for (unsigned i = 0; i <= barriers; ++i) {
+    FailureOr<func::FuncOp> fn =
+        emulateStretch(b, module, kernel, i, barriers + 1);
+    if (failed(fn))
+      return failure();
+    emulated.stretches.push_back(*fn);
+  }
+  return emulated;
+}
+
+/// Loops over the blocks of a `grid` (parallel) and, per block, its
+/// workgroup buffers and for each stretch of the kernel the threads of a
+/// `block` (x, y, z each) calling it with `operands`: every thread reaches
+/// a barrier before any passes it, as on a GPU.
+void buildLaunchLoops(OpBuilder &b, Location loc,
+                      const EmulatedKernel &kernel, ArrayRef<Value> grid,
+                      ArrayRef<Value> block, ValueRange operands) {
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
   SmallVector<Value> zeros = {zero, zero, zero}, ones = {one, one, one};
@@ -132,19 +253,28 @@ void buildLaunchLoops(OpBuilder &b, Location loc, func::FuncOp fn,
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPoint(blocks.getBody()->getTerminator());
   SmallVector<Value> blockIvs(blocks.getInductionVars()); // z, y, x
-  scf::buildLoopNest(
-      b, loc, zeros, blockSizes, ones,
-      [&](OpBuilder &nb, Location, ValueRange threadIvs) {
-        SmallVector<Value> args = {blockIvs[2], blockIvs[1], blockIvs[0],
-                                   threadIvs[2], threadIvs[1], threadIvs[0]};
-        llvm::append_range(args, dims);
-        llvm::append_range(args, operands);
-        func::CallOp::create(nb, loc, fn, args);
-      });
+  SmallVector<Value> shared;
+  for (Type type : kernel.shared)
+    shared.push_back(memref::AllocOp::create(b, loc, cast<MemRefType>(type)));
+  for (func::FuncOp fn : kernel.stretches)
+    scf::buildLoopNest(
+        b, loc, zeros, blockSizes, ones,
+        [&](OpBuilder &nb, Location, ValueRange threadIvs) {
+          SmallVector<Value> args = {blockIvs[2],  blockIvs[1],
+                                     blockIvs[0],  threadIvs[2],
+                                     threadIvs[1], threadIvs[0]};
+          llvm::append_range(args, dims);
+          llvm::append_range(args, operands);
+          llvm::append_range(args, shared);
+          func::CallOp::create(nb, loc, fn, args);
+        });
+  for (Value buffer : shared)
+    memref::DeallocOp::create(b, loc, buffer);
 }
 
 /// `launch` as loops over its blocks (parallel) and threads calling `fn`.
-LogicalResult emulateLaunch(gpu::LaunchFuncOp launch, func::FuncOp fn) {
+LogicalResult emulateLaunch(gpu::LaunchFuncOp launch,
+                            const EmulatedKernel &kernel) {
   if (launch.getAsyncToken() || !launch.getAsyncDependencies().empty())
     return launch.emitError("an asynchronous launch cannot be emulated");
   if (launch.getClusterSizeX())
@@ -152,7 +282,7 @@ LogicalResult emulateLaunch(gpu::LaunchFuncOp launch, func::FuncOp fn) {
   OpBuilder b(launch);
   gpu::KernelDim3 grid = launch.getGridSizeOperandValues();
   gpu::KernelDim3 block = launch.getBlockSizeOperandValues();
-  buildLaunchLoops(b, launch.getLoc(), fn, {grid.x, grid.y, grid.z},
+  buildLaunchLoops(b, launch.getLoc(), kernel, {grid.x, grid.y, grid.z},
                    {block.x, block.y, block.z}, launch.getKernelOperands());
   launch.erase();
   return success();
@@ -161,7 +291,8 @@ LogicalResult emulateLaunch(gpu::LaunchFuncOp launch, func::FuncOp fn) {
 /// The public launcher of a kernel's emulation (library mode): the grid and
 /// block sizes (x, y, z) and the kernel's arguments, running every thread.
 func::FuncOp buildLauncher(OpBuilder &b, gpu::GPUModuleOp module,
-                           gpu::GPUFuncOp kernel, func::FuncOp fn) {
+                           gpu::GPUFuncOp kernel,
+                           const EmulatedKernel &emulated) {
   Location loc = kernel.getLoc();
   SmallVector<Type> inputs(6, b.getIndexType());
   llvm::append_range(inputs, kernel.getArgumentTypes());
@@ -173,7 +304,7 @@ func::FuncOp buildLauncher(OpBuilder &b, gpu::GPUModuleOp module,
       b, loc, name, FunctionType::get(b.getContext(), inputs, {}));
   OpBuilder body = OpBuilder::atBlockBegin(launcher.addEntryBlock());
   SmallVector<Value> args(launcher.getArguments());
-  buildLaunchLoops(body, loc, fn, ArrayRef(args).take_front(3),
+  buildLaunchLoops(body, loc, emulated, ArrayRef(args).take_front(3),
                    ArrayRef(args).slice(3, 3), ArrayRef(args).drop_front(6));
   func::ReturnOp::create(body, loc);
   return launcher;
@@ -185,7 +316,7 @@ struct TelarEmulateGpu
   void runOnOperation() override {
     ModuleOp module = getOperation();
     OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
-    llvm::StringMap<func::FuncOp> emulated; // "module::kernel"
+    llvm::StringMap<EmulatedKernel> emulated; // "module::kernel"
     SmallVector<gpu::GPUModuleOp> gpuModules(module.getOps<gpu::GPUModuleOp>());
     for (gpu::GPUModuleOp gpuModule : gpuModules)
       for (gpu::GPUFuncOp kernel : gpuModule.getOps<gpu::GPUFuncOp>()) {
@@ -193,18 +324,20 @@ struct TelarEmulateGpu
           kernel.emitError("device functions are not emulated yet");
           return signalPassFailure();
         }
-        FailureOr<func::FuncOp> fn = emulateKernel(b, gpuModule, kernel);
+        FailureOr<EmulatedKernel> fn = emulateKernel(b, gpuModule, kernel);
         if (failed(fn))
           return signalPassFailure();
-        emulated[(gpuModule.getName() + "::" + kernel.getName()).str()] = *fn;
         if (library)
           buildLauncher(b, gpuModule, kernel, *fn);
+        emulated[(gpuModule.getName() + "::" + kernel.getName()).str()] =
+            std::move(*fn);
       }
     if (library) {
       // The kernels alone: the host functions (and what only they use) go.
       llvm::SmallPtrSet<Operation *, 16> keep;
       for (auto &entry : emulated)
-        keep.insert(entry.second);
+        for (func::FuncOp fn : entry.second.stretches)
+          keep.insert(fn);
       for (func::FuncOp fn :
            llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
         if (!keep.contains(fn) &&

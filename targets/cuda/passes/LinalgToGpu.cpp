@@ -1,9 +1,10 @@
 //===- LinalgToGpu.cpp - One GPU kernel per linalg op on buffers ----------===//
 //
-// The plain mapping of the CUDA target: the parallel points of an op, one
-// per thread; its reductions as loops inside the thread. No shared memory
-// and no barriers, so the kernels are correct at any launch size and the
-// CPU emulation runs them exactly.
+// The mapping of the CUDA target: the parallel points of an op, one per
+// thread, its reductions as loops inside the thread; a reduction of long
+// rows, one block per row combining its threads' shares in shared memory
+// (barriers at the kernel's top level, which the CPU emulation runs level
+// by level).
 //
 //===----------------------------------------------------------------------===//
 
@@ -101,6 +102,92 @@ void emitPoint(OpBuilder &b, Location loc, linalg::GenericOp op,
   }
 }
 
+/// A reduction whose rows a block reduces together: one output, one
+/// (innermost) reduction dimension, and a payload yielding
+/// `combiner(%out, e)` with `e` independent of `%out`.
+struct RowReduction {
+  Operation *combiner;
+  /// The combiner's other operand (`e`).
+  Value element;
+  TypedAttr identity;
+};
+
+/// The combiner and its identity when `op` (parallel dimensions first) is a
+/// row reduction a block can run (float add, mul, max or min).
+std::optional<RowReduction> matchRowReduction(linalg::GenericOp op) {
+  if (op.getNumDpsInits() != 1 || op.getNumReductionLoops() != 1 ||
+      op.getNumLoops() != op.getNumParallelLoops() + 1)
+    return std::nullopt;
+  Block *body = op.getBody();
+  BlockArgument out = body->getArgument(op.getNumDpsInputs());
+  auto type = dyn_cast<FloatType>(out.getType());
+  if (!type || !out.hasOneUse())
+    return std::nullopt;
+  auto yield = cast<linalg::YieldOp>(body->getTerminator());
+  Operation *combiner = yield.getValues()[0].getDefiningOp();
+  if (!combiner || combiner->getBlock() != body ||
+      combiner->getNumOperands() != 2 || *out.getUsers().begin() != combiner)
+    return std::nullopt;
+  Value element = combiner->getOperand(0) == out ? combiner->getOperand(1)
+                                                  : combiner->getOperand(0);
+  if (element == out)
+    return std::nullopt;
+  const llvm::fltSemantics &sem = type.getFloatSemantics();
+  std::optional<APFloat> identity;
+  if (isa<arith::AddFOp>(combiner))
+    identity = APFloat::getZero(sem);
+  else if (isa<arith::MulFOp>(combiner))
+    identity = APFloat::getOne(sem);
+  else if (isa<arith::MaximumFOp, arith::MaxNumFOp>(combiner))
+    identity = APFloat::getInf(sem, /*Negative=*/true);
+  else if (isa<arith::MinimumFOp, arith::MinNumFOp>(combiner))
+    identity = APFloat::getInf(sem);
+  if (!identity)
+    return std::nullopt;
+  return RowReduction{combiner, element, FloatAttr::get(type, *identity)};
+}
+
+/// `combiner` (a binary op of the payload) applied to `lhs` and `rhs`.
+Value combine(OpBuilder &b, Operation *combiner, Value lhs, Value rhs) {
+  IRMapping mapping;
+  mapping.map(combiner->getOperand(0), lhs);
+  mapping.map(combiner->getOperand(1), rhs);
+  return b.clone(*combiner, mapping)->getResult(0);
+}
+
+/// The reduced element `e` of a row reduction at the loop indices `ivs`:
+/// the inputs loaded, the payload but its combiner cloned.
+Value emitElement(OpBuilder &b, Location loc, linalg::GenericOp op,
+                  const RowReduction &reduction, ValueRange ivs) {
+  IRMapping mapping;
+  Block *body = op.getBody();
+  for (OpOperand *operand : op.getDpsInputOperands()) {
+    BlockArgument arg = body->getArgument(operand->getOperandNumber());
+    Value value = operand->get();
+    if (!isa<MemRefType>(value.getType())) {
+      mapping.map(arg, value);
+      continue;
+    }
+    AffineMap map = op.getMatchingIndexingMap(operand);
+    SmallVector<Value> indices;
+    for (unsigned r = 0; r < map.getNumResults(); ++r)
+      indices.push_back(affine::AffineApplyOp::create(
+          b, loc, map.getSubMap({r}), ivs));
+    if (!arg.use_empty())
+      mapping.map(arg, memref::LoadOp::create(b, loc, value, indices));
+  }
+  for (Operation &inner : body->without_terminator()) {
+    if (&inner == reduction.combiner)
+      continue;
+    if (auto index = dyn_cast<linalg::IndexOp>(inner)) {
+      mapping.map(index.getResult(), ivs[index.getDim()]);
+      continue;
+    }
+    b.clone(inner, mapping);
+  }
+  return mapping.lookupOrDefault(reduction.element);
+}
+
 /// Constants the kernel body uses from outside are cloned into it: they
 /// would otherwise become kernel arguments when it is outlined.
 void sinkConstants(gpu::LaunchOp launch) {
@@ -117,8 +204,106 @@ void sinkConstants(gpu::LaunchOp launch) {
   }
 }
 
+/// The parallel indices of point `linear` (row-major over `ranges`).
+SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value linear,
+                               ArrayRef<int64_t> ranges) {
+  SmallVector<Value> ivs(ranges.size());
+  Value rest = linear;
+  for (int64_t d = int64_t(ranges.size()) - 1; d >= 0; --d) {
+    Value range = arith::ConstantIndexOp::create(b, loc, ranges[d]);
+    ivs[d] = d == 0 ? rest : arith::RemUIOp::create(b, loc, rest, range);
+    if (d > 0)
+      rest = arith::DivUIOp::create(b, loc, rest, range);
+  }
+  return ivs;
+}
+
+/// A row reduction as one block per row (the op's parallel points): each
+/// thread folds a strided share of the row, the shares are combined in
+/// shared memory by a tree (a barrier between its levels, unrolled), and
+/// thread 0 folds the result into the output. Every barrier is at the
+/// kernel's top level, which telar-emulate-gpu requires.
+void convertRowReduction(RewriterBase &rewriter, linalg::GenericOp generic,
+                         const RowReduction &reduction, int64_t points,
+                         int64_t threads) {
+  Location loc = generic.getLoc();
+  SmallVector<int64_t> ranges = generic.getStaticLoopRanges();
+  unsigned numParallel = generic.getNumParallelLoops();
+  int64_t extent = ranges.back();
+  Type element = reduction.identity.getType();
+  rewriter.setInsertionPoint(generic);
+  auto index = [&](OpBuilder &b, int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  Value one = index(rewriter, 1);
+  auto shared = MemRefType::get(
+      {threads}, element, MemRefLayoutAttrInterface{},
+      gpu::AddressSpaceAttr::get(rewriter.getContext(),
+                                 gpu::AddressSpace::Workgroup));
+  auto launch = gpu::LaunchOp::create(
+      rewriter, loc, index(rewriter, points), one, one,
+      index(rewriter, threads), one, one, /*dynamicSharedMemorySize=*/nullptr,
+      /*asyncTokenType=*/nullptr, /*asyncDependencies=*/{},
+      /*workgroupAttributions=*/TypeRange{shared});
+  Block &body = launch.getBody().front();
+  Value buffer = launch.getWorkgroupAttributions()[0];
+  OpBuilder b = OpBuilder::atBlockEnd(&body);
+  Value tid = launch.getThreadIds().x;
+  SmallVector<Value> rowIvs = delinearize(
+      b, loc, launch.getBlockIds().x, ArrayRef(ranges).take_front(numParallel));
+
+  // This thread's share: elements tid, tid + threads, ... of the row.
+  Value identity = arith::ConstantOp::create(b, loc, reduction.identity);
+  auto share = scf::ForOp::create(
+      b, loc, tid, index(b, extent), index(b, threads), ValueRange{identity},
+      [&](OpBuilder &fb, Location, Value r, ValueRange acc) {
+        SmallVector<Value> ivs(rowIvs);
+        ivs.push_back(r);
+        Value e = emitElement(fb, loc, generic, reduction, ivs);
+        scf::YieldOp::create(fb, loc,
+                             combine(fb, reduction.combiner, acc[0], e));
+      });
+  memref::StoreOp::create(b, loc, share.getResult(0), buffer, tid);
+  gpu::BarrierOp::create(b, loc);
+  // The tree: at each level the first half of the threads folds in the
+  // second half's values.
+  for (int64_t half = threads / 2; half >= 1; half /= 2) {
+    Value active = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                         tid, index(b, half));
+    auto guard = scf::IfOp::create(b, loc, active, /*withElse=*/false);
+    OpBuilder tb = guard.getThenBodyBuilder();
+    Value mine = memref::LoadOp::create(tb, loc, buffer, tid);
+    Value partner = arith::AddIOp::create(tb, loc, tid, index(tb, half));
+    Value other = memref::LoadOp::create(tb, loc, buffer, partner);
+    memref::StoreOp::create(tb, loc, combine(tb, reduction.combiner, mine, other),
+                            buffer, tid);
+    gpu::BarrierOp::create(b, loc);
+  }
+  // Thread 0 folds the row's value into the output (which holds the
+  // reduction's initial value, as the loops would).
+  Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
+                                      index(b, 0));
+  auto guard = scf::IfOp::create(b, loc, first, /*withElse=*/false);
+  OpBuilder tb = guard.getThenBodyBuilder();
+  OpOperand *init = generic.getDpsInitOperand(0);
+  AffineMap map = generic.getMatchingIndexingMap(init);
+  SmallVector<Value> ivs(rowIvs);
+  ivs.push_back(index(tb, 0));
+  SmallVector<Value> outIndices;
+  for (unsigned r = 0; r < map.getNumResults(); ++r)
+    outIndices.push_back(
+        affine::AffineApplyOp::create(tb, loc, map.getSubMap({r}), ivs));
+  Value old = memref::LoadOp::create(tb, loc, init->get(), outIndices);
+  Value total = memref::LoadOp::create(tb, loc, buffer, index(tb, 0));
+  memref::StoreOp::create(tb, loc, combine(tb, reduction.combiner, old, total),
+                          init->get(), outIndices);
+  gpu::TerminatorOp::create(b, loc);
+  rewriter.eraseOp(generic);
+  sinkConstants(launch);
+}
+
 LogicalResult convertToLaunch(RewriterBase &rewriter, linalg::LinalgOp op,
-                              int64_t blockSize) {
+                              int64_t blockSize, int64_t rowReductionMin) {
   Location loc = op.getLoc();
   FailureOr<linalg::GenericOp> maybeGeneric = parallelDimsFirst(rewriter, op);
   if (failed(maybeGeneric))
@@ -135,6 +320,15 @@ LogicalResult convertToLaunch(RewriterBase &rewriter, linalg::LinalgOp op,
     rewriter.eraseOp(generic); // Nothing to compute.
     return success();
   }
+  // Long rows: a block per row.
+  if (rowReductionMin > 0 && ranges.back() >= rowReductionMin)
+    if (std::optional<RowReduction> reduction = matchRowReduction(generic)) {
+      int64_t threads = 1;
+      while (threads * 2 <= std::min(blockSize, ranges.back()))
+        threads *= 2;
+      convertRowReduction(rewriter, generic, *reduction, points, threads);
+      return success();
+    }
   int64_t threads = std::min(blockSize, points);
   int64_t blocks = (points + threads - 1) / threads;
 
@@ -156,14 +350,8 @@ LogicalResult convertToLaunch(RewriterBase &rewriter, linalg::LinalgOp op,
       launch.getThreadIds().x);
   auto emitBody = [&](OpBuilder &inner) {
     // The parallel indices, row-major from the linear point.
-    SmallVector<Value> ivs(numParallel);
-    Value rest = linear;
-    for (int64_t d = int64_t(numParallel) - 1; d >= 0; --d) {
-      Value range = index(inner, ranges[d]);
-      ivs[d] = d == 0 ? rest : arith::RemUIOp::create(inner, loc, rest, range);
-      if (d > 0)
-        rest = arith::DivUIOp::create(inner, loc, rest, range);
-    }
+    SmallVector<Value> ivs = delinearize(
+        inner, loc, linear, ArrayRef(ranges).take_front(numParallel));
     SmallVector<Value> lbs, ubs, steps;
     for (unsigned d = numParallel; d < ranges.size(); ++d) {
       lbs.push_back(index(inner, 0));
@@ -292,7 +480,7 @@ struct TelarLinalgToGpu
     });
     IRRewriter rewriter(&getContext());
     for (linalg::LinalgOp op : ops)
-      if (failed(convertToLaunch(rewriter, op, blockSize)))
+      if (failed(convertToLaunch(rewriter, op, blockSize, rowReductionMin)))
         return signalPassFailure();
     if (failed(wrapHostAccesses(rewriter, getOperation())))
       return signalPassFailure();

@@ -29,10 +29,18 @@ def TelarLinalgToGpu : Pass<"telar-linalg-to-gpu", "func::FuncOp"> {
     each of them instead: a GPU program's host code never touches the
     device's memory (another op whose result the host needs is an error).
 
-    This is the first, plain mapping: no shared memory, no warp
-    shuffles and no barriers, so every kernel is correct for any block
-    and grid size (and the CPU emulation, `telar-emulate-gpu`, is exact
-    for it). An op with dynamic loop ranges is an error.
+    A reduction of rows at least `row-reduction-min` long (one output,
+    one reduction dimension, innermost once the parallel ones are moved
+    out, a payload yielding `combiner(%out, e)` with a float add, mul, max
+    or min) runs instead as one block per row of the largest power of two
+    threads up to `block-size` and the row's length: each thread folds the
+    elements tid, tid + threads, ... (from the combiner's identity), the
+    threads' shares are combined by a tree in shared memory (a workgroup
+    attribution), one `gpu.barrier` after each level, all at the kernel's
+    top level, and thread 0 folds the total into the output. The order of
+    the additions differs from the loop's (floating-point sums may differ
+    in their last bits). No warp shuffles yet. An op with dynamic loop
+    ranges is an error.
 
     ```mlir
     // linalg.generic over [4, 16] (parallel, reduction) becomes
@@ -48,7 +56,9 @@ def TelarLinalgToGpu : Pass<"telar-linalg-to-gpu", "func::FuncOp"> {
   let options = [
     Option<"blockSize", "block-size", "int64_t", /*default=*/"256",
            "Threads per block (x) of the kernels; fewer when an op has fewer "
-           "points">
+           "points">,
+    Option<"rowReductionMin", "row-reduction-min", "int64_t", /*default=*/"32",
+           "Rows from this length on are reduced by a block each (0: never)">
   ];
 }
 
@@ -91,20 +101,25 @@ def TelarEmulateGpu : Pass<"telar-emulate-gpu", "ModuleOp"> {
     `gpu.module`s): each kernel becomes a host function
     `@__telar_emulated_<module>_<kernel>` taking the block and thread
     indices and the grid and block sizes (x, y, z: twelve `index`
-    arguments) before the kernel's own; `gpu.block_id`, `gpu.thread_id`,
-    `gpu.grid_dim` and `gpu.block_dim` read those arguments. Each
-    `gpu.launch_func` becomes an `scf.parallel` over the grid's blocks
-    (blocks are independent in CUDA: they may run on threads) around
-    `scf.for` loops over the block's threads, z, y then x, calling the
-    host function; the `gpu.module`s go.
+    arguments) before the kernel's own, then its workgroup (shared)
+    buffers; `gpu.block_id`, `gpu.thread_id`, `gpu.grid_dim` and
+    `gpu.block_dim` read those arguments. Each `gpu.launch_func` becomes an
+    `scf.parallel` over the grid's blocks (blocks are independent in CUDA:
+    they may run on threads), in which each block allocates its workgroup
+    buffers (host memory) and runs `scf.for` loops over its threads, z, y
+    then x, calling the host function; the `gpu.module`s go.
 
-    Faithful for kernels whose threads do not communicate: each thread
-    runs to its end before the next starts, so a kernel with
-    `gpu.barrier`, warp shuffles, workgroup (shared) or private memory
-    attributions, or atomics is an error naming the op (not emulated
-    yet). Not emulated: timing, memory spaces (the host's memory serves
-    all), and the floating-point differences of the GPU's own math
-    (approximate `ex2`, fused multiply-adds): the host's math is used.
+    A kernel with `gpu.barrier`s at its top level becomes one host function
+    per stretch between them (`..._s0`, `..._s1`, ...), each keeping what
+    it uses of the earlier stretches when that is pure (indices,
+    constants: recomputed); each block runs every thread through one
+    stretch before the next, which is what a barrier guarantees. A value
+    that is not pure crossing a barrier is an error (it must go through
+    shared memory), as are barriers inside control flow, warp shuffles,
+    private memory attributions and atomics (not emulated yet). Not
+    emulated: timing, memory spaces (the host's memory serves all), and the
+    floating-point differences of the GPU's own math (approximate `ex2`,
+    fused multiply-adds): the host's math is used.
   }];
   let dependentDialects = ["scf::SCFDialect", "func::FuncDialect",
                            "arith::ArithDialect"];

@@ -1,11 +1,28 @@
 // RUN: telar-opt %s -split-input-file -telar-emulate-gpu -verify-diagnostics
 
-// Threads that wait for each other cannot run one after the other.
+// A barrier only some threads reach (inside control flow) is not emulated.
 module attributes {gpu.container_module} {
   gpu.module @kernels {
-    gpu.func @sync(%buf: memref<8xf32>) kernel {
-      // expected-error @+1 {{kernel 'kernels::sync' cannot be emulated on the CPU: 'gpu.barrier' makes its threads depend on each other}}
-      gpu.barrier
+    gpu.func @sync(%buf: memref<8xf32>, %c: i1) kernel {
+      scf.if %c {
+        // expected-error @+1 {{kernel 'kernels::sync' cannot be emulated on the CPU: a 'gpu.barrier' inside control flow (only barriers at the kernel's top level are emulated)}}
+        gpu.barrier
+      }
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// Threads that exchange values by shuffles cannot run one after the other.
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    gpu.func @shuffle(%buf: memref<8xf32>, %v: f32) kernel {
+      %c1 = arith.constant 1 : i32
+      %c32 = arith.constant 32 : i32
+      // expected-error @+1 {{kernel 'kernels::shuffle' cannot be emulated on the CPU: 'gpu.shuffle' makes its threads depend on each other}}
+      %r, %ok = gpu.shuffle xor %v, %c1, %c32 : f32
       gpu.return
     }
   }
@@ -15,8 +32,26 @@ module attributes {gpu.container_module} {
 
 module attributes {gpu.container_module} {
   gpu.module @kernels {
-    // expected-error @+1 {{kernel 'kernels::shared' cannot be emulated on the CPU: it has workgroup or private memory attributions}}
-    gpu.func @shared(%buf: memref<8xf32>) workgroup(%tile: memref<8xf32, #gpu.address_space<workgroup>>) kernel {
+    // expected-error @+1 {{kernel 'kernels::private' cannot be emulated on the CPU: it has private memory attributions}}
+    gpu.func @private(%buf: memref<8xf32>) private(%tile: memref<8xf32, #gpu.address_space<private>>) kernel {
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// A loaded value used after a barrier: each thread's own value is gone by
+// then in the emulation (it must go through shared memory).
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    // expected-error @+1 {{kernel 'kernels::across' cannot be emulated on the CPU: a value of 'memref.load' is used across a barrier (only indices and other pure values are recomputed; pass it through shared memory)}}
+    gpu.func @across(%buf: memref<8xf32>) kernel {
+      %t = gpu.thread_id x
+      %v = memref.load %buf[%t] : memref<8xf32>
+      gpu.barrier
+      %w = arith.addf %v, %v : f32
+      memref.store %w, %buf[%t] : memref<8xf32>
       gpu.return
     }
   }

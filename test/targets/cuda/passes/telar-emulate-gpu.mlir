@@ -58,3 +58,59 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// A kernel with a barrier at its top level and a workgroup buffer: one host
+// function per stretch (s0 before the barrier, s1 after), the buffer host
+// memory passed to both; each block allocates it and runs all its threads
+// through s0, then through s1. What s1 uses of s0 is pure (the index) and
+// recomputed; the loaded value crosses through the buffer.
+// CHECK-LABEL: func.func @host
+// CHECK:         scf.parallel
+// CHECK:           %[[TILE:.*]] = memref.alloc() : memref<4xf32>
+// CHECK:           scf.for
+// CHECK:             scf.for
+// CHECK:               scf.for
+// CHECK:                 func.call @__telar_emulated_kernels_reverse_s0({{.*}}, %[[TILE]])
+// CHECK:           scf.for
+// CHECK:             scf.for
+// CHECK:               scf.for
+// CHECK:                 func.call @__telar_emulated_kernels_reverse_s1({{.*}}, %[[TILE]])
+// CHECK:           memref.dealloc %[[TILE]]
+// CHECK:       func.func private @__telar_emulated_kernels_reverse_s0(%{{[a-z0-9]+}}: index, %{{[a-z0-9]+}}: index, %{{[a-z0-9]+}}: index, %[[T:[a-z0-9]+]]: index, {{.*}}, %[[BUF:[a-z0-9]+]]: memref<4xf32>, %[[SH:[a-z0-9]+]]: memref<4xf32>)
+// CHECK:         %[[V:.*]] = memref.load %[[BUF]][%[[T]]]
+// CHECK-NEXT:    memref.store %[[V]], %[[SH]][%[[T]]]
+// CHECK-NEXT:    return
+// CHECK:       func.func private @__telar_emulated_kernels_reverse_s1(%{{[a-z0-9]+}}: index, %{{[a-z0-9]+}}: index, %{{[a-z0-9]+}}: index, %[[T:[a-z0-9]+]]: index, {{.*}}, %[[BUF:[a-z0-9]+]]: memref<4xf32>, %[[SH:[a-z0-9]+]]: memref<4xf32>)
+// CHECK-DAG:     %[[C3:.*]] = arith.constant 3 : index
+// CHECK:         %[[R:.*]] = arith.subi %[[C3]], %[[T]]
+// CHECK-NEXT:    %[[W:.*]] = memref.load %[[SH]][%[[R]]]
+// CHECK-NEXT:    memref.store %[[W]], %[[BUF]][%[[T]]]
+// CHECK-NEXT:    return
+// CHECK-NOT:   gpu.barrier
+// LIB-LABEL:   func.func @__telar_launch_kernels_reverse
+// LIB:           memref.alloc() : memref<4xf32>
+// LIB:           func.call @__telar_emulated_kernels_reverse_s0(
+// LIB:           func.call @__telar_emulated_kernels_reverse_s1(
+module attributes {gpu.container_module} {
+  func.func @host(%x: memref<4xf32>) {
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    gpu.launch_func @kernels::@reverse blocks in (%c1, %c1, %c1) threads in (%c4, %c1, %c1) args(%x : memref<4xf32>)
+    return
+  }
+  gpu.module @kernels {
+    gpu.func @reverse(%buf: memref<4xf32>) workgroup(%tile: memref<4xf32, #gpu.address_space<workgroup>>) kernel {
+      %c3 = arith.constant 3 : index
+      %t = gpu.thread_id x
+      %r = arith.subi %c3, %t : index
+      %v = memref.load %buf[%t] : memref<4xf32>
+      memref.store %v, %tile[%t] : memref<4xf32, #gpu.address_space<workgroup>>
+      gpu.barrier
+      %w = memref.load %tile[%r] : memref<4xf32, #gpu.address_space<workgroup>>
+      memref.store %w, %buf[%t] : memref<4xf32>
+      gpu.return
+    }
+  }
+}

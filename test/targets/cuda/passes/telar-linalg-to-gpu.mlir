@@ -126,3 +126,47 @@ func.func @scalar_for_kernel(%y: memref<4xf32>, %v: memref<2xf32>) {
   linalg.fill ins(%s : f32) outs(%y : memref<4xf32>)
   return
 }
+
+// -----
+
+// A reduction of rows at least row-reduction-min (32) long: one block per
+// row of 4 threads (block-size), each folding a strided share from the
+// identity (-inf for a max), the shares combined by a tree in shared
+// memory with a barrier after each level, thread 0 folding the total into
+// the output.
+// CHECK-LABEL: func.func @row_max
+// CHECK-DAG:   %[[C1:.*]] = arith.constant 1 : index
+// CHECK-DAG:   %[[C3:.*]] = arith.constant 3 : index
+// CHECK-DAG:   %[[C4:.*]] = arith.constant 4 : index
+// CHECK:       gpu.launch blocks(%[[B:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[C3]], %{{.*}} = %[[C1]], %{{.*}} = %[[C1]]) threads(%[[T:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[C4]], %{{.*}} = %[[C1]], %{{.*}} = %[[C1]]) workgroup(%[[SH:.*]] : memref<4xf32, #gpu.address_space<workgroup>>)
+// CHECK-DAG:     %[[NINF:.*]] = arith.constant 0xFF800000 : f32
+// CHECK-DAG:     %[[C40:.*]] = arith.constant 40 : index
+// CHECK:         %[[SHARE:.*]] = scf.for %[[R:.*]] = %[[T]] to %[[C40]] step %{{.*}} iter_args(%[[ACC:.*]] = %[[NINF]]) -> (f32) {
+// CHECK:           affine.apply #{{.*}}(%[[B]], %[[R]])
+// CHECK:           %[[X:.*]] = memref.load %arg0[
+// CHECK:           %[[M:.*]] = arith.maximumf %[[ACC]], %[[X]] : f32
+// CHECK:           scf.yield %[[M]]
+// CHECK:         memref.store %[[SHARE]], %[[SH]][%[[T]]]
+// CHECK-NEXT:    gpu.barrier
+// CHECK:         scf.if
+// CHECK:           arith.maximumf
+// CHECK:         gpu.barrier
+// CHECK:         scf.if
+// CHECK:           arith.maximumf
+// CHECK:         gpu.barrier
+// CHECK:         scf.if
+// CHECK:           %[[I:.*]] = affine.apply #{{.*}}(%[[B]], %{{.*}})
+// CHECK:           %[[OLD:.*]] = memref.load %arg1[%[[I]]]
+// CHECK:           %[[ALL:.*]] = memref.load %[[SH]][%{{.*}}]
+// CHECK:           %[[NEW:.*]] = arith.maximumf %[[OLD]], %[[ALL]] : f32
+// CHECK:           memref.store %[[NEW]], %arg1[%[[I]]]
+// CHECK-NOT:     gpu.barrier
+// CHECK:         gpu.terminator
+func.func @row_max(%x: memref<3x40xf32>, %y: memref<3xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x : memref<3x40xf32>) outs(%y : memref<3xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.maximumf %out, %in : f32
+    linalg.yield %m : f32
+  }
+  return
+}
