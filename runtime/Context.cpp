@@ -168,17 +168,6 @@ int telarrt_gpu_launch(TelarContext *ctx, int64_t kernel, int64_t gx,
   return TELAR_STATUS_OK;
 }
 
-/// Whether a rows x cols matrix with these strides is contiguous along its
-/// rows or along its columns (abi/Gpu.h's rule for telarrt_gpu_matmul_f32).
-static bool isGemmLayout(int64_t rows, int64_t cols, int64_t rowStride,
-                         int64_t colStride) {
-  bool rowMajor =
-      (colStride == 1 || cols == 1) && (rows == 1 || rowStride >= cols);
-  bool colMajor =
-      (rowStride == 1 || rows == 1) && (cols == 1 || colStride >= rows);
-  return rowMajor || colMajor;
-}
-
 int telarrt_gpu_matmul_f32(TelarContext *ctx, const float *a, const float *b,
                            float *c, int64_t batch, int64_t m, int64_t n,
                            int64_t k, int64_t a_batch, int64_t a_row,
@@ -200,8 +189,11 @@ int telarrt_gpu_matmul_f32(TelarContext *ctx, const float *a, const float *b,
   std::copy(strides[1], strides[1] + 3, call.bStrides);
   std::copy(strides[2], strides[2] + 3, call.cStrides);
   call.accumulate = flags & TELAR_GPU_ACCUMULATE;
-  if (batch < 1 || m < 1 || n < 1 || k < 1 || (flags & ~int64_t(1)) ||
-      !isGemmLayout(m, k, a_row, a_col) || !isGemmLayout(k, n, b_row, b_col) ||
+  call.tf32 = flags & TELAR_GPU_TF32;
+  if (batch < 1 || m < 1 || n < 1 || k < 1 ||
+      (flags & ~int64_t(TELAR_GPU_ACCUMULATE | TELAR_GPU_TF32)) ||
+      !telarrt_gpu_gemm_operand_ok(m, k, a_row, a_col) ||
+      !telarrt_gpu_gemm_operand_ok(k, n, b_row, b_col) ||
       !(c_col == 1 || n == 1) || !(m == 1 || c_row >= n))
     return detail::fail(
         ctx, TELAR_STATUS_INVALID_ARGUMENT,

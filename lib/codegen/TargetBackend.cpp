@@ -4,6 +4,7 @@
 #include "telar/codegen/Pipeline.h"
 
 #include "llvm/ADT/StringMap.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/ManagedStatic.h"
 
 using namespace mlir;
@@ -21,6 +22,15 @@ void telar::buildTargetPipeline(OpPassManager &pm,
                                 const TargetBackend &target) {
   buildProgramPreparationPipeline(pm);
   buildTranslationPipeline(pm, target);
+}
+
+SmallVector<std::string>
+telar::getGivenFlags(ArrayRef<llvm::cl::Option *> flags) {
+  SmallVector<std::string> given;
+  for (llvm::cl::Option *flag : flags)
+    if (flag->getNumOccurrences())
+      given.push_back("--" + flag->ArgStr.str());
+  return given;
 }
 
 namespace {

@@ -17,20 +17,11 @@ struct Loaded {
 };
 
 void load(Loaded &loaded) {
-  void *library = nullptr;
   std::string why;
   // The toolkit's major versions this runtime was written against, newest
   // first: the GEMM interface used here is the same in both.
-  for (const char *name :
-       {"libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so"}) {
-    library = dlopen(name, RTLD_NOW | RTLD_LOCAL);
-    if (library)
-      break;
-    if (why.empty()) {
-      const char *text = dlerror();
-      why = text ? text : name;
-    }
-  }
+  void *library = openFirstLibrary(
+      {"libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so"}, why);
   if (!library) {
     loaded.error = "no cuBLASLt (" + why +
                    "): a CUDA artifact's matrix products need the CUDA "

@@ -197,7 +197,7 @@ private:
     cublasLtMatrixLayout_t layouts[3] = {};
     CublasLtAlgo algo{};
   };
-  using Key = std::array<int64_t, 14>;
+  using Key = std::array<int64_t, 15>;
 
   static std::string describe(const MatmulCall &call) {
     return std::to_string(call.batch) + " x " + std::to_string(call.m) +
@@ -212,23 +212,18 @@ private:
                                            const int64_t strides[3],
                                            int64_t batch, int &op) {
     int64_t rs = strides[1], cs = strides[2];
+    // Row-contiguous: its memory, column-major, is x^T (cols x rows), used
+    // as is; else column-contiguous: it is x (rows x cols), transposed.
     bool rowMajor = (cs == 1 || cols == 1) && (rows == 1 || rs >= cols);
+    op = rowMajor ? CUBLAS_OP_N : CUBLAS_OP_T;
+    uint64_t layoutRows = rowMajor ? cols : rows;
+    uint64_t layoutCols = rowMajor ? rows : cols;
+    int64_t ld = rowMajor ? (rows == 1 ? cols : rs) : (cols == 1 ? rows : cs);
     cublasLtMatrixLayout_t layout = nullptr;
-    if (rowMajor) { // its memory, column-major, is x^T: cols x rows
-      op = CUBLAS_OP_N;
-      check(lt,
-            lt.cublasLtMatrixLayoutCreate(&layout, CUDA_R_32F, uint64_t(cols),
-                                          uint64_t(rows),
-                                          rows == 1 ? cols : rs),
-            "cublasLtMatrixLayoutCreate");
-    } else { // its memory, column-major, is x: rows x cols
-      op = CUBLAS_OP_T;
-      check(lt,
-            lt.cublasLtMatrixLayoutCreate(&layout, CUDA_R_32F, uint64_t(rows),
-                                          uint64_t(cols),
-                                          cols == 1 ? rows : cs),
-            "cublasLtMatrixLayoutCreate");
-    }
+    check(lt,
+          lt.cublasLtMatrixLayoutCreate(&layout, CUDA_R_32F, layoutRows,
+                                        layoutCols, ld),
+          "cublasLtMatrixLayoutCreate");
     if (batch > 1) {
       int32_t count = int32_t(batch);
       int64_t offset = strides[0];
@@ -251,13 +246,15 @@ private:
                call.k,           call.aStrides[0], call.aStrides[1],
                call.aStrides[2], call.bStrides[0], call.bStrides[1],
                call.bStrides[2], call.cStrides[0], call.cStrides[1],
-               call.cStrides[2], call.accumulate};
+               call.cStrides[2], call.accumulate,    call.tf32};
     auto found = plans.find(key);
     if (found != plans.end())
       return found->second;
     Plan plan;
     check(lt,
-          lt.cublasLtMatmulDescCreate(&plan.desc, CUBLAS_COMPUTE_32F,
+          lt.cublasLtMatmulDescCreate(&plan.desc,
+                                      call.tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32
+                                                : CUBLAS_COMPUTE_32F,
                                       CUDA_R_32F),
           "cublasLtMatmulDescCreate");
     int opB = 0, opA = 0, opC = 0;

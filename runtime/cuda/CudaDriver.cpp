@@ -54,17 +54,8 @@ std::string noGpuHint() {
 }
 
 void load(Loaded &loaded) {
-  void *library = nullptr;
   std::string why;
-  for (const char *name : {"libcuda.so.1", "libcuda.so"}) {
-    library = dlopen(name, RTLD_NOW | RTLD_LOCAL);
-    if (library)
-      break;
-    if (why.empty()) {
-      const char *text = dlerror();
-      why = text ? text : name;
-    }
-  }
+  void *library = openFirstLibrary({"libcuda.so.1", "libcuda.so"}, why);
   if (!library) {
     loaded.error = "no CUDA driver (" + why + "): " + noGpuHint();
     return;
@@ -150,6 +141,19 @@ std::string CudaDriver::describe(CUresult result) const {
   if (text)
     out += ": " + std::string(text);
   return out;
+}
+
+void *telar::runtime::cuda::openFirstLibrary(
+    std::initializer_list<const char *> names, std::string &why) {
+  for (const char *name : names) {
+    if (void *library = dlopen(name, RTLD_NOW | RTLD_LOCAL))
+      return library;
+    if (why.empty()) {
+      const char *text = dlerror();
+      why = text ? text : name;
+    }
+  }
+  return nullptr;
 }
 
 const CudaDriver &telar::runtime::cuda::getCudaDriver() {

@@ -14,6 +14,7 @@
 #define TELAR_RUNTIME_CUDA_CUDADRIVER_H
 
 #include <cstddef>
+#include <initializer_list>
 #include <string>
 
 namespace telar::runtime::cuda {
@@ -84,6 +85,11 @@ struct CudaDriver {
 /// Error saying why not (no driver library: no NVIDIA driver installed;
 /// the toolkit's stub library; a driver too old; cuInit's error).
 const CudaDriver &getCudaDriver();
+
+/// The first of the libraries `names` that dlopen (now, local) loads, or
+/// null with the loader's reason for the first name in `why`.
+void *openFirstLibrary(std::initializer_list<const char *> names,
+                       std::string &why);
 
 /// Throws Error("<what>: <describe(result)>") unless `result` is success.
 void check(CUresult result, const std::string &what);

@@ -164,6 +164,13 @@ void registerCpuTargetBackend() {
     }
     return createCpuTargetBackend(options);
   };
+  info.givenFlags = []() -> SmallVector<std::string> {
+    auto &flags = cpuTargetFlags();
+    if (!flags)
+      return {};
+    return getGivenFlags(
+        {&flags->cpu, &flags->libraryCalls, &flags->minParallelWork});
+  };
   registerTargetBackend(std::move(info));
 }
 

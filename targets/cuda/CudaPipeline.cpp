@@ -40,8 +40,11 @@ void telar::buildCudaTranslationPipeline(OpPassManager &pm,
   bufferization::buildBufferDeallocationPipeline(pm);
   pm.addNestedPass<func::FuncOp>(createTelarEarlyDealloc());
   // Contractions to the runtime's GEMM (cuBLASLt), which needs the context.
-  if (options.runtime)
-    pm.addNestedPass<func::FuncOp>(createTelarContractionsToGpuLibrary());
+  if (options.runtime) {
+    TelarContractionsToGpuLibraryOptions library;
+    library.tf32 = options.dtype == "tf32";
+    pm.addNestedPass<func::FuncOp>(createTelarContractionsToGpuLibrary(library));
+  }
   TelarLinalgToGpuOptions kernels;
   kernels.blockSize = options.blockSize;
   pm.addNestedPass<func::FuncOp>(createTelarLinalgToGpu(kernels));

@@ -85,6 +85,18 @@ public:
 
   LogicalResult checkOptions(bool partitioned,
                              std::string &error) const override {
+    if (!llvm::is_contained(kCudaDtypes, options.dtype)) {
+      error = "--dtype " + options.dtype +
+              " is not a compute type of the CUDA target (fp32, tf32, bf16, "
+              "fp16)";
+      return failure();
+    }
+    if (!llvm::is_contained(kImplementedCudaDtypes, options.dtype)) {
+      error = "--dtype " + options.dtype +
+              " is not implemented yet: the CUDA target computes in fp32 "
+              "or tf32 (matrix products on tensor cores) for now";
+      return failure();
+    }
     if (!isSupportedCudaChip(options.gpu)) {
       error = "--gpu " + options.gpu +
               " is not a supported GPU architecture (sm_80, sm_86, sm_89, "
@@ -202,6 +214,7 @@ private:
   /// The pipelines' options of this target's flags (for the runtime).
   void setPipelineOptions(CudaPipelineOptions &pipeline) const {
     pipeline.gpu = options.gpu;
+    pipeline.dtype = options.dtype;
     pipeline.runtime = true;
   }
 
@@ -394,9 +407,16 @@ struct CudaTargetFlags {
             llvm::cl::desc("With --target cuda: also compile the kernels "
                            "for this machine's CPU, so that telar-run "
                            "--emulate runs the artifact without a GPU"),
-            llvm::cl::init(false), llvm::cl::cat(category)) {}
+            llvm::cl::init(false), llvm::cl::cat(category)),
+        dtype("dtype",
+              llvm::cl::desc("With --target cuda: the compute type, fp32 "
+                             "(default) or tf32 (matrix products on tensor "
+                             "cores, inputs rounded to TF32); bf16 and fp16 "
+                             "are not implemented yet"),
+              llvm::cl::init("fp32"), llvm::cl::cat(category)) {}
   llvm::cl::opt<std::string> gpu;
   llvm::cl::opt<bool> emulation;
+  llvm::cl::opt<std::string> dtype;
 };
 
 std::optional<CudaTargetFlags> &cudaTargetFlags() {
@@ -426,8 +446,15 @@ void registerCudaTargetBackend() {
     if (const auto &flags = cudaTargetFlags()) {
       options.gpu = flags->gpu;
       options.emulation = flags->emulation;
+      options.dtype = flags->dtype;
     }
     return createCudaTargetBackend(options);
+  };
+  info.givenFlags = []() -> SmallVector<std::string> {
+    auto &flags = cudaTargetFlags();
+    if (!flags)
+      return {};
+    return getGivenFlags({&flags->gpu, &flags->emulation, &flags->dtype});
   };
   registerTargetBackend(std::move(info));
 }

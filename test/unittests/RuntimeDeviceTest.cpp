@@ -260,6 +260,16 @@ TEST(RuntimeDevice, GpuMatmulOnTheEmulator) {
   for (size_t i = 0; i < c.size(); ++i)
     EXPECT_NEAR(c[i], 2 * expect[i], 1e-5) << i;
 
+  // TF32 is a GPU's rounding: the emulator computes in fp32 all the same.
+  ASSERT_EQ(run(TELAR_GPU_TF32), TELAR_STATUS_OK) << context.getError();
+  context.getDevice().copy(c.data(), MemorySpace::Host, dc,
+                           MemorySpace::Device, c.size() * 4);
+  for (size_t i = 0; i < c.size(); ++i)
+    EXPECT_NEAR(c[i], expect[i], 1e-5) << i;
+  // Unknown flags are refused.
+  EXPECT_EQ(run(4), TELAR_STATUS_INVALID_ARGUMENT);
+  context.clearError();
+
   // A layout the GEMM cannot take (a strided along both dimensions) is
   // refused with the call's shape; the CPU device runs no library calls.
   EXPECT_EQ(telarrt_gpu_matmul_f32(context.get(), da, db, dc, 1, m, n, k, 0,

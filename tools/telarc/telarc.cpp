@@ -563,6 +563,27 @@ int run(int argc, char **argv) {
   }
   sourceName = inputFile;
 
+  // A target's own flags (--gpu, --cpu, ...) apply only where it is used:
+  // --target, or the stages --emit prints of it.
+  StringRef used = !target.empty()           ? StringRef(target)
+                   : emit == EmitKind::LLVM  ? StringRef("cpu")
+                   : emit == EmitKind::Gpu || emit == EmitKind::Ptx
+                       ? StringRef("cuda")
+                       : StringRef();
+  for (const std::string &name : telar::getRegisteredTargetBackendNames()) {
+    const telar::TargetBackendInfo *info = telar::lookupTargetBackend(name);
+    if (name == used || !info->givenFlags)
+      continue;
+    SmallVector<std::string> given = info->givenFlags();
+    if (given.empty())
+      continue;
+    llvm::errs() << "telarc: error: " << llvm::join(given, ", ")
+                 << (given.size() > 1 ? " apply" : " applies")
+                 << " to the '" << name << "' target (--target " << name
+                 << "), which this command does not use\n";
+    return 1;
+  }
+
   telar::ImportOptions options;
   telar::TelarBuildTrainingStepOptions trainingOptions;
   if (train) {

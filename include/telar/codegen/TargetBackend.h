@@ -30,6 +30,7 @@
 #include <string>
 
 namespace llvm::cl {
+class Option;
 class OptionCategory;
 } // namespace llvm::cl
 
@@ -153,7 +154,14 @@ struct TargetBackendInfo {
   /// Creates the backend with the values of its flags (their defaults when
   /// they were never registered).
   std::function<std::unique_ptr<TargetBackend>()> create;
+  /// The target's flags given on the command line ("--gpu"), so that a
+  /// command not using the target can refuse them; may be empty.
+  std::function<SmallVector<std::string>()> givenFlags;
 };
+
+/// "--name" of each of `flags` given on the command line (for
+/// TargetBackendInfo::givenFlags).
+SmallVector<std::string> getGivenFlags(ArrayRef<llvm::cl::Option *> flags);
 
 /// Adds a target to the registry; a second registration of a name is
 /// ignored.

@@ -179,6 +179,8 @@ struct MatmulCall {
   int64_t batch = 1, m = 0, n = 0, k = 0;
   int64_t aStrides[3] = {}, bStrides[3] = {}, cStrides[3] = {};
   bool accumulate = false;
+  /// The inputs may be rounded to TF32 (tensor cores).
+  bool tf32 = false;
 };
 
 /// One device (Device.h's header comment). Not copyable; a context owns

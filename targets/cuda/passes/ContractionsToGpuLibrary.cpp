@@ -57,19 +57,6 @@ std::optional<MatrixOperand> matrixOperand(Value v) {
   return MatrixOperand{v, offset, {strides[0], strides[1], strides[2]}};
 }
 
-/// Whether a rows x cols matrix with these strides is one the GEMM takes:
-/// contiguous along its rows or along its columns (cuBLASLt's row- or
-/// column-major layouts, leading dimension at least the contiguous
-/// extent). abi/Gpu.h states the same rule.
-bool isGemmLayout(int64_t rows, int64_t cols, int64_t rowStride,
-                  int64_t colStride) {
-  bool rowMajor = (colStride == 1 || cols == 1) &&
-                  (rows == 1 || rowStride >= cols);
-  bool colMajor = (rowStride == 1 || rows == 1) &&
-                  (cols == 1 || colStride >= rows);
-  return rowMajor || colMajor;
-}
-
 /// The op before `op` that touches `out` when it is a zero fill of exactly
 /// `out` (ops without memory effects between are skipped), else null.
 linalg::FillOp zeroFillBefore(Operation *op, Value out) {
@@ -147,8 +134,9 @@ struct TelarContractionsToGpuLibrary
       // Flops below which a kernel launch of ours is as good.
       if (2 * batch * m * n * k < minFlops)
         continue;
-      if (!isGemmLayout(m, k, a->strides[1], a->strides[2]) ||
-          !isGemmLayout(k, n, b->strides[1], b->strides[2]) ||
+      // The runtime's rule (abi/Gpu.h).
+      if (!telarrt_gpu_gemm_operand_ok(m, k, a->strides[1], a->strides[2]) ||
+          !telarrt_gpu_gemm_operand_ok(k, n, b->strides[1], b->strides[2]) ||
           !(c->strides[2] == 1 || n == 1) || !(m == 1 || c->strides[1] >= n))
         continue;
 
@@ -158,6 +146,8 @@ struct TelarContractionsToGpuLibrary
         flags = 0;
         fill->erase();
       }
+      if (tf32)
+        flags |= TELAR_GPU_TF32;
       OpBuilder builder(op);
       Location loc = op.getLoc();
       SmallVector<Value> args = {context, addressOf(builder, loc, *a),

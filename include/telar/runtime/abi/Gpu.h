@@ -40,6 +40,8 @@ int telarrt_gpu_upload(TelarContext *ctx, void *dst, const void *src,
 
 /* A product of f32 matrices in the device's memory, batched:
  *   c[p] = a[p] . b[p]    (c[p] += a[p] . b[p] with TELAR_GPU_ACCUMULATE)
+ * (with TELAR_GPU_TF32 the product may round a and b to TF32, 10 bits of
+ * mantissa, to run on tensor cores; the sums stay f32)
  * for p < batch, a[p] m x k, b[p] k x n, c[p] m x n, where element (i, j)
  * of x[p] is x[p * x_batch + i * x_row + j * x_col] (strides in elements,
  * any batch stride, 0 included). a and b must be contiguous along their
@@ -47,11 +49,23 @@ int telarrt_gpu_upload(TelarContext *ctx, void *dst, const void *src,
  * stride 1, col stride >= rows), c along its rows (a stride of a size-1
  * dimension is free); c must not overlap a or b. Without
  * TELAR_GPU_ACCUMULATE c's old contents are not read. In the queue's
- * order: cuBLASLt on a GPU (fp32 compute), the CPU runtime's GEMM on the
- * CUDA emulator. Returns TELAR_STATUS_OK, TELAR_STATUS_INVALID_ARGUMENT
+ * order: cuBLASLt on a GPU (fp32 compute, or TF32 tensor cores), the CPU
+ * runtime's GEMM on the CUDA emulator (always fp32). Returns TELAR_STATUS_OK, TELAR_STATUS_INVALID_ARGUMENT
  * (a layout it cannot take) or TELAR_STATUS_DEVICE_ERROR (the library's
  * error, in the context). */
-enum { TELAR_GPU_ACCUMULATE = 1 };
+enum { TELAR_GPU_ACCUMULATE = 1, TELAR_GPU_TF32 = 2 };
+/* Whether a rows x cols operand with these strides is one
+ * telarrt_gpu_matmul_f32 takes as a or b (contiguous along its rows or
+ * along its columns); c must besides have col stride 1 (or one column). */
+static inline int telarrt_gpu_gemm_operand_ok(int64_t rows, int64_t cols,
+                                              int64_t row_stride,
+                                              int64_t col_stride) {
+  int row_major = (col_stride == 1 || cols == 1) &&
+                  (rows == 1 || row_stride >= cols);
+  int col_major = (row_stride == 1 || rows == 1) &&
+                  (cols == 1 || col_stride >= rows);
+  return row_major || col_major;
+}
 int telarrt_gpu_matmul_f32(TelarContext *ctx, const float *a, const float *b,
                            float *c, int64_t batch, int64_t m, int64_t n,
                            int64_t k, int64_t a_batch, int64_t a_row,

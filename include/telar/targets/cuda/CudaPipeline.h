@@ -40,6 +40,10 @@ inline constexpr const char *kDefaultCudaChip = "sm_90";
 /// The CPU the host programs are compiled for: any x86-64 server's.
 inline constexpr const char *kCudaHostCpu = "x86-64-v2";
 
+/// The compute types of --dtype, and those implemented so far.
+inline constexpr const char *kCudaDtypes[] = {"fp32", "tf32", "bf16", "fp16"};
+inline constexpr const char *kImplementedCudaDtypes[] = {"fp32", "tf32"};
+
 /// Whether `chip` is one of kCudaChips.
 bool isSupportedCudaChip(StringRef chip);
 
@@ -52,6 +56,11 @@ struct CudaPipelineOptions : public PassPipelineOptions<CudaPipelineOptions> {
       *this, "block-size",
       llvm::cl::desc("Threads per block of the kernels"),
       llvm::cl::init(256)};
+  Option<std::string> dtype{
+      *this, "dtype",
+      llvm::cl::desc("The compute type: fp32 (default) or tf32 (matrix "
+                     "products on tensor cores with TF32 inputs)"),
+      llvm::cl::init("fp32")};
   Option<bool> runtime{
       *this, "runtime",
       llvm::cl::desc("Programs for the runtime (its context argument and "

@@ -21,6 +21,8 @@ struct CudaTargetOptions {
   std::string gpu = kDefaultCudaChip;
   /// `--emulation`: the host program with its kernels run on the CPU.
   bool emulation = false;
+  /// `--dtype`: the compute type (kCudaDtypes; fp32 or tf32 so far).
+  std::string dtype = "fp32";
 };
 
 std::unique_ptr<TargetBackend>

@@ -79,7 +79,8 @@ def TelarContractionsToGpuLibrary : Pass<"telar-contractions-to-gpu-library", "f
 
     with the operands' strides in elements (a matrix without batch has
     batch stride 0) and `flags` TELAR_GPU_ACCUMULATE unless the output
-    was zero-filled just before (the fill goes: the call overwrites). An
+    was zero-filled just before (the fill goes: the call overwrites), plus
+    TELAR_GPU_TF32 with `tf32` (`telarc --dtype tf32`). An
     operand the GEMM cannot take (neither its rows nor its columns
     contiguous; the output's columns not contiguous) leaves its op to be a
     generated kernel, as are products under `min-flops`.
@@ -89,7 +90,10 @@ def TelarContractionsToGpuLibrary : Pass<"telar-contractions-to-gpu-library", "f
   let options = [
     Option<"minFlops", "min-flops", "int64_t", /*default=*/"0",
            "Products of fewer flops (2 * batch * m * n * k) stay generated "
-           "kernels">
+           "kernels">,
+    Option<"tf32", "tf32", "bool", /*default=*/"false",
+           "Let the products round their inputs to TF32 (tensor cores; "
+           "TELAR_GPU_TF32)">
   ];
 }
 
