@@ -7,7 +7,8 @@
 # (a) every model's artifact runs on the GPU (telar-run: the runtime's CUDA
 #     device) and its outputs match onnxruntime's (rtol 1e-4, atol 1e-4);
 #     `--bench N` times N runs each (after 3 warmup runs) and prints the
-#     mean latency;
+#     mean latency (host wall clock) and, on a GPU, the GPU time per run
+#     (CUDA events);
 # (b) compute-sanitizer (memcheck) over one model's run, when the toolkit's
 #     compute-sanitizer is there.
 # --emulate runs everything on the CUDA emulator instead (the check of this
@@ -64,7 +65,8 @@ for art in "$here"/models/*.artifact; do
   fi
   if [ "$bench" -gt 0 ]; then
     LD_LIBRARY_PATH="$libs" timeout 300 "$run" "$art" "${emulate[@]}" "${inputs[@]}" --bench "$bench" -q 2>&1 |
-      sed -n "s/^latency (ms): mean \([0-9.]*\).*/  $name: mean latency \1 ms ($bench runs)/p"
+      sed -n -e "s/^latency (ms): mean \([0-9.]*\).*/  $name: mean latency \1 ms ($bench runs)/p" \
+        -e "s/^device time (ms, cuda events): mean \([0-9.]*\).*/  $name: GPU time \1 ms per run (CUDA events)/p"
   fi
 done
 # (b) compute-sanitizer over the first model (not for the emulator).

@@ -9,9 +9,9 @@
 // products on cuBLASLt (CublasLt.h, loaded on the first one) on the same
 // stream.
 //
-// Not yet: CUDA Graph capture of a whole step, timing with CUDA events,
-// picking a GPU by local rank (it uses the first GPU visible:
-// CUDA_VISIBLE_DEVICES chooses).
+// Events are timed on request (Queue::recordTimedEvent: telar-run --bench).
+// Not yet: CUDA Graph capture of a whole step, picking a GPU by local rank
+// (it uses the first GPU visible: CUDA_VISIBLE_DEVICES chooses).
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,8 +31,10 @@ namespace {
 
 class CudaEvent final : public Event {
 public:
-  CudaEvent(const CudaDriver &driver, CUstream stream) : driver(driver) {
-    check(driver.cuEventCreate(&event, CU_EVENT_DISABLE_TIMING),
+  /// Recorded on `stream`; `timed`: with the GPU's timestamp.
+  CudaEvent(const CudaDriver &driver, CUstream stream, bool timed = false)
+      : driver(driver), timed(timed) {
+    check(driver.cuEventCreate(&event, timed ? 0 : CU_EVENT_DISABLE_TIMING),
           "cuEventCreate");
     check(driver.cuEventRecord(event, stream), "cuEventRecord");
   }
@@ -47,11 +49,22 @@ public:
   void wait() const override {
     check(driver.cuEventSynchronize(event), "cuEventSynchronize");
   }
+  std::optional<double> millisecondsSince(const Event &start) const override {
+    auto *from = dynamic_cast<const CudaEvent *>(&start);
+    if (!timed || !from || !from->timed)
+      return std::nullopt;
+    wait();
+    float ms = 0;
+    check(driver.cuEventElapsedTime(&ms, from->event, event),
+          "cuEventElapsedTime");
+    return double(ms);
+  }
   CUevent get() const { return event; }
 
 private:
   const CudaDriver &driver;
   CUevent event = nullptr;
+  bool timed;
 };
 
 class CudaQueue final : public Queue {
@@ -63,6 +76,9 @@ public:
   void enqueue(std::function<void()> work) override { work(); }
   std::unique_ptr<Event> recordEvent() override {
     return std::make_unique<CudaEvent>(driver, stream);
+  }
+  std::unique_ptr<Event> recordTimedEvent() override {
+    return std::make_unique<CudaEvent>(driver, stream, /*timed=*/true);
   }
   void waitEvent(const Event &event) override {
     if (auto *cuda = dynamic_cast<const CudaEvent *>(&event))

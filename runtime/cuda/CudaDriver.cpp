@@ -94,6 +94,7 @@ void load(Loaded &loaded) {
       TELAR_CUDA_ENTRY(cuEventRecord),
       TELAR_CUDA_ENTRY(cuEventQuery),
       TELAR_CUDA_ENTRY(cuEventSynchronize),
+      TELAR_CUDA_ENTRY(cuEventElapsedTime),
       TELAR_CUDA_ENTRY(cuMemAlloc),
       TELAR_CUDA_ENTRY(cuMemFree),
       TELAR_CUDA_ENTRY(cuMemcpyHtoDAsync),

@@ -290,3 +290,17 @@ TEST(RuntimeDevice, GpuMatmulOnTheEmulator) {
   telarrt_free(context.get(), db);
   telarrt_free(context.get(), dc);
 }
+
+TEST(RuntimeDevice, TimedEventsWithoutADeviceClock) {
+  // The CPU and the CUDA emulator keep no device clock: timed events are
+  // plain events, and telar-run --bench prints no device time for them.
+  for (const char *kind : {"cpu", "cuda-emulator"}) {
+    std::unique_ptr<Device> device = createDevice(kind);
+    Queue &queue = device->getQueue();
+    std::unique_ptr<Event> start = queue.recordTimedEvent();
+    std::unique_ptr<Event> end = queue.recordTimedEvent();
+    end->wait();
+    EXPECT_TRUE(end->isComplete()) << kind;
+    EXPECT_FALSE(end->millisecondsSince(*start).has_value()) << kind;
+  }
+}

@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -57,6 +58,14 @@ public:
   virtual bool isComplete() const = 0;
   /// Blocks the calling thread until it has.
   virtual void wait() const = 0;
+  /// The device's time from `start` (an event of the same queue recorded
+  /// with Queue::recordTimedEvent, as this one) to this event, in
+  /// milliseconds, once both have completed; none where the device keeps
+  /// no such clock (the CPU, the CUDA emulator).
+  virtual std::optional<double> millisecondsSince(const Event &start) const {
+    (void)start;
+    return std::nullopt;
+  }
 };
 
 /// A device's queue (a stream): work enqueued on it runs in the order
@@ -73,6 +82,9 @@ public:
   virtual void enqueue(std::function<void()> work) = 0;
   /// An event complete once everything enqueued so far is.
   virtual std::unique_ptr<Event> recordEvent() = 0;
+  /// The same, timed by the device where it can (Event::millisecondsSince;
+  /// CUDA events), which costs more than recordEvent on a GPU.
+  virtual std::unique_ptr<Event> recordTimedEvent() { return recordEvent(); }
   /// Work enqueued after this call waits for `event` (of any queue).
   virtual void waitEvent(const Event &event) = 0;
   /// Blocks the calling thread until everything enqueued has completed.
