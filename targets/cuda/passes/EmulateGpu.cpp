@@ -113,7 +113,7 @@ FailureOr<func::FuncOp> emulateStretch(OpBuilder &b, gpu::GPUModuleOp module,
   llvm::append_range(inputs, kernel.getArgumentTypes());
   for (BlockArgument buffer : kernel.getWorkgroupAttributions())
     inputs.push_back(inHostMemory(buffer.getType()));
-  std::string name = ("__telar_emulated_" + module.getName() + "_" +
+  std::string name = (telar::kEmulatedThreadPrefix + module.getName() + "_" +
                       kernel.getName())
                          .str();
   if (numStretches > 1)

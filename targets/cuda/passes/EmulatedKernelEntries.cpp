@@ -72,6 +72,12 @@ struct TelarEmulatedKernelEntries
       LLVM::ReturnOp::create(eb, loc, ValueRange());
       launcher.setLinkage(LLVM::Linkage::Internal);
     }
+    // The threads' functions are the launchers' alone: internal, so that
+    // only the entry points are exported (and LLVM may inline them).
+    for (auto fn : module.getOps<LLVM::LLVMFuncOp>())
+      if (!fn.isExternal() &&
+          fn.getName().starts_with(telar::kEmulatedThreadPrefix))
+        fn.setLinkage(LLVM::Linkage::Internal);
   }
 };
 

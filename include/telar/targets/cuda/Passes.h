@@ -20,6 +20,10 @@ namespace mlir::telar {
 inline constexpr llvm::StringLiteral kEmulatedLauncherPrefix =
     "__telar_launch_";
 inline constexpr llvm::StringLiteral kEmulatedEntryPrefix = "telar_emulated_";
+/// The prefix of the host functions running a kernel's threads
+/// (telar-emulate-gpu).
+inline constexpr llvm::StringLiteral kEmulatedThreadPrefix =
+    "__telar_emulated_";
 
 #define GEN_PASS_DECL
 #include "telar/targets/cuda/Passes.h.inc"

@@ -2,7 +2,8 @@
 
 // A launcher (after the CPU lowering with bare-pointer buffers) gets an
 // exported entry point reading each argument from its 64-bit slot as its
-// own type; the launcher becomes internal.
+// own type; the launcher and the threads' function become internal.
+// CHECK:       llvm.func internal @__telar_emulated_k_f(
 // CHECK:       llvm.func internal @__telar_launch_k_f(
 // CHECK-LABEL: llvm.func @telar_emulated_k_f
 // CHECK-SAME:    (%[[S:.*]]: !llvm.ptr, %[[GX:.*]]: i64, %[[GY:.*]]: i64, %[[GZ:.*]]: i64, %[[BX:.*]]: i64, %[[BY:.*]]: i64, %[[BZ:.*]]: i64)
@@ -15,7 +16,11 @@
 // CHECK:         llvm.call @__telar_launch_k_f(%[[GX]], %[[GY]], %[[GZ]], %[[BX]], %[[BY]], %[[BZ]], %[[P]], %[[F]], %[[N]])
 // CHECK:         llvm.return
 module {
+  llvm.func @__telar_emulated_k_f(%p: !llvm.ptr) {
+    llvm.return
+  }
   llvm.func @__telar_launch_k_f(%gx: i64, %gy: i64, %gz: i64, %bx: i64, %by: i64, %bz: i64, %p: !llvm.ptr, %f: f32, %n: i64) {
+    llvm.call @__telar_emulated_k_f(%p) : (!llvm.ptr) -> ()
     llvm.return
   }
 }
