@@ -1,13 +1,16 @@
 //===- CudaTargetBackend.cpp - The CUDA target ----------------------------===//
 //
-// `telarc --target cuda --gpu sm_90 [--emulation] -o out/`: the translated
-// program (host code launching one kernel per linalg op) is serialized
-// from copies of the same module:
-//   - the kernels through NVVM to PTX (programs/<name>.kernels/*.ptx), and
-//     to a cubin each by the toolkit's ptxas when it is installed (its
-//     register, spill and shared-memory report in ptxas.txt);
+// `telarc --target cuda --gpu sm_90 [--dtype tf32] [--emulation] -o out/`:
+// the translated program (host code launching one kernel per linalg op,
+// calling the runtime's GEMM for matmuls) is serialized from copies of the
+// same module:
+//   - the kernels, all in one module, through NVVM to PTX
+//     (programs/<name>.kernels/kernels.ptx), and to a cubin by the
+//     toolkit's ptxas when it is installed, running while the host program
+//     compiles (its register, spill and shared-memory report in ptxas.txt);
 //   - the host program (programs/<name>.so): launches as telarrt_gpu_launch
-//     calls by kernel index (abi/Gpu.h), compiled for a generic x86-64 host
+//     calls by kernel index, matmuls as telarrt_gpu_matmul_f32 calls
+//     (abi/Gpu.h), compiled for a generic x86-64 host
 //     by the CPU target's code generation; the manifest lists its kernel
 //     table;
 //   - with --emulation, the same kernels compiled for this CPU
@@ -173,7 +176,6 @@ public:
           return finishAssembling(writer, kernelDir, assembly, error);
         })))
       return failure();
-    assembly.clear();
     program->kernelDirectory = kernelDir;
     program->kernels = std::move(kernels);
 
@@ -389,6 +391,7 @@ private:
         result = failure();
       }
     }
+    jobs.clear(); // waited for
     return result;
   }
 

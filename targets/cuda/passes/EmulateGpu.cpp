@@ -13,9 +13,9 @@
 #include "telar/targets/cuda/Passes.h"
 
 #include "mlir/IR/IRMapping.h"
-#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace mlir::telar {
 #define GEN_PASS_DEF_TELAREMULATEGPU
