@@ -12,7 +12,9 @@
 #                   NAME.artifact (telarc
 #                   --target cuda --gpu ARCH --emulation: PTX, cubins, the
 #                   host program, the emulated kernels), NAME.in/*.npy (its
-#                   inputs), NAME.ort_outputs.npz (onnxruntime's outputs)
+#                   inputs), NAME.ort_outputs.npz (onnxruntime's outputs);
+#                   and gpt_tf32.artifact, GPT-like with --dtype tf32 (its
+#                   products on tensor cores), when gpt is among them
 #
 # Here it also runs every artifact on the CUDA emulator against onnxruntime
 # (run_models.py --target cuda), so a broken kernel fails before any device
@@ -41,6 +43,14 @@ rm -rf "$dir" && mkdir -p "$dir/models"
 "$py" "$root/python/telar_testing/run_models.py" --make "$dir/models" \
   --only "$only" --target cuda --gpu "$gpu" --telarc "$build/bin/telarc" \
   --telar-run "$build/bin/telar-run" --jobs 2 --keep
+# GPT-like again with TF32 products (check.sh compares it at 1e-2: TF32
+# rounds the inputs on a GPU; the emulator computes fp32).
+if [ -d "$dir/models/gpt.artifact" ]; then
+  "$build/bin/telarc" "$dir/models/gpt.onnx" -o "$dir/models/gpt_tf32.artifact" \
+    --target cuda --gpu "$gpu" --dtype tf32 --emulation -q
+  cp -r "$dir/models/gpt.in" "$dir/models/gpt_tf32.in"
+  cp "$dir/models/gpt.ort_outputs.npz" "$dir/models/gpt_tf32.ort_outputs.npz"
+fi
 # Only what check.sh reads travels.
 find "$dir/models" -maxdepth 1 \( -name '*.onnx' -o -name '*.onnx.data' \
   -o -name '*.inputs.npz' -o -name '*.outputs.npz' -o -name '*.out' \
