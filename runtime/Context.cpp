@@ -168,7 +168,7 @@ int telarrt_gpu_launch(TelarContext *ctx, int64_t kernel, int64_t gx,
   return TELAR_STATUS_OK;
 }
 
-int telarrt_gpu_matmul_f32(TelarContext *ctx, const float *a, const float *b,
+int telarrt_gpu_matmul_f32(TelarContext *ctx, const void *a, const void *b,
                            float *c, int64_t batch, int64_t m, int64_t n,
                            int64_t k, int64_t a_batch, int64_t a_row,
                            int64_t a_col, int64_t b_batch, int64_t b_row,
@@ -190,8 +190,10 @@ int telarrt_gpu_matmul_f32(TelarContext *ctx, const float *a, const float *b,
   std::copy(strides[2], strides[2] + 3, call.cStrides);
   call.accumulate = flags & TELAR_GPU_ACCUMULATE;
   call.tf32 = flags & TELAR_GPU_TF32;
+  call.bf16 = flags & TELAR_GPU_BF16;
   if (batch < 1 || m < 1 || n < 1 || k < 1 ||
-      (flags & ~int64_t(TELAR_GPU_ACCUMULATE | TELAR_GPU_TF32)) ||
+      (flags & ~int64_t(TELAR_GPU_ACCUMULATE | TELAR_GPU_TF32 |
+                       TELAR_GPU_BF16)) ||
       !telarrt_gpu_gemm_operand_ok(m, k, a_row, a_col) ||
       !telarrt_gpu_gemm_operand_ok(k, n, b_row, b_col) ||
       !(c_col == 1 || n == 1) || !(m == 1 || c_row >= n))

@@ -417,7 +417,7 @@ LogicalResult compileArtifact(ModuleOp module, TargetBackend &target,
   int64_t liveSetBytes = 0;
   if (failed(stages.run("writing weights", [&]() -> LogicalResult {
         PassManager pm(module.getContext());
-        buildProgramPreparationPipeline(pm);
+        buildPreparationPipeline(pm, target);
         if (failed(pm.run(module)) ||
             failed(readWeights(main, target, interface, error)))
           return failure();

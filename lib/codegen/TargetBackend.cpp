@@ -18,9 +18,15 @@ void telar::buildTranslationPipeline(OpPassManager &pm,
   target.buildTranslationPipeline(pm);
 }
 
+void telar::buildPreparationPipeline(OpPassManager &pm,
+                                     const TargetBackend &target) {
+  buildProgramPreparationPipeline(pm);
+  target.buildWeightPreparationPipeline(pm);
+}
+
 void telar::buildTargetPipeline(OpPassManager &pm,
                                 const TargetBackend &target) {
-  buildProgramPreparationPipeline(pm);
+  buildPreparationPipeline(pm, target);
   buildTranslationPipeline(pm, target);
 }
 

@@ -6,7 +6,7 @@ Usage:
     .venv/bin/python python/telar_testing/run_models.py build/models [--only gpt,llama]
         [--telarc build/bin/telarc] [--telar-run PATH] [--rtol 1e-4] [--atol 1e-4]
         [--threads N] [--jobs 1] [--timeout 600] [--size small|mini|bench] [--keep] [-v]
-        [--target cpu|cuda] [--gpu sm_90]
+        [--target cpu|cuda] [--gpu sm_90] [--dtype fp32|tf32|bf16]
 
 DIR (positional, or --make DIR to build the models there first with make_models.py
 at --size) holds NAME.onnx, NAME.inputs.npz and, when present, NAME.ort_outputs.npz
@@ -18,8 +18,10 @@ the numpy reference's outputs). For each model (all of DIR's *.onnx with an
     telar-run DIR/NAME.artifact --input X=DIR/NAME.in/X.npy ... \\
         --output-dir DIR/NAME.out --threads N --report DIR/NAME.report.json -q
 
-(with --target cuda: `telarc ... --target cuda --gpu GPU --emulation` and
-`telar-run ... --emulate`: the GPU kernels, emulated on the CPU)
+(with --target cuda: `telarc ... --target cuda --gpu GPU --dtype DTYPE
+--emulation` and `telar-run ... --emulate`: the GPU kernels, emulated on the
+CPU; compare --dtype bf16 at bfloat16's tolerances, e.g. --rtol 5e-2
+--atol 5e-2)
 
 and every output (DIR/NAME.out/<name, chars outside [A-Za-z0-9._-] -> '_'>.npy)
 is compared with onnxruntime's and, where present, with the framework's by
@@ -55,8 +57,10 @@ from tensor_compare import compare  # noqa: E402
 
 def target_flags(a):
     """telarc's flags for --target: the CUDA target's kernels emulated on the
-    CPU (run with telar-run --emulate), for --gpu."""
-    return ["--gpu", a.gpu, "--emulation"] if a.target == "cuda" else []
+    CPU (run with telar-run --emulate), for --gpu and --dtype."""
+    if a.target != "cuda":
+        return []
+    return ["--gpu", a.gpu, "--dtype", a.dtype, "--emulation"]
 
 
 def kernel_resources(art):
@@ -266,6 +270,8 @@ def main(argv=None):
                     help="cuda: telarc --target cuda --gpu GPU --emulation, run with "
                          "telar-run --emulate (the GPU kernels on the CPU)")
     ap.add_argument("--gpu", default="sm_90", help="with --target cuda (default sm_90)")
+    ap.add_argument("--dtype", default="fp32", choices=("fp32", "tf32", "bf16"),
+                    help="with --target cuda: telarc's --dtype (default fp32)")
     ap.add_argument("--telar-run", help="default: telar-run next to telarc")
     ap.add_argument("--rtol", type=float, default=1e-4)
     ap.add_argument("--atol", type=float, default=1e-4)

@@ -45,6 +45,7 @@ inline constexpr int CUBLAS_OP_N = 0, CUBLAS_OP_T = 1;
 inline constexpr int CUBLAS_COMPUTE_32F = 68;
 inline constexpr int CUBLAS_COMPUTE_32F_FAST_TF32 = 77;
 inline constexpr int CUDA_R_32F = 0;
+inline constexpr int CUDA_R_16BF = 14;
 /// cublasLtMatmulDescAttributes_t (int32_t values).
 inline constexpr int CUBLASLT_MATMUL_DESC_TRANSA = 3;
 inline constexpr int CUBLASLT_MATMUL_DESC_TRANSB = 4;

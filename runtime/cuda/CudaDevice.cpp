@@ -213,7 +213,7 @@ private:
     cublasLtMatrixLayout_t layouts[3] = {};
     CublasLtAlgo algo{};
   };
-  using Key = std::array<int64_t, 15>;
+  using Key = std::array<int64_t, 16>;
 
   static std::string describe(const MatmulCall &call) {
     return std::to_string(call.batch) + " x " + std::to_string(call.m) +
@@ -224,7 +224,8 @@ private:
   /// The column-major layout whose op (N or T) is x^T, for a rows x cols
   /// matrix x with these strides (contiguous along rows or columns: the
   /// runtime's core checked).
-  cublasLtMatrixLayout_t layoutOfTranspose(int64_t rows, int64_t cols,
+  cublasLtMatrixLayout_t layoutOfTranspose(int type, int64_t rows,
+                                           int64_t cols,
                                            const int64_t strides[3],
                                            int64_t batch, int &op) {
     int64_t rs = strides[1], cs = strides[2];
@@ -237,7 +238,7 @@ private:
     int64_t ld = rowMajor ? (rows == 1 ? cols : rs) : (cols == 1 ? rows : cs);
     cublasLtMatrixLayout_t layout = nullptr;
     check(lt,
-          lt.cublasLtMatrixLayoutCreate(&layout, CUDA_R_32F, layoutRows,
+          lt.cublasLtMatrixLayoutCreate(&layout, type, layoutRows,
                                         layoutCols, ld),
           "cublasLtMatrixLayoutCreate");
     if (batch > 1) {
@@ -262,24 +263,27 @@ private:
                call.k,           call.aStrides[0], call.aStrides[1],
                call.aStrides[2], call.bStrides[0], call.bStrides[1],
                call.bStrides[2], call.cStrides[0], call.cStrides[1],
-               call.cStrides[2], call.accumulate,    call.tf32};
+               call.cStrides[2], call.accumulate,    call.tf32,
+               call.bf16};
     auto found = plans.find(key);
     if (found != plans.end())
       return found->second;
     Plan plan;
     check(lt,
           lt.cublasLtMatmulDescCreate(&plan.desc,
-                                      call.tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32
-                                                : CUBLAS_COMPUTE_32F,
+                                      call.tf32 && !call.bf16
+                                          ? CUBLAS_COMPUTE_32F_FAST_TF32
+                                          : CUBLAS_COMPUTE_32F,
                                       CUDA_R_32F),
           "cublasLtMatmulDescCreate");
     int opB = 0, opA = 0, opC = 0;
-    plan.layouts[0] =
-        layoutOfTranspose(call.k, call.n, call.bStrides, call.batch, opB);
-    plan.layouts[1] =
-        layoutOfTranspose(call.m, call.k, call.aStrides, call.batch, opA);
-    plan.layouts[2] =
-        layoutOfTranspose(call.m, call.n, call.cStrides, call.batch, opC);
+    int inputType = call.bf16 ? CUDA_R_16BF : CUDA_R_32F;
+    plan.layouts[0] = layoutOfTranspose(inputType, call.k, call.n,
+                                        call.bStrides, call.batch, opB);
+    plan.layouts[1] = layoutOfTranspose(inputType, call.m, call.k,
+                                        call.aStrides, call.batch, opA);
+    plan.layouts[2] = layoutOfTranspose(CUDA_R_32F, call.m, call.n,
+                                        call.cStrides, call.batch, opC);
     check(lt,
           lt.cublasLtMatmulDescSetAttribute(
               plan.desc, CUBLASLT_MATMUL_DESC_TRANSA, &opB, sizeof(opB)),

@@ -10,7 +10,8 @@
 // uploaded to device memory, inputs and outputs staged through copies, the
 // launch ABI's argument slots and CUDA's launch limits. The programs' GEMM
 // calls (cuBLASLt's on a GPU) run the CPU runtime's batched matmul on the
-// same buffers, under the same call contract. Buffers are
+// same buffers, under the same call contract (bfloat16 operands widened
+// to f32 copies first). Buffers are
 // reported as device memory, so a host program that touched one, or a
 // caller that forgot to stage, is caught here as on a GPU.
 //
@@ -24,6 +25,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
+#include <vector>
 
 using namespace telar::runtime;
 
@@ -153,8 +155,29 @@ public:
       std::copy(strides, strides + 3, m.strides);
       return m;
     };
-    TelarMemRef3F32 a = view(call.a, call.batch, call.m, call.k, call.aStrides);
-    TelarMemRef3F32 b = view(call.b, call.batch, call.k, call.n, call.bStrides);
+    // bfloat16 operands widened (exactly) into f32 copies of the same
+    // layout.
+    auto operand = [&](const void *data, int64_t rows, int64_t cols,
+                       const int64_t strides[3], std::vector<float> &wide) {
+      if (!call.bf16)
+        return static_cast<const float *>(data);
+      int64_t span = 1 + (call.batch - 1) * strides[0] +
+                     (rows - 1) * strides[1] + (cols - 1) * strides[2];
+      const auto *narrow = static_cast<const uint16_t *>(data);
+      wide.resize(span);
+      for (int64_t i = 0; i < span; ++i) {
+        uint32_t bits = uint32_t(narrow[i]) << 16;
+        std::memcpy(&wide[i], &bits, sizeof(float));
+      }
+      return static_cast<const float *>(wide.data());
+    };
+    std::vector<float> wideA, wideB;
+    TelarMemRef3F32 a =
+        view(operand(call.a, call.m, call.k, call.aStrides, wideA), call.batch,
+             call.m, call.k, call.aStrides);
+    TelarMemRef3F32 b =
+        view(operand(call.b, call.k, call.n, call.bStrides, wideB), call.batch,
+             call.k, call.n, call.bStrides);
     TelarMemRef3F32 c = view(call.c, call.batch, call.m, call.n, call.cStrides);
     int64_t flags = call.accumulate ? TELAR_KERNEL_ACCUMULATE : 0;
     if (cpuBatchMatmul(cpu->get(), &a, &b, &c, flags) != TELAR_STATUS_OK) {

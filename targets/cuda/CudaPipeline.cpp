@@ -28,8 +28,17 @@ bool telar::isSupportedCudaChip(StringRef chip) {
   return llvm::is_contained(kCudaChips, chip);
 }
 
+void telar::buildCudaWeightPreparationPipeline(
+    OpPassManager &pm, const CudaPipelineOptions &options) {
+  if (options.dtype == "bf16")
+    pm.addNestedPass<func::FuncOp>(createTelarCastWeights());
+}
+
 void telar::buildCudaTranslationPipeline(OpPassManager &pm,
                                          const CudaPipelineOptions &options) {
+  // bf16: the tensors between kernels stored narrow, first (on tensors).
+  if (options.dtype == "bf16")
+    pm.addNestedPass<func::FuncOp>(createTelarNarrowStorage());
   // Constant powers as products (x^2: x * x; libdevice's powf is not
   // linked), then exp, erf and tanh as polynomials, as on the CPU.
   pm.addPass(createTelarConstantPowers());
@@ -130,6 +139,7 @@ namespace {
 void buildGpuLowering(OpPassManager &pm,
                       const telar::CudaPipelineOptions &options) {
   telar::buildProgramPreparationPipeline(pm);
+  telar::buildCudaWeightPreparationPipeline(pm, options);
   telar::buildFusedLinalgPipeline(pm, options.runtime);
   telar::buildCudaTranslationPipeline(pm, options);
 }

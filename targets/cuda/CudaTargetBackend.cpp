@@ -1,6 +1,7 @@
 //===- CudaTargetBackend.cpp - The CUDA target ----------------------------===//
 //
-// `telarc --target cuda --gpu sm_90 [--dtype tf32] [--emulation] -o out/`:
+// `telarc --target cuda --gpu sm_90 [--dtype tf32|bf16] [--emulation]
+// -o out/`:
 // the translated program (host code launching one kernel per linalg op,
 // calling the runtime's GEMM for matmuls) is serialized from copies of the
 // same module:
@@ -69,6 +70,12 @@ public:
     return !numpyDtypeName(elementType).empty();
   }
 
+  void buildWeightPreparationPipeline(OpPassManager &pm) const override {
+    CudaPipelineOptions pipeline;
+    setPipelineOptions(pipeline);
+    buildCudaWeightPreparationPipeline(pm, pipeline);
+  }
+
   void buildTranslationPipeline(OpPassManager &pm) const override {
     CudaPipelineOptions pipeline;
     setPipelineOptions(pipeline);
@@ -96,8 +103,8 @@ public:
     }
     if (!llvm::is_contained(kImplementedCudaDtypes, options.dtype)) {
       error = "--dtype " + options.dtype +
-              " is not implemented yet: the CUDA target computes in fp32 "
-              "or tf32 (matrix products on tensor cores) for now";
+              " is not implemented yet: the CUDA target computes in fp32, "
+              "tf32 (matrix products on tensor cores) or bf16 for now";
       return failure();
     }
     if (!isSupportedCudaChip(options.gpu)) {
@@ -413,9 +420,13 @@ struct CudaTargetFlags {
             llvm::cl::init(false), llvm::cl::cat(category)),
         dtype("dtype",
               llvm::cl::desc("With --target cuda: the compute type, fp32 "
-                             "(default) or tf32 (matrix products on tensor "
-                             "cores, inputs rounded to TF32); bf16 and fp16 "
-                             "are not implemented yet"),
+                             "(default), tf32 (matrix products on tensor "
+                             "cores, inputs rounded to TF32) or bf16 "
+                             "(weights and the tensors between kernels "
+                             "stored as bfloat16; every kernel computes, "
+                             "and reductions and matrix products "
+                             "accumulate, in f32); fp16 is not implemented "
+                             "yet"),
               llvm::cl::init("fp32"), llvm::cl::cat(category)) {}
   llvm::cl::opt<std::string> gpu;
   llvm::cl::opt<bool> emulation;

@@ -266,8 +266,37 @@ TEST(RuntimeDevice, GpuMatmulOnTheEmulator) {
                            MemorySpace::Device, c.size() * 4);
   for (size_t i = 0; i < c.size(); ++i)
     EXPECT_NEAR(c[i], expect[i], 1e-5) << i;
+  // bfloat16 operands (these values are exact in bfloat16), summed in f32.
+  auto toBf16 = [](const std::vector<float> &x) {
+    std::vector<uint16_t> h(x.size());
+    for (size_t i = 0; i < x.size(); ++i) {
+      uint32_t bits;
+      std::memcpy(&bits, &x[i], sizeof(bits));
+      h[i] = uint16_t(bits >> 16);
+    }
+    return h;
+  };
+  std::vector<uint16_t> ha = toBf16(a), hb = toBf16(b);
+  void *ha16 = telarrt_alloc(context.get(), ha.size() * 2);
+  void *hb16 = telarrt_alloc(context.get(), hb.size() * 2);
+  ASSERT_TRUE(ha16 && hb16);
+  ASSERT_EQ(telarrt_gpu_upload(context.get(), ha16, ha.data(), ha.size() * 2),
+            0);
+  ASSERT_EQ(telarrt_gpu_upload(context.get(), hb16, hb.data(), hb.size() * 2),
+            0);
+  ASSERT_EQ(telarrt_gpu_matmul_f32(context.get(), ha16, hb16, dc, batch, m, n,
+                                   k, m * k, 1, m, k * n, n, 1, m * n, n, 1,
+                                   TELAR_GPU_BF16),
+            TELAR_STATUS_OK)
+      << context.getError();
+  context.getDevice().copy(c.data(), MemorySpace::Host, dc,
+                           MemorySpace::Device, c.size() * 4);
+  for (size_t i = 0; i < c.size(); ++i)
+    EXPECT_NEAR(c[i], expect[i], 1e-5) << i;
+  telarrt_free(context.get(), ha16);
+  telarrt_free(context.get(), hb16);
   // Unknown flags are refused.
-  EXPECT_EQ(run(4), TELAR_STATUS_INVALID_ARGUMENT);
+  EXPECT_EQ(run(8), TELAR_STATUS_INVALID_ARGUMENT);
   context.clearError();
 
   // A layout the GEMM cannot take (a strided along both dimensions) is

@@ -4,8 +4,8 @@
 // weights outlined into @main arguments) into program files of an artifact.
 // The driver (compileArtifact, Artifact.h) is the same for every target:
 //
-//   telar IR ─ telar-prepare-program ─ read the program interface,
-//     write the weights ─ the shared translation prefix (fused linalg on
+//   telar IR ─ telar-prepare-program ─ target.buildWeightPreparationPipeline
+//     ─ read the program interface, write the weights ─ the shared translation prefix (fused linalg on
 //     tensors, buildFusedLinalgPipeline) ─ target.buildTranslationPipeline ─
 //     target.serialize (libraries into the artifact) ─ manifest.json
 //
@@ -99,6 +99,12 @@ public:
   /// weight on this target.
   virtual bool supportsElementType(Type elementType) const = 0;
 
+  /// Adds the passes that run on the prepared program (weights outlined
+  /// into @main's arguments, their bytes in the context's resource blobs)
+  /// before its weights are read and written: a target that stores weights
+  /// in another element type converts them here. None by default.
+  virtual void buildWeightPreparationPipeline(OpPassManager &pm) const {}
+
   /// Adds the passes that take the shared translation prefix's result (a
   /// prepared program in fused linalg on tensors, buildFusedLinalgPipeline)
   /// to the IR serialize() consumes.
@@ -138,8 +144,12 @@ public:
 /// target shares (buildFusedLinalgPipeline), then the target's own passes.
 void buildTranslationPipeline(OpPassManager &pm, const TargetBackend &target);
 
+/// telar-prepare-program, then the target's weight preparation: the program
+/// whose weights the artifact stores.
+void buildPreparationPipeline(OpPassManager &pm, const TargetBackend &target);
+
 /// Every pass from the imported graph IR to what `target.serialize` takes:
-/// telar-prepare-program, the shared prefix (telar-lower-to-fused-linalg
+/// buildPreparationPipeline, the shared prefix (telar-lower-to-fused-linalg
 /// together), then the target's translation. For the CPU target with
 /// telarc's default flags it is `telar-lower-to-llvm`.
 void buildTargetPipeline(OpPassManager &pm, const TargetBackend &target);

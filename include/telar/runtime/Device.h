@@ -186,13 +186,16 @@ public:
 /// c[p] (+)= a[p] . b[p] for p < batch, a[p] m x k, b[p] k x n, element
 /// (i, j) of x[p] at x[p * strides[0] + i * strides[1] + j * strides[2]].
 struct MatmulCall {
-  const float *a = nullptr, *b = nullptr;
+  /// f32, or bfloat16 with `bf16`.
+  const void *a = nullptr, *b = nullptr;
   float *c = nullptr;
   int64_t batch = 1, m = 0, n = 0, k = 0;
   int64_t aStrides[3] = {}, bStrides[3] = {}, cStrides[3] = {};
   bool accumulate = false;
   /// The inputs may be rounded to TF32 (tensor cores).
   bool tf32 = false;
+  /// a and b hold bfloat16 (the products summed in f32).
+  bool bf16 = false;
 };
 
 /// One device (Device.h's header comment). Not copyable; a context owns

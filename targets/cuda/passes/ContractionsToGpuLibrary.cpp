@@ -1,6 +1,7 @@
 //===- ContractionsToGpuLibrary.cpp - Matmuls as the runtime's GEMM calls -===//
 //
-// A GPU program's matmuls and batched matmuls go to the runtime's GEMM
+// A GPU program's matmuls and batched matmuls (f32, or bfloat16 into f32)
+// go to the runtime's GEMM
 // (abi/Gpu.h's telarrt_gpu_matmul_f32: cuBLASLt on a GPU, the CPU
 // runtime's GEMM on the CUDA emulator) instead of a generated kernel of one
 // thread per output element. The operands' layouts are static: the call
@@ -37,13 +38,15 @@ struct MatrixOperand {
   Value buffer;
   int64_t offset;
   std::array<int64_t, 3> strides;
+  bool bf16;
 };
 
-/// The static layout of an f32 buffer of rank 2 (no batch: stride 0) or 3,
-/// or nothing.
+/// The static layout of an f32 or bfloat16 buffer of rank 2 (no batch:
+/// stride 0) or 3, or nothing.
 std::optional<MatrixOperand> matrixOperand(Value v) {
   auto type = dyn_cast<MemRefType>(v.getType());
-  if (!type || !type.hasStaticShape() || !type.getElementType().isF32() ||
+  if (!type || !type.hasStaticShape() ||
+      !(type.getElementType().isF32() || type.getElementType().isBF16()) ||
       (type.getRank() != 2 && type.getRank() != 3))
     return std::nullopt;
   SmallVector<int64_t> strides;
@@ -54,7 +57,8 @@ std::optional<MatrixOperand> matrixOperand(Value v) {
     return std::nullopt;
   if (strides.size() == 2)
     strides.insert(strides.begin(), 0);
-  return MatrixOperand{v, offset, {strides[0], strides[1], strides[2]}};
+  return MatrixOperand{v, offset, {strides[0], strides[1], strides[2]},
+                       type.getElementType().isBF16()};
 }
 
 /// The op before `op` that touches `out` when it is a zero fill of exactly
@@ -83,7 +87,8 @@ Value addressOf(OpBuilder &b, Location loc, const MatrixOperand &m) {
   if (m.offset != 0)
     bits = arith::AddIOp::create(
         b, loc, bits,
-        arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(m.offset * 4)));
+        arith::ConstantOp::create(
+            b, loc, b.getI64IntegerAttr(m.offset * (m.bf16 ? 2 : 4))));
   return LLVM::IntToPtrOp::create(b, loc, LLVM::LLVMPointerType::get(
                                               b.getContext()),
                                   bits);
@@ -124,7 +129,8 @@ struct TelarContractionsToGpuLibrary
       std::optional<MatrixOperand> a = matrixOperand(op->getOperand(0));
       std::optional<MatrixOperand> b = matrixOperand(op->getOperand(1));
       std::optional<MatrixOperand> c = matrixOperand(op->getOperand(2));
-      if (!a || !b || !c)
+      // f32 or bfloat16 inputs (both), into f32.
+      if (!a || !b || !c || a->bf16 != b->bf16 || c->bf16)
         continue;
       ArrayRef<int64_t> shapeA = cast<MemRefType>(a->buffer.getType()).getShape();
       ArrayRef<int64_t> shapeC = cast<MemRefType>(c->buffer.getType()).getShape();
@@ -148,6 +154,8 @@ struct TelarContractionsToGpuLibrary
       }
       if (tf32)
         flags |= TELAR_GPU_TF32;
+      if (a->bf16)
+        flags |= TELAR_GPU_BF16;
       OpBuilder builder(op);
       Location loc = op.getLoc();
       SmallVector<Value> args = {context, addressOf(builder, loc, *a),

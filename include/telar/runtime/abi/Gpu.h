@@ -38,10 +38,11 @@ int telarrt_gpu_launch(TelarContext *ctx, int64_t kernel, int64_t gx,
 int telarrt_gpu_upload(TelarContext *ctx, void *dst, const void *src,
                        int64_t bytes);
 
-/* A product of f32 matrices in the device's memory, batched:
+/* A product of matrices in the device's memory, batched, into f32:
  *   c[p] = a[p] . b[p]    (c[p] += a[p] . b[p] with TELAR_GPU_ACCUMULATE)
- * (with TELAR_GPU_TF32 the product may round a and b to TF32, 10 bits of
- * mantissa, to run on tensor cores; the sums stay f32)
+ * a and b hold f32, or bfloat16 with TELAR_GPU_BF16 (both); the products
+ * are summed in f32 (with TELAR_GPU_TF32 f32 inputs may be rounded to
+ * TF32, 10 bits of mantissa, to run on tensor cores)
  * for p < batch, a[p] m x k, b[p] k x n, c[p] m x n, where element (i, j)
  * of x[p] is x[p * x_batch + i * x_row + j * x_col] (strides in elements,
  * any batch stride, 0 included). a and b must be contiguous along their
@@ -50,10 +51,11 @@ int telarrt_gpu_upload(TelarContext *ctx, void *dst, const void *src,
  * dimension is free); c must not overlap a or b. Without
  * TELAR_GPU_ACCUMULATE c's old contents are not read. In the queue's
  * order: cuBLASLt on a GPU (fp32 compute, or TF32 tensor cores), the CPU
- * runtime's GEMM on the CUDA emulator (always fp32). Returns TELAR_STATUS_OK, TELAR_STATUS_INVALID_ARGUMENT
+ * runtime's GEMM on the CUDA emulator (always fp32; bfloat16 operands
+ * widened first). Returns TELAR_STATUS_OK, TELAR_STATUS_INVALID_ARGUMENT
  * (a layout it cannot take) or TELAR_STATUS_DEVICE_ERROR (the library's
  * error, in the context). */
-enum { TELAR_GPU_ACCUMULATE = 1, TELAR_GPU_TF32 = 2 };
+enum { TELAR_GPU_ACCUMULATE = 1, TELAR_GPU_TF32 = 2, TELAR_GPU_BF16 = 4 };
 /* Whether a rows x cols operand with these strides is one
  * telarrt_gpu_matmul_f32 takes as a or b (contiguous along its rows or
  * along its columns); c must besides have col stride 1 (or one column). */
@@ -66,7 +68,7 @@ static inline int telarrt_gpu_gemm_operand_ok(int64_t rows, int64_t cols,
                   (cols == 1 || col_stride >= rows);
   return row_major || col_major;
 }
-int telarrt_gpu_matmul_f32(TelarContext *ctx, const float *a, const float *b,
+int telarrt_gpu_matmul_f32(TelarContext *ctx, const void *a, const void *b,
                            float *c, int64_t batch, int64_t m, int64_t n,
                            int64_t k, int64_t a_batch, int64_t a_row,
                            int64_t a_col, int64_t b_batch, int64_t b_row,

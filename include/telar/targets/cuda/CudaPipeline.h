@@ -42,7 +42,8 @@ inline constexpr const char *kCudaHostCpu = "x86-64-v2";
 
 /// The compute types of --dtype, and those implemented so far.
 inline constexpr const char *kCudaDtypes[] = {"fp32", "tf32", "bf16", "fp16"};
-inline constexpr const char *kImplementedCudaDtypes[] = {"fp32", "tf32"};
+inline constexpr const char *kImplementedCudaDtypes[] = {"fp32", "tf32",
+                                                          "bf16"};
 
 /// Whether `chip` is one of kCudaChips.
 bool isSupportedCudaChip(StringRef chip);
@@ -58,8 +59,10 @@ struct CudaPipelineOptions : public PassPipelineOptions<CudaPipelineOptions> {
       llvm::cl::init(256)};
   Option<std::string> dtype{
       *this, "dtype",
-      llvm::cl::desc("The compute type: fp32 (default) or tf32 (matrix "
-                     "products on tensor cores with TF32 inputs)"),
+      llvm::cl::desc("The compute type: fp32 (default), tf32 (matrix "
+                     "products on tensor cores with TF32 inputs) or bf16 "
+                     "(weights and the tensors between kernels stored as "
+                     "bfloat16, computed in f32)"),
       llvm::cl::init("fp32")};
   Option<bool> runtime{
       *this, "runtime",
@@ -69,6 +72,10 @@ struct CudaPipelineOptions : public PassPipelineOptions<CudaPipelineOptions> {
       llvm::cl::init(false)};
 };
 
+/// The weights in the storage type of `options.dtype` (after
+/// telar-prepare-program): telar-cast-weights for bf16, else nothing.
+void buildCudaWeightPreparationPipeline(OpPassManager &pm,
+                                        const CudaPipelineOptions &options);
 void buildCudaTranslationPipeline(OpPassManager &pm,
                                   const CudaPipelineOptions &options);
 void buildCudaKernelPipeline(OpPassManager &pm,

@@ -21,7 +21,7 @@ struct CudaTargetOptions {
   std::string gpu = kDefaultCudaChip;
   /// `--emulation`: the host program with its kernels run on the CPU.
   bool emulation = false;
-  /// `--dtype`: the compute type (kCudaDtypes; fp32 or tf32 so far).
+  /// `--dtype`: the compute type (kCudaDtypes; fp32, tf32 or bf16 so far).
   std::string dtype = "fp32";
 };
 

@@ -9,6 +9,58 @@ include "mlir/Pass/PassBase.td"
 // target's own steps: linalg ops on buffers as GPU kernels, and those
 // kernels emulated on the CPU.
 
+def TelarCastWeights : Pass<"telar-cast-weights", "func::FuncOp"> {
+  let summary = "Store a prepared program's f32 weights as bfloat16";
+  let description = [{
+    After `telar-prepare-program` (weights outlined into arguments marked
+    `telar.weight`, their bytes in resource blobs of the same name), for
+    `telarc --target cuda --dtype bf16`: every f32 weight argument becomes
+    bfloat16 (its blob rounded to nearest even, once, at compile time, so
+    the artifact stores and uploads half the bytes) and its uses read it
+    through a `telar.cast` back to f32, which `telar-narrow-storage` later
+    folds into the kernels and GEMMs that read the weight:
+
+    ```mlir
+    func.func @main(%w: tensor<64x64xbf16> {telar.weight = "fc.weight"}) {
+      %0 = telar.cast %w {to = f32} : (tensor<64x64xbf16>) -> tensor<64x64xf32>
+    ```
+
+    A weight whose blob is absent (elided IR) changes its type alone.
+  }];
+  let dependentDialects = ["telar::TelarDialect"];
+}
+
+def TelarNarrowStorage : Pass<"telar-narrow-storage", "func::FuncOp"> {
+  let summary = "Keep the tensors between kernels in bfloat16, computing in f32";
+  let description = [{
+    On fused linalg on tensors (before bufferization), for `telarc --target
+    cuda --dtype bf16`: the values one kernel writes and others read are
+    stored as bfloat16, while every kernel still computes in f32 (each
+    fused region widens what it reads and rounds what it writes once):
+
+    - the f32 result of an all-parallel `linalg.generic` (a fused
+      elementwise region) becomes bfloat16 (`arith.truncf` before the
+      yield) when every use can read it so: an input of a `linalg.generic`
+      (`arith.extf` at the top of its body), of a `linalg.matmul` or
+      `linalg.batch_matmul` (rebuilt with the bfloat16 operand: products
+      summed in f32, into the f32 output), of a `tensor.extract` (the
+      scalar widened), or of a view (`tensor.expand_shape`,
+      `tensor.collapse_shape`, `tensor.extract_slice`) or
+      `linalg.transpose` whose result can;
+    - a generic that only widens bfloat16 (`telar-cast-weights`' casts)
+      goes: the readers that can take bfloat16 read its input instead;
+    - a matmul left with one bfloat16 and one f32 operand gets the f32 one
+      rounded by a kernel of its own (the GEMM takes two of one type).
+
+    What stays f32: reductions' outputs (sums, maxima, normalisation
+    statistics accumulate in f32), contractions' outputs, the inits they
+    accumulate into, the program's inputs and results, and anything read
+    by an op not listed above.
+  }];
+  let dependentDialects = ["arith::ArithDialect", "linalg::LinalgDialect",
+                           "tensor::TensorDialect"];
+}
+
 def TelarLinalgToGpu : Pass<"telar-linalg-to-gpu", "func::FuncOp"> {
   let summary = "Turn each linalg op on buffers into one gpu.launch";
   let description = [{
@@ -66,8 +118,8 @@ def TelarContractionsToGpuLibrary : Pass<"telar-contractions-to-gpu-library", "f
   let summary = "Matmuls and batched matmuls as calls of the runtime's GPU GEMM";
   let description = [{
     Before `telar-linalg-to-gpu`, on buffers with the runtime context: each
-    `linalg.matmul` and `linalg.batch_matmul` of f32 (static layouts)
-    becomes a call of `telarrt_gpu_matmul_f32` (abi/Gpu.h; cuBLASLt on a
+    `linalg.matmul` and `linalg.batch_matmul` of f32, or of bfloat16 inputs
+    into an f32 output (static layouts), becomes a call of `telarrt_gpu_matmul_f32` (abi/Gpu.h; cuBLASLt on a
     GPU, the CPU runtime's GEMM on the CUDA emulator):
 
     ```mlir
@@ -80,7 +132,8 @@ def TelarContractionsToGpuLibrary : Pass<"telar-contractions-to-gpu-library", "f
     with the operands' strides in elements (a matrix without batch has
     batch stride 0) and `flags` TELAR_GPU_ACCUMULATE unless the output
     was zero-filled just before (the fill goes: the call overwrites), plus
-    TELAR_GPU_TF32 with `tf32` (`telarc --dtype tf32`). An
+    TELAR_GPU_TF32 with `tf32` (`telarc --dtype tf32`) and TELAR_GPU_BF16
+    for bfloat16 inputs (offsets applied in their elements' bytes). An
     operand the GEMM cannot take (neither its rows nor its columns
     contiguous; the output's columns not contiguous) leaves its op to be a
     generated kernel, as are products under `min-flops`.

@@ -83,3 +83,36 @@ func.func @strided(%ctx: !llvm.ptr {telar.runtime_context}, %a: memref<4x16xf32>
   linalg.matmul ins(%sub, %b : memref<4x8xf32, strided<[16, 2]>>, memref<8x3xf32>) outs(%c : memref<4x3xf32>)
   return
 }
+
+// -----
+
+// bfloat16 inputs into an f32 output (telarc --dtype bf16): flags
+// TELAR_GPU_BF16 (4, with accumulation: 5); a view's offset moves its
+// address by 2 bytes an element.
+// CHECK-LABEL: func.func @bf16
+// CHECK:       %[[AI:.*]] = memref.extract_aligned_pointer_as_index %{{.*}} : memref<4x8xbf16, strided<[8, 1], offset: 8>>
+// CHECK:       %[[AB:.*]] = arith.index_cast %[[AI]] : index to i64
+// CHECK:       %[[C16:.*]] = arith.constant 16 : i64
+// CHECK:       arith.addi %[[AB]], %[[C16]] : i64
+// CHECK:       %[[C5:.*]] = arith.constant 5 : i64
+// CHECK:       call @telarrt_gpu_matmul_f32({{.*}}, %[[C5]])
+// CHECK-NOT:   linalg.matmul
+func.func @bf16(%ctx: !llvm.ptr {telar.runtime_context}, %a: memref<5x8xbf16>, %b: memref<8x3xbf16>, %c: memref<4x3xf32>) {
+  %sub = memref.subview %a[1, 0] [4, 8] [1, 1] : memref<5x8xbf16> to memref<4x8xbf16, strided<[8, 1], offset: 8>>
+  linalg.matmul ins(%sub, %b : memref<4x8xbf16, strided<[8, 1], offset: 8>>, memref<8x3xbf16>) outs(%c : memref<4x3xf32>)
+  return
+}
+
+// -----
+
+// Mixed inputs (one bfloat16, one f32) or a bfloat16 output: no GEMM takes
+// them, the ops stay generated kernels.
+// CHECK-LABEL: func.func @mixed
+// CHECK:       linalg.matmul
+// CHECK:       linalg.matmul
+// CHECK-NOT:   call @telarrt_gpu_matmul_f32
+func.func @mixed(%ctx: !llvm.ptr {telar.runtime_context}, %a: memref<4x8xbf16>, %b: memref<8x3xf32>, %b16: memref<8x3xbf16>, %c: memref<4x3xf32>, %c16: memref<4x3xbf16>) {
+  linalg.matmul ins(%a, %b : memref<4x8xbf16>, memref<8x3xf32>) outs(%c : memref<4x3xf32>)
+  linalg.matmul ins(%a, %b16 : memref<4x8xbf16>, memref<8x3xbf16>) outs(%c16 : memref<4x3xbf16>)
+  return
+}
