@@ -198,9 +198,15 @@ public:
       OpBuilder b(op);
       Location loc = op->getLoc();
       SmallVector<Value> inputs = {op->getOperand(0), op->getOperand(1)};
+      // Rounded where the f32 operand is made, not between the output's
+      // fill and the product (the GEMM call overwrites a zero-filled
+      // output only when nothing runs between).
       for (Value &input : inputs)
-        if (isF32Tensor(input))
+        if (isF32Tensor(input)) {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointAfterValue(input);
           input = round(b, loc, input);
+        }
       Value init = op->getOperand(2);
       Operation *rebuilt;
       if (isa<linalg::MatmulOp>(op))

@@ -56,17 +56,19 @@ func.func @chain(%x: tensor<4x8xf32>, %w: tensor<8x3xbf16>) -> (tensor<4x3xf32>,
 
 // Through a view and a transpose (which copies bfloat16 into a bfloat16
 // init of its own) into a batched matmul whose other operand, an input, is
-// f32: that one is rounded by a kernel of its own.
+// f32: that one is rounded by a kernel of its own, where it is made (here
+// at the top: an argument), so that nothing comes between the output's
+// fill and the product.
 // CHECK-LABEL: func.func @views
 // CHECK-SAME:    (%[[X:.*]]: tensor<2x12xf32>, %[[K:.*]]: tensor<3x4x2xf32>)
-// CHECK:       %[[S:.*]] = linalg.generic {{.*}} ins(%[[X]] : tensor<2x12xf32>) outs(%{{.*}} : tensor<2x12xbf16>)
-// CHECK:       %[[Q:.*]] = tensor.expand_shape %[[S]] {{.*}} : tensor<2x12xbf16> into tensor<2x3x4xbf16>
-// CHECK:       %[[T16:.*]] = tensor.empty() : tensor<3x2x4xbf16>
-// CHECK:       %[[QT:.*]] = linalg.transpose ins(%[[Q]] : tensor<2x3x4xbf16>) outs(%[[T16]] : tensor<3x2x4xbf16>)
 // CHECK:       %[[K16:.*]] = linalg.generic {{.*}} ins(%[[K]] : tensor<3x4x2xf32>) outs(%{{.*}} : tensor<3x4x2xbf16>)
 // CHECK-NEXT:  ^bb0(%[[IN:.*]]: f32, %{{.*}}: bf16):
 // CHECK-NEXT:    %[[R:.*]] = arith.truncf %[[IN]] : f32 to bf16
 // CHECK-NEXT:    linalg.yield %[[R]] : bf16
+// CHECK:       %[[S:.*]] = linalg.generic {{.*}} ins(%[[X]] : tensor<2x12xf32>) outs(%{{.*}} : tensor<2x12xbf16>)
+// CHECK:       %[[Q:.*]] = tensor.expand_shape %[[S]] {{.*}} : tensor<2x12xbf16> into tensor<2x3x4xbf16>
+// CHECK:       %[[T16:.*]] = tensor.empty() : tensor<3x2x4xbf16>
+// CHECK:       %[[QT:.*]] = linalg.transpose ins(%[[Q]] : tensor<2x3x4xbf16>) outs(%[[T16]] : tensor<3x2x4xbf16>)
 // CHECK:       linalg.batch_matmul ins(%[[QT]], %[[K16]] : tensor<3x2x4xbf16>, tensor<3x4x2xbf16>) outs(%{{.*}} : tensor<3x2x2xf32>)
 func.func @views(%x: tensor<2x12xf32>, %k: tensor<3x4x2xf32>) -> tensor<3x2x2xf32> {
   %e = tensor.empty() : tensor<2x12xf32>
