@@ -13,12 +13,15 @@
 #                   --target cuda --gpu ARCH --emulation: PTX, cubins, the
 #                   host program, the emulated kernels), NAME.in/*.npy (its
 #                   inputs), NAME.ort_outputs.npz (onnxruntime's outputs);
-#                   and gpt_tf32.artifact, GPT-like with --dtype tf32 (its
-#                   products on tensor cores), when gpt is among them
+#                   NAME_bf16.artifact, the same with --dtype bf16 (its
+#                   inputs and references copied); and gpt_tf32.artifact,
+#                   GPT-like with --dtype tf32 (its products on tensor
+#                   cores), when gpt is among them
 #
 # Here it also runs every artifact on the CUDA emulator against onnxruntime
-# (run_models.py --target cuda), so a broken kernel fails before any device
-# time is spent. Exit 1 when a model fails or DIR passes 64 MiB.
+# (run_models.py --target cuda; compare.py for the bf16 ones), so a broken
+# kernel fails before any device time is spent. Exit 1 when a model fails
+# or DIR passes 64 MiB.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 build="$root/build"
@@ -30,7 +33,7 @@ while [ $# -gt 0 ]; do
     --gpu) gpu="$2"; shift 2 ;;
     --only) only="$2"; shift 2 ;;
     --build) build="$2"; shift 2 ;;
-    -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "prepare.sh: error: unknown option '$1'" >&2; exit 2 ;;
     *) dir="$1"; shift ;;
   esac
@@ -43,6 +46,20 @@ rm -rf "$dir" && mkdir -p "$dir/models"
 "$py" "$root/python/telar_testing/run_models.py" --make "$dir/models" \
   --only "$only" --target cuda --gpu "$gpu" --telarc "$build/bin/telarc" \
   --telar-run "$build/bin/telar-run" --jobs 2 --keep
+# Each model again at --dtype bf16, run on the emulator here.
+for art in "$dir"/models/*.artifact; do
+  name="$(basename "$art" .artifact)"
+  "$build/bin/telarc" "$dir/models/$name.onnx" -o "$dir/models/${name}_bf16.artifact" \
+    --target cuda --gpu "$gpu" --dtype bf16 --emulation -q
+  cp -r "$dir/models/$name.in" "$dir/models/${name}_bf16.in"
+  cp "$dir/models/$name.ort_outputs.npz" "$dir/models/${name}_bf16.ort_outputs.npz"
+  mapfile -d '' inputs < <("$py" "$root/bench/gpu/compare.py" --inputs \
+    "$dir/models/${name}_bf16.artifact" "$dir/models/${name}_bf16.in")
+  "$build/bin/telar-run" "$dir/models/${name}_bf16.artifact" --emulate "${inputs[@]}" \
+    --output-dir "$dir/models/${name}_bf16.out" -q
+  "$py" "$root/bench/gpu/compare.py" "$dir/models/${name}_bf16.artifact" \
+    "$dir/models/${name}_bf16.out" "$dir/models/${name}_bf16.ort_outputs.npz" "${name}_bf16"
+done
 # GPT-like again with TF32 products (check.sh compares it at 1e-2: TF32
 # rounds the inputs on a GPU; the emulator computes fp32).
 if [ -d "$dir/models/gpt.artifact" ]; then

@@ -41,9 +41,11 @@ bool isPlainContraction(Operation *op) {
   return false;
 }
 
+/// Ops whose result is their source's elements rearranged (a pad adds its
+/// padding value): they pass bfloat16 on.
 bool isView(Operation *op) {
   return isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp,
-             tensor::ExtractSliceOp>(op);
+             tensor::ExtractSliceOp, tensor::PadOp>(op);
 }
 
 bool allUsesTakeNarrow(Value v);
@@ -60,9 +62,9 @@ bool takesNarrow(OpOperand &use) {
     return false;
   if (auto transpose = dyn_cast<linalg::TransposeOp>(user))
     return allUsesTakeNarrow(transpose.getResult()[0]);
-  // A generic, a plain matmul, or a convolution or pooling (generalized).
-  return isa<linalg::GenericOp, linalg::ConvolutionOpInterface>(user) ||
-         isPlainContraction(user);
+  // A generic, a plain matmul, or another structured op (a convolution, a
+  // pooling, a broadcast: made a generic).
+  return true;
 }
 
 bool allUsesTakeNarrow(Value v) {
@@ -115,6 +117,13 @@ public:
       return;
     }
     if (isView(user)) {
+      // A pad's value rounded once, where it is yielded.
+      if (auto pad = dyn_cast<tensor::PadOp>(user)) {
+        Operation *yield = pad.getBody()->getTerminator();
+        b.setInsertionPoint(yield);
+        yield->setOperand(0, arith::TruncFOp::create(b, pad.getLoc(), narrow,
+                                                     yield->getOperand(0)));
+      }
       retypeAndFollow(user->getResult(0));
       return;
     }
@@ -133,8 +142,8 @@ public:
       retypeAndFollow(transpose.getResult()[0]);
       return;
     }
-    // A generic, or another structured op (a convolution, a pooling) made
-    // one, whose body widens what it reads.
+    // A generic, or another structured op made one, whose body widens what
+    // it reads.
     auto generic = dyn_cast<linalg::GenericOp>(user);
     if (!generic) {
       IRRewriter rewriter(user->getContext());

@@ -43,9 +43,11 @@ def TelarNarrowStorage : Pass<"telar-narrow-storage", "func::FuncOp"> {
       yield) when every use can read it so: an input of a `linalg.generic`
       (`arith.extf` at the top of its body), of a `linalg.matmul` or
       `linalg.batch_matmul` (rebuilt with the bfloat16 operand: products
-      summed in f32, into the f32 output), of a `tensor.extract` (the
-      scalar widened), or of a view (`tensor.expand_shape`,
-      `tensor.collapse_shape`, `tensor.extract_slice`) or
+      summed in f32, into the f32 output), of another structured op (a
+      convolution, a pooling, a broadcast: made a generic), of a
+      `tensor.extract` (the scalar widened), or of
+      a view (`tensor.expand_shape`, `tensor.collapse_shape`,
+      `tensor.extract_slice`), a `tensor.pad` (its value rounded) or a
       `linalg.transpose` whose result can;
     - a generic that only widens bfloat16 (`telar-cast-weights`' casts)
       goes: the readers that can take bfloat16 read its input instead;

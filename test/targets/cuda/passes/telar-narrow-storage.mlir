@@ -180,3 +180,51 @@ func.func @conv(%x: tensor<1x2x5x5xf32>, %w: tensor<3x2x3x3xbf16>) -> tensor<1x3
   %conv = linalg.conv_2d_nchw_fchw ins(%relu, %wide_w : tensor<1x2x5x5xf32>, tensor<3x2x3x3xf32>) outs(%o : tensor<1x3x3x3xf32>) -> tensor<1x3x3x3xf32>
   return %conv : tensor<1x3x3x3xf32>
 }
+
+// -----
+
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+
+// A pad passes bfloat16 on (its value rounded where it is yielded); a
+// broadcast of a bfloat16 bias becomes a generic that widens it.
+// CHECK-LABEL: func.func @pad_broadcast
+// CHECK-SAME:    (%[[X:.*]]: tensor<1x1x2x2xf32>, %[[B:.*]]: tensor<1xbf16>)
+// CHECK:       %[[RELU:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<1x1x2x2xbf16>)
+// CHECK:       %[[PAD:.*]] = tensor.pad %[[RELU]]
+// CHECK:         %[[V:.*]] = arith.truncf %{{.*}} : f32 to bf16
+// CHECK-NEXT:    tensor.yield %[[V]] : bf16
+// CHECK-NEXT:  } : tensor<1x1x2x2xbf16> to tensor<1x1x4x4xbf16>
+// CHECK-NOT:   linalg.broadcast
+// CHECK:       %[[BIAS:.*]] = linalg.generic {{.*}} ins(%[[B]] : tensor<1xbf16>) outs(%{{.*}} : tensor<1x1x4x4xf32>)
+// CHECK-NEXT:  ^bb0(%[[IN:.*]]: bf16, %{{.*}}: f32):
+// CHECK-NEXT:    %[[W:.*]] = arith.extf %[[IN]] : bf16 to f32
+// CHECK-NEXT:    linalg.yield %[[W]] : f32
+// CHECK:       linalg.generic {{.*}} ins(%[[PAD]], %[[BIAS]] : tensor<1x1x4x4xbf16>, tensor<1x1x4x4xf32>) outs(%{{.*}} : tensor<1x1x4x4xf32>)
+func.func @pad_broadcast(%x: tensor<1x1x2x2xf32>, %b: tensor<1xbf16>) -> tensor<1x1x4x4xf32> {
+  %e = tensor.empty() : tensor<1x1x2x2xf32>
+  %relu = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x : tensor<1x1x2x2xf32>) outs(%e : tensor<1x1x2x2xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %z = arith.constant 0.0 : f32
+    %0 = arith.maximumf %in, %z : f32
+    linalg.yield %0 : f32
+  } -> tensor<1x1x2x2xf32>
+  %zero = arith.constant 0.0 : f32
+  %padded = tensor.pad %relu low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } : tensor<1x1x2x2xf32> to tensor<1x1x4x4xf32>
+  %b0 = tensor.empty() : tensor<1xf32>
+  %wide_b = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%b : tensor<1xbf16>) outs(%b0 : tensor<1xf32>) {
+  ^bb0(%in: bf16, %out: f32):
+    %0 = arith.extf %in : bf16 to f32
+    linalg.yield %0 : f32
+  } -> tensor<1xf32>
+  %o0 = tensor.empty() : tensor<1x1x4x4xf32>
+  %bias = linalg.broadcast ins(%wide_b : tensor<1xf32>) outs(%o0 : tensor<1x1x4x4xf32>) dimensions = [0, 2, 3]
+  %sum = linalg.generic {indexing_maps = [#id4, #id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%padded, %bias : tensor<1x1x4x4xf32>, tensor<1x1x4x4xf32>) outs(%o0 : tensor<1x1x4x4xf32>) {
+  ^bb0(%in: f32, %in2: f32, %out: f32):
+    %0 = arith.addf %in, %in2 : f32
+    linalg.yield %0 : f32
+  } -> tensor<1x1x4x4xf32>
+  return %sum : tensor<1x1x4x4xf32>
+}
