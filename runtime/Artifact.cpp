@@ -2,6 +2,7 @@
 
 #include "Blocks.h"
 #include "Context.h"
+#include "comm/HalfFloat.h"
 #include "telar/runtime/FileUtil.h"
 #include "telar/artifact/Manifest.h"
 #include "telar/runtime/Comm.h"
@@ -38,6 +39,53 @@ const char *telar::runtime::statusName(int status) {
 //===----------------------------------------------------------------------===//
 // Artifact
 //===----------------------------------------------------------------------===//
+
+namespace {
+/// A weight of an artifact written without weight bytes (telarc
+/// --random-weights), filled here: floats uniform in [-0.0346, 0.0346]
+/// (standard deviation 0.02, as GPT-2 initializes), integers and booleans
+/// zero; the same values for the same name on every load and machine.
+std::unique_ptr<char[]> fillRandomly(const WeightSpec &w) {
+  size_t bytes = w.byteSize();
+  auto data = std::make_unique<char[]>(bytes ? bytes : 1);
+  std::memset(data.get(), 0, bytes);
+  uint64_t state = 14695981039346656037ull; // FNV-1a of the name: the seed
+  for (unsigned char c : w.name)
+    state = (state ^ c) * 1099511628211ull;
+  auto next = [&state] { // splitmix64, to [-1, 1)
+    uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    z ^= z >> 31;
+    return float(int64_t(z >> 40) - (int64_t(1) << 23)) / float(1 << 23);
+  };
+  constexpr float kScale = 0.0346f;
+  int64_t n = w.numElements();
+  switch (w.dtype) {
+  case DType::Float32:
+    for (int64_t i = 0; i < n; ++i)
+      reinterpret_cast<float *>(data.get())[i] = kScale * next();
+    break;
+  case DType::Float64:
+    for (int64_t i = 0; i < n; ++i)
+      reinterpret_cast<double *>(data.get())[i] = kScale * next();
+    break;
+  case DType::BFloat16:
+    for (int64_t i = 0; i < n; ++i)
+      reinterpret_cast<uint16_t *>(data.get())[i] =
+          comm::detail::floatToBf16(kScale * next());
+    break;
+  case DType::Float16:
+    for (int64_t i = 0; i < n; ++i)
+      reinterpret_cast<uint16_t *>(data.get())[i] =
+          comm::detail::floatToF16(kScale * next());
+    break;
+  default:
+    break;
+  }
+  return data;
+}
+} // namespace
 
 void telar::runtime::exposeRuntimeSymbols() {
   // dlopen(RTLD_NOLOAD | RTLD_GLOBAL) on an already loaded library promotes
@@ -134,8 +182,11 @@ Artifact::load(const std::string &directory, const std::string &programName,
     throw Error("artifact '" + dir + "' is incomplete: program library '" +
                 program.library + "' (program '" + program.name +
                 "') is missing");
+  auto isFile = [](const std::string &file) {
+    return file != telar_artifact::kRandomWeightsFile;
+  };
   for (const std::string &file : program.weightFiles)
-    if (!detail::isRegularFile(dir + "/" + fileOf(file)))
+    if (isFile(file) && !detail::isRegularFile(dir + "/" + fileOf(file)))
       throw Error("artifact '" + dir + "' is incomplete: weights file '" +
                   fileOf(file) + "' is missing");
   if (!program.emulationLibrary.empty() && emulate &&
@@ -150,11 +201,18 @@ Artifact::load(const std::string &directory, const std::string &programName,
   if (!program.emulationLibrary.empty() && emulate)
     detail::resolveInside(dir, program.emulationLibrary, "emulation library");
   for (const std::string &file : program.weightFiles)
-    detail::resolveInside(dir, fileOf(file), "weights file");
+    if (isFile(file))
+      detail::resolveInside(dir, fileOf(file), "weights file");
 
   // Map each of the program's weight files once and check its weights.
   std::map<std::string, SafetensorsFile *> files;
   for (const WeightSpec *w : artifact->weights) {
+    if (!isFile(w->file)) {
+      artifact->randomWeights.push_back(fillRandomly(*w));
+      artifact->weightSpans.push_back(
+          {artifact->randomWeights.back().get(), w->byteSize()});
+      continue;
+    }
     SafetensorsFile *&file = files[w->file];
     if (!file) {
       artifact->weightFiles.push_back(

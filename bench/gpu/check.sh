@@ -10,7 +10,13 @@
 #     `--bench N` times N runs each (after 3 warmup runs) and prints the
 #     mean latency (host wall clock) and, on a GPU, the GPU time per run
 #     (CUDA events);
-# (b) compute-sanitizer (memcheck) over one model's run, when the toolkit's
+# (b) the GPT-like forward that fills the GPU (DIR/large: prepare.sh's
+#     gpt_large artifact, bf16, weights filled at load): its time a forward
+#     (CUDA events; 3 warmup runs, then --bench N or 5), PyTorch's eager and
+#     torch.compile forward of the same model on the same device
+#     (gpt_large.py torch), and the tokens/s and MFU of each (gpt_large.py
+#     report);
+# (c) compute-sanitizer (memcheck) over one model's run, when the toolkit's
 #     compute-sanitizer is there.
 # --emulate runs everything on the CUDA emulator instead (the check of this
 # script on a machine without a GPU). Prints one line per model and a
@@ -24,7 +30,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --emulate) emulate=(--emulate); shift ;;
     --bench) bench="$2"; shift 2 ;;
-    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "check.sh: error: unknown option '$1'" >&2; exit 2 ;;
   esac
 done
@@ -70,7 +76,30 @@ for art in "$here"/models/*.artifact; do
         -e "s/^device time (ms, cuda events): mean \([0-9.]*\).*/  $name: GPU time \1 ms per run (CUDA events)/p"
   fi
 done
-# (b) compute-sanitizer over the first model (not for the emulator).
+# (b) the GPT-like forward against PyTorch's.
+if [ -d "$here/large/gpt_large.artifact" ]; then
+  config="$("$py" -c "import json, sys; print(json.load(open(sys.argv[1]))['config'])" "$here/large/gpt_large.json")"
+  runs=$([ "$bench" -gt 0 ] && echo "$bench" || echo 5)
+  log="$(LD_LIBRARY_PATH="$libs" timeout 600 "$run" "$here/large/gpt_large.artifact" "${emulate[@]}" \
+    --input "input_ids=$here/large/gpt_large.in/input_ids.npy" --bench "$runs" --warmup 3 2>&1)"
+  rc=$?
+  # The GPU's time (CUDA events); the emulator has only the host's.
+  ms="$(sed -n 's/^device time (ms, cuda events): mean \([0-9.]*\).*/\1/p' <<< "$log")"
+  [ -n "$ms" ] || ms="$(sed -n 's/^latency (ms): mean \([0-9.]*\).*/\1/p' <<< "$log")"
+  device=$([ ${#emulate[@]} -eq 0 ] && echo cuda || echo cpu)
+  if [ $rc -ne 0 ] || [ -z "$ms" ]; then
+    echo "FAIL gpt_large ($config): telar-run exited $rc: $log"
+    failed=1
+  elif ! timeout 900 "$py" "$here/large/gpt_large.py" torch --config "$config" --device "$device" \
+      --iters "$runs" --json "$here/large/torch.json"; then
+    echo "FAIL gpt_large ($config): the PyTorch reference failed"
+    failed=1
+  else
+    "$py" "$here/large/gpt_large.py" report --config "$config" --telar-ms "$ms" \
+      --torch-json "$here/large/torch.json"
+  fi
+fi
+# (c) compute-sanitizer over the first model (not for the emulator).
 sanitizer="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)"
 if [ ${#emulate[@]} -eq 0 ] && [ -x "$sanitizer" ] && [ ${#models[@]} -gt 0 ]; then
   name="${models[0]}"

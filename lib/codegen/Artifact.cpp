@@ -424,6 +424,20 @@ LogicalResult compileArtifact(ModuleOp module, TargetBackend &target,
         // Memory, measured on the prepared graph (transposed weights are
         // no longer intermediates).
         liveSetBytes = LiveSetAnalysis(main).getLargestLiveSetBytes();
+        if (options.randomWeights) {
+          if (llvm::any_of(interface.weights, [](const ProgramWeight &w) {
+                return w.isSharded();
+              })) {
+            error = "--random-weights writes single-device artifacts only";
+            return failure();
+          }
+          if (!interface.weights.empty()) {
+            writer.recordWeightFile(artifact::kRandomWeightsFile,
+                                    interface.weights);
+            interface.weightFiles.push_back(artifact::kRandomWeightsFile);
+          }
+          return success();
+        }
         std::string dir = ArtifactWriter::kWeightsDir;
         std::string file = dir + "/weights.safetensors";
         // Replicated weights once; each rank's blocks of the sharded ones

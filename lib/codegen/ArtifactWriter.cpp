@@ -110,6 +110,12 @@ LogicalResult ArtifactWriter::writeWeightFile(StringRef relative,
                                               std::string &error) {
   if (failed(writeSafetensors(relative, tensors, error)))
     return failure();
+  recordWeightFile(relative, tensors);
+  return success();
+}
+
+void ArtifactWriter::recordWeightFile(StringRef relative,
+                                      ArrayRef<WeightTensor> tensors) {
   WeightFileEntry entry{relative.str(), {}};
   for (const WeightTensor &w : tensors) {
     artifact::WeightSpec described;
@@ -120,7 +126,6 @@ LogicalResult ArtifactWriter::writeWeightFile(StringRef relative,
     entry.tensors.push_back(std::move(described));
   }
   weightFiles.push_back(std::move(entry));
-  return success();
 }
 
 namespace {

@@ -213,6 +213,14 @@ cl::opt<bool> listOps("list-ops",
                                "line, and exit"),
                       cl::cat(telarcCategory));
 
+cl::opt<bool> randomWeights(
+    "random-weights",
+    cl::desc("For benchmarks only: write no weight bytes; telar-run fills "
+             "the weights with seeded random values when it loads the "
+             "artifact (a model too large to carry; single-device "
+             "artifacts)"),
+    cl::cat(telarcCategory));
+
 cl::opt<bool> elideWeights(
     "elide-weights",
     cl::desc("Elide weight blobs (dense_resource data) in the printed IR"),
@@ -498,6 +506,12 @@ int compileArtifact(ModuleOp module, double importSeconds,
   options.plan = std::move(plan);
   options.launch = getLaunchOptions();
   options.exportTemplate = std::move(exportTemplate);
+  options.randomWeights = randomWeights;
+  if (randomWeights && train) {
+    llvm::errs() << "telarc: error: --random-weights is for benchmarks of "
+                    "inference; a training artifact needs its weights\n";
+    return 1;
+  }
   options.stages.onBegin = [&](StringRef stage, int index, int count) {
     if (progress)
       llvm::errs() << "telarc: [" << index << "/" << count << "] " << stage
@@ -842,6 +856,11 @@ int run(int argc, char **argv) {
       return 1;
     }
     return compileArtifact(*module, importTime.count(), std::move(plan));
+  }
+  if (randomWeights) {
+    llvm::errs() << "telarc: error: --random-weights applies to --target (an "
+                    "artifact)\n";
+    return 1;
   }
 
   if (plan && (!plan->stages.empty() || plan->schedule) &&

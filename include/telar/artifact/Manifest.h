@@ -60,6 +60,11 @@ inline constexpr int64_t kUnpipelinedFormatVersion = 3;
 /// rank number: each rank maps its own file.
 inline constexpr char kRankPlaceholder[] = "{rank}";
 
+/// As a weight's `file` (and in a program's `weight_files`): no file; the
+/// runtime fills the weight with seeded random values when it loads the
+/// artifact (telarc --random-weights: artifacts for benchmarks only).
+inline constexpr char kRandomWeightsFile[] = "@random";
+
 /// The manifest's file name inside the artifact directory.
 inline constexpr char kManifestFileName[] = "manifest.json";
 

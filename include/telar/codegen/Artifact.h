@@ -73,6 +73,10 @@ struct ArtifactOptions {
   /// written as kExportModelFileName and named by the manifest's
   /// training.export_model; empty: none.
   std::string exportTemplate;
+  /// Write no weight bytes: the manifest names kRandomWeightsFile, and the
+  /// runtime fills the weights with seeded random values at load (a
+  /// benchmark of a model too large to carry; single-device artifacts).
+  bool randomWeights = false;
 };
 
 /// The file of a training artifact's export template.

@@ -64,6 +64,10 @@ public:
   /// The path of `relative` (e.g. "programs/main.so") inside the artifact.
   std::string getPath(StringRef relative) const;
 
+  /// Records `tensors` as the artifact's weights in the file `relative`,
+  /// writing nothing (kRandomWeightsFile: filled at load).
+  void recordWeightFile(StringRef relative, ArrayRef<WeightTensor> tensors);
+
   /// Writes the safetensors file `relative` holding `tensors` (each
   /// tensor's data aligned to 64 bytes) and records them as the artifact's
   /// weights in that file.

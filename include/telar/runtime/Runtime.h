@@ -353,8 +353,10 @@ private:
   size_t program = 0;
   std::vector<const WeightSpec *> weights;
   std::vector<std::unique_ptr<SafetensorsFile>> weightFiles;
-  /// The weights' values in weightFiles' mappings (one span per weight)
-  /// and the mappings themselves.
+  /// The values of the weights filled at load (telarc --random-weights).
+  std::vector<std::unique_ptr<char[]>> randomWeights;
+  /// The weights' values in weightFiles' mappings (or randomWeights; one
+  /// span per weight) and the mappings themselves.
   std::vector<HostSpan> weightSpans, mappingSpans;
   std::unique_ptr<Context> context;
   /// Declared after weightFiles and context: the device's weights go
