@@ -315,11 +315,17 @@ struct TelarBuildTrainingStep
     Operation *lastBackward = ret->getPrevNode();
 
     // The gradients, named for plans; those of unused parameters are none.
+    // A parameter the loss does not reach keeps its value (PyTorch skips a
+    // parameter whose grad is None): returned as it is, so that it is
+    // still saved and exported with the trained ones.
     SmallVector<std::pair<VariableOp, Value>> trained;
+    SmallVector<VariableOp> untouched;
     for (VariableOp v : params) {
       Value grad = grads.lookup(v.getResult());
-      if (!grad)
+      if (!grad) {
+        untouched.push_back(v);
         continue;
+      }
       setValueName(grad, (v.getName() + "@grad").str());
       trained.push_back({v, grad});
     }
@@ -399,6 +405,10 @@ struct TelarBuildTrainingStep
         updated.push_back((v.getName() + "@" + s).str());
       results.append(next);
     }
+    for (VariableOp v : untouched) {
+      updated.push_back(v.getName().str());
+      results.push_back(v.getResult());
+    }
     for (size_t i = 0; i < updated.size(); ++i) {
       setValueName(results[i + 1], updated[i] + "@new");
       names.push_back(StringAttr::get(ctx, updated[i] + "@new"));
@@ -432,6 +442,8 @@ struct TelarBuildTrainingStep
           "microbatches", b.getF64FloatAttr(double(k))));
     SmallVector<Attribute> paramNames;
     for (auto &[v, grad] : trained)
+      paramNames.push_back(v.getNameAttr());
+    for (VariableOp v : untouched)
       paramNames.push_back(v.getNameAttr());
     training.push_back(
         b.getNamedAttr("parameters", b.getArrayAttr(paramNames)));

@@ -4,7 +4,7 @@
 Usage:
     .venv/bin/python python/telar_testing/train_models.py [--out DIR] [--bin build/bin]
         [--telarc PATH] [--telar-run PATH]
-        [--only mlp,lm,cnn] [--optimizer sgd|adamw|both] [--steps 5] [--grad-clip F] [--grad-accum K]
+        [--only mlp,lm,cnn,moe] [--optimizer sgd|adamw|both] [--steps 5] [--grad-clip F] [--grad-accum K]
         [--ranks N [--data-parallel [--zero 1|3]] [--megatron]] [--telarc-arg="--devices 2" ...] [--rtol 1e-4] [--atol 1e-5]
         [--wtol 1e-4] [--outlier-frac 0.01] [--timeout 600] [-v]
     .venv/bin/python python/telar_testing/train_models.py --reference-only [--only mlp]
@@ -35,6 +35,15 @@ forward returns the loss, exported as graph output "loss"):
           statistics; its running statistics are buffers, frozen); inputs x
           float32 [4, 3, 16, 16], labels int64 [4]. BN scales/shifts start at
           1 + 0.1 N(0,1) / 0.1 N(0,1).
+
+    moe   a token classifier around the suite's GShard MoE layer
+          (make_torch_models.GShardMoE: softmax gating, top-2 routing by
+          topk, one_hot and cumsum with a capacity (factor 1.5), einsum
+          dispatch and combine, 4 experts Linear(32,64)-ReLU-Linear(64,32)):
+          Linear(16,32), the MoE plus a residual, Linear(32,10),
+          nn.CrossEntropyLoss per token; inputs x float32 [2, 8, 16],
+          labels int64 [2, 8]. The gates' gradient reaches the router
+          through topk's values.
 
 Each model is exported with torch.onnx.export(opset_version=17,
 do_constant_folding=False, training=TrainingMode.TRAINING, fixed shapes): the
@@ -240,6 +249,33 @@ class TinyResNet(nn.Module):
         return self.loss(torch.log(F.softmax(logits, dim=1)), labels)
 
 
+class TinyMoE(nn.Module):
+    """A token classifier around the suite's GShard MoE layer
+    (make_torch_models.GShardMoE: softmax gating, top-2 routing by one_hot
+    and cumsum with a capacity, einsum dispatch and combine, experts
+    Linear-ReLU-Linear): Linear(16, 32) in, the MoE (4 experts, hidden 64,
+    16 tokens, capacity factor 1.5) plus a residual, Linear(32, 10) out,
+    nn.CrossEntropyLoss per token."""
+
+    def __init__(self):
+        super().__init__()
+        from make_torch_models import GShardMoE
+        self.inp = nn.Linear(16, 32)
+        self.moe = GShardMoE(d=32, h=64, experts=4, k=2, capacity_factor=1.5, tokens=16)
+        self.out = nn.Linear(32, 10)
+        self.loss = nn.CrossEntropyLoss()
+
+    def forward(self, x, labels):
+        h = self.inp(x)
+        h = h + self.moe(h)
+        return self.loss(self.out(h).reshape(-1, 10), labels.reshape(-1))
+
+
+def moe_batches(rng, steps):
+    return {"x": rng.standard_normal((steps, 2, 8, 16)).astype(np.float32),
+            "labels": rng.integers(0, 10, (steps, 2, 8)).astype(np.int64)}
+
+
 def cnn_batches(rng, steps):
     return {"x": rng.standard_normal((steps, 4, 3, 16, 16)).astype(np.float32),
             "labels": rng.integers(0, 10, (steps, 4)).astype(np.int64)}
@@ -261,6 +297,7 @@ MODELS = {
     "mlp": (MLP, mlp_batches, ["x", "labels"]),
     "lm": (TinyLM, lm_batches, ["ids", "targets"]),
     "cnn": (TinyResNet, cnn_batches, ["x", "labels"]),
+    "moe": (TinyMoE, moe_batches, ["x", "labels"]),
 }
 
 

@@ -100,6 +100,37 @@ func.func @main(%x: tensor<4xf32> {telar.name = "x"}) -> (tensor<4xf32>, tensor<
 
 // -----
 
+// A parameter the loss does not reach (u feeds only the dropped output y)
+// keeps its value: returned as it is, listed with the trained ones, so
+// that it is saved and exported too.
+// SGD: parameters = ["w", "u"]
+// SGD: func.func @main(%{{.*}}: tensor<4xf32> {telar.name = "x"}
+// SGD-SAME: -> (tensor<f32>, tensor<4xf32> {telar.updates = "w"}, tensor<4xf32> {telar.updates = "u"})
+// SGD-SAME: telar.output_names = ["loss", "w@new", "u@new"]
+// SGD-DAG: %[[U:.*]] = telar.variable "u"
+// SGD-DAG: %[[W:.*]] = telar.variable "w"
+// SGD: %[[NEW:.*]] = telar.sub %[[W]]
+// SGD: return %{{.*}}, %[[NEW]], %[[U]]
+func.func @main(%x: tensor<4xf32> {telar.name = "x"}) -> (tensor<4xf32>, tensor<f32>)
+    attributes {telar.output_names = ["y", "loss"]} {
+  %w = telar.variable "w" dense_resource<w> : tensor<4xf32>
+  %u = telar.variable "u" dense_resource<w> : tensor<4xf32>
+  %y = telar.mul %u, %x : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %a = telar.mul %w, %x : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %l = telar.reduce_sum %a {keepdims = false} : (tensor<4xf32>) -> tensor<f32>
+  return %y, %l : tensor<4xf32>, tensor<f32>
+}
+
+{-#
+  dialect_resources: {
+    builtin: {
+      w: "0x040000000000803F0000803F0000803F0000803F"
+    }
+  }
+#-}
+
+// -----
+
 // expected-error @+1 {{the loss 'loss' is not an output of the model (its outputs: 'y')}}
 func.func @main(%x: tensor<4xf32> {telar.name = "x"}) -> tensor<4xf32>
     attributes {telar.output_names = ["y"]} {
