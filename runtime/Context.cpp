@@ -168,13 +168,15 @@ int telarrt_gpu_launch(TelarContext *ctx, int64_t kernel, int64_t gx,
   return TELAR_STATUS_OK;
 }
 
-int telarrt_gpu_matmul_f32(TelarContext *ctx, const void *a, const void *b,
-                           float *c, int64_t batch, int64_t m, int64_t n,
-                           int64_t k, int64_t a_batch, int64_t a_row,
-                           int64_t a_col, int64_t b_batch, int64_t b_row,
-                           int64_t b_col, int64_t c_batch, int64_t c_row,
-                           int64_t c_col, int64_t flags) {
+int telarrt_gpu_matmul_bias_f32(TelarContext *ctx, const void *a,
+                                const void *b, float *c, const float *bias,
+                                int64_t batch, int64_t m, int64_t n, int64_t k,
+                                int64_t a_batch, int64_t a_row, int64_t a_col,
+                                int64_t b_batch, int64_t b_row, int64_t b_col,
+                                int64_t c_batch, int64_t c_row, int64_t c_col,
+                                int64_t flags) {
   MatmulCall call;
+  call.bias = bias;
   call.a = a;
   call.b = b;
   call.c = c;
@@ -215,6 +217,17 @@ int telarrt_gpu_matmul_f32(TelarContext *ctx, const void *a, const void *b,
     error = e.what();
   }
   return telarrt_context_fail(ctx, TELAR_STATUS_DEVICE_ERROR, error.c_str());
+}
+
+int telarrt_gpu_matmul_f32(TelarContext *ctx, const void *a, const void *b,
+                           float *c, int64_t batch, int64_t m, int64_t n,
+                           int64_t k, int64_t a_batch, int64_t a_row,
+                           int64_t a_col, int64_t b_batch, int64_t b_row,
+                           int64_t b_col, int64_t c_batch, int64_t c_row,
+                           int64_t c_col, int64_t flags) {
+  return telarrt_gpu_matmul_bias_f32(ctx, a, b, c, nullptr, batch, m, n, k,
+                                     a_batch, a_row, a_col, b_batch, b_row,
+                                     b_col, c_batch, c_row, c_col, flags);
 }
 
 int telarrt_gpu_upload(TelarContext *ctx, void *dst, const void *src,

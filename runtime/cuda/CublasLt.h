@@ -49,6 +49,10 @@ inline constexpr int CUDA_R_16BF = 14;
 /// cublasLtMatmulDescAttributes_t (int32_t values).
 inline constexpr int CUBLASLT_MATMUL_DESC_TRANSA = 3;
 inline constexpr int CUBLASLT_MATMUL_DESC_TRANSB = 4;
+/// uint32_t cublasLtEpilogue_t; a device pointer.
+inline constexpr int CUBLASLT_MATMUL_DESC_EPILOGUE = 7;
+inline constexpr int CUBLASLT_MATMUL_DESC_BIAS_POINTER = 8;
+inline constexpr uint32_t CUBLASLT_EPILOGUE_BIAS = 4;
 /// cublasLtMatrixLayoutAttribute_t: int32_t count, int64_t offset.
 inline constexpr int CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT = 5;
 inline constexpr int CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET = 6;

@@ -197,6 +197,14 @@ public:
 
   void run(const MatmulCall &call, CUstream stream) {
     const Plan &plan = planFor(call);
+    // The bias's address is the call's, not the plan's (the descriptor is
+    // read when the product is enqueued).
+    if (call.bias)
+      check(lt,
+            lt.cublasLtMatmulDescSetAttribute(
+                plan.desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &call.bias,
+                sizeof(call.bias)),
+            "cublasLtMatmulDescSetAttribute(BIAS_POINTER)");
     float alpha = 1.0f, beta = call.accumulate ? 1.0f : 0.0f;
     check(lt,
           lt.cublasLtMatmul(handle, plan.desc, &alpha, call.b, plan.layouts[0],
@@ -213,7 +221,7 @@ private:
     cublasLtMatrixLayout_t layouts[3] = {};
     CublasLtAlgo algo{};
   };
-  using Key = std::array<int64_t, 16>;
+  using Key = std::array<int64_t, 17>;
 
   static std::string describe(const MatmulCall &call) {
     return std::to_string(call.batch) + " x " + std::to_string(call.m) +
@@ -264,7 +272,7 @@ private:
                call.aStrides[2], call.bStrides[0], call.bStrides[1],
                call.bStrides[2], call.cStrides[0], call.cStrides[1],
                call.cStrides[2], call.accumulate,    call.tf32,
-               call.bf16};
+               call.bf16,        call.bias != nullptr};
     auto found = plans.find(key);
     if (found != plans.end())
       return found->second;
@@ -292,6 +300,15 @@ private:
           lt.cublasLtMatmulDescSetAttribute(
               plan.desc, CUBLASLT_MATMUL_DESC_TRANSB, &opA, sizeof(opA)),
           "cublasLtMatmulDescSetAttribute(TRANSB)");
+    if (call.bias) {
+      // c^T's rows are c's columns: one bias value each.
+      uint32_t epilogue = CUBLASLT_EPILOGUE_BIAS;
+      check(lt,
+            lt.cublasLtMatmulDescSetAttribute(
+                plan.desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue,
+                sizeof(epilogue)),
+            "cublasLtMatmulDescSetAttribute(EPILOGUE)");
+    }
     cublasLtMatmulPreference_t preference = nullptr;
     check(lt, lt.cublasLtMatmulPreferenceCreate(&preference),
           "cublasLtMatmulPreferenceCreate");

@@ -11,7 +11,7 @@
 // launch ABI's argument slots and CUDA's launch limits. The programs' GEMM
 // calls (cuBLASLt's on a GPU) run the CPU runtime's batched matmul on the
 // same buffers, under the same call contract (bfloat16 operands widened
-// to f32 copies first). Buffers are
+// to f32 copies first; a bias epilogue added after). Buffers are
 // reported as device memory, so a host program that touched one, or a
 // caller that forgot to stage, is caught here as on a GPU.
 //
@@ -187,6 +187,13 @@ public:
       telarrt_context_clear_error(cpu->get());
       return false;
     }
+    // The epilogue: the bias added to every row.
+    if (call.bias)
+      for (int64_t p = 0; p < call.batch; ++p)
+        for (int64_t i = 0; i < call.m; ++i)
+          for (int64_t j = 0; j < call.n; ++j)
+            call.c[p * call.cStrides[0] + i * call.cStrides[1] +
+                   j * call.cStrides[2]] += call.bias[j];
     return true;
   }
 

@@ -295,6 +295,23 @@ TEST(RuntimeDevice, GpuMatmulOnTheEmulator) {
     EXPECT_NEAR(c[i], expect[i], 1e-5) << i;
   telarrt_free(context.get(), ha16);
   telarrt_free(context.get(), hb16);
+  // A bias in the epilogue: bias[j] added to every row of each product.
+  std::vector<float> bias(n);
+  for (int64_t j = 0; j < n; ++j)
+    bias[j] = float(j) - 1.5f;
+  auto *dbias = static_cast<float *>(telarrt_alloc(context.get(), n * 4));
+  ASSERT_NE(dbias, nullptr);
+  ASSERT_EQ(telarrt_gpu_upload(context.get(), dbias, bias.data(), n * 4), 0);
+  ASSERT_EQ(telarrt_gpu_matmul_bias_f32(context.get(), da, db, dc, dbias,
+                                        batch, m, n, k, m * k, 1, m, k * n,
+                                        n, 1, m * n, n, 1, 0),
+            TELAR_STATUS_OK)
+      << context.getError();
+  context.getDevice().copy(c.data(), MemorySpace::Host, dc,
+                           MemorySpace::Device, c.size() * 4);
+  for (size_t i = 0; i < c.size(); ++i)
+    EXPECT_NEAR(c[i], expect[i] + bias[i % n], 1e-5) << i;
+  telarrt_free(context.get(), dbias);
   // Unknown flags are refused.
   EXPECT_EQ(run(8), TELAR_STATUS_INVALID_ARGUMENT);
   context.clearError();

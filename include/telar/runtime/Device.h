@@ -196,6 +196,8 @@ struct MatmulCall {
   bool tf32 = false;
   /// a and b hold bfloat16 (the products summed in f32).
   bool bf16 = false;
+  /// n values added to every row of the product (the epilogue), or null.
+  const float *bias = nullptr;
 };
 
 /// One device (Device.h's header comment). Not copyable; a context owns

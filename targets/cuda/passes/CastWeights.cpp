@@ -1,7 +1,8 @@
 //===- CastWeights.cpp - A prepared program's f32 weights as bfloat16 -----===//
 //
-// `--dtype bf16`: the weights are rounded once, at compile time, so the
-// artifact stores (and the device holds) half the bytes. Each weight
+// `--dtype bf16`: the weights (matrices and up; vectors stay f32) are
+// rounded once, at compile time, so the artifact stores (and the device
+// holds) half the bytes. Each weight
 // argument changes type and its blob is rewritten in place; the program
 // reads it through a telar.cast back to f32, which telar-narrow-storage
 // folds into whatever reads the weight.
@@ -54,7 +55,10 @@ struct TelarCastWeights
       auto name = fn.getArgAttrOfType<StringAttr>(arg.getArgNumber(),
                                                   weightAttr);
       auto type = dyn_cast<RankedTensorType>(arg.getType());
-      if (!name || !type || type.getElementType() != f32)
+      // Vectors (biases, norms' scales) stay f32: few bytes, and a bias in
+      // the GEMM's epilogue must be f32.
+      if (!name || !type || type.getElementType() != f32 ||
+          type.getRank() < 2)
         continue;
       if (auto *blob = blobs.lookup(name.getValue());
           blob && blob->getBlob()) {

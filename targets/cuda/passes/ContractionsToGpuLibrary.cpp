@@ -31,6 +31,7 @@ using namespace mlir;
 namespace {
 
 constexpr llvm::StringLiteral kMatmulFn = "telarrt_gpu_matmul_f32";
+constexpr llvm::StringLiteral kMatmulBiasFn = "telarrt_gpu_matmul_bias_f32";
 
 /// A matrix operand as the call passes it: its buffer and (batch, row,
 /// column) strides in elements.
@@ -61,21 +62,131 @@ std::optional<MatrixOperand> matrixOperand(Value v) {
                        type.getElementType().isBF16()};
 }
 
-/// The op before `op` that touches `out` when it is a zero fill of exactly
-/// `out` (ops without memory effects between are skipped), else null.
-linalg::FillOp zeroFillBefore(Operation *op, Value out) {
-  for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
-    if (auto fill = dyn_cast<linalg::FillOp>(prev)) {
-      if (fill.hasPureBufferSemantics() && fill.getOutputs().size() == 1 &&
-          fill.getOutputs()[0] == out)
-        return matchPattern(fill.getInputs()[0], m_AnyZeroFloat()) ? fill
-                                                                   : nullptr;
-    }
-    if (isMemoryEffectFree(prev))
-      continue;
-    return nullptr; // may write `out` (or a view of it)
+/// `v` through reshaping views (collapse, expand) to the buffer they view.
+Value viewedBuffer(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (!isa<memref::CollapseShapeOp, memref::ExpandShapeOp>(def))
+      break;
+    v = def->getOperand(0);
   }
-  return nullptr;
+  return v;
+}
+
+/// What a product's output held before it: what the GEMM call can take
+/// over (zeros: it overwrites; a bias along the rows: its epilogue adds
+/// it), and the ops it then replaces.
+struct OutputInit {
+  enum Kind { Unknown, Zero, Bias } kind = Unknown;
+  /// Kind::Bias: the f32 vector, one value per column.
+  Value bias;
+  SmallVector<Operation *> replaced;
+};
+
+/// How `writer` fills all of `buffer`: zeros (a fill, or a generic
+/// yielding a zero constant), a contiguous f32 vector of n broadcast along
+/// its last dimension (a Linear's bias), or Unknown.
+OutputInit classifyWriter(Operation *writer, Value buffer, int64_t n) {
+  OutputInit init;
+  if (auto fill = dyn_cast<linalg::FillOp>(writer)) {
+    if (fill.hasPureBufferSemantics() && fill.getOutputs().size() == 1 &&
+        fill.getOutputs()[0] == buffer &&
+        matchPattern(fill.getInputs()[0], m_AnyZeroFloat()))
+      init.kind = OutputInit::Zero;
+    return init;
+  }
+  auto generic = dyn_cast<linalg::GenericOp>(writer);
+  if (!generic || !generic.hasPureBufferSemantics() ||
+      generic.getNumDpsInits() != 1 || generic.getDpsInits()[0] != buffer ||
+      generic.getNumParallelLoops() != generic.getNumLoops() ||
+      generic.getNumDpsInputs() > 1)
+    return init;
+  SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
+  Block &body = *generic.getBody();
+  Value yielded = body.getTerminator()->getOperand(0);
+  if (!maps.back().isIdentity() || body.getOperations().size() != 1)
+    return init;
+  if (generic.getNumDpsInputs() == 0) {
+    if (matchPattern(yielded, m_AnyZeroFloat()))
+      init.kind = OutputInit::Zero;
+    return init;
+  }
+  unsigned loops = generic.getNumLoops();
+  auto vector = dyn_cast<MemRefType>(generic.getDpsInputs()[0].getType());
+  if (yielded == body.getArgument(0) && vector &&
+      vector.getElementType().isF32() && vector.hasStaticShape() &&
+      vector.getRank() == 1 && vector.getDimSize(0) == n &&
+      vector.getLayout().isIdentity() &&
+      maps[0] == AffineMap::get(loops, 0,
+                                getAffineDimExpr(loops - 1,
+                                                 writer->getContext()))) {
+    init.kind = OutputInit::Bias;
+    init.bias = generic.getDpsInputs()[0];
+  }
+  return init;
+}
+
+/// The ops that write `buffer` or read it, through its reshaping views.
+void collectAccesses(Value buffer, SmallVectorImpl<Operation *> &writers,
+                     SmallVectorImpl<Operation *> &readers) {
+  for (OpOperand &use : buffer.getUses()) {
+    Operation *user = use.getOwner();
+    if (isa<memref::CollapseShapeOp, memref::ExpandShapeOp>(user)) {
+      collectAccesses(user->getResult(0), writers, readers);
+    } else if (isa<memref::DeallocOp>(user)) {
+      continue;
+    } else if (auto copy = dyn_cast<memref::CopyOp>(user)) {
+      (use.get() == copy.getTarget() ? writers : readers).push_back(user);
+    } else if (auto linalgOp = dyn_cast<linalg::LinalgOp>(user);
+               linalgOp && linalgOp.isDpsInit(&use)) {
+      writers.push_back(user);
+    } else {
+      readers.push_back(user); // a linalg input, or anything else
+    }
+  }
+}
+
+/// What the output `out` of `op` (n columns) holds when `op` runs, as
+/// written by the last op before it that touches memory: in place, or by a
+/// copy of a buffer written once (bufferization copies an init several
+/// products share). A writer nothing else reads goes with the copy.
+OutputInit outputInitBefore(Operation *op, Value out, int64_t n) {
+  Operation *prev = op->getPrevNode();
+  while (prev && isMemoryEffectFree(prev))
+    prev = prev->getPrevNode();
+  if (!prev)
+    return {};
+  Value root = viewedBuffer(out);
+  if (auto copy = dyn_cast<memref::CopyOp>(prev)) {
+    if (copy.getTarget() != out)
+      return {};
+    // The one write of the source before the copy (others may follow).
+    Value source = viewedBuffer(copy.getSource());
+    SmallVector<Operation *> writers, readers;
+    collectAccesses(source, writers, readers);
+    Operation *writer = nullptr;
+    for (Operation *w : writers) {
+      if (w->getBlock() != copy->getBlock())
+        return {};
+      if (w->isBeforeInBlock(copy)) {
+        if (writer)
+          return {};
+        writer = w;
+      }
+    }
+    if (!writer)
+      return {};
+    OutputInit init = classifyWriter(writer, source, n);
+    if (init.kind == OutputInit::Unknown)
+      return {};
+    init.replaced.push_back(copy);
+    if (writers.size() == 1 && readers.size() == 1)
+      init.replaced.push_back(writer);
+    return init;
+  }
+  OutputInit init = classifyWriter(prev, root, n);
+  if (init.kind != OutputInit::Unknown)
+    init.replaced.push_back(prev);
+  return init;
 }
 
 /// The buffer's device address with its static offset applied, as a
@@ -146,11 +257,17 @@ struct TelarContractionsToGpuLibrary
           !(c->strides[2] == 1 || n == 1) || !(m == 1 || c->strides[1] >= n))
         continue;
 
+      // Zeros before: the call overwrites; a bias (not batched): its
+      // epilogue adds it; else it accumulates into what is there.
       int64_t flags = TELAR_GPU_ACCUMULATE;
-      linalg::FillOp fill = zeroFillBefore(op, c->buffer);
-      if (fill) {
+      Value bias;
+      OutputInit init = outputInitBefore(op, c->buffer, n);
+      if (init.kind == OutputInit::Zero ||
+          (init.kind == OutputInit::Bias && batch == 1)) {
         flags = 0;
-        fill->erase();
+        bias = init.bias;
+        for (Operation *replaced : init.replaced)
+          replaced->erase();
       }
       if (tf32)
         flags |= TELAR_GPU_TF32;
@@ -161,6 +278,8 @@ struct TelarContractionsToGpuLibrary
       SmallVector<Value> args = {context, addressOf(builder, loc, *a),
                                  addressOf(builder, loc, *b),
                                  addressOf(builder, loc, *c)};
+      if (bias)
+        args.push_back(addressOf(builder, loc, MatrixOperand{bias, 0, {}, false}));
       DenseMap<int64_t, Value> constants; // each value once
       auto constant = [&](int64_t v) -> Value {
         Value &c = constants[v];
@@ -175,10 +294,10 @@ struct TelarContractionsToGpuLibrary
         for (int64_t stride : operand->strides)
           args.push_back(constant(stride));
       args.push_back(constant(flags));
-      SmallVector<Type> types = {ptr, ptr, ptr};
+      SmallVector<Type> types(bias ? 4 : 3, ptr);
       types.append(4 + 9 + 1, i64);
-      func::FuncOp callee =
-          telar::declareRuntimeFunction(module, kMatmulFn, types);
+      func::FuncOp callee = telar::declareRuntimeFunction(
+          module, bias ? kMatmulBiasFn : kMatmulFn, types);
       func::CallOp::create(builder, loc, callee, args);
       op->erase();
     }

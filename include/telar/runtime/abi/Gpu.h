@@ -74,6 +74,18 @@ int telarrt_gpu_matmul_f32(TelarContext *ctx, const void *a, const void *b,
                            int64_t a_col, int64_t b_batch, int64_t b_row,
                            int64_t b_col, int64_t c_batch, int64_t c_row,
                            int64_t c_col, int64_t flags);
+/* telarrt_gpu_matmul_f32 with a bias in its epilogue: c[p](i, j) = (a[p] .
+ * b[p])(i, j) + bias[j] (plus c's old value with TELAR_GPU_ACCUMULATE), the
+ * contiguous f32 vector `bias` of n values in the device's memory (a
+ * Linear's bias: cuBLASLt's CUBLASLT_EPILOGUE_BIAS on a GPU, added after
+ * the CPU's GEMM on the emulator). */
+int telarrt_gpu_matmul_bias_f32(TelarContext *ctx, const void *a,
+                                const void *b, float *c, const float *bias,
+                                int64_t batch, int64_t m, int64_t n, int64_t k,
+                                int64_t a_batch, int64_t a_row, int64_t a_col,
+                                int64_t b_batch, int64_t b_row, int64_t b_col,
+                                int64_t c_batch, int64_t c_row, int64_t c_col,
+                                int64_t flags);
 
 #ifdef __cplusplus
 }

@@ -14,7 +14,8 @@ def TelarCastWeights : Pass<"telar-cast-weights", "func::FuncOp"> {
   let description = [{
     After `telar-prepare-program` (weights outlined into arguments marked
     `telar.weight`, their bytes in resource blobs of the same name), for
-    `telarc --target cuda --dtype bf16`: every f32 weight argument becomes
+    `telarc --target cuda --dtype bf16`: every f32 weight argument of rank
+    two or more (matrices, embeddings, convolution kernels) becomes
     bfloat16 (its blob rounded to nearest even, once, at compile time, so
     the artifact stores and uploads half the bytes) and its uses read it
     through a `telar.cast` back to f32, which `telar-narrow-storage` later
@@ -25,7 +26,10 @@ def TelarCastWeights : Pass<"telar-cast-weights", "func::FuncOp"> {
       %0 = telar.cast %w {to = f32} : (tensor<64x64xbf16>) -> tensor<64x64xf32>
     ```
 
-    A weight whose blob is absent (elided IR) changes its type alone.
+    Vectors (biases, normalisation scales and shifts: few bytes) stay f32,
+    as PyTorch's autocast keeps them, so a bias can go to the GEMM's
+    epilogue. A weight whose blob is absent (elided IR) changes its type
+    alone.
   }];
   let dependentDialects = ["telar::TelarDialect"];
 }
@@ -133,7 +137,14 @@ def TelarContractionsToGpuLibrary : Pass<"telar-contractions-to-gpu-library", "f
 
     with the operands' strides in elements (a matrix without batch has
     batch stride 0) and `flags` TELAR_GPU_ACCUMULATE unless the output
-    was zero-filled just before (the fill goes: the call overwrites), plus
+    was zero-filled just before (the fill goes: the call overwrites). A
+    product (not batched) whose output was filled just before by a
+    broadcast of a contiguous f32 vector along its rows (a Linear's bias)
+    calls `telarrt_gpu_matmul_bias_f32` instead, the vector's address after
+    c's: cuBLASLt's bias epilogue adds it, and the broadcast goes. "Just
+    before" is in place, or through a `memref.copy` of a buffer written
+    once before it (bufferization copies an init several products share):
+    the copy goes, and its writer with the last copy that read it. Plus
     TELAR_GPU_TF32 with `tf32` (`telarc --dtype tf32`) and TELAR_GPU_BF16
     for bfloat16 inputs (offsets applied in their elements' bytes). An
     operand the GEMM cannot take (neither its rows nor its columns

@@ -116,3 +116,114 @@ func.func @mixed(%ctx: !llvm.ptr {telar.runtime_context}, %a: memref<4x8xbf16>, 
   linalg.matmul ins(%a, %b16 : memref<4x8xbf16>, memref<8x3xbf16>) outs(%c16 : memref<4x3xbf16>)
   return
 }
+
+// -----
+
+#bc = affine_map<(d0, d1, d2) -> (d2)>
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+
+// A Linear's bias broadcast into the output just before: the GEMM's
+// epilogue adds it (telarrt_gpu_matmul_bias_f32, the bias's address after
+// c's; flags 0: nothing accumulates) and the broadcast kernel goes.
+// CHECK-LABEL: func.func @bias_in_place
+// CHECK-SAME:    %[[BIAS:[a-z0-9]+]]: memref<192xf32>
+// CHECK-NOT:   linalg.generic
+// CHECK:       %[[BI:.*]] = memref.extract_aligned_pointer_as_index %[[BIAS]]
+// CHECK:       %[[BB:.*]] = arith.index_cast %[[BI]] : index to i64
+// CHECK:       %[[PBIAS:.*]] = llvm.inttoptr %[[BB]] : i64 to !llvm.ptr
+// CHECK:       %[[C0:.*]] = arith.constant 0 : i64
+// CHECK:       call @telarrt_gpu_matmul_bias_f32(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[PBIAS]], {{.*}}, %[[C0]]) : (!llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64,
+// CHECK-NOT:   linalg.matmul
+func.func @bias_in_place(%ctx: !llvm.ptr {telar.runtime_context}, %a: memref<32x64xf32>, %b: memref<64x192xf32>, %bias: memref<192xf32>) -> memref<16x2x192xf32> {
+  %init = memref.alloc() : memref<16x2x192xf32>
+  linalg.generic {indexing_maps = [#bc, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%bias : memref<192xf32>) outs(%init : memref<16x2x192xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  }
+  %c = memref.collapse_shape %init [[0, 1], [2]] : memref<16x2x192xf32> into memref<32x192xf32>
+  linalg.matmul ins(%a, %b : memref<32x64xf32>, memref<64x192xf32>) outs(%c : memref<32x192xf32>)
+  return %init : memref<16x2x192xf32>
+}
+
+// -----
+
+#bc = affine_map<(d0, d1) -> (d1)>
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+
+// The init two products share, copied into each output (bufferization's
+// copies): each call takes over what its copy held: the bias (its epilogue),
+// or zeros (a generic yielding 0: it overwrites); a writer goes with the
+// last copy that read it.
+// CHECK-LABEL: func.func @bias_copies
+// CHECK-NOT:   linalg.generic
+// CHECK-NOT:   memref.copy
+// CHECK:       call @telarrt_gpu_matmul_bias_f32({{.*}}, %c0_i64) :
+// CHECK-NOT:   memref.copy
+// CHECK:       call @telarrt_gpu_matmul_bias_f32({{.*}}, %c0_i64{{.*}}) :
+// CHECK-NOT:   memref.copy
+// CHECK:       call @telarrt_gpu_matmul_f32({{.*}}, %c0_i64{{.*}}) :
+func.func @bias_copies(%ctx: !llvm.ptr {telar.runtime_context}, %a: memref<8x4xf32>, %b: memref<4x6xf32>, %bias: memref<6xf32>, %c1: memref<8x6xf32>, %c2: memref<8x6xf32>, %c3: memref<8x6xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %init = memref.alloc() : memref<8x6xf32>
+  linalg.generic {indexing_maps = [#bc, #id2], iterator_types = ["parallel", "parallel"]} ins(%bias : memref<6xf32>) outs(%init : memref<8x6xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  }
+  %zeros = memref.alloc() : memref<8x6xf32>
+  linalg.generic {indexing_maps = [#id2], iterator_types = ["parallel", "parallel"]} outs(%zeros : memref<8x6xf32>) {
+  ^bb0(%out: f32):
+    linalg.yield %zero : f32
+  }
+  memref.copy %init, %c1 : memref<8x6xf32> to memref<8x6xf32>
+  linalg.matmul ins(%a, %b : memref<8x4xf32>, memref<4x6xf32>) outs(%c1 : memref<8x6xf32>)
+  memref.copy %init, %c2 : memref<8x6xf32> to memref<8x6xf32>
+  linalg.matmul ins(%a, %b : memref<8x4xf32>, memref<4x6xf32>) outs(%c2 : memref<8x6xf32>)
+  memref.copy %zeros, %c3 : memref<8x6xf32> to memref<8x6xf32>
+  linalg.matmul ins(%a, %b : memref<8x4xf32>, memref<4x6xf32>) outs(%c3 : memref<8x6xf32>)
+  memref.dealloc %init : memref<8x6xf32>
+  memref.dealloc %zeros : memref<8x6xf32>
+  return
+}
+
+// -----
+
+#bc = affine_map<(d0, d1, d2) -> (d2)>
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+
+// Batched: no epilogue (the bias broadcast stays, the call accumulates).
+// CHECK-LABEL: func.func @bias_batched
+// CHECK:       linalg.generic
+// CHECK:       call @telarrt_gpu_matmul_f32({{.*}}, %c1_i64) :
+func.func @bias_batched(%ctx: !llvm.ptr {telar.runtime_context}, %a: memref<2x8x4xf32>, %b: memref<2x4x6xf32>, %bias: memref<6xf32>, %c: memref<2x8x6xf32>) {
+  linalg.generic {indexing_maps = [#bc, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%bias : memref<6xf32>) outs(%c : memref<2x8x6xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  }
+  linalg.batch_matmul ins(%a, %b : memref<2x8x4xf32>, memref<2x4x6xf32>) outs(%c : memref<2x8x6xf32>)
+  return
+}
+
+// -----
+
+#bc = affine_map<(d0, d1) -> (d1)>
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+
+// The shared init also accumulated into in place by a later product (as
+// bufferization leaves the last of a bias's users): the copy's product
+// takes the bias, the broadcast stays for the other, which accumulates.
+// CHECK-LABEL: func.func @bias_shared
+// CHECK:       linalg.generic
+// CHECK-NOT:   memref.copy
+// CHECK:       call @telarrt_gpu_matmul_bias_f32({{.*}}, %c0_i64) :
+// CHECK:       call @telarrt_gpu_matmul_f32({{.*}}, %c1_i64{{.*}}) :
+func.func @bias_shared(%ctx: !llvm.ptr {telar.runtime_context}, %a: memref<8x4xf32>, %b: memref<4x6xf32>, %bias: memref<6xf32>, %c1: memref<8x6xf32>) -> memref<8x6xf32> {
+  %init = memref.alloc() : memref<8x6xf32>
+  linalg.generic {indexing_maps = [#bc, #id2], iterator_types = ["parallel", "parallel"]} ins(%bias : memref<6xf32>) outs(%init : memref<8x6xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  }
+  memref.copy %init, %c1 : memref<8x6xf32> to memref<8x6xf32>
+  linalg.matmul ins(%a, %b : memref<8x4xf32>, memref<4x6xf32>) outs(%c1 : memref<8x6xf32>)
+  linalg.matmul ins(%a, %b : memref<8x4xf32>, memref<4x6xf32>) outs(%init : memref<8x6xf32>)
+  return %init : memref<8x6xf32>
+}
