@@ -5,8 +5,10 @@
 // its top level); each launch becomes loops over the grid's blocks and, per
 // block, its workgroup buffers and for each stretch the block's threads
 // calling it. Exact for such kernels: a barrier is where every thread has
-// run the stretch before it. The rest (shuffles, atomics, barriers in
-// control flow) is refused by name.
+// run the stretch before it. Shuffles at the top level become exchanges
+// through block-wide buffers between barriers, and what a thread keeps
+// across a barrier is kept per thread in a block-local buffer. The rest
+// (atomics, barriers and shuffles in control flow) is refused by name.
 //
 //===----------------------------------------------------------------------===//
 
@@ -80,6 +82,167 @@ std::string whyNotEmulated(gpu::GPUFuncOp kernel, Operation *&where) {
     return WalkResult::advance();
   });
   return why;
+}
+
+/// Whether `v` can be recomputed after a barrier: a block argument, or the
+/// result of an op without memory effects or regions whose operands can.
+bool isRecomputable(Value v, Block *entry,
+                    llvm::DenseMap<Value, bool> &memo) {
+  Operation *def = v.getDefiningOp();
+  if (!def || def->getBlock() != entry)
+    return true;
+  auto [it, inserted] = memo.try_emplace(v, false);
+  if (!inserted)
+    return it->second;
+  bool ok = isMemoryEffectFree(def) && def->getNumRegions() == 0 &&
+            llvm::all_of(def->getOperands(), [&](Value operand) {
+              return isRecomputable(operand, entry, memo);
+            });
+  return memo[v] = ok;
+}
+
+/// Rewrites `kernel` so that its threads can run one after the other, a
+/// stretch between barriers at a time, as GPU code written for warps and
+/// registers assumes they do not:
+///  - each `gpu.shuffle` at the top level becomes an exchange through a
+///    block-wide buffer of its own (the value stored at the thread's
+///    linear index, a barrier, the partner lane's loaded; a partner out of
+///    range gives the thread's own value and `false`, as NVVM's clamped
+///    shuffles do): with every thread of the block at the shuffle, which
+///    the top level guarantees, that is the warp's exchange;
+///  - a scalar that crosses a barrier and cannot be recomputed (a share of
+///    a reduction, a shuffle's result) is kept per thread in a block-local
+///    buffer, stored where it is made and loaded in each later stretch that
+///    uses it, as a GPU keeps it in the thread's registers.
+/// Both need the kernel's known block size (the buffers' length).
+LogicalResult prepareForEmulation(gpu::GPUFuncOp kernel, StringRef module) {
+  Block *entry = &kernel.getBody().front();
+  SmallVector<gpu::ShuffleOp> shuffles;
+  for (Operation &op : *entry)
+    if (auto shuffle = dyn_cast<gpu::ShuffleOp>(op))
+      shuffles.push_back(shuffle);
+  bool hasBarrier = llvm::any_of(
+      *entry, [](Operation &op) { return isa<gpu::BarrierOp>(op); });
+  if (shuffles.empty() && !hasBarrier)
+    return success();
+  std::optional<ArrayRef<int32_t>> known = kernel.getKnownBlockSize();
+  int64_t threads = 1;
+  if (known)
+    for (int32_t d : *known)
+      threads *= d;
+  auto needKnownSize = [&](Operation *where) {
+    return where->emitError()
+           << "kernel '" << module << "::" << kernel.getName()
+           << "' cannot be emulated on the CPU: its shuffles and the values "
+              "its threads keep across barriers need a known block size "
+              "(known_block_size)";
+  };
+  MLIRContext *ctx = kernel.getContext();
+  Location loc = kernel.getLoc();
+  auto workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+  auto perThread = [&](Type element) {
+    auto type = MemRefType::get({threads}, element, MemRefLayoutAttrInterface{},
+                                workgroup);
+    return kernel.addWorkgroupAttribution(type, loc);
+  };
+  // The thread's linear index in its block (pure: recomputed anywhere).
+  auto linearThread = [&](OpBuilder &b) -> Value {
+    Value x = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+    Value y = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::y);
+    Value z = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::z);
+    Value bx = gpu::BlockDimOp::create(b, loc, gpu::Dimension::x);
+    Value by = gpu::BlockDimOp::create(b, loc, gpu::Dimension::y);
+    Value zy = arith::AddIOp::create(b, loc,
+                                     arith::MulIOp::create(b, loc, z, by), y);
+    return arith::AddIOp::create(b, loc,
+                                 arith::MulIOp::create(b, loc, zy, bx), x);
+  };
+
+  for (gpu::ShuffleOp shuffle : shuffles) {
+    if (!known)
+      return needKnownSize(shuffle);
+    OpBuilder b(shuffle);
+    Value buffer = perThread(shuffle.getValue().getType());
+    Value tid = linearThread(b);
+    memref::StoreOp::create(b, loc, shuffle.getValue(), buffer, tid);
+    gpu::BarrierOp::create(b, loc);
+    Type index = b.getIndexType();
+    auto cst = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
+    Value offset = arith::IndexCastOp::create(b, loc, index, shuffle.getOffset());
+    Value width = arith::IndexCastOp::create(b, loc, index, shuffle.getWidth());
+    // Lanes count within a warp of 32, in groups of `width`.
+    Value lane = arith::RemUIOp::create(b, loc, tid, cst(32));
+    Value group = arith::MulIOp::create(
+        b, loc, arith::DivUIOp::create(b, loc, lane, width), width);
+    Value inGroup = arith::SubIOp::create(b, loc, lane, group);
+    Value peer; // in the group
+    switch (shuffle.getMode()) {
+    case gpu::ShuffleMode::XOR:
+      peer = arith::XOrIOp::create(b, loc, inGroup, offset);
+      break;
+    case gpu::ShuffleMode::DOWN:
+      peer = arith::AddIOp::create(b, loc, inGroup, offset);
+      break;
+    case gpu::ShuffleMode::UP:
+      peer = arith::SubIOp::create(b, loc, inGroup, offset);
+      break;
+    case gpu::ShuffleMode::IDX:
+      peer = offset;
+      break;
+    }
+    // UP below 0 wraps to a huge index: out of range too.
+    Value valid =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, peer, width);
+    Value peerThread = arith::AddIOp::create(
+        b, loc, arith::SubIOp::create(b, loc, tid, inGroup), peer);
+    Value from = arith::SelectOp::create(b, loc, valid, peerThread, tid);
+    Value value = memref::LoadOp::create(b, loc, buffer, from);
+    shuffle.getShuffleResult().replaceAllUsesWith(value);
+    shuffle.getValid().replaceAllUsesWith(valid);
+    shuffle.erase();
+  }
+
+  // The stretch of each top-level op.
+  llvm::DenseMap<Operation *, unsigned> stretchOf;
+  SmallVector<gpu::BarrierOp> barriers;
+  for (Operation &op : *entry) {
+    if (auto barrier = dyn_cast<gpu::BarrierOp>(op))
+      barriers.push_back(barrier);
+    stretchOf[&op] = barriers.size();
+  }
+  llvm::DenseMap<Value, bool> memo;
+  SmallVector<Operation *> top = llvm::map_to_vector(
+      *entry, [](Operation &op) { return &op; });
+  for (Operation *op : top) {
+    for (Value v : op->getResults()) {
+      if (isRecomputable(v, entry, memo) || !v.getType().isIntOrIndexOrFloat())
+        continue;
+      // Its uses by stretch, the top-level op holding each.
+      llvm::MapVector<unsigned, SmallVector<OpOperand *>> later;
+      for (OpOperand &use : v.getUses()) {
+        Operation *holder = entry->findAncestorOpInBlock(*use.getOwner());
+        unsigned at = stretchOf.lookup(holder);
+        if (at > stretchOf.lookup(op))
+          later[at].push_back(&use);
+      }
+      if (later.empty())
+        continue;
+      if (!known)
+        return needKnownSize(op);
+      Value buffer = perThread(v.getType());
+      OpBuilder b = OpBuilder::atBlockBegin(entry);
+      b.setInsertionPointAfter(op);
+      memref::StoreOp::create(b, loc, v, buffer, linearThread(b));
+      for (auto &[at, uses] : later) {
+        b.setInsertionPointAfter(barriers[at - 1]);
+        Value reloaded =
+            memref::LoadOp::create(b, loc, buffer, linearThread(b));
+        for (OpOperand *use : uses)
+          use->set(reloaded);
+      }
+    }
+  }
+  return success();
 }
 
 /// `type` in the host's memory (a workgroup buffer's memory space gone).
@@ -213,6 +376,8 @@ FailureOr<func::FuncOp> emulateStretch(OpBuilder &b, gpu::GPUModuleOp module,
 /// The host functions of `kernel`'s emulation.
 FailureOr<EmulatedKernel> emulateKernel(OpBuilder &b, gpu::GPUModuleOp module,
                                         gpu::GPUFuncOp kernel) {
+  if (failed(prepareForEmulation(kernel, module.getName())))
+    return failure();
   Operation *where = nullptr;
   std::string why = whyNotEmulated(kernel, where);
   if (!why.empty())

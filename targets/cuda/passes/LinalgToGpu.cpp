@@ -218,10 +218,26 @@ SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value linear,
   return ivs;
 }
 
+/// `v` combined over the `lanes` (a power of two up to 32) first lanes of
+/// each warp by butterfly shuffles: every lane of them ends with the total.
+Value warpReduce(OpBuilder &b, Location loc, Value v, int64_t lanes,
+                 const RowReduction &reduction) {
+  for (int64_t offset = lanes / 2; offset >= 1; offset /= 2) {
+    Value other =
+        gpu::ShuffleOp::create(b, loc, v, offset, 32, gpu::ShuffleMode::XOR)
+            .getShuffleResult();
+    v = combine(b, reduction.combiner, v, other);
+  }
+  return v;
+}
+
 /// A row reduction as one block per row (the op's parallel points): each
-/// thread folds a strided share of the row, the shares are combined in
-/// shared memory by a tree (a barrier between its levels, unrolled), and
-/// thread 0 folds the result into the output. Every barrier is at the
+/// thread folds a strided share of the row; with f32 and whole warps, each
+/// warp combines its shares by shuffles, its first lane writes the warp's
+/// value to shared memory, and (one barrier later) the first warp combines
+/// those by shuffles too; otherwise the shares are combined in shared
+/// memory by a tree (a barrier between its levels, unrolled). Thread 0
+/// folds the result into the output. Every barrier and shuffle is at the
 /// kernel's top level, which telar-emulate-gpu requires.
 void convertRowReduction(RewriterBase &rewriter, linalg::GenericOp generic,
                          const RowReduction &reduction, int64_t points,
@@ -236,17 +252,23 @@ void convertRowReduction(RewriterBase &rewriter, linalg::GenericOp generic,
     return arith::ConstantIndexOp::create(b, loc, v);
   };
   Value one = index(rewriter, 1);
-  auto shared = MemRefType::get(
-      {threads}, element, MemRefLayoutAttrInterface{},
-      gpu::AddressSpaceAttr::get(rewriter.getContext(),
-                                 gpu::AddressSpace::Workgroup));
+  bool shuffles = element.isF32() && threads % 32 == 0;
+  int64_t warps = threads / 32;
+  SmallVector<Type> workgroup;
+  if (!shuffles || warps > 1)
+    workgroup.push_back(MemRefType::get(
+        {shuffles ? warps : threads}, element, MemRefLayoutAttrInterface{},
+        gpu::AddressSpaceAttr::get(rewriter.getContext(),
+                                   gpu::AddressSpace::Workgroup)));
   auto launch = gpu::LaunchOp::create(
       rewriter, loc, index(rewriter, points), one, one,
       index(rewriter, threads), one, one, /*dynamicSharedMemorySize=*/nullptr,
       /*asyncTokenType=*/nullptr, /*asyncDependencies=*/{},
-      /*workgroupAttributions=*/TypeRange{shared});
+      /*workgroupAttributions=*/workgroup);
   Block &body = launch.getBody().front();
-  Value buffer = launch.getWorkgroupAttributions()[0];
+  Value buffer;
+  if (!workgroup.empty())
+    buffer = launch.getWorkgroupAttributions()[0];
   OpBuilder b = OpBuilder::atBlockEnd(&body);
   Value tid = launch.getThreadIds().x;
   SmallVector<Value> rowIvs = delinearize(
@@ -263,21 +285,44 @@ void convertRowReduction(RewriterBase &rewriter, linalg::GenericOp generic,
         scf::YieldOp::create(fb, loc,
                              combine(fb, reduction.combiner, acc[0], e));
       });
-  memref::StoreOp::create(b, loc, share.getResult(0), buffer, tid);
-  gpu::BarrierOp::create(b, loc);
-  // The tree: at each level the first half of the threads folds in the
-  // second half's values.
-  for (int64_t half = threads / 2; half >= 1; half /= 2) {
-    Value active = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                         tid, index(b, half));
-    auto guard = scf::IfOp::create(b, loc, active, /*withElse=*/false);
-    OpBuilder tb = guard.getThenBodyBuilder();
-    Value mine = memref::LoadOp::create(tb, loc, buffer, tid);
-    Value partner = arith::AddIOp::create(tb, loc, tid, index(tb, half));
-    Value other = memref::LoadOp::create(tb, loc, buffer, partner);
-    memref::StoreOp::create(tb, loc, combine(tb, reduction.combiner, mine, other),
-                            buffer, tid);
+  Value total;
+  if (shuffles) {
+    total = warpReduce(b, loc, share.getResult(0), 32, reduction);
+    if (warps > 1) {
+      // Each warp's first lane writes its value; the first warp (every
+      // warp, alike: shuffles need whole warps) combines them.
+      Value lane = arith::RemUIOp::create(b, loc, tid, index(b, 32));
+      Value warp = arith::DivUIOp::create(b, loc, tid, index(b, 32));
+      Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                          lane, index(b, 0));
+      auto write = scf::IfOp::create(b, loc, first, /*withElse=*/false);
+      OpBuilder wb = write.getThenBodyBuilder();
+      memref::StoreOp::create(wb, loc, total, buffer, warp);
+      gpu::BarrierOp::create(b, loc);
+      Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                            lane, index(b, warps));
+      Value at = arith::SelectOp::create(b, loc, inRange, lane, index(b, 0));
+      Value value = memref::LoadOp::create(b, loc, buffer, at);
+      value = arith::SelectOp::create(b, loc, inRange, value, identity);
+      total = warpReduce(b, loc, value, warps, reduction);
+    }
+  } else {
+    memref::StoreOp::create(b, loc, share.getResult(0), buffer, tid);
     gpu::BarrierOp::create(b, loc);
+    // The tree: at each level the first half of the threads folds in the
+    // second half's values.
+    for (int64_t half = threads / 2; half >= 1; half /= 2) {
+      Value active = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                           tid, index(b, half));
+      auto guard = scf::IfOp::create(b, loc, active, /*withElse=*/false);
+      OpBuilder tb = guard.getThenBodyBuilder();
+      Value mine = memref::LoadOp::create(tb, loc, buffer, tid);
+      Value partner = arith::AddIOp::create(tb, loc, tid, index(tb, half));
+      Value other = memref::LoadOp::create(tb, loc, buffer, partner);
+      memref::StoreOp::create(
+          tb, loc, combine(tb, reduction.combiner, mine, other), buffer, tid);
+      gpu::BarrierOp::create(b, loc);
+    }
   }
   // Thread 0 folds the row's value into the output (which holds the
   // reduction's initial value, as the loops would).
@@ -294,7 +339,8 @@ void convertRowReduction(RewriterBase &rewriter, linalg::GenericOp generic,
     outIndices.push_back(
         affine::AffineApplyOp::create(tb, loc, map.getSubMap({r}), ivs));
   Value old = memref::LoadOp::create(tb, loc, init->get(), outIndices);
-  Value total = memref::LoadOp::create(tb, loc, buffer, index(tb, 0));
+  if (!shuffles)
+    total = memref::LoadOp::create(tb, loc, buffer, index(tb, 0));
   memref::StoreOp::create(tb, loc, combine(tb, reduction.combiner, old, total),
                           init->get(), outIndices);
   gpu::TerminatorOp::create(b, loc);

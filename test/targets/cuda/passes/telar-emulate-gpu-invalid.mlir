@@ -15,13 +15,31 @@ module attributes {gpu.container_module} {
 
 // -----
 
-// Threads that exchange values by shuffles cannot run one after the other.
+// A shuffle only some threads reach (inside control flow) cannot be an
+// exchange between every thread of the block.
 module attributes {gpu.container_module} {
   gpu.module @kernels {
-    gpu.func @shuffle(%buf: memref<8xf32>, %v: f32) kernel {
+    gpu.func @shuffle(%buf: memref<8xf32>, %v: f32, %c: i1) kernel attributes {known_block_size = array<i32: 32, 1, 1>} {
       %c1 = arith.constant 1 : i32
       %c32 = arith.constant 32 : i32
-      // expected-error @+1 {{kernel 'kernels::shuffle' cannot be emulated on the CPU: 'gpu.shuffle' makes its threads depend on each other}}
+      scf.if %c {
+        // expected-error @+1 {{kernel 'kernels::shuffle' cannot be emulated on the CPU: 'gpu.shuffle' makes its threads depend on each other}}
+        %r, %ok = gpu.shuffle xor %v, %c1, %c32 : f32
+      }
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// A shuffle's buffer is as long as the block: its size must be known.
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    gpu.func @unsized(%buf: memref<8xf32>, %v: f32) kernel {
+      %c1 = arith.constant 1 : i32
+      %c32 = arith.constant 32 : i32
+      // expected-error @+1 {{kernel 'kernels::unsized' cannot be emulated on the CPU: its shuffles and the values its threads keep across barriers need a known block size (known_block_size)}}
       %r, %ok = gpu.shuffle xor %v, %c1, %c32 : f32
       gpu.return
     }
@@ -41,13 +59,13 @@ module attributes {gpu.container_module} {
 
 // -----
 
-// A loaded value used after a barrier: each thread's own value is gone by
-// then in the emulation (it must go through shared memory).
+// A loaded value used after a barrier is kept per thread: without a known
+// block size there is no buffer to keep it in.
 module attributes {gpu.container_module} {
   gpu.module @kernels {
-    // expected-error @+1 {{kernel 'kernels::across' cannot be emulated on the CPU: a value of 'memref.load' is used across a barrier (only indices and other pure values are recomputed; pass it through shared memory)}}
     gpu.func @across(%buf: memref<8xf32>) kernel {
       %t = gpu.thread_id x
+      // expected-error @+1 {{kernel 'kernels::across' cannot be emulated on the CPU: its shuffles and the values its threads keep across barriers need a known block size (known_block_size)}}
       %v = memref.load %buf[%t] : memref<8xf32>
       gpu.barrier
       %w = arith.addf %v, %v : f32

@@ -114,3 +114,51 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// A shuffle at the top level: an exchange through a block-wide buffer (the
+// value stored at the thread's linear index, a barrier, the partner lane's
+// loaded: lane ^ 16 in its group of 32); the loaded value the thread keeps
+// across that barrier is kept in a block-local buffer of its own. Both
+// buffers are the block's (32 threads: known_block_size).
+// CHECK-LABEL: func.func @host_shuffle
+// CHECK:         scf.parallel
+// CHECK:           %[[XCHG:.*]] = memref.alloc() : memref<32xf32>
+// CHECK:           %[[KEEP:.*]] = memref.alloc() : memref<32xf32>
+// CHECK:           func.call @__telar_emulated_kernels_warp_sum_s0({{.*}}, %[[XCHG]], %[[KEEP]])
+// CHECK:           func.call @__telar_emulated_kernels_warp_sum_s1({{.*}}, %[[XCHG]], %[[KEEP]])
+// CHECK:       func.func private @__telar_emulated_kernels_warp_sum_s0({{.*}}, %[[BUF:[a-z0-9]+]]: memref<32xf32>, %[[X0:[a-z0-9]+]]: memref<32xf32>, %[[K0:[a-z0-9]+]]: memref<32xf32>)
+// CHECK:         %[[V:.*]] = memref.load %[[BUF]]
+// CHECK:         memref.store %[[V]], %[[K0]]
+// CHECK:         memref.store %[[V]], %[[X0]]
+// CHECK:         return
+// CHECK:       func.func private @__telar_emulated_kernels_warp_sum_s1({{.*}}, %[[BUF1:[a-z0-9]+]]: memref<32xf32>, %[[X1:[a-z0-9]+]]: memref<32xf32>, %[[K1:[a-z0-9]+]]: memref<32xf32>)
+// CHECK:         %[[MINE:.*]] = memref.load %[[K1]]
+// CHECK:         %[[LANE:.*]] = arith.remui
+// CHECK:         %[[PEER:.*]] = arith.xori
+// CHECK:         %[[OK:.*]] = arith.cmpi ult, %[[PEER]]
+// CHECK:         %[[FROM:.*]] = arith.select %[[OK]]
+// CHECK:         %[[THEIRS:.*]] = memref.load %[[X1]][%[[FROM]]]
+// CHECK:         %[[SUM:.*]] = arith.addf %[[MINE]], %[[THEIRS]]
+// CHECK:         memref.store %[[SUM]], %[[BUF1]]
+module attributes {gpu.container_module} {
+  func.func @host_shuffle(%x: memref<32xf32>) {
+    %c1 = arith.constant 1 : index
+    %c32 = arith.constant 32 : index
+    gpu.launch_func @kernels::@warp_sum blocks in (%c1, %c1, %c1) threads in (%c32, %c1, %c1) args(%x : memref<32xf32>)
+    return
+  }
+  gpu.module @kernels {
+    gpu.func @warp_sum(%buf: memref<32xf32>) kernel attributes {known_block_size = array<i32: 32, 1, 1>} {
+      %t = gpu.thread_id x
+      %v = memref.load %buf[%t] : memref<32xf32>
+      %c16 = arith.constant 16 : i32
+      %c32 = arith.constant 32 : i32
+      %r, %ok = gpu.shuffle xor %v, %c16, %c32 : f32
+      %s = arith.addf %v, %r : f32
+      memref.store %s, %buf[%t] : memref<32xf32>
+      gpu.return
+    }
+  }
+}

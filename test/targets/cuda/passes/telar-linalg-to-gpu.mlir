@@ -1,4 +1,5 @@
 // RUN: telar-opt %s -split-input-file -telar-linalg-to-gpu=block-size=4 | FileCheck %s
+// RUN: telar-opt %s -split-input-file -telar-linalg-to-gpu | FileCheck %s --check-prefix=WARPS
 
 // Ten row maxima on blocks of 4 threads: 3 blocks, the threads past row 9
 // do nothing; each thread loops over its row's 3 columns, accumulating in
@@ -167,6 +168,45 @@ func.func @row_max(%x: memref<3x40xf32>, %y: memref<3xf32>) {
   ^bb0(%in: f32, %out: f32):
     %m = arith.maximumf %out, %in : f32
     linalg.yield %m : f32
+  }
+  return
+}
+
+// -----
+
+// Rows of f32 on whole warps (256 threads, the default block size: 8
+// warps): each warp combines its threads' shares by butterfly shuffles
+// (16, 8, 4, 2, 1), its first lane writes the warp's sum to shared memory
+// (8 values), one barrier, then every warp combines those 8 by shuffles
+// (4, 2, 1) and thread 0 folds the total into the output.
+// WARPS-LABEL: func.func @row_sum_warps
+// WARPS:       gpu.launch {{.*}} workgroup(%[[SH:.*]] : memref<8xf32, #gpu.address_space<workgroup>>)
+// WARPS:         %[[SHARE:.*]] = scf.for
+// WARPS:         %[[R16:.*]], %{{.*}} = gpu.shuffle  xor %[[SHARE]], %c16_i32{{[_0-9]*}}, %c32_i32{{[_0-9]*}} : f32
+// WARPS-NEXT:    %[[S16:.*]] = arith.addf %[[SHARE]], %[[R16]] : f32
+// WARPS:         gpu.shuffle  xor %{{.*}}, %c8_i32{{[_0-9]*}}, %c32_i32{{[_0-9]*}}
+// WARPS:         gpu.shuffle  xor %{{.*}}, %c4_i32{{[_0-9]*}}, %c32_i32{{[_0-9]*}}
+// WARPS:         gpu.shuffle  xor %{{.*}}, %c2_i32{{[_0-9]*}}, %c32_i32{{[_0-9]*}}
+// WARPS:         %[[R1:.*]], %{{.*}} = gpu.shuffle  xor %{{.*}}, %c1_i32{{[_0-9]*}}, %c32_i32{{[_0-9]*}}
+// WARPS-NEXT:    %[[WARP:.*]] = arith.addf %{{.*}}, %[[R1]] : f32
+// WARPS:         scf.if
+// WARPS-NEXT:      memref.store %[[WARP]], %[[SH]]
+// WARPS:         gpu.barrier
+// WARPS:         memref.load %[[SH]]
+// WARPS:         gpu.shuffle  xor %{{.*}}, %c4_i32{{[_0-9]*}}, %c32_i32{{[_0-9]*}}
+// WARPS:         gpu.shuffle  xor %{{.*}}, %c2_i32{{[_0-9]*}}, %c32_i32{{[_0-9]*}}
+// WARPS:         %[[L1:.*]], %{{.*}} = gpu.shuffle  xor %{{.*}}, %c1_i32{{[_0-9]*}}, %c32_i32{{[_0-9]*}}
+// WARPS-NEXT:    %[[TOTAL:.*]] = arith.addf %{{.*}}, %[[L1]] : f32
+// WARPS-NOT:     gpu.barrier
+// WARPS:         scf.if
+// WARPS:           %[[OLD:.*]] = memref.load %arg1
+// WARPS:           arith.addf %[[OLD]], %[[TOTAL]] : f32
+// WARPS:         gpu.terminator
+func.func @row_sum_warps(%x: memref<2x512xf32>, %y: memref<2xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x : memref<2x512xf32>) outs(%y : memref<2xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %s = arith.addf %out, %in : f32
+    linalg.yield %s : f32
   }
   return
 }
