@@ -92,13 +92,17 @@ def TelarLinalgToGpu : Pass<"telar-linalg-to-gpu", "func::FuncOp"> {
     out, a payload yielding `combiner(%out, e)` with a float add, mul, max
     or min) runs instead as one block per row of the largest power of two
     threads up to `block-size` and the row's length: each thread folds the
-    elements tid, tid + threads, ... (from the combiner's identity), the
-    threads' shares are combined by a tree in shared memory (a workgroup
-    attribution), one `gpu.barrier` after each level, all at the kernel's
-    top level, and thread 0 folds the total into the output. The order of
-    the additions differs from the loop's (floating-point sums may differ
-    in their last bits). No warp shuffles yet. An op with dynamic loop
-    ranges is an error.
+    elements tid, tid + threads, ... (from the combiner's identity). For
+    f32 on whole warps, each warp combines its threads' shares by
+    butterfly shuffles (`gpu.shuffle xor`, offsets 16 to 1), its first
+    lane writes the warp's value to shared memory (a workgroup
+    attribution, one value per warp), one `gpu.barrier`, and every warp
+    combines those values by shuffles again; otherwise the shares are
+    combined by a tree in shared memory, one `gpu.barrier` after each
+    level. Barriers and shuffles are all at the kernel's top level; thread
+    0 folds the total into the output. The order of the additions differs
+    from the loop's (floating-point sums may differ in their last bits).
+    An op with dynamic loop ranges is an error.
 
     ```mlir
     // linalg.generic over [4, 16] (parallel, reduction) becomes
@@ -180,12 +184,18 @@ def TelarEmulateGpu : Pass<"telar-emulate-gpu", "ModuleOp"> {
     then x, calling the host function; the `gpu.module`s go.
 
     A kernel with `gpu.barrier`s at its top level becomes one host function
-    per stretch between them (`..._s0`, `..._s1`, ...), each keeping what
-    it uses of the earlier stretches when that is pure (indices,
-    constants: recomputed); each block runs every thread through one
-    stretch before the next, which is what a barrier guarantees. A value
-    that is not pure crossing a barrier is an error (it must go through
-    shared memory), as are barriers inside control flow, warp shuffles,
+    per stretch between them (`..._s0`, `..._s1`, ...), each recomputing
+    what it uses of the earlier stretches when that is pure (indices,
+    constants); each block runs every thread through one stretch before
+    the next, which is what a barrier guarantees. A scalar that is not
+    pure crossing a barrier is kept per thread in a block-local buffer
+    (stored where it is made, loaded in each later stretch: a GPU keeps it
+    in the thread's registers). A `gpu.shuffle` at the top level becomes
+    an exchange through a block-wide buffer of its own: the value stored
+    at the thread's linear index, a barrier, the partner lane's value
+    loaded (xor, down, up, idx within `width` in warps of 32; out of range:
+    the thread's own value, valid false). Both need the kernel's
+    `known_block_size`. Errors: barriers and shuffles inside control flow,
     private memory attributions and atomics (not emulated yet). Not
     emulated: timing, memory spaces (the host's memory serves all), and the
     floating-point differences of the GPU's own math (approximate `ex2`,
