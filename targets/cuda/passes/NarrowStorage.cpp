@@ -104,6 +104,9 @@ public:
   explicit Narrowing(MLIRContext *ctx)
       : narrow(BFloat16Type::get(ctx)), wide(Float32Type::get(ctx)) {}
 
+  /// Set when a reader could not be made to read bfloat16.
+  bool failedToRead = false;
+
   /// The `operands` of `user` now hold bfloat16 tensors where they held f32
   /// ones (uses takesNarrow accepted): the reader made to read them.
   void readNarrow(Operation *user, ArrayRef<unsigned> operands) {
@@ -257,11 +260,6 @@ private:
     return op.getResult(0);
   }
 
-public:
-  /// Set when a reader could not be made to read bfloat16.
-  bool failedToRead = false;
-
-private:
   Type narrow, wide;
   llvm::SetVector<Operation *> contractions;
 };
