@@ -1,15 +1,16 @@
 //===- ContractionsToGpuLibrary.cpp - Matmuls as the runtime's GEMM calls -===//
 //
 // A GPU program's matmuls and batched matmuls (f32, or bfloat16 into f32)
-// go to the runtime's GEMM
-// (abi/Gpu.h's telarrt_gpu_matmul_f32: cuBLASLt on a GPU, the CPU
-// runtime's GEMM on the CUDA emulator) instead of a generated kernel of one
-// thread per output element. The operands' layouts are static: the call
-// gets each buffer's device address (its offset applied) and its batch,
-// row and column strides in elements, so the runtime needs no descriptor.
-// A matmul whose output was just zero-filled overwrites it (the fill
-// goes); otherwise it accumulates, as the linalg op does (the bias a
-// contraction's output was initialized with stays a kernel before it).
+// go to the runtime's GEMM (abi/Gpu.h's telarrt_gpu_matmul_f32: cuBLASLt
+// on a GPU, the CPU runtime's GEMM on the CUDA emulator) instead of a
+// generated kernel of one thread per output element. The operands'
+// layouts are static: the call gets each buffer's device address (its
+// offset applied) and its batch, row and column strides in elements, so
+// the runtime needs no descriptor. A matmul whose output was just
+// zero-filled overwrites it (the fill goes); one whose output was just
+// filled with a Linear's bias gets it in the GEMM's epilogue
+// (telarrt_gpu_matmul_bias_f32; the broadcast goes); otherwise it
+// accumulates, as the linalg op does.
 //
 //===----------------------------------------------------------------------===//
 
@@ -279,7 +280,8 @@ struct TelarContractionsToGpuLibrary
                                  addressOf(builder, loc, *b),
                                  addressOf(builder, loc, *c)};
       if (bias)
-        args.push_back(addressOf(builder, loc, MatrixOperand{bias, 0, {}, false}));
+        args.push_back(
+            addressOf(builder, loc, MatrixOperand{bias, 0, {}, false}));
       DenseMap<int64_t, Value> constants; // each value once
       auto constant = [&](int64_t v) -> Value {
         Value &c = constants[v];

@@ -139,7 +139,8 @@ LogicalResult prepareForEmulation(gpu::GPUFuncOp kernel, StringRef module) {
   };
   MLIRContext *ctx = kernel.getContext();
   Location loc = kernel.getLoc();
-  auto workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+  auto workgroup =
+      gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
   auto perThread = [&](Type element) {
     auto type = MemRefType::get({threads}, element, MemRefLayoutAttrInterface{},
                                 workgroup);
@@ -167,9 +168,13 @@ LogicalResult prepareForEmulation(gpu::GPUFuncOp kernel, StringRef module) {
     memref::StoreOp::create(b, loc, shuffle.getValue(), buffer, tid);
     gpu::BarrierOp::create(b, loc);
     Type index = b.getIndexType();
-    auto cst = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
-    Value offset = arith::IndexCastOp::create(b, loc, index, shuffle.getOffset());
-    Value width = arith::IndexCastOp::create(b, loc, index, shuffle.getWidth());
+    auto cst = [&](int64_t v) {
+      return arith::ConstantIndexOp::create(b, loc, v);
+    };
+    Value offset =
+        arith::IndexCastOp::create(b, loc, index, shuffle.getOffset());
+    Value width =
+        arith::IndexCastOp::create(b, loc, index, shuffle.getWidth());
     // Lanes count within a warp of 32, in groups of `width`.
     Value lane = arith::RemUIOp::create(b, loc, tid, cst(32));
     Value group = arith::MulIOp::create(
