@@ -18,6 +18,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "GpuDevice.h"
+#include "../comm/HalfFloat.h"
 #include "telar/runtime/Runtime.h"
 #include "telar/runtime/abi/CpuKernels.h"
 
@@ -165,10 +166,8 @@ public:
                      (rows - 1) * strides[1] + (cols - 1) * strides[2];
       const auto *narrow = static_cast<const uint16_t *>(data);
       wide.resize(span);
-      for (int64_t i = 0; i < span; ++i) {
-        uint32_t bits = uint32_t(narrow[i]) << 16;
-        std::memcpy(&wide[i], &bits, sizeof(float));
-      }
+      for (int64_t i = 0; i < span; ++i)
+        wide[i] = comm::detail::bf16ToFloat(narrow[i]);
       return static_cast<const float *>(wide.data());
     };
     std::vector<float> wideA, wideB;
