@@ -7,11 +7,12 @@
 // lines, N round trips per sample (default 5000), S samples (default 5);
 // prints one line of JSON: {"cpus": [A, B], "round_trip_ns": [...],
 // "median_ns": M}. What a parallel region's fork and join, and every cache
-// line one thread writes and another reads, pay. On a VM the vCPUs' host
-// cores can move: on the 2-vCPU Zen 4 VMs of this project it measured ~120
-// ns in some windows and ~550-900 ns in others, changing within a second,
-// which is what makes two-thread latencies of small models bimodal
-// (bench/cpu_vs_onnxruntime prints it next to each process). Exit 2 when
+// line one thread writes and another reads, pay. On a VM it follows where
+// the host runs the vCPUs: on the 2-vCPU Zen 4 VMs of this project it reads
+// 110-130 ns most of the time, ~50 ns in spells when the two vCPUs share a
+// core (SMT siblings) and 0.7-1.2 us in others, lasting seconds; two-thread
+// latencies of small models are 1.4-1.8x longer in both kinds of spell
+// (bench/cpu_vs_onnxruntime prints it before each process). Exit 2 when
 // fewer than two CPUs are available.
 //
 //===----------------------------------------------------------------------===//
@@ -43,19 +44,29 @@ struct alignas(64) Line {
   std::atomic<long> value{0};
 };
 
-/// Mean nanoseconds of `n` round trips between CPUs a and b.
+/// Mean nanoseconds of `n` round trips between CPUs a and b. The clock
+/// starts only after both threads are pinned and have exchanged round 0: a
+/// thread created by a pinned thread starts on its creator's CPU, and until
+/// the scheduler lets it run there (up to a time slice, while the creator
+/// spins) and it moves itself, no round trip can complete. Timing that start
+/// made short samples read 0.5-2 us on a machine whose round trip is 120 ns.
 double roundTripNs(int a, int b, long n) {
   Line ping, pong;
+  ping.value.store(-1);
+  pong.value.store(-1);
   bool pinnedB = true;
   std::thread other([&] {
     pinnedB = pin(b);
-    for (long i = 1; i <= n; ++i) {
+    for (long i = 0; i <= n; ++i) {
       while (ping.value.load(std::memory_order_acquire) != i)
         ;
       pong.value.store(i, std::memory_order_release);
     }
   });
   bool pinnedA = pin(a);
+  ping.value.store(0, std::memory_order_release);
+  while (pong.value.load(std::memory_order_acquire) != 0)
+    ;
   auto t0 = std::chrono::steady_clock::now();
   for (long i = 1; i <= n; ++i) {
     ping.value.store(i, std::memory_order_release);

@@ -117,6 +117,10 @@ extern "C" {
 void telarrt_set_num_threads(int threads) {
   if (threads < 1)
     threads = 1;
+  // Pinned threads of another team size would leave some threads pinned
+  // and others not (telarrt_bind_threads).
+  if (threads != omp_get_max_threads())
+    telarrt_unbind_threads();
   // The kernels split work across libomp's threads; OpenBLAS stays
   // single-threaded (Blas.cpp).
   omp_set_num_threads(threads);

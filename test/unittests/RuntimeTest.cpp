@@ -21,6 +21,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include <sched.h>
+
 using namespace telar::runtime;
 namespace artifact = telar_artifact;
 
@@ -857,6 +859,80 @@ TEST(RuntimeThreads, SetAndGet) {
   EXPECT_EQ(telarrt_get_num_threads(), 3);
   telarrt_set_num_threads(0); // clamped
   EXPECT_EQ(telarrt_get_num_threads(), 1);
+}
+
+/// The CPUs a thread may run on (tid 0: the calling thread).
+std::vector<int> allowedCpus(pid_t tid = 0) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  std::vector<int> cpus;
+  if (sched_getaffinity(tid, sizeof(set), &set) == 0)
+    for (int c = 0; c < CPU_SETSIZE; ++c)
+      if (CPU_ISSET(c, &set))
+        cpus.push_back(c);
+  return cpus;
+}
+
+/// The threads of this process allowed on exactly `cpu` and nowhere else.
+int threadsPinnedTo(int cpu) {
+  int count = 0;
+  for (const auto &task : std::filesystem::directory_iterator("/proc/self/task"))
+    if (allowedCpus(std::stoi(task.path().filename().string())) ==
+        std::vector<int>{cpu})
+      ++count;
+  return count;
+}
+
+TEST(RuntimeThreads, BindOnePerCpu) {
+  int saved = telarrt_get_num_threads();
+  std::vector<int> all = allowedCpus();
+  int n = int(all.size());
+  // This machine's CPUs: the test is about placing 2 threads on 2 of them.
+  ASSERT_GE(n, 2) << "telarrt_bind_threads needs 2 CPUs to pin 2 threads";
+  int cpus[4] = {-1, -1, -1, -1};
+
+  // Nothing to place: one thread, or more threads than CPUs.
+  telarrt_set_num_threads(1);
+  EXPECT_EQ(telarrt_bind_threads(-1), 0);
+  telarrt_set_num_threads(n + 1);
+  EXPECT_EQ(telarrt_bind_threads(-1), 0);
+  EXPECT_EQ(telarrt_bound_thread_cpus(cpus, 4), 0);
+
+  // Two threads from slot 1: thread 0 (this one) on the process's second
+  // CPU, thread 1 on the next (wrapping).
+  telarrt_set_num_threads(2);
+  ASSERT_EQ(telarrt_bind_threads(1), 2);
+  ASSERT_EQ(telarrt_bound_thread_cpus(cpus, 4), 2);
+  EXPECT_EQ(cpus[0], all[1 % n]);
+  EXPECT_EQ(cpus[1], all[2 % n]);
+  EXPECT_EQ(allowedCpus(), std::vector<int>{cpus[0]});
+  EXPECT_EQ(threadsPinnedTo(cpus[1]), 1) << "the worker is not pinned";
+  // A run's parallel loops keep that placement (the same threads).
+  EXPECT_EQ(allowedCpus(), std::vector<int>{cpus[0]});
+
+  // Unpinning gives every thread the process's CPUs back.
+  telarrt_unbind_threads();
+  EXPECT_EQ(telarrt_bound_thread_cpus(cpus, 4), 0);
+  EXPECT_EQ(allowedCpus(), all);
+  EXPECT_EQ(threadsPinnedTo(all[0]) + threadsPinnedTo(all[1]), 0);
+
+  // From the CPU the caller runs on.
+  ASSERT_EQ(telarrt_bind_threads(-1), 2);
+  ASSERT_EQ(telarrt_bound_thread_cpus(cpus, 4), 2);
+  EXPECT_NE(cpus[0], cpus[1]);
+  // Another team size unpins (some threads pinned, some not, would be
+  // worse than none).
+  telarrt_set_num_threads(1);
+  EXPECT_EQ(telarrt_bound_thread_cpus(cpus, 4), 0);
+  EXPECT_EQ(allowedCpus(), all);
+
+  // The user's OpenMP affinity variables win: libomp places the threads.
+  telarrt_set_num_threads(2);
+  setenv("OMP_PROC_BIND", "close", 1);
+  EXPECT_EQ(telarrt_bind_threads(-1), 0);
+  unsetenv("OMP_PROC_BIND");
+  EXPECT_EQ(allowedCpus(), all);
+  telarrt_set_num_threads(saved);
 }
 
 } // namespace

@@ -26,6 +26,8 @@ struct Options {
   std::string outputDir;
   std::string format = "npy";
   int threads = 0;
+  /// --bind-threads: pin the threads one to a CPU (auto) or not (none).
+  bool bindThreads = true;
   int bench = 0;
   int warmup = 3;
   std::string report;

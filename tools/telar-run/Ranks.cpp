@@ -14,12 +14,47 @@
 #include <cstring>
 #include <thread>
 
+#include <sched.h>
+
 namespace telar::tools::run {
 
 int defaultThreads(const Job &job) {
   int hardware = int(std::max(1u, std::thread::hardware_concurrency()));
   int local = job.localSize > 0 ? job.localSize : job.size;
   return std::max(1, hardware / std::max(1, local));
+}
+
+int setUpThreads(const Options &o, const Job &job) {
+  int threads = o.threads ? o.threads : defaultThreads(job);
+  telarrt_set_num_threads(threads);
+  int pinned = 0;
+  if (o.bindThreads) {
+    // A launcher that bound the rank gave it CPUs of its own (fewer than the
+    // machine's); ranks that share them all take disjoint slots.
+    int firstSlot = -1;
+    int hardware = int(std::max(1u, std::thread::hardware_concurrency()));
+    cpu_set_t mine;
+    CPU_ZERO(&mine);
+    if (job.localSize > 1 && job.env.localRank >= 0 &&
+        sched_getaffinity(0, sizeof(mine), &mine) == 0 &&
+        CPU_COUNT(&mine) >= hardware)
+      firstSlot = job.env.localRank * threads;
+    pinned = telarrt_bind_threads(firstSlot);
+  }
+  if (o.verbose) {
+    std::string where;
+    std::vector<int> cpus(std::max(pinned, 0));
+    telarrt_bound_thread_cpus(cpus.data(), int(cpus.size()));
+    for (int c : cpus)
+      where += (where.empty() ? "" : ",") + std::to_string(c);
+    std::fprintf(stderr, "telar-run: %s%d thread%s, %s\n",
+                 job.prefix().c_str(), threads, threads == 1 ? "" : "s",
+                 pinned > 0    ? ("pinned to CPUs " + where).c_str()
+                 : pinned < 0      ? "not pinned (the OS refused)"
+                 : !o.bindThreads ? "not pinned (--bind-threads none)"
+                                  : "not pinned");
+  }
+  return threads;
 }
 
 void checkRanks(const Options &o, const Job &job) {

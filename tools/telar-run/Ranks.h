@@ -79,6 +79,13 @@ std::vector<T> allGather(const Job &job, const std::vector<T> &value,
 /// launcher, or the ranks' host names; all of the job's when unknown).
 int defaultThreads(const Job &job);
 
+/// Sets this rank's threads (--threads, or defaultThreads) and, with
+/// --bind-threads auto, pins them one to a CPU (telarrt_bind_threads):
+/// ranks sharing a machine whose launcher left them all of its CPUs take
+/// the slots from local rank x threads on; otherwise from the CPU the rank
+/// runs on. --verbose says where they went. Returns the thread count.
+int setUpThreads(const Options &o, const Job &job);
+
 /// runtime::Error when -n says another number of ranks than the job has.
 void checkRanks(const Options &o, const Job &job);
 

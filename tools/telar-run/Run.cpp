@@ -105,8 +105,7 @@ constexpr int kStatFields = 3;
 int run(const Options &o, const Job &job) {
   if (o.train)
     return train(o, job);
-  int threads = o.threads ? o.threads : defaultThreads(job);
-  telarrt_set_num_threads(threads);
+  int threads = setUpThreads(o, job);
 
   // Every rank checks everything, then all agree before any runs: a rank
   // that failed must not leave the others waiting in a collective. A

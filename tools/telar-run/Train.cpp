@@ -223,8 +223,7 @@ int64_t readCheckpoint(const Job &job, const std::string &dir,
 } // namespace
 
 int train(const Options &o, const Job &job) {
-  int threads = o.threads ? o.threads : defaultThreads(job);
-  telarrt_set_num_threads(threads);
+  setUpThreads(o, job);
 
   std::unique_ptr<Artifact> artifact;
   std::string exportTemplate;

@@ -159,6 +159,28 @@ int telarrt_maxpool2d_nchw_f32(TelarContext *ctx, TelarMemRef4F32 *in,
 void telarrt_set_num_threads(int threads);
 int telarrt_get_num_threads(void);
 
+/* Pins those threads one to a CPU: thread i of the team (the caller is
+ * thread 0) to CPU cpus[(s + i) % n], where cpus are the n CPUs this
+ * process may run on (its affinity when first asked, in order) and s is
+ * first_slot, or with first_slot < 0 the index of the CPU the caller runs
+ * on now. Several processes sharing the CPUs give each its own slots
+ * (e.g. local rank x threads). Leaves the threads to the OS and returns 0
+ * with fewer than 2 threads, more threads than CPUs, inside a parallel
+ * region, or when OMP_PROC_BIND, OMP_PLACES, KMP_AFFINITY or
+ * GOMP_CPU_AFFINITY is set (libomp places them then); -1 when the OS
+ * refused (the threads keep the process's CPUs); else the number of
+ * threads pinned. Why: an OS may keep two of the threads on one CPU while
+ * another idles, for a whole process (some VMs' schedulers pack threads
+ * onto few vCPUs), and each fork and join then waits for a thread switch.
+ * telarrt_set_num_threads with a different count unpins them; bind again
+ * after it. Process-wide; not while a program runs. */
+int telarrt_bind_threads(int first_slot);
+/* Gives the threads back the process's CPUs. */
+void telarrt_unbind_threads(void);
+/* The CPUs the threads are pinned to (thread i on cpus[i]; at most
+ * `capacity` written); returns how many threads are pinned, 0 when none. */
+int telarrt_bound_thread_cpus(int *cpus, int capacity);
+
 /* The multiply-adds each thread's share of a kernel must have for the
  * kernel to split its work across the threads (default 2^18, or the
  * environment variable TELAR_KERNEL_MIN_PARALLEL_WORK when the runtime
