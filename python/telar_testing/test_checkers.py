@@ -144,16 +144,23 @@ class BenchStatisticsTest(unittest.TestCase):
 
     def test_goals_take_the_worst_thread_count(self):
         def row(name, threads, ratio, telar_ms, p90_p50, spread):
+            # Two processes whose means are telar_ms and telar_ms * (1 + spread).
+            procs = [{"mean": telar_ms}, {"mean": telar_ms * (1 + spread)}]
             return {"size": "mini", "name": name, "threads": threads, "ok": True,
                     "ratio": ratio, "telar": {"mean": telar_ms, "p90_p50": p90_p50,
-                                              "spread": spread}}
-        rows = [row("good", 1, 1.2, 1.0, 1.1, 0.05), row("good", 2, 1.0, 0.6, 1.25, 0.15),
-                row("bad", 1, 1.3, 1.0, 1.1, 0.05), row("bad", 2, 0.9, 1.1, 1.3, 0.2)]
+                                              "spread": spread, "processes": procs}}
+        rows = [row("good", 1, 1.2, 1.0, 1.1, 0.05), row("good", 2, 1.0, 0.6, 1.25, 0.25),
+                row("bad", 1, 1.3, 1.0, 1.1, 0.05), row("bad", 2, 0.9, 0.8, 1.3, 0.3)]
         good, bad = self.bench.goals(rows, None)
         self.assertTrue(good["all"])
         self.assertEqual(good["pass"], {"ratio": True, "p90_p50": True, "spread": True,
                                         "threads": True})
+        # The slowest 2-thread process (0.6 x 1.25) against the fastest 1-thread one.
+        self.assertAlmostEqual(good["threads_scaling"], 0.75)
         self.assertFalse(bad["all"])
+        # Faster at 2 threads by the median (0.8 < 1.0), but its slowest 2-thread
+        # process (1.04) is slower than the fastest 1-thread one (1.0).
+        self.assertAlmostEqual(bad["threads_scaling"], 1.04)
         self.assertEqual(bad["pass"], {"ratio": False, "p90_p50": False, "spread": False,
                                        "threads": False})
         self.assertEqual((bad["ratio"], bad["ratio_threads"]), (0.9, 2))
@@ -162,6 +169,31 @@ class BenchStatisticsTest(unittest.TestCase):
         self.assertEqual(self.bench.row_goals(rows[1]), "PASS")
         self.assertEqual(self.bench.row_goals(rows[3]), "MISS (ratio, p90/p50, spread)")
         self.assertEqual(self.bench.row_goals(dict(rows[0], ok=False)), "FAILED")
+
+    def test_host_spells(self):
+        # Round trips around each process; the median of all of them is 120 ns.
+        def proc(mean, before, after):
+            return {"mean": mean, "core_rtt_ns": before, "core_rtt_after_ns": after}
+        telar = [proc(1.0, 120, 118), proc(1.1, 125, 122), proc(2.0, 50, 121),
+                 proc(1.9, 121, 900)]
+        ort = [proc(1.5, 119, 120), proc(1.6, 120, 123), proc(3.0, 49, 51)]
+        rows = [{"ok": True, "telar": {"processes": telar}, "ort": {"processes": ort}},
+                {"ok": False, "telar": None, "ort": None}]
+        self.assertEqual(self.bench.mark_spells(rows), 120)
+        self.assertEqual([p["host_spell"] for p in telar], [False, False, True, True])
+        self.assertEqual(rows[0]["telar"]["spell_processes"], 2)
+        # The spread without the spells' processes: 1.1 / 1.0 - 1.
+        self.assertAlmostEqual(rows[0]["telar"]["steady_spread"], 0.1)
+        self.assertAlmostEqual(rows[0]["ort"]["steady_spread"], 1.6 / 1.5 - 1)
+        out = io.StringIO()
+        rows[0].update(size="mini", name="gpt", threads=2)
+        with contextlib.redirect_stdout(out):
+            self.bench.print_processes(rows)
+        self.assertEqual(out.getvalue().strip(), "- mini gpt 2 thr: telar 1.000 1.100 "
+                         "2.000* 1.900* | ort 1.500 1.600 3.000*")
+        # No round trips measured (a one-CPU machine): nothing to mark.
+        self.assertIsNone(self.bench.mark_spells([{"ok": True, "telar": {"processes": [
+            {"mean": 1.0, "core_rtt_ns": None}]}, "ort": {"processes": []}}]))
 
     def test_compare_before_after(self):
         def run(telar_ms, ort_ms):

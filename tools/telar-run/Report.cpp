@@ -88,6 +88,10 @@ void addRunReportFields(nlohmann::ordered_json &j, const Options &o,
   j["io_bytes"] = ioBytes;
   // ru_maxrss is in KiB on Linux.
   j["peak_rss_bytes"] = static_cast<int64_t>(usage.ru_maxrss) * 1024;
+  // The process's thread switches so far: involuntary ones pile up (one or
+  // two a parallel region) when two of its threads share a CPU.
+  j["context_switches"] = {{"voluntary", int64_t(usage.ru_nvcsw)},
+                           {"involuntary", int64_t(usage.ru_nivcsw)}};
 }
 
 
