@@ -5,7 +5,8 @@ Usage (the wrapper bench/cpu_vs_onnxruntime runs this with the project's .venv):
     bench/cpu_vs_onnxruntime [--size bench,mini] [--threads 1,2] [--processes P]
         [--iters N] [--budget S] [--warmup W] [--only gpt,llama] [--models DIR]
         [--reuse] [--telarc build/bin/telarc] [--telar-run PATH]
-        [--telarc-arg ARG ...] [--flag-below 0.8] [--fail-below R]
+        [--telarc-arg ARG ...] [--telar-run-arg ARG ...] [--flag-below 0.8]
+        [--fail-below R]
         [--json out.json] [--timeout S]
     bench/cpu_vs_onnxruntime --compare BEFORE.json AFTER.json
 
@@ -23,8 +24,9 @@ For each size of --size (a comma list of make_models' sizes; default
    side in P fresh processes (--processes, default 3), alternating the two
    sides (telar first in even rounds, onnxruntime first in odd ones):
    - telar: `telar-run ART --input ... --threads T --warmup W --bench N
-     --report R -q` (its report gives the latency statistics and the peak
-     intermediate memory);
+     --report R -q [--telar-run-arg ...]` (its report gives the latency
+     statistics, the peak intermediate memory, the CPUs its threads were
+     pinned to and its context switches);
    - onnxruntime: this script in a new python process (`--ort-worker`, below):
      a session with intra_op_num_threads=T, inter_op_num_threads=1, sequential
      execution, all graph optimisations, on the same inputs; W warm-up runs,
@@ -54,7 +56,9 @@ where the host runs the vCPUs, and with it the multi-threaded latencies of
 small models), how many of telar's processes ran in a spell of the host (a
 round trip off the median of the whole run's by < 0.6x or > 2x) and each
 side's spread without those processes ("steady spread": what is left to the
-program); telar's peak intermediate MB, compile seconds, the max abs
+program); the range of telar's processes' involuntary context switches
+(hundreds: two of its threads shared a CPU; runtime/README.md's report);
+telar's peak intermediate MB, compile seconds, the max abs
 difference of the outputs, and a flag (`SLOW` when the ratio is below
 --flag-below, default 0.8; `FAILED`). Then every process's mean in the order
 they ran (what a user starting the program sees, marked * in a host spell),
@@ -196,7 +200,8 @@ class Failure(Exception):
 def run_telar(a, m, threads, iters, warmup, out_dir=None):
     """One telar-run process; returns its report."""
     cmd = [a.telar_run, m["art"], "--threads", str(threads), "--warmup", str(warmup),
-           "--bench", str(iters), "--report", m["report"], "-q"] + m["input_args"]
+           "--bench", str(iters), "--report", m["report"], "-q"] + m["input_args"] \
+        + a.telar_run_arg
     if out_dir:
         shutil.rmtree(out_dir, ignore_errors=True)
         cmd += ["--output-dir", out_dir]
@@ -426,11 +431,19 @@ def print_processes(rows):
         print(f"- {r['size']} {r['name']} {r['threads']} thr: " + " | ".join(line))
 
 
+def switches(side):
+    """min-max of the involuntary context switches of a side's processes."""
+    n = [(p.get("context_switches") or {}).get("involuntary")
+         for p in (side or {}).get("processes", [])]
+    n = [x for x in n if x is not None]
+    return f"{min(n)}-{max(n)}" if n else "-"
+
+
 def print_table(rows, a):
     hdr = ["model", "telar ms", "ort ms", "ratio", "telar p50", "telar p90", "ort p50",
            "ort p90", "telar p90/p50", "ort p90/p50", "telar spread", "ort spread",
            "core RTT ns", "spells", "telar steady spread", "ort steady spread",
-           "peak interm. MB", "compile s", "max abs err", "flag"]
+           "telar invol. switches", "peak interm. MB", "compile s", "max abs err", "flag"]
     out = []
     for r in rows:
         t, o = r["telar"] or {}, r["ort"] or {}
@@ -442,7 +455,8 @@ def print_table(rows, a):
                     f(t.get("p90_p50"), ".2f"), f(o.get("p90_p50"), ".2f"),
                     pct(t.get("spread")), pct(o.get("spread")), rtt_range(t, o),
                     f(t.get("spell_processes"), "d"), pct(t.get("steady_spread")),
-                    pct(o.get("steady_spread")), f(r["peak_mb"], ".1f"),
+                    pct(o.get("steady_spread")), switches(t),
+                    f(r["peak_mb"], ".1f"),
                     f(r["compile_s"], ".1f"), f(r["max_abs_err"], ".1e"), flag])
     print_markdown_table(hdr, out)
 
@@ -617,6 +631,9 @@ def main(argv=None):
     ap.add_argument("--telarc-arg", action="append", default=[], metavar="ARG",
                     help="extra telarc flag (repeatable), e.g. "
                          "--telarc-arg=--library-calls=false to time generated GEMMs")
+    ap.add_argument("--telar-run-arg", action="append", default=[], metavar="ARG",
+                    help="extra telar-run flag for the timed processes (repeatable), "
+                         "e.g. --telar-run-arg=--bind-threads=none")
     ap.add_argument("--flag-below", type=float, default=0.8,
                     help="flag ratios (ort ms / telar ms) below this (default 0.8)")
     ap.add_argument("--fail-below", type=float, help="exit 1 if a ratio is below this")
@@ -648,7 +665,8 @@ def main(argv=None):
 
     t_all = time.time()
     print(f"telarc {a.telarc}, telar-run {a.telar_run}"
-          + (f", telarc args {' '.join(a.telarc_arg)}" if a.telarc_arg else ""))
+          + (f", telarc args {' '.join(a.telarc_arg)}" if a.telarc_arg else "")
+          + (f", telar-run args {' '.join(a.telar_run_arg)}" if a.telar_run_arg else ""))
     print(f"sizes {','.join(a.size)}, threads {','.join(map(str, a.threads))}, "
           f"{a.processes} processes per side, "
           + (f"{a.iters} timed runs" if a.iters else f"timed runs filling {a.budget:g} s")
@@ -705,6 +723,7 @@ def main(argv=None):
                                   "budget_s": None if a.iters else a.budget,
                                   "warmup": a.warmup, "telarc": a.telarc,
                                   "telar_run": a.telar_run, "telarc_args": a.telarc_arg,
+                                  "telar_run_args": a.telar_run_arg,
                                   "models": a.models},
                        "rows": rows, "goals": gs}, fh, indent=1)
     failed = [r for r in rows if not r["ok"]]
