@@ -425,10 +425,16 @@ LogicalResult compileArtifact(ModuleOp module, TargetBackend &target,
         // no longer intermediates).
         liveSetBytes = LiveSetAnalysis(main).getLargestLiveSetBytes();
         if (options.randomWeights) {
-          if (llvm::any_of(interface.weights, [](const ProgramWeight &w) {
-                return w.isSharded();
-              })) {
-            error = "--random-weights writes single-device artifacts only";
+          // Each rank would fill its block as if it were the whole weight.
+          auto sharded = llvm::find_if(interface.weights,
+                                       [](const ProgramWeight &w) {
+                                         return w.isSharded();
+                                       });
+          if (sharded != interface.weights.end()) {
+            error = "--random-weights cannot fill sharded weights ('" +
+                    sharded->name +
+                    "' is sharded by the plan); use a plan that replicates "
+                    "the weights (data parallel, pipeline stages) or none";
             return failure();
           }
           if (!interface.weights.empty()) {

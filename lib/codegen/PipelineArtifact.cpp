@@ -269,6 +269,7 @@ LogicalResult compilePipelineArtifact(ModuleOp module, TargetBackend &target,
           sub.modelPath = options.modelPath;
           sub.plan = std::move(stagePlan);
           sub.launchFiles = false;
+          sub.randomWeights = options.randomWeights;
           sub.writtenManifest = &stageManifests[s];
           if (succeeded(compileArtifact(*program, target, sub, error)))
             return success();

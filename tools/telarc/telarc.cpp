@@ -217,8 +217,8 @@ cl::opt<bool> randomWeights(
     "random-weights",
     cl::desc("For benchmarks only: write no weight bytes; telar-run fills "
              "the weights with seeded random values when it loads the "
-             "artifact (a model too large to carry; single-device "
-             "artifacts)"),
+             "artifact, each by its name (a model too large to carry; "
+             "inference, weights not sharded by a plan)"),
     cl::cat(telarcCategory));
 
 cl::opt<bool> elideWeights(

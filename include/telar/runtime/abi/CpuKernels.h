@@ -170,7 +170,7 @@ int telarrt_get_num_threads(void);
  * GOMP_CPU_AFFINITY is set (libomp places them then); -1 when the OS
  * refused (the threads keep the process's CPUs); else the number of
  * threads pinned. Why: an OS may keep two of the threads on one CPU while
- * another idles, for a whole process (some VMs' schedulers pack threads
+ * another idles, up to a whole process (some VMs' schedulers pack threads
  * onto few vCPUs), and each fork and join then waits for a thread switch.
  * telarrt_set_num_threads with a different count unpins them; bind again
  * after it. Process-wide; not while a program runs. */
