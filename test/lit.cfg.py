@@ -117,6 +117,9 @@ config.substitutions.append((
     test_python + " " + os.path.join(config.telar_src_root, "python",
                                      "telar_testing", "run_ranks.py")))
 
+# The CPUs this process may run on (what telar-run's --bind-threads pins to).
+config.substitutions.append(("%nproc", str(len(os.sched_getaffinity(0)))))
+
 # The project's Python is there (checked above); tests still say REQUIRES:
 # telar-python so that what they need stays visible.
 config.available_features.add("telar-python")

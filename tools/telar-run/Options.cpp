@@ -103,11 +103,11 @@ void declareFlags(telar::tools::flags::FlagParser &flags, Options &o) {
                "threads for parallel loops and BLAS per rank (default: the "
                "hardware threads divided among the ranks of this machine)");
   flags.addValue({"--bind-threads"}, "auto|none",
-                 "auto (default): with 2 or more threads, pin each to its own "
-                 "CPU of the ones this process may use (ranks sharing a "
-                 "machine take different CPUs), unless OMP_PROC_BIND, "
-                 "OMP_PLACES, KMP_AFFINITY or GOMP_CPU_AFFINITY places them; "
-                 "none: leave them to the OS, which may keep two on one CPU",
+                 "auto (default): when 2 or more threads fill the CPUs this "
+                 "process may use (with the machine's other ranks), pin each "
+                 "to its own CPU, unless OMP_PROC_BIND, OMP_PLACES, "
+                 "KMP_AFFINITY or GOMP_CPU_AFFINITY places them; none: leave "
+                 "them to the OS, which may keep two on one CPU",
                  [&o](const std::string &, const std::string &value) {
                    if (value != "auto" && value != "none")
                      throw UsageError("--bind-threads expects 'auto' or "

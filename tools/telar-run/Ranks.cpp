@@ -28,18 +28,26 @@ int setUpThreads(const Options &o, const Job &job) {
   int threads = o.threads ? o.threads : defaultThreads(job);
   telarrt_set_num_threads(threads);
   int pinned = 0;
-  if (o.bindThreads) {
+  std::string why = !o.bindThreads ? " (--bind-threads none)" : "";
+  cpu_set_t mine;
+  CPU_ZERO(&mine);
+  if (o.bindThreads && sched_getaffinity(0, sizeof(mine), &mine) == 0) {
     // A launcher that bound the rank gave it CPUs of its own (fewer than the
     // machine's); ranks that share them all take disjoint slots.
-    int firstSlot = -1;
     int hardware = int(std::max(1u, std::thread::hardware_concurrency()));
-    cpu_set_t mine;
-    CPU_ZERO(&mine);
-    if (job.localSize > 1 && job.env.localRank >= 0 &&
-        sched_getaffinity(0, sizeof(mine), &mine) == 0 &&
-        CPU_COUNT(&mine) >= hardware)
-      firstSlot = job.env.localRank * threads;
-    pinned = telarrt_bind_threads(firstSlot);
+    int cpus = CPU_COUNT(&mine);
+    bool shared = job.localSize > 1 && job.env.localRank >= 0 &&
+                  cpus >= hardware;
+    int jobThreads = threads * (shared ? job.localSize : 1);
+    // Only when the job fills the CPUs it can see: beside other work (a pod
+    // among others on a node, one process of many) pinned threads could
+    // pile onto CPUs others use, where the OS would have moved them.
+    if (jobThreads >= cpus)
+      pinned = telarrt_bind_threads(shared ? job.env.localRank * threads : -1);
+    else if (threads > 1)
+      why = " (the job's " + std::to_string(jobThreads) + " threads use " +
+            std::to_string(jobThreads) + " of the " + std::to_string(cpus) +
+            " CPUs it may run on: left to the OS)";
   }
   if (o.verbose) {
     std::string where;
@@ -49,10 +57,10 @@ int setUpThreads(const Options &o, const Job &job) {
       where += (where.empty() ? "" : ",") + std::to_string(c);
     std::fprintf(stderr, "telar-run: %s%d thread%s, %s\n",
                  job.prefix().c_str(), threads, threads == 1 ? "" : "s",
-                 pinned > 0    ? ("pinned to CPUs " + where).c_str()
-                 : pinned < 0      ? "not pinned (the OS refused)"
-                 : !o.bindThreads ? "not pinned (--bind-threads none)"
-                                  : "not pinned");
+                 (pinned > 0   ? "pinned to CPUs " + where
+                  : pinned < 0 ? std::string("not pinned (the OS refused)")
+                               : "not pinned" + why)
+                     .c_str());
   }
   return threads;
 }
