@@ -104,8 +104,8 @@ void declareFlags(telar::tools::flags::FlagParser &flags, Options &o) {
                "hardware threads divided among the ranks of this machine)");
   flags.addValue({"--bind-threads"}, "auto|none",
                  "auto (default): when 2 or more threads fill the CPUs this "
-                 "process may use (with the machine's other ranks), pin each "
-                 "to its own CPU, unless OMP_PROC_BIND, OMP_PLACES, "
+                 "process may use, one each (with the machine's other ranks), "
+                 "pin each to its own CPU, unless OMP_PROC_BIND, OMP_PLACES, "
                  "KMP_AFFINITY or GOMP_CPU_AFFINITY places them; none: leave "
                  "them to the OS, which may keep two on one CPU",
                  [&o](const std::string &, const std::string &value) {
