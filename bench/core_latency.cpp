@@ -9,8 +9,8 @@
 // "median_ns": M}. What a parallel region's fork and join, and every cache
 // line one thread writes and another reads, pay. On a VM it follows where
 // the host runs the vCPUs: on the 2-vCPU Zen 4 VMs of this project it reads
-// 110-130 ns most of the time, ~50 ns in spells when the two vCPUs share a
-// core (SMT siblings) and 0.7-1.2 us in others, lasting seconds; two-thread
+// 110-130 ns most of the time, ~50 ns in spells (as SMT siblings of one
+// core would) and 0.7-1.2 us in others, lasting seconds; two-thread
 // latencies of small models are 1.4-1.8x longer in both kinds of spell
 // (bench/cpu_vs_onnxruntime prints it before each process). Exit 2 when
 // fewer than two CPUs are available.
