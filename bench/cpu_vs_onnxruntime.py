@@ -117,6 +117,7 @@ GOAL_SPREAD = 0.25
 # measured just before and just after it, off the run's median by these
 # factors): bench/core_latency.cpp.
 SPELL_LOW, SPELL_HIGH = 0.6, 2.0
+RTT_KEYS = ("core_rtt_ns", "core_rtt_after_ns")
 MIN_ITERS, MAX_ITERS = 20, 1000
 
 
@@ -307,13 +308,14 @@ def bench_threads(a, m, threads, iters, warmup):
     ort_npz = os.path.join(m["dir"], f"{m['name']}.ort_out.npz")
     telar, ort = [], []
     rep = None
+    # The round trip measured after a process is the next one's "before".
+    rtt = core_round_trip_ns(a) if a.measure_rtt else None
     for p in range(a.processes):
         first = p == 0
         sides = ["telar", "ort"] if p % 2 == 0 else ["ort", "telar"]
         for side in sides:
             # The two CPUs' cache-line round trip just before and just after
             # the process (it moves with the host; bench/core_latency.cpp).
-            rtt = core_round_trip_ns(a) if a.measure_rtt else None
             if side == "telar":
                 rep = run_telar(a, m, threads, iters, warmup, out_dir if first else None)
                 if first:
@@ -322,8 +324,9 @@ def bench_threads(a, m, threads, iters, warmup):
                              context_switches=rep.get("context_switches"))
             else:
                 stats = run_ort(a, m, threads, iters, warmup, ort_npz if first else None)
-            stats.update(core_rtt_ns=rtt,
-                         core_rtt_after_ns=core_round_trip_ns(a) if a.measure_rtt else None)
+            after = core_round_trip_ns(a) if a.measure_rtt else None
+            stats.update(core_rtt_ns=rtt, core_rtt_after_ns=after)
+            rtt = after
             (telar if side == "telar" else ort).append(stats)
     row = {"telar": aggregate(telar), "ort": aggregate(ort),
            "telar_threads": first_rep.get("threads"),
@@ -388,7 +391,7 @@ def pct(x):
 def rtt_range(*sides):
     """min-max of the core round trips measured around a row's processes."""
     ns = [p[k] for s in sides for p in (s or {}).get("processes", [])
-          for k in ("core_rtt_ns", "core_rtt_after_ns") if p.get(k) is not None]
+          for k in RTT_KEYS if p.get(k) is not None]
     return f"{min(ns):.0f}-{max(ns):.0f}" if ns else "-"
 
 
@@ -399,14 +402,12 @@ def mark_spells(rows):
     ("steady_spread"; None with fewer than 2 of them)."""
     procs = [p for r in rows if r.get("ok") for side in ("telar", "ort")
              for p in r[side]["processes"]]
-    ns = [p[k] for p in procs for k in ("core_rtt_ns", "core_rtt_after_ns")
-          if p.get(k) is not None]
+    ns = [p[k] for p in procs for k in RTT_KEYS if p.get(k) is not None]
     if not ns:
         return None
     mid = median(ns)
     for p in procs:
-        both = [p.get(k) for k in ("core_rtt_ns", "core_rtt_after_ns")
-                if p.get(k) is not None]
+        both = [p[k] for k in RTT_KEYS if p.get(k) is not None]
         p["host_spell"] = any(not SPELL_LOW * mid <= x <= SPELL_HIGH * mid for x in both)
     for r in rows:
         if r.get("ok"):

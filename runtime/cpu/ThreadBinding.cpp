@@ -74,6 +74,14 @@ bool pinCallingThread(const cpu_set_t &mask) {
   return pthread_setaffinity_np(pthread_self(), sizeof(mask), &mask) == 0;
 }
 
+/// Gives `threads` threads of the team the process's CPUs back.
+void unpinTeam(int threads) {
+  const cpu_set_t &mask = processCpus().mask;
+#pragma omp parallel num_threads(threads)
+  pinCallingThread(mask);
+  bound.clear();
+}
+
 } // namespace
 
 extern "C" {
@@ -108,9 +116,7 @@ int telarrt_bind_threads(int first_slot) {
     pinned += pinCallingThread(one) ? 1 : 0;
   }
   if (pinned != threads) {
-#pragma omp parallel num_threads(threads)
-    pinCallingThread(p.mask);
-    bound.clear();
+    unpinTeam(threads);
     return -1;
   }
   bound = want;
@@ -121,12 +127,8 @@ void telarrt_unbind_threads(void) {
   std::lock_guard<std::mutex> lock(bindingMutex);
   if (bound.empty() || omp_in_parallel())
     return;
-  const ProcessCpus &p = processCpus();
   // Every thread the team may have now (it can have grown since).
-  int threads = std::max<int>(int(bound.size()), omp_get_max_threads());
-#pragma omp parallel num_threads(threads)
-  pinCallingThread(p.mask);
-  bound.clear();
+  unpinTeam(std::max<int>(int(bound.size()), omp_get_max_threads()));
 }
 
 int telarrt_bound_thread_cpus(int *cpus, int capacity) {

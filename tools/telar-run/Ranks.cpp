@@ -24,6 +24,12 @@ int defaultThreads(const Job &job) {
   return std::max(1, hardware / std::max(1, local));
 }
 
+std::vector<int> pinnedThreadCpus() {
+  std::vector<int> cpus(std::max(0, telarrt_bound_thread_cpus(nullptr, 0)));
+  telarrt_bound_thread_cpus(cpus.data(), int(cpus.size()));
+  return cpus;
+}
+
 int setUpThreads(const Options &o, const Job &job) {
   int threads = o.threads ? o.threads : defaultThreads(job);
   // The process's CPUs, read before libomp starts (OMP_PROC_BIND would pin
@@ -59,9 +65,7 @@ int setUpThreads(const Options &o, const Job &job) {
   }
   if (o.verbose) {
     std::string where;
-    std::vector<int> cpus(std::max(pinned, 0));
-    telarrt_bound_thread_cpus(cpus.data(), int(cpus.size()));
-    for (int c : cpus)
+    for (int c : pinnedThreadCpus())
       where += (where.empty() ? "" : ",") + std::to_string(c);
     std::fprintf(stderr, "telar-run: %s%d thread%s, %s\n",
                  job.prefix().c_str(), threads, threads == 1 ? "" : "s",

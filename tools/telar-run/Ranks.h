@@ -79,6 +79,9 @@ std::vector<T> allGather(const Job &job, const std::vector<T> &value,
 /// launcher, or the ranks' host names; all of the job's when unknown).
 int defaultThreads(const Job &job);
 
+/// The CPU each thread is pinned to (empty when they are not pinned).
+std::vector<int> pinnedThreadCpus();
+
 /// Sets this rank's threads (--threads, or defaultThreads) and, with
 /// --bind-threads auto, pins them one to a CPU (telarrt_bind_threads):
 /// ranks sharing a machine whose launcher left them all of its CPUs take

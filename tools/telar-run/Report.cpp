@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Report.h"
+#include "Ranks.h"
 
 #include <algorithm>
 #include <cmath>
@@ -74,11 +75,7 @@ void addRunReportFields(nlohmann::ordered_json &j, const Options &o,
   j["warmup"] = o.bench ? o.warmup : 0;
   j["threads"] = threads;
   // Where they ran: one CPU each when pinned (--bind-threads), else [].
-  std::vector<int> cpus(std::max(threads, 1));
-  cpus.resize(std::min<size_t>(
-      cpus.size(), size_t(std::max(0, telarrt_bound_thread_cpus(
-                                         cpus.data(), int(cpus.size()))))));
-  j["thread_cpus"] = cpus;
+  j["thread_cpus"] = pinnedThreadCpus();
   j["peak_intermediate_bytes"] = maxPeak;
   if (m.largestLiveSetBytes >= 0)
     j["largest_live_set_bytes"] = m.largestLiveSetBytes;

@@ -178,7 +178,8 @@ int telarrt_bind_threads(int first_slot);
 /* Gives the threads back the process's CPUs. */
 void telarrt_unbind_threads(void);
 /* The CPUs the threads are pinned to (thread i on cpus[i]; at most
- * `capacity` written); returns how many threads are pinned, 0 when none. */
+ * `capacity` written, cpus may be null with capacity 0); returns how many
+ * threads are pinned, 0 when none. */
 int telarrt_bound_thread_cpus(int *cpus, int capacity);
 
 /* The multiply-adds each thread's share of a kernel must have for the
