@@ -15,7 +15,7 @@ log() { echo "setup: $*"; }
 # for the planner's integer program; Gloo for collectives without MPI (TCP
 # rendezvous); OpenSSL's libcrypto for the HMAC of the rendezvous and the
 # liveness channel; Slurm and munge for the real single-node Slurm of the launch
-# tests.
+# tests; python3-dev for the Python package's extension (python/).
 APT_PACKAGES=(
   cmake ninja-build g++ ccache pkg-config
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
@@ -32,7 +32,7 @@ APT_PACKAGES=(
   coinor-libcbc-dev
   libgloo-dev
   slurm-wlm munge
-  python3 python3-venv python3-pip python3-torch python3-torchvision
+  python3 python3-venv python3-pip python3-dev python3-torch python3-torchvision
 )
 
 if [ "${TELAR_SKIP_APT:-0}" != 1 ]; then
@@ -55,4 +55,11 @@ fi
 
 log "building (a clean build takes about 2 minutes on 2 cores; ccache makes rebuilds fast)"
 "$root/scripts/build.sh"
+
+# The Python package (python/telar, built into build/python with its
+# extension) on the project environment's path: `import telar` in .venv.
+venv="${TELAR_VENV:-$root/.venv}"
+site="$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
+echo "${TELAR_BUILD_DIR:-$root/build}/python" > "$site/telar.pth"
+"$venv/bin/python" -c 'import telar; print("setup: python package telar", telar.__version__, "from", telar.__file__)'
 log "done: tools are in build/bin (telarc, telar-opt)"

@@ -99,10 +99,15 @@ class Artifact:
 
     # Runs ----------------------------------------------------------------
 
-    def _arrays(self, inputs: Inputs) -> list[np.ndarray]:
-        """`inputs` in manifest order, as C-contiguous arrays of the
-        manifest's dtypes (values of the same kind are converted)."""
-        specs = self.manifest["inputs"]
+    def _arrays(self, inputs: Inputs,
+                training: bool = False) -> list[tuple[dict, np.ndarray]]:
+        """`inputs` in manifest order with their specs, as C-contiguous
+        arrays of the manifest's dtypes (values of the same kind are
+        converted). `training`: each with a leading dimension (the steps),
+        and without the inputs telar-run --train gives (``@lr``,
+        ``@step``)."""
+        specs = [s for s in self.manifest["inputs"]
+                 if not (training and s["name"].startswith("@"))]
         names = [s["name"] for s in specs]
         if isinstance(inputs, Mapping):
             unknown = [k for k in inputs if k not in names]
@@ -129,11 +134,20 @@ class Artifact:
                     raise RunError(f"input {spec['name']!r} is {spec['dtype']}"
                                    f", got {a.dtype}")
                 a = a.astype(want)
-            if list(a.shape) != list(spec["shape"]):
+            shape = list(a.shape[1:] if training else a.shape)
+            if shape != list(spec["shape"]) or (training and a.ndim == 0):
+                want_shape = ("(steps, " if training else "(") + ", ".join(
+                    str(d) for d in spec["shape"]) + ")"
                 raise RunError(f"input {spec['name']!r} must have shape "
-                               f"{tuple(spec['shape'])}, got {a.shape}")
-            arrays.append(np.ascontiguousarray(a))
+                               f"{want_shape}, got {a.shape}")
+            arrays.append((spec, np.ascontiguousarray(a)))
         return arrays
+
+    def _check_inference(self) -> None:
+        if self.manifest.get("training"):
+            raise RunError(f"{self.directory} is a training artifact "
+                           "(compiled with train=True): Artifact.train runs "
+                           "its steps")
 
     def _program(self, program: str, emulate: bool) -> Any:
         key = (program, emulate)
@@ -164,6 +178,7 @@ class Artifact:
         Raises:
           RunError: the inputs do not fit the manifest, or the run failed.
         """
+        self._check_inference()
         arrays = self._arrays(inputs)
         ranks = self.world_size if ranks is None else int(ranks)
         if ranks == 1 and self.world_size == 1:
@@ -171,7 +186,7 @@ class Artifact:
             if threads is not None:
                 _telar.set_threads(int(threads))
             try:
-                outputs = p.run(arrays)
+                outputs = p.run([a for _, a in arrays])
             except _telar.Error as e:
                 raise RunError(str(e)) from None
             return {spec["name"]: a for spec, a in zip(p.outputs, outputs)}
@@ -194,6 +209,7 @@ class Artifact:
         in collectives and the collectives per mesh axis set."""
         if n < 1:
             raise ValueError("n must be at least 1")
+        self._check_inference()
         arrays = self._arrays(inputs)
         ranks = self.world_size if ranks is None else int(ranks)
         with tempfile.TemporaryDirectory(prefix="telar-bench-") as tmp:
@@ -205,11 +221,53 @@ class Artifact:
             with open(report) as f:
                 return json.load(f)
 
-    def _run_args(self, arrays: list[np.ndarray], tmp: str, ranks: int,
-                  threads: int | None, program: str,
+    def train(self, data: Inputs, steps: int = 1, *, lr: float | None = None,
+              ranks: int | None = None, threads: int | None = None,
+              save_weights: str | os.PathLike[str] | None = None,
+              export_onnx: str | os.PathLike[str] | None = None,
+              checkpoint_dir: str | os.PathLike[str] | None = None,
+              checkpoint_every: int | None = None,
+              resume: str | os.PathLike[str] | None = None) -> list[float]:
+        """Runs `steps` training steps of a training artifact (compiled with
+        ``train=True``), as ``telar-run --train``, and returns each step's
+        loss.
+
+        Args:
+          data: every model input with a leading steps dimension (step i
+            takes row i mod its length), by name or in order.
+          lr: the learning rate (default: the one compiled in).
+          save_weights: write the trained parameters (safetensors).
+          export_onnx: write the model with the trained parameters (ONNX).
+          checkpoint_dir, checkpoint_every, resume: telar-run's checkpoints.
+        """
+        if steps < 1:
+            raise ValueError("steps must be at least 1")
+        arrays = self._arrays(data, training=True)
+        ranks = self.world_size if ranks is None else int(ranks)
+        with tempfile.TemporaryDirectory(prefix="telar-train-") as tmp:
+            report = os.path.join(tmp, "report.json")
+            args = self._run_args(arrays, tmp, ranks, threads, "", False)
+            args += ["--train", "--steps", str(int(steps)), "--report",
+                     report]
+            if lr is not None:
+                args += ["--lr", repr(float(lr))]
+            for flag, value in (("--save-weights", save_weights),
+                                ("--export-onnx", export_onnx),
+                                ("--checkpoint-dir", checkpoint_dir),
+                                ("--checkpoint-every", checkpoint_every),
+                                ("--resume", resume)):
+                if value is not None:
+                    args += [flag, os.fspath(value) if not isinstance(
+                        value, int) else str(value)]
+            self._telar_run(args)
+            with open(report) as f:
+                return [float(x) for x in json.load(f)["losses"]]
+
+    def _run_args(self, arrays: list[tuple[dict, np.ndarray]], tmp: str,
+                  ranks: int, threads: int | None, program: str,
                   emulate: bool) -> list[str]:
         args = [tool("telar-run"), str(self.directory), "-n", str(ranks)]
-        for i, (spec, a) in enumerate(zip(self.manifest["inputs"], arrays)):
+        for i, (spec, a) in enumerate(arrays):
             path = os.path.join(tmp, f"input-{i}.npy")
             np.save(path, a)
             args += ["--input", f"{spec['name']}={path}"]
