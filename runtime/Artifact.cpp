@@ -8,6 +8,7 @@
 #include "telar/runtime/Comm.h"
 #include "telar/runtime/Runtime.h"
 #include "telar/runtime/Safetensors.h"
+#include "telar/runtime/Trace.h"
 #include "telar/runtime/abi/Core.h"
 
 #include <algorithm>
@@ -442,6 +443,10 @@ void Artifact::run(Context &ctx, const std::vector<const void *> &inputs,
   // queue is done.
   int status = TELAR_STATUS_OK;
   Queue &queue = device.getQueue();
+  trace::Scope span("program", [&] {
+    return std::make_pair(getProgram().name,
+                          "\"artifact\": " + trace::quote(directory));
+  });
   try {
     queue.enqueue([&] { status = entry(c, buffers.data()); });
     if (status == TELAR_STATUS_OK)

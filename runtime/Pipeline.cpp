@@ -4,6 +4,7 @@
 
 #include "Blocks.h"
 #include "telar/runtime/FileUtil.h"
+#include "telar/runtime/Trace.h"
 #include "telar/runtime/Watchdog.h"
 
 #include <chrono>
@@ -524,6 +525,27 @@ void *Pipeline::scratchBuffer(size_t bytes) {
   return scratch.data();
 }
 
+namespace {
+/// Records a message's span for a trace (Trace.h): paired across ranks by
+/// (sender, receiver, tag) and its count on them.
+void traceMessage(const char *kind, int64_t from, int64_t to, int tag,
+                  int64_t sequence, size_t bytes, const std::string &label,
+                  Clock::time_point begin) {
+  trace::Span span;
+  span.category = kind;
+  span.peer = int(std::strcmp(kind, "send") == 0 ? to : from);
+  span.name = label + " rank " + std::to_string(span.peer);
+  span.args = "\"from\": " + std::to_string(from) +
+              ", \"to\": " + std::to_string(to) +
+              ", \"tag\": " + std::to_string(tag) +
+              ", \"bytes\": " + std::to_string(bytes);
+  span.match = std::to_string(from) + ">" + std::to_string(to) + "#" +
+               std::to_string(tag);
+  span.sequence = sequence;
+  trace::record(std::move(span), begin, Clock::now());
+}
+} // namespace
+
 void Pipeline::sendMessage(int64_t t, const PipelineMessageSpec &msg,
                            int64_t mb, size_t index, PipelineStats &stats) {
   const PipelineSpec &spec = getSpec();
@@ -550,9 +572,17 @@ void Pipeline::sendMessage(int64_t t, const PipelineMessageSpec &msg,
             tmp);
     data = tmp;
   }
-  comm::WaitScope wait(waitLabels[index], "", int(msg.toRank));
-  world->send(data, int64_t(bytes), comm::DataType::I8, int(msg.toRank),
-              int(t * spec.microbatches + mb));
+  int tag = int(t * spec.microbatches + mb);
+  int64_t sequence = messageCounts[{rank, msg.toRank, tag}]++;
+  Clock::time_point begin = Clock::now();
+  {
+    comm::WaitScope wait(waitLabels[index], "", int(msg.toRank));
+    world->send(data, int64_t(bytes), comm::DataType::I8, int(msg.toRank),
+                tag);
+  }
+  if (trace::enabled())
+    traceMessage("send", rank, msg.toRank, tag, sequence, bytes,
+                 waitLabels[index], begin);
   stats.messagesSent += 1;
   stats.bytesSent += int64_t(bytes);
 }
@@ -567,11 +597,17 @@ void Pipeline::recvMessage(int64_t t, const PipelineMessageSpec &msg,
   size_t bytes = size_t(msg.numElements()) * element;
   bool whole = isWholeBlock(block.getShape(), msg.sizes);
   void *data = whole ? block.data() : scratchBuffer(bytes);
+  int tag = int(t * spec.microbatches + mb);
+  int64_t sequence = messageCounts[{msg.fromRank, rank, tag}]++;
+  Clock::time_point begin = Clock::now();
   {
     comm::WaitScope wait(waitLabels[index], "", int(msg.fromRank));
     world->recv(data, int64_t(bytes), comm::DataType::I8, int(msg.fromRank),
-                int(t * spec.microbatches + mb));
+                tag);
   }
+  if (trace::enabled())
+    traceMessage("recv", msg.fromRank, rank, tag, sequence, bytes,
+                 waitLabels[index], begin);
   if (!whole)
     unpackBox(block.data(), block.getShape(), msg.toOffsets, msg.sizes, element,
               data);
@@ -656,6 +692,17 @@ PipelineStats Pipeline::run(const StepObserver &observer) {
                       step.op)) +
                   " steps are not supported");
     }
+    if (trace::enabled())
+      trace::record("pipeline",
+                    std::string(telar_sharding::getPipelineStepKindName(
+                        step.op)) +
+                        " stage " + std::to_string(step.stage) + " mb " +
+                        std::to_string(step.microbatch),
+                    begin, Clock::now(),
+                    "\"stage\": " + std::to_string(step.stage) +
+                        ", \"microbatch\": " +
+                        std::to_string(step.microbatch) + ", \"step\": " +
+                        std::to_string(i));
     if (observer)
       observer(i, step, since(begin));
   }

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "telar/runtime/Comm.h"
+#include "telar/runtime/Trace.h"
 #include "telar/runtime/Watchdog.h"
 #include "telar/sharding/core/Reshard.h"
 
@@ -199,11 +200,38 @@ void MeshCommunicator::onQueue(
   }
 }
 
-void MeshCommunicator::record(AxisSet axes, double seconds, int64_t bytes) {
+void MeshCommunicator::record(AxisSet axes, const char *kind,
+                              Clock::time_point start, int64_t bytes) {
+  Clock::time_point end = Clock::now();
   AxisSetStats &s = stats[axes];
   s.calls += 1;
-  s.seconds += seconds;
+  s.seconds += std::chrono::duration<double>(end - start).count();
   s.bytesSent += bytes;
+  // The call's index on its group, counted whether or not a trace records
+  // it: every member makes the same calls on a group in the same order, so
+  // equal indices are one collective (trace.h's `match`).
+  int64_t sequence = sequences[axes]++;
+  if (!trace::enabled())
+    return;
+  trace::Span span;
+  span.category = "collective";
+  span.name = std::string(kind) + "[" + formatAxisSet(axes) + "]";
+  span.args = "\"axes\": " + trace::quote(formatAxisSet(axes)) +
+              ", \"group_size\": " + std::to_string(getGroupSize(axes)) +
+              ", \"bytes_sent\": " + std::to_string(bytes);
+  // A collective among the group's members (not a local slice, which waits
+  // for nobody, nor point to point): the group is named by its axes and
+  // the rank with the group's coordinates zeroed (the same for exactly the
+  // members).
+  if (axes && std::string(kind) != "local_slice") {
+    int64_t color = 0;
+    for (size_t i = 0; i < axisSizes.size(); ++i)
+      color = color * axisSizes[i] +
+              ((axes & (AxisSet(1) << i)) ? 0 : coordinates[i]);
+    span.match = formatAxisSet(axes) + "/" + std::to_string(color);
+    span.sequence = sequence;
+  }
+  trace::record(std::move(span), start, end);
 }
 
 AxisSetStats MeshCommunicator::getTotalStats() const {
@@ -215,12 +243,6 @@ AxisSetStats MeshCommunicator::getTotalStats() const {
   }
   return total;
 }
-
-namespace {
-double since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
-} // namespace
 
 void MeshCommunicator::allReduce(AxisSet axes, DataType type, ReduceOp op,
                                  const void *in, void *out, int64_t count) {
@@ -236,7 +258,7 @@ void MeshCommunicator::allReduce(AxisSet axes, DataType type, ReduceOp op,
           [&](const void *in, void *out) {
             group.allReduce(in, out, count, type, op);
           });
-  record(axes, since(start),
+  record(axes, "all_reduce", start,
          telar_sharding::getStepBytes(telar_sharding::StepKind::AllReduce, g,
                                       bytes));
 }
@@ -263,7 +285,7 @@ void MeshCommunicator::allGather(AxisSet axes, DataType type, const void *in,
             group.allGather(in, tmp, block, type);
             transposeBlocks(tmp, out, g, outer, size_t(inner) * es);
           });
-  record(axes, since(start),
+  record(axes, "all_gather", start,
          telar_sharding::getStepBytes(telar_sharding::StepKind::AllGather, g,
                                       block * int64_t(es)));
 }
@@ -291,7 +313,7 @@ void MeshCommunicator::reduceScatter(AxisSet axes, DataType type, ReduceOp op,
             transposeBlocks(in, tmp, outer, g, size_t(inner) * es);
             group.reduceScatter(tmp, out, block, type, op);
           });
-  record(axes, since(start),
+  record(axes, "reduce_scatter", start,
          telar_sharding::getStepBytes(telar_sharding::StepKind::ReduceScatter,
                                       g, g * block * int64_t(es)));
 }
@@ -333,7 +355,7 @@ void MeshCommunicator::allToAll(AxisSet axes, DataType type, const void *in,
       group.allToAll(send, out, piece, type);
     }
   });
-  record(axes, since(start),
+  record(axes, "all_to_all", start,
          telar_sharding::getStepBytes(telar_sharding::StepKind::AllToAll, g,
                                       g * piece * int64_t(es)));
 }
@@ -355,7 +377,7 @@ void MeshCommunicator::localSlice(AxisSet axes, DataType type, const void *in,
             for (int64_t o = 0; o < outer && row; ++o)
               std::memcpy(d + o * row, s + (o * g + index) * row, row);
           });
-  record(axes, since(start), 0);
+  record(axes, "local_slice", start, 0);
 }
 
 void MeshCommunicator::broadcast(AxisSet axes, DataType type, void *buffer,
@@ -374,7 +396,7 @@ void MeshCommunicator::broadcast(AxisSet axes, DataType type, void *buffer,
   onQueue(buffer, bytes, buffer, bytes, [&](const void *, void *buffer) {
     group.broadcast(buffer, count, type, int(root));
   });
-  record(axes, since(start),
+  record(axes, "broadcast", start,
          getGroupIndex(axes) == root ? (g - 1) * int64_t(bytes) : 0);
 }
 
@@ -390,7 +412,7 @@ void MeshCommunicator::send(DataType type, const void *buffer, int64_t count,
           [&](const void *buffer, void *) {
             world->send(buffer, count, type, int(peer), tag);
           });
-  record(0, since(start), count * int64_t(getDataTypeSize(type)));
+  record(0, "send", start, count * int64_t(getDataTypeSize(type)));
 }
 
 void MeshCommunicator::recv(DataType type, void *buffer, int64_t count,
@@ -405,7 +427,7 @@ void MeshCommunicator::recv(DataType type, void *buffer, int64_t count,
           [&](const void *, void *buffer) {
             world->recv(buffer, count, type, int(peer), tag);
           });
-  record(0, since(start), 0);
+  record(0, "recv", start, 0);
 }
 
 void MeshCommunicator::barrier(AxisSet axes) {
@@ -414,5 +436,5 @@ void MeshCommunicator::barrier(AxisSet axes) {
   WaitScope wait("barrier", getGroupLabel(axes));
   Communicator &group = getGroup(axes);
   onQueue(nullptr, 0, nullptr, 0, [&](const void *, void *) { group.barrier(); });
-  record(axes, since(start), 0);
+  record(axes, "barrier", start, 0);
 }

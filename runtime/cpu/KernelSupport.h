@@ -14,6 +14,7 @@
 
 #include "CpuDevice.h"
 #include "Gemm.h"
+#include "telar/runtime/Trace.h"
 #include "telar/runtime/abi/CpuKernels.h"
 
 #include <chrono>
@@ -146,21 +147,29 @@ std::string convShape(const TelarMemRef4F32 *in, const TelarMemRef4F32 *filter,
 
 /// Times one kernel call into its context's profile, when profiling is on
 /// (Context::setKernelProfiling): `shape()` describes the operands, and
-/// calls of a kernel with the same description add up.
+/// calls of a kernel with the same description add up. And records it as a
+/// span of a trace being recorded (telar/runtime/Trace.h).
 template <typename Shape> class KernelTimer {
 public:
   KernelTimer(TelarContext *ctx, const char *kernel, Shape shape)
-      : profile(cpu::cpuDeviceOf(ctx).profile.get()), kernel(kernel),
+      : profile(cpu::cpuDeviceOf(ctx).profile.get()),
+        tracing(telar::runtime::trace::enabled()), kernel(kernel),
         shape(std::move(shape)) {
-    if (profile)
+    if (profile || tracing)
       start = std::chrono::steady_clock::now();
   }
   ~KernelTimer() {
+    if (!profile && !tracing)
+      return;
+    std::chrono::steady_clock::time_point end =
+        std::chrono::steady_clock::now();
+    if (tracing)
+      telar::runtime::trace::record(
+          "kernel", kernel, start, end,
+          "\"shape\": " + telar::runtime::trace::quote(shape()));
     if (!profile)
       return;
-    double seconds = std::chrono::duration<double>(
-                         std::chrono::steady_clock::now() - start)
-                         .count();
+    double seconds = std::chrono::duration<double>(end - start).count();
     std::pair<std::string, std::string> key(kernel, shape());
     std::lock_guard<std::mutex> lock(profile->mutex);
     auto [it, added] = profile->index.emplace(key, profile->entries.size());
@@ -173,6 +182,7 @@ public:
 
 private:
   detail::KernelProfile *profile;
+  bool tracing;
   const char *kernel;
   Shape shape;
   std::chrono::steady_clock::time_point start;

@@ -140,6 +140,14 @@ void declareFlags(telar::tools::flags::FlagParser &flags, Options &o) {
                   "ranks: per rank, and per mesh axis set the collectives' "
                   "calls, time and bytes sent, measured)",
                   "--report expects a file name");
+  flags.addString({"--trace"}, "FILE", o.trace,
+                  "write a Chrome trace-event / Perfetto JSON timeline of "
+                  "the runs (rank 0 writes one file for the job): per rank "
+                  "the runs, program calls, runtime kernels with their "
+                  "shapes, collectives and pipeline steps and messages, "
+                  "the time each waited for its peers, and idle time "
+                  "(docs/Trace.md)",
+                  "--trace expects a file name");
   flags.addSwitch({"--profile-kernels"}, o.profileKernels,
                   "time the runtime's kernels (matmuls, convolutions, "
                   "pooling) during the timed runs and print, per kernel and "

@@ -31,6 +31,8 @@ struct Options {
   int bench = 0;
   int warmup = 3;
   std::string report;
+  /// --trace: the Chrome trace-event file of the runs (Trace.h).
+  std::string trace;
   /// --timeout: seconds any blocking wait may take.
   double timeoutSeconds = 300;
   /// --emulate: a GPU artifact's kernels on the CPU.

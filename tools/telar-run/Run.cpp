@@ -9,6 +9,7 @@
 
 #include "Report.h"
 #include "TensorIO.h"
+#include "Trace.h"
 
 #include "telar/runtime/Abi.h"
 
@@ -30,6 +31,10 @@ namespace {
 void prepareOutputs(const Options &o, const Job &job, const Manifest &m,
                     Prepared &p) {
   p.outputPaths = prepareOutputFiles(o, job.rank, m);
+  // The trace file is written after the runs: refused now if it cannot be.
+  if (!o.trace.empty() && job.rank == 0 && !std::ofstream(o.trace))
+    throw Error("cannot write the trace '" + o.trace +
+                "': " + std::strerror(errno));
   if (!o.report.empty() && job.rank == 0) {
     p.report.open(o.report);
     if (!p.report)
@@ -212,9 +217,9 @@ int run(const Options &o, const Job &job) {
                     : std::nullopt;
       timeOnDevice = ms.has_value();
     }
-    double ms =
-        std::chrono::duration<double, std::milli>(Clock::now() - start)
-            .count();
+    Clock::time_point end = Clock::now();
+    traceRun(number, kind, start, end);
+    double ms = std::chrono::duration<double, std::milli>(end - start).count();
     if (o.verbose)
       std::fprintf(stderr, "telar-run: %sstep %" PRId64 "/%" PRId64
                            " (%s) done in %s ms\n",
@@ -222,6 +227,7 @@ int run(const Options &o, const Job &job) {
                    formatMs(ms).c_str());
     return ms;
   };
+  startTrace(o, job);
   Clock::time_point runsStart = Clock::now();
   for (int i = 0; i < warmup; ++i)
     step(i + 1, "warmup");
@@ -251,11 +257,12 @@ int run(const Options &o, const Job &job) {
   double totalSeconds =
       std::chrono::duration<double>(Clock::now() - benchStart).count();
   timeOnDevice = false;
+  double runsSeconds =
+      std::chrono::duration<double>(Clock::now() - runsStart).count();
+  finishTrace(o, job);
   // Every rank's time for all its runs, warmup included.
-  std::vector<double> perRankSeconds = allGather<double>(
-      job,
-      {std::chrono::duration<double>(Clock::now() - runsStart).count()},
-      comm::DataType::F64);
+  std::vector<double> perRankSeconds =
+      allGather<double>(job, {runsSeconds}, comm::DataType::F64);
   comm::Watchdog::setPhase("collecting the statistics");
   // Intermediates only: the staged inputs and outputs were allocated
   // before the reset and live throughout.

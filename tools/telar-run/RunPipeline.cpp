@@ -8,6 +8,7 @@
 
 #include "Report.h"
 #include "TensorIO.h"
+#include "Trace.h"
 
 #include "telar/runtime/Abi.h"
 
@@ -58,6 +59,7 @@ int runPipeline(const Options &o, const Job &job, Prepared &p, int threads) {
 
   std::vector<double> times;
   double busy = 0, wait = 0, own = 0, bytesSent = 0, messages = 0;
+  startTrace(o, job);
   Clock::time_point runsStart = Clock::now(), benchStart = runsStart;
   for (run = 1; run <= steps; ++run) {
     bool timed = run > warmup;
@@ -73,7 +75,10 @@ int runPipeline(const Options &o, const Job &job, Prepared &p, int threads) {
     }
     if (run == warmup + 1)
       benchStart = Clock::now();
+    Clock::time_point begin = Clock::now();
     PipelineStats stats = runOnce();
+    traceRun(run, !o.bench ? "run" : timed ? "timed" : "warmup", begin,
+             Clock::now());
     if (o.verbose)
       std::fprintf(stderr,
                    "telar-run: %sstep %" PRId64 "/%" PRId64
@@ -97,9 +102,11 @@ int runPipeline(const Options &o, const Job &job, Prepared &p, int threads) {
   }
   double totalSeconds =
       std::chrono::duration<double>(Clock::now() - benchStart).count();
-  std::vector<double> perRankSeconds = allGather<double>(
-      job, {std::chrono::duration<double>(Clock::now() - runsStart).count()},
-      comm::DataType::F64);
+  double runsSeconds =
+      std::chrono::duration<double>(Clock::now() - runsStart).count();
+  finishTrace(o, job);
+  std::vector<double> perRankSeconds =
+      allGather<double>(job, {runsSeconds}, comm::DataType::F64);
   comm::Watchdog::setPhase("collecting the statistics");
   // A run's latency: its slowest rank's (every rank started it together).
   std::vector<double> slowest = times;

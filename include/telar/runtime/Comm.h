@@ -21,6 +21,7 @@
 #include "telar/runtime/Abi.h"
 #include "telar/runtime/Device.h"
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -218,8 +219,11 @@ private:
   /// Scratch buffer `index` (0 or 1) of at least `bytes`, kept between
   /// calls (throws std::bad_alloc).
   void *scratch(int index, size_t bytes);
-  /// Adds one call's time and bytes to `axes`' statistics.
-  void record(AxisSet axes, double seconds, int64_t bytes);
+  /// Adds one call's time (since `start`) and bytes to `axes`' statistics,
+  /// and its span to a trace being recorded (Trace.h; not for the empty
+  /// set: point to point, traced by whoever pairs the messages).
+  void record(AxisSet axes, const char *kind,
+              std::chrono::steady_clock::time_point start, int64_t bytes);
   /// Runs `body` on host-visible views of `in` (`inBytes`) and `out`
   /// (`outBytes`; the same buffer when in == out) ordered on the device's
   /// queue: the buffers themselves when the transport takes the device's
@@ -234,6 +238,8 @@ private:
   std::map<AxisSet, std::unique_ptr<Communicator>> groups;
   std::map<AxisSet, std::string> groupLabels;
   std::map<AxisSet, AxisSetStats> stats;
+  /// Calls made on each axis set, ever (not reset with the statistics).
+  std::map<AxisSet, int64_t> sequences;
   Device *device = nullptr;
   struct Scratch {
     std::unique_ptr<unsigned char[]> data;

@@ -24,8 +24,10 @@
 #include "telar/runtime/Runtime.h"
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace telar::runtime {
@@ -187,6 +189,9 @@ private:
   std::vector<const char *> waitLabels;
   std::vector<const char *> stageLabels;
   std::vector<unsigned char> scratch;
+  /// Messages sent and received per (sender, receiver, tag), ever: the
+  /// sender's n-th is the receiver's n-th (a trace pairs them, Trace.h).
+  std::map<std::tuple<int64_t, int64_t, int>, int64_t> messageCounts;
   bool inputsSet = false;
 };
 
