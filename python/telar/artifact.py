@@ -161,7 +161,9 @@ class Artifact:
 
     def run(self, inputs: Inputs, *, ranks: int | None = None,
             threads: int | None = None, program: str = "",
-            emulate: bool = False) -> dict[str, np.ndarray]:
+            emulate: bool = False,
+            trace: str | os.PathLike[str] | None = None
+            ) -> dict[str, np.ndarray]:
         """Runs the model once and returns its outputs by name.
 
         Args:
@@ -174,6 +176,9 @@ class Artifact:
           program: the artifact's program to run (default: ``main``).
           emulate: run a CUDA artifact on the CUDA emulator (compiled with
             ``emulation=True``), without a GPU.
+          trace: write a Chrome trace-event file of the run there
+            (``telar-run --trace``, docs/Trace.md; runs through telar-run
+            even on one rank).
 
         Raises:
           RunError: the inputs do not fit the manifest, or the run failed.
@@ -181,7 +186,7 @@ class Artifact:
         self._check_inference()
         arrays = self._arrays(inputs)
         ranks = self.world_size if ranks is None else int(ranks)
-        if ranks == 1 and self.world_size == 1:
+        if ranks == 1 and self.world_size == 1 and trace is None:
             p = self._program(program, emulate)
             if threads is not None:
                 _telar.set_threads(int(threads))
@@ -192,7 +197,7 @@ class Artifact:
             return {spec["name"]: a for spec, a in zip(p.outputs, outputs)}
         with tempfile.TemporaryDirectory(prefix="telar-run-") as tmp:
             args = self._run_args(arrays, tmp, ranks, threads, program,
-                                  emulate)
+                                  emulate, trace)
             out_dir = os.path.join(tmp, "outputs")
             self._telar_run(args + ["--output-dir", out_dir])
             return {spec["name"]: np.load(os.path.join(
@@ -201,12 +206,14 @@ class Artifact:
 
     def bench(self, inputs: Inputs, n: int = 100, *, warmup: int = 3,
               ranks: int | None = None, threads: int | None = None,
-              program: str = "", emulate: bool = False) -> dict[str, Any]:
+              program: str = "", emulate: bool = False,
+              trace: str | os.PathLike[str] | None = None) -> dict[str, Any]:
         """Times `n` runs after `warmup` untimed ones, as ``telar-run
         --bench N``, and returns its report (``--report``): latency_ms
         (mean, p50, p90, min; the slowest rank's), iterations, threads,
         memory figures, and with several ranks each rank's latency and time
-        in collectives and the collectives per mesh axis set."""
+        in collectives and the collectives per mesh axis set. `trace`:
+        as :meth:`run`'s, of every run."""
         if n < 1:
             raise ValueError("n must be at least 1")
         self._check_inference()
@@ -215,7 +222,7 @@ class Artifact:
         with tempfile.TemporaryDirectory(prefix="telar-bench-") as tmp:
             report = os.path.join(tmp, "report.json")
             args = self._run_args(arrays, tmp, ranks, threads, program,
-                                  emulate)
+                                  emulate, trace)
             self._telar_run(args + ["--bench", str(int(n)), "--warmup",
                                     str(int(warmup)), "--report", report])
             with open(report) as f:
@@ -227,7 +234,8 @@ class Artifact:
               export_onnx: str | os.PathLike[str] | None = None,
               checkpoint_dir: str | os.PathLike[str] | None = None,
               checkpoint_every: int | None = None,
-              resume: str | os.PathLike[str] | None = None) -> list[float]:
+              resume: str | os.PathLike[str] | None = None,
+              trace: str | os.PathLike[str] | None = None) -> list[float]:
         """Runs `steps` training steps of a training artifact (compiled with
         ``train=True``), as ``telar-run --train``, and returns each step's
         loss.
@@ -239,6 +247,7 @@ class Artifact:
           save_weights: write the trained parameters (safetensors).
           export_onnx: write the model with the trained parameters (ONNX).
           checkpoint_dir, checkpoint_every, resume: telar-run's checkpoints.
+          trace: as :meth:`run`'s, of every step.
         """
         if steps < 1:
             raise ValueError("steps must be at least 1")
@@ -246,7 +255,8 @@ class Artifact:
         ranks = self.world_size if ranks is None else int(ranks)
         with tempfile.TemporaryDirectory(prefix="telar-train-") as tmp:
             report = os.path.join(tmp, "report.json")
-            args = self._run_args(arrays, tmp, ranks, threads, "", False)
+            args = self._run_args(arrays, tmp, ranks, threads, "", False,
+                                  trace)
             args += ["--train", "--steps", str(int(steps)), "--report",
                      report]
             if lr is not None:
@@ -265,8 +275,12 @@ class Artifact:
 
     def _run_args(self, arrays: list[tuple[dict, np.ndarray]], tmp: str,
                   ranks: int, threads: int | None, program: str,
-                  emulate: bool) -> list[str]:
-        args = [tool("telar-run"), str(self.directory), "-n", str(ranks)]
+                  emulate: bool,
+                  trace: str | os.PathLike[str] | None) -> list[str]:
+        args = [tool("telar-run"), str(self.directory), "-n", str(ranks),
+                "-q"]
+        if trace is not None:
+            args += ["--trace", os.fspath(trace)]
         for i, (spec, a) in enumerate(arrays):
             path = os.path.join(tmp, f"input-{i}.npy")
             np.save(path, a)

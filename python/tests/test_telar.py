@@ -204,6 +204,21 @@ def test_planned_explained_and_run_on_ranks(gpt, gpt4) -> None:
     assert_close(gpt4.run(inputs), reference)
 
 
+def test_run_traced(gpt, gpt4, tmp_path: Path) -> None:
+    _, inputs, reference = gpt
+    assert_close(gpt4.run(inputs, trace=tmp_path / "t.json"), reference)
+    trace = json.loads((tmp_path / "t.json").read_text())
+    ranks = {e["pid"] for e in trace["traceEvents"] if e.get("ph") == "X"}
+    assert ranks == {0, 1, 2, 3}
+    assert any(e.get("cat") == "collective" and "wait_us" in e["args"]
+               for e in trace["traceEvents"])
+    one = telar.compile(mlp_model())
+    x = np.ones((2, 8), np.float32)
+    one.run({"x": x}, trace=tmp_path / "one.json")
+    events = json.loads((tmp_path / "one.json").read_text())["traceEvents"]
+    assert [e["name"] for e in events if e.get("cat") == "program"] == ["main"]
+
+
 def test_bench_report(gpt, gpt4) -> None:
     _, inputs, _ = gpt
     report = gpt4.bench(inputs, 3, warmup=1)
@@ -264,8 +279,12 @@ def test_train(tmp_path: Path) -> None:
     x = rng.standard_normal((1, 4, 8)).astype(np.float32)
     labels = np.array([[0, 1, 2, 1]], np.int64)
     losses = a.train({"x": x, "labels": labels}, steps=6,
-                     save_weights=tmp_path / "w.safetensors")
+                     save_weights=tmp_path / "w.safetensors",
+                     trace=tmp_path / "train.json")
     assert len(losses) == 6 and losses[-1] < losses[0]
+    events = json.loads((tmp_path / "train.json").read_text())["traceEvents"]
+    assert [e["name"] for e in events if e.get("cat") == "run"] == [
+        f"run {i} (training)" for i in range(1, 7)]
     assert (tmp_path / "w.safetensors").stat().st_size > 0
     with pytest.raises(telar.RunError, match="training artifact"):
         a.run({"x": x[0], "labels": labels[0]})

@@ -13,6 +13,7 @@
 
 #include "Report.h"
 #include "TensorIO.h"
+#include "Trace.h"
 
 #include "telar/runtime/FileUtil.h"
 #include "telar/runtime/Npy.h"
@@ -249,6 +250,9 @@ int train(const Options &o, const Job &job) {
     }
     artifact->makeWeightsWritable();
     inputs = readStepInputs(o, m);
+    if (!o.trace.empty() && job.rank == 0 && !std::ofstream(o.trace))
+      throw Error("cannot write the trace '" + o.trace +
+                  "': " + std::strerror(errno));
     if (!o.report.empty() && job.rank == 0) {
       report.open(o.report);
       if (!report)
@@ -338,6 +342,7 @@ int train(const Options &o, const Job &job) {
   Context &context = artifact->getContext();
   if (o.profileKernels)
     context.setKernelProfiling(true);
+  startTrace(o, job);
   Clock::time_point start = Clock::now();
   for (int64_t step = firstStep; step < o.steps; ++step) {
     comm::Watchdog::beginStep(step + 1, o.steps);
@@ -369,9 +374,10 @@ int train(const Options &o, const Job &job) {
     for (const Variable &v : variables)
       device.copy(v.buffer, device.getMemorySpace(), outputs[v.output].data(),
                   MemorySpace::Host, outputs[v.output].getByteSize());
-    double ms = std::chrono::duration<double, std::milli>(Clock::now() -
-                                                          stepStart)
-                    .count();
+    Clock::time_point stepEnd = Clock::now();
+    traceRun(step + 1, "training", stepStart, stepEnd);
+    double ms =
+        std::chrono::duration<double, std::milli>(stepEnd - stepStart).count();
     times.push_back(ms);
     double loss = lossIndex < outputs.size()
                       ? elementAsDouble(outputs[lossIndex].getDType(),
@@ -396,6 +402,7 @@ int train(const Options &o, const Job &job) {
   }
   double totalSeconds =
       std::chrono::duration<double>(Clock::now() - start).count();
+  finishTrace(o, job);
   size_t peak = context.getPeakBytes();
   std::vector<KernelProfileEntry> kernels = byTime(context.getKernelProfile());
   context.setKernelProfiling(false);
