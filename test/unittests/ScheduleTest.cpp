@@ -500,6 +500,27 @@ TEST(Schedule, SimulateByHand) {
   EXPECT_EQ(t.busy, (std::vector<double>{2, 4}));
   EXPECT_EQ(t.idle, (std::vector<double>{3, 1}));
   EXPECT_DOUBLE_EQ(t.bubbleFraction, 0.4);
+  // The Gantt chart: stage 0 (1 s) computes both microbatches and sends
+  // each as soon as it is done; stage 1 (2 s) waits 1 s for the first and
+  // has the second waiting for it when it is done with the first.
+  auto times = [](const std::vector<TimedStep> &steps) {
+    std::vector<std::tuple<std::string, double, double>> out;
+    for (const TimedStep &t : steps)
+      out.emplace_back(formatScheduleStep(t.step), t.start, t.end);
+    return out;
+  };
+  using Row = std::tuple<std::string, double, double>;
+  ASSERT_EQ(t.steps.size(), 2u);
+  EXPECT_EQ(times(t.steps[0]),
+            (std::vector<Row>{{"forward mb 0 stage 0", 0, 1},
+                              {"send mb 0 stage 0 -> 1", 1, 1},
+                              {"forward mb 1 stage 0", 1, 2},
+                              {"send mb 1 stage 0 -> 1", 2, 3}}));
+  EXPECT_EQ(times(t.steps[1]),
+            (std::vector<Row>{{"recv mb 0 stage 1 <- 0", 0, 1},
+                              {"forward mb 0 stage 1", 1, 3},
+                              {"recv mb 1 stage 1 <- 0", 3, 3},
+                              {"forward mb 1 stage 1", 3, 5}}));
   EXPECT_THROW(simulateSchedule(*g, {1}, {}), std::invalid_argument);
   auto training = buildSchedule(ScheduleKind::GPipe, 2, 1, 2, false, {}, error);
   ASSERT_TRUE(training);

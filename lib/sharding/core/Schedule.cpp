@@ -699,11 +699,16 @@ telar_sharding::simulateSchedule(const PipelineSchedule &schedule,
   const size_t P = size_t(std::max<int64_t>(schedule.positions, 0));
   ScheduleTiming timing;
   timing.busy.assign(P, 0);
+  timing.steps.resize(P);
   std::vector<double> clock(P, 0);
+  // A cross-position Recv's start: its position's clock when the matching
+  // Send moved both (run() reports the Send just before its Recv).
+  std::vector<double> recvStart(P, -1);
   std::string error =
       run(schedule, [&](int64_t p, const ScheduleStep &step) -> std::string {
         if (step.stage < 0 || step.stage >= S)
           return "stage out of range";
+        double start = clock[size_t(p)];
         if (step.kind == Kind::Forward || step.kind == Kind::Backward) {
           double seconds = step.kind == Kind::Forward
                                ? forwardSeconds[size_t(step.stage)]
@@ -715,8 +720,14 @@ telar_sharding::simulateSchedule(const PipelineSchedule &schedule,
           // transfer within a position costs nothing).
           size_t q = size_t(schedule.getPosition(step.peerStage));
           double t = std::max(clock[size_t(p)], clock[q]);
+          if (q != size_t(p))
+            recvStart[q] = clock[q];
           clock[size_t(p)] = clock[q] = t;
+        } else if (recvStart[size_t(p)] >= 0) {
+          start = recvStart[size_t(p)];
+          recvStart[size_t(p)] = -1;
         }
+        timing.steps[size_t(p)].push_back({step, start, clock[size_t(p)]});
         return "";
       });
   if (!error.empty())

@@ -162,11 +162,22 @@ buildSchedule(ScheduleKind kind, int64_t positions, int64_t virtualStages,
 /// backward (training) or transfer that never runs.
 std::string checkSchedule(const PipelineSchedule &schedule);
 
+/// A step of a simulated table and when it ran.
+struct TimedStep {
+  ScheduleStep step;
+  /// A compute: while it ran. A transfer: from when its position reached it
+  /// to when both ends had (rendezvous; the wait is the time before both
+  /// were there, the transfer itself is free).
+  double start = 0, end = 0;
+};
+
 struct ScheduleTiming {
   double makespan = 0;
   std::vector<double> busy;  // per position: compute seconds
   std::vector<double> idle;  // per position: makespan - busy
   double bubbleFraction = 0; // mean idle / makespan
+  /// Per position, its steps in order with their times (a Gantt chart).
+  std::vector<std::vector<TimedStep>> steps;
 };
 
 /// Event simulation of the table with per-stage forward/backward seconds
