@@ -15,7 +15,8 @@ log() { echo "setup: $*"; }
 # for the planner's integer program; Gloo for collectives without MPI (TCP
 # rendezvous); OpenSSL's libcrypto for the HMAC of the rendezvous and the
 # liveness channel; Slurm and munge for the real single-node Slurm of the launch
-# tests; python3-dev for the Python package's extension (python/).
+# tests; python3-dev for the Python package's extension (python/); Chromium
+# to render the plan and trace pages headless in their tests.
 APT_PACKAGES=(
   cmake ninja-build g++ ccache pkg-config
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
@@ -32,6 +33,7 @@ APT_PACKAGES=(
   coinor-libcbc-dev
   libgloo-dev
   slurm-wlm munge
+  chromium
   python3 python3-venv python3-pip python3-dev python3-torch python3-torchvision
 )
 

@@ -117,6 +117,15 @@ config.substitutions.append((
     test_python + " " + os.path.join(config.telar_src_root, "python",
                                      "telar_testing", "run_ranks.py")))
 
+# `%chromium ARGS... URL`: Debian's Chromium, headless (the page tests:
+# --dump-dom prints the document once its scripts ran, --screenshot=FILE
+# keeps a picture). Installed by scripts/setup.sh; without it those tests
+# fail. --no-sandbox: the tests may run as root.
+config.substitutions.append((
+    "%chromium",
+    "timeout 120 chromium --headless --no-sandbox --disable-gpu "
+    "--no-first-run --disable-dev-shm-usage"))
+
 # The CPUs this process may run on (what telar-run's --bind-threads pins to).
 config.substitutions.append(("%nproc", str(len(os.sched_getaffinity(0)))))
 

@@ -1,7 +1,7 @@
 //===- LaunchFiles.cpp - The launch/ folder of multi-rank artifacts -------===//
 //
 // The templates (lib/launch/templates/*.in, embedded by
-// EmbedLaunchTemplates.cmake) hold `{{name}}` placeholders; a placeholder
+// cmake/EmbedFiles.cmake) hold `{{name}}` placeholders; a placeholder
 // alone on its line takes a multi-line value, each line indented as the
 // placeholder is (the YAML command lists). Files without `.in` (the Ray
 // launcher) are copied as they are.

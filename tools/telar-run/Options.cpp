@@ -145,7 +145,8 @@ void declareFlags(telar::tools::flags::FlagParser &flags, Options &o) {
                   "the runs (rank 0 writes one file for the job): per rank "
                   "the runs, program calls, runtime kernels with their "
                   "shapes, collectives and pipeline steps and messages, "
-                  "the time each waited for its peers, and idle time "
+                  "the time each waited for its peers, and idle time; "
+                  "FILE.html: a self-contained page drawing it "
                   "(docs/Trace.md)",
                   "--trace expects a file name");
   flags.addSwitch({"--profile-kernels"}, o.profileKernels,

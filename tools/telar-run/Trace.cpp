@@ -12,6 +12,7 @@
 #include "telar/runtime/Comm.h"
 #include "telar/runtime/Runtime.h"
 #include "telar/runtime/Watchdog.h"
+#include "telar/view/Page.h"
 
 #include <nlohmann/json.hpp>
 
@@ -27,6 +28,11 @@ using namespace telar::runtime;
 
 namespace telar::tools::run {
 namespace {
+
+bool endsWith(const std::string &text, const std::string &suffix) {
+  return text.size() >= suffix.size() &&
+         text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
 
 /// Gaps shorter than this inside a run are not drawn as idle time.
 constexpr int64_t kMinIdleNs = 1000;
@@ -278,6 +284,11 @@ void finishTrace(const Options &o, const Job &job) {
   for (const auto &spans : ranks)
     count += spans.size();
   std::string text = formatTrace(ranks, o.artifact);
+  // FILE.html: the page that draws it (lib/view), the trace inside.
+  if (endsWith(o.trace, ".html"))
+    text = telar_view::renderPage("telar-run trace: " + o.artifact,
+                                  "{\"kind\": \"trace\", \"trace\": " +
+                                      text + "}");
   std::ofstream out(o.trace, std::ios::binary);
   if (!out || !(out << text) || !out.flush())
     throw Error("cannot write the trace '" + o.trace +

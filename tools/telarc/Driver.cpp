@@ -44,6 +44,7 @@
 #include "telar/planner/Profile.h"
 #include "telar/sharding/Completion.h"
 #include "telar/sharding/core/DeviceLimit.h"
+#include "telar/view/Page.h"
 #include "telar/driver/Telarc.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -56,6 +57,7 @@
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
@@ -211,6 +213,16 @@ cl::opt<bool> explain(
              "predicted bubble. To stdout, "
              "or to stderr when --emit writes to stdout"),
     cl::cat(telarcCategory));
+
+cl::opt<std::string> explainHtml(
+    "explain-html",
+    cl::desc("Write the plan as a self-contained HTML page (no network): the "
+             "mesh and its groups of ranks, the largest weights' and "
+             "activations' shardings as blocks coloured by rank, the "
+             "predicted cost (compute, communication per axis set, memory "
+             "per device against the limit), the runner-up plans, and a "
+             "pipeline's schedule as a chart per rank (docs/Plan.md)"),
+    cl::value_desc("FILE"), cl::cat(telarcCategory));
 
 cl::opt<bool> listOps("list-ops",
                       cl::desc("Print the supported ONNX op types, one per "
@@ -775,7 +787,9 @@ int runImpl(int argc, char **argv) {
       return 1;
     }
   }
-  if (planning || (plan && (explain || emitsPlan || !target.empty()))) {
+  bool explainPage = !explainHtml.empty();
+  if (planning ||
+      (plan && (explain || explainPage || emitsPlan || !target.empty()))) {
     std::string error;
     std::optional<telar_planner::Profile> profile =
         telar_planner::loadProfile(profileName, error);
@@ -816,7 +830,8 @@ int runImpl(int argc, char **argv) {
     }
     auto main = module->lookupSymbol<func::FuncOp>("main");
     FailureOr<telar::planner::PlanningResult> result =
-        telar::planner::planAndPrice(main, *profile, plan, search, explain);
+        telar::planner::planAndPrice(main, *profile, plan, search,
+                                     explain || explainPage);
     if (failed(result))
       return 1;
     plan = result->chosen.plan;
@@ -826,9 +841,23 @@ int runImpl(int argc, char **argv) {
       telar::planner::printExplain(toStdout ? llvm::outs() : llvm::errs(),
                                    main, *result, *profile);
     }
-  } else if (explain || !memoryLimit.empty()) {
-    llvm::errs() << "telarc: error: --explain and --memory-limit need a plan "
-                    "(--devices N, or --plan/--mesh)\n";
+    if (explainPage) {
+      std::string pageError;
+      auto page = openOutputFile(explainHtml, &pageError);
+      if (!page) {
+        llvm::errs() << "telarc: error: --explain-html: " << pageError << "\n";
+        return 1;
+      }
+      page->os() << telar_view::renderPage(
+          "Telar plan: " + llvm::sys::path::filename(inputFile).str(),
+          telar::planner::getExplainPageJson(main, *result, *profile,
+                                             inputFile));
+      page->keep();
+    }
+  } else if (explain || explainPage || !memoryLimit.empty()) {
+    llvm::errs() << "telarc: error: --explain, --explain-html and "
+                    "--memory-limit need a plan (--devices N, or "
+                    "--plan/--mesh)\n";
     return 1;
   }
 

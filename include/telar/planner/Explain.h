@@ -111,6 +111,14 @@ void printExplain(llvm::raw_ostream &os, func::FuncOp main,
 /// search's statistics and the runner-ups' totals.
 std::string getCostJson(const PlanningResult &result);
 
+/// The data of the plan page (telarc --explain-html, lib/view): the mesh,
+/// plan.json's "cost", the meshes searched, the largest weights and
+/// activations with each rank's block offsets, and for a pipeline its
+/// schedule table timed with the stages' predicted seconds. `model` names
+/// the model in the page.
+std::string getExplainPageJson(func::FuncOp main, const PlanningResult &result,
+                               const Profile &profile, llvm::StringRef model);
+
 } // namespace mlir::telar::planner
 
 #endif // TELAR_PLANNER_EXPLAIN_H
