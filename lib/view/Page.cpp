@@ -37,7 +37,8 @@ std::string escapeHtml(const std::string &text) {
 }
 
 /// Replaces every `{{name}}` of `text` with `value`.
-void fill(std::string &text, const std::string &name, const std::string &value) {
+void fill(std::string &text, const std::string &name,
+          const std::string &value) {
   std::string key = "{{" + name + "}}";
   for (size_t at = text.find(key); at != std::string::npos;
        at = text.find(key, at + value.size()))

@@ -78,23 +78,13 @@ json completeEvent(int rank, int thread, const std::string &name,
   return e;
 }
 
-/// A span by its rank and index there.
+/// A span by its rank and index there (rank -1: none).
 struct Ref {
-  int rank;
-  size_t index;
+  int rank = -1;
+  size_t index = 0;
 };
 
-} // namespace
-
-void traceRun(int64_t number, const char *kind, trace::Clock::time_point begin,
-              trace::Clock::time_point end) {
-  if (trace::enabled())
-    trace::record("run", "run " + std::to_string(number) + " (" + kind + ")",
-                  begin, end,
-                  "\"run\": " + std::to_string(number) +
-                      ", \"kind\": " + trace::quote(kind));
-}
-
+/// The trace-event JSON of `ranks` (each rank's spans), as written.
 std::string
 formatTrace(const std::vector<std::vector<trace::Span>> &ranks,
             const std::string &artifact) {
@@ -140,10 +130,10 @@ formatTrace(const std::vector<std::vector<trace::Span>> &ranks,
   // A message moves once both ends are there.
   std::vector<std::pair<Ref, Ref>> pairs;
   for (const auto &[key, ends] : messages) {
-    const trace::Span &send = span(ends.first), &recv = span(ends.second);
-    if (send.match.empty() || recv.match.empty() ||
-        send.category != "send" || recv.category != "recv")
+    // Both ends recorded (not so when a rank's trace misses one).
+    if (ends.first.rank < 0 || ends.second.rank < 0)
       continue;
+    const trace::Span &send = span(ends.first), &recv = span(ends.second);
     int64_t both = std::max(send.beginNs, recv.beginNs);
     setWait(ends.first, both);
     setWait(ends.second, both);
@@ -234,6 +224,17 @@ formatTrace(const std::vector<std::vector<trace::Span>> &ranks,
                  {"ranks", ranks.size()},
                  {"clock", "microseconds since every rank left a barrier"}}}};
   return file.dump(1);
+}
+
+} // namespace
+
+void traceRun(int64_t number, const char *kind, trace::Clock::time_point begin,
+              trace::Clock::time_point end) {
+  if (trace::enabled())
+    trace::record("run", "run " + std::to_string(number) + " (" + kind + ")",
+                  begin, end,
+                  "\"run\": " + std::to_string(number) +
+                      ", \"kind\": " + trace::quote(kind));
 }
 
 void startTrace(const Options &o, const Job &job) {

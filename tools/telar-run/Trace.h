@@ -18,8 +18,7 @@
 
 #include "telar/runtime/Trace.h"
 
-#include <string>
-#include <vector>
+#include <cstdint>
 
 namespace telar::tools::run {
 
@@ -31,10 +30,6 @@ void startTrace(const Options &o, const Job &job);
 /// (collective), which writes the file; throws runtime::Error on rank 0
 /// when it cannot.
 void finishTrace(const Options &o, const Job &job);
-
-/// The trace-event JSON of `ranks` (each rank's spans), as written.
-std::string formatTrace(const std::vector<std::vector<runtime::trace::Span>> &ranks,
-                        const std::string &artifact);
 
 /// A span for one of telar-run's runs (--bench's warmup and timed runs).
 void traceRun(int64_t number, const char *kind,

@@ -5,7 +5,7 @@
 //   common: [--input-shape NAME=DxD]... [--bind-input NAME=FILE]...
 //           [--plan plan.json] [--mesh data=2,model=2]
 //           [--devices N] [--profile NAME|FILE] [--memory-limit BYTES]
-//           [--search-time-limit S] [--explain]
+//           [--search-time-limit S] [--explain] [--explain-html FILE]
 //           [--pipeline-stages N] [--no-pipeline] [--microbatches M]
 //           [--virtual-stages V] [--schedule gpipe|1f1b|interleaved]
 //   launch files (multi-rank artifacts): [--nodes N] [--tasks-per-node N]
@@ -27,8 +27,8 @@
 // ones telar-opt runs; telarc has none of its own. Exits 0 on success and 1
 // on any error; errors name the node, op type and opset.
 //
-// All of it is one function (telar/driver/Telarc.h): telarc's main (telarc.cpp)
-// and the Python package's telar.compile call it.
+// All of it is one function (telar/driver/Telarc.h): telarc's main
+// (telarc.cpp) and the Python package's telar.compile call it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -36,6 +36,7 @@
 #include "telar/codegen/Artifact.h"
 #include "telar/codegen/Pipeline.h"
 #include "telar/codegen/TargetBackend.h"
+#include "telar/driver/Telarc.h"
 #include "telar/launch/LaunchFiles.h"
 #include "telar/onnx/Importer.h"
 #include "telar/passes/autodiff/Passes.h"
@@ -45,7 +46,6 @@
 #include "telar/sharding/Completion.h"
 #include "telar/sharding/core/DeviceLimit.h"
 #include "telar/view/Page.h"
-#include "telar/driver/Telarc.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
