@@ -215,7 +215,8 @@ void MeshCommunicator::record(AxisSet axes, const char *kind,
     return;
   trace::Span span;
   span.category = "collective";
-  span.name = std::string(kind) + "[" + formatAxisSet(axes) + "]";
+  span.name = axes ? std::string(kind) + "[" + formatAxisSet(axes) + "]"
+                   : std::string(kind);
   span.args = "\"axes\": " + trace::quote(formatAxisSet(axes)) +
               ", \"group_size\": " + std::to_string(getGroupSize(axes)) +
               ", \"bytes_sent\": " + std::to_string(bytes);
