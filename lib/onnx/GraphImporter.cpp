@@ -45,13 +45,19 @@ struct FlatNode {
   std::string name; // display name
 };
 
+/// Whether `d` fixes its size: a dim_value >= 0. A negative dim_value is
+/// unknown, as an empty or missing dim_param is (onnxruntime reads them so).
+bool isFixed(const ::onnx::TensorShapeProto_Dimension &d) {
+  return d.has_dim_value() && d.dim_value() >= 0;
+}
+
 std::string describeType(const ::onnx::TypeProto_Tensor &t, MLIRContext *ctx) {
   std::string s;
   llvm::raw_string_ostream os(s);
   os << "tensor<";
   if (t.has_shape()) {
     for (const auto &d : t.shape().dim()) {
-      if (d.has_dim_value())
+      if (isFixed(d))
         os << d.dim_value();
       else if (d.has_dim_param() && !d.dim_param().empty())
         os << d.dim_param();
@@ -84,8 +90,7 @@ bool contradicts(const ::onnx::TypeProto_Tensor &tt,
     if (dims.size() != actual.getRank())
       return true;
     for (int i = 0; i < dims.size(); ++i)
-      if (dims[i].has_dim_value() &&
-          dims[i].dim_value() != actual.getDimSize(i))
+      if (isFixed(dims[i]) && dims[i].dim_value() != actual.getDimSize(i))
         return true;
   }
   return false;
@@ -387,7 +392,7 @@ GraphImporter::inputType(const ::onnx::ValueInfoProto &vi,
                << given.size() << ", but the model declares rank "
                << dims.size() << " (" << describeType(tt, &ctx) << ")";
       for (int i = 0; i < dims.size(); ++i)
-        if (dims[i].has_dim_value() && dims[i].dim_value() != given[i])
+        if (isFixed(dims[i]) && dims[i].dim_value() != given[i])
           return emitError(loc)
                  << "--input-shape for '" << vi.name() << "' gives dim " << i
                  << " = " << given[i] << ", but the model fixes it to "
@@ -403,7 +408,7 @@ GraphImporter::inputType(const ::onnx::ValueInfoProto &vi,
   bool isStatic = true;
   int i = 0;
   for (const auto &d : tt.shape().dim()) {
-    if (d.has_dim_value() && d.dim_value() >= 0) {
+    if (isFixed(d)) {
       shape.push_back(d.dim_value());
     } else {
       isStatic = false;
@@ -464,7 +469,7 @@ ElementsAttr GraphImporter::bindInput(const ::onnx::ValueInfoProto &vi,
     if (dims.size() != type.getRank())
       return mismatch("rank");
     for (int i = 0; i < dims.size(); ++i)
-      if (dims[i].has_dim_value() && dims[i].dim_value() != type.getDimSize(i))
+      if (isFixed(dims[i]) && dims[i].dim_value() != type.getDimSize(i))
         return mismatch("dim " + std::to_string(i));
   }
   return attr;
