@@ -14,6 +14,7 @@ from __future__ import annotations
 import difflib
 import json
 import os
+import re
 import shutil
 import tempfile
 from pathlib import Path
@@ -29,6 +30,8 @@ from .errors import CompileError
 #: ``onnx.ModelProto``, or a ``torch.nn.Module`` (with ``example_inputs``).
 Model = Any
 PathLike = Union[str, "os.PathLike[str]"]
+#: ``input_shapes=``: per input, its shape (``(4, 128)`` or ``"4x128"``).
+Shapes = Mapping[str, Union[str, Sequence[int]]]
 
 
 class Flag(NamedTuple):
@@ -97,8 +100,8 @@ def _flag_value(flag: Flag, value: Any) -> str:
     if isinstance(value, (list, tuple)):
         return ",".join(str(v) for v in value)
     if isinstance(value, bool):
-        raise TypeError(f"--{flag.name} takes a value ({flag.value or 'a value'}),"
-                        f" not {value}")
+        what = flag.value or "a value"
+        raise TypeError(f"--{flag.name} takes a value ({what}), not {value}")
     return str(value)
 
 
@@ -133,7 +136,9 @@ def _model_path(model: Model, example_inputs: Any, staging: _Staging,
     if onnx is not None and isinstance(model, onnx.ModelProto):
         if example_inputs is not None:
             raise TypeError("example_inputs= applies to a torch.nn.Module")
-        path = staging.path((model.graph.name or "model") + ".onnx")
+        # Named after its graph (telarc's messages name the file).
+        name = re.sub(r"[^A-Za-z0-9._-]", "_", model.graph.name) or "model"
+        path = staging.path(name + ".onnx")
         onnx.save_model(model, path)
         return path
     torch = _torch_if_module(model)
@@ -264,7 +269,7 @@ def compile(model: Model, *, target: str = "cpu", devices: int | None = None,
             plan: Union[PathLike, Mapping[str, Any], None] = None,
             mesh: Union[str, Mapping[str, int], None] = None,
             profile: str | None = None,
-            input_shapes: Mapping[str, Union[str, Sequence[int]]] | None = None,
+            input_shapes: Shapes | None = None,
             bind_inputs: Mapping[str, Any] | None = None,
             out: PathLike | None = None, example_inputs: Any = None,
             export_options: Mapping[str, Any] | None = None,
@@ -330,7 +335,7 @@ def emit(model: Model, stage: str = "mlir", *, example_inputs: Any = None,
          plan: Union[PathLike, Mapping[str, Any], None] = None,
          mesh: Union[str, Mapping[str, int], None] = None,
          devices: int | None = None, profile: str | None = None,
-         input_shapes: Mapping[str, Union[str, Sequence[int]]] | None = None,
+         input_shapes: Shapes | None = None,
          bind_inputs: Mapping[str, Any] | None = None,
          **options: Any) -> str:
     """The IR of `model` at one stage, as ``telarc --emit=STAGE``.

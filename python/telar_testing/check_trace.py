@@ -30,6 +30,10 @@ class TraceError(Exception):
     pass
 
 
+def end(event: dict) -> float:
+    return event["ts"] + event["dur"]
+
+
 def check(trace: dict, ranks: int) -> list[str]:
     events = trace.get("traceEvents")
     if not isinstance(events, list) or not events:
@@ -37,7 +41,8 @@ def check(trace: dict, ranks: int) -> list[str]:
     names = {e["pid"]: e["args"]["name"] for e in events
              if e.get("ph") == "M" and e.get("name") == "process_name"}
     if names != {r: f"rank {r}" for r in range(ranks)}:
-        raise TraceError(f"process names {names}, expected rank 0..{ranks - 1}")
+        raise TraceError(f"process names {names}, expected rank 0.."
+                         f"{ranks - 1}")
     spans = [e for e in events if e.get("ph") == "X"]
     by_thread = collections.defaultdict(list)
     for e in spans:
@@ -53,9 +58,9 @@ def check(trace: dict, ranks: int) -> list[str]:
         thread.sort(key=lambda e: (e["ts"], -e["dur"]))
         stack: list[dict] = []
         for e in thread:
-            while stack and e["ts"] >= stack[-1]["ts"] + stack[-1]["dur"] - eps:
+            while stack and e["ts"] >= end(stack[-1]) - eps:
                 stack.pop()
-            if stack and e["ts"] + e["dur"] > stack[-1]["ts"] + stack[-1]["dur"] + eps:
+            if stack and end(e) > end(stack[-1]) + eps:
                 raise TraceError(f"{e['name']} at {e['ts']} overlaps "
                                  f"{stack[-1]['name']} on rank {key[0]} "
                                  f"thread {key[1]}")
