@@ -35,11 +35,13 @@ for case in one:1 tp2:2; do
   off=()
   on=()
   for ((i = 0; i < repeats; i++)); do
-    "$bin/telar-run" "$work/$name" -n "$ranks" --input "input_ids=$work/ids.npy" \
-      --bench "$runs" -q --report "$work/off.json" > /dev/null
+    timeout 600 "$bin/telar-run" "$work/$name" -n "$ranks" \
+      --input "input_ids=$work/ids.npy" --bench "$runs" -q \
+      --report "$work/off.json" > /dev/null
     off+=("$(p50 "$work/off.json")")
-    "$bin/telar-run" "$work/$name" -n "$ranks" --input "input_ids=$work/ids.npy" \
-      --bench "$runs" -q --report "$work/on.json" --trace "$work/t.json" > /dev/null
+    timeout 600 "$bin/telar-run" "$work/$name" -n "$ranks" \
+      --input "input_ids=$work/ids.npy" --bench "$runs" -q \
+      --report "$work/on.json" --trace "$work/t.json" > /dev/null
     on+=("$(p50 "$work/on.json")")
   done
   "$py" - "$name ($ranks rank(s))" "${off[*]}" "${on[*]}" <<'PY'

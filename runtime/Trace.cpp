@@ -8,7 +8,8 @@
 
 #include "telar/runtime/Trace.h"
 
-#include <cstdio>
+#include <nlohmann/json.hpp>
+
 #include <mutex>
 
 namespace telar::runtime::trace {
@@ -86,20 +87,9 @@ void record(const char *category, std::string name, Clock::time_point begin,
 }
 
 std::string quote(const std::string &text) {
-  std::string out = "\"";
-  for (unsigned char c : text) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += char(c);
-    } else if (c < 0x20) {
-      char buffer[8];
-      std::snprintf(buffer, sizeof(buffer), "\\u%04x", c);
-      out += buffer;
-    } else {
-      out += char(c);
-    }
-  }
-  return out + "\"";
+  // Paths and names need not be UTF-8: bad bytes become U+FFFD.
+  return nlohmann::json(text).dump(-1, ' ', false,
+                                   nlohmann::json::error_handler_t::replace);
 }
 
 } // namespace telar::runtime::trace

@@ -157,14 +157,11 @@ llvm::json::Object ganttJson(const PricedPipeline &p) {
           {"peer", t.step.peerStage},
           {"start_s", t.start},
           {"end_s", t.end}});
-    // The ranks of the position: those of its stages.
+    // The ranks of the position: those of its first stage (stage q).
     llvm::json::Array ranks;
-    for (int64_t s = int64_t(q); s < S; s += p.positions) {
-      const telar_sharding::PlanStage &ps = p.plan.stages[size_t(s)];
-      for (int64_t r = 0; r < ps.mesh.getNumDevices(); ++r)
-        ranks.push_back(ps.firstRank + r);
-      break;
-    }
+    const telar_sharding::PlanStage &ps = p.plan.stages[q];
+    for (int64_t r = 0; r < ps.mesh.getNumDevices(); ++r)
+      ranks.push_back(ps.firstRank + r);
     positions.push_back(llvm::json::Object{{"position", int64_t(q)},
                                            {"ranks", std::move(ranks)},
                                            {"steps", std::move(steps)}});
@@ -190,9 +187,8 @@ const char *searchStatus(const MeshSearch &m) {
 } // namespace
 
 std::string mlir::telar::planner::getExplainPageJson(
-    func::FuncOp main, const PlanningResult &result, const Profile &profile,
+    const PlanningResult &result, const Profile &profile,
     llvm::StringRef model) {
-  (void)main;
   const telar_sharding::Plan &plan = result.chosen.plan;
   int64_t devices = plan.mesh.getNumDevices();
   for (const telar_sharding::PlanStage &stage : plan.stages)

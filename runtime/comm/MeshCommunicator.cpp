@@ -209,7 +209,7 @@ void MeshCommunicator::record(AxisSet axes, const char *kind,
   s.bytesSent += bytes;
   // The call's index on its group, counted whether or not a trace records
   // it: every member makes the same calls on a group in the same order, so
-  // equal indices are one collective (trace.h's `match`).
+  // equal indices are one collective (Trace.h's `match`).
   int64_t sequence = sequences[axes]++;
   if (!trace::enabled())
     return;
@@ -224,7 +224,7 @@ void MeshCommunicator::record(AxisSet axes, const char *kind,
   // for nobody, nor point to point): the group is named by its axes and
   // the rank with the group's coordinates zeroed (the same for exactly the
   // members).
-  if (axes && std::string(kind) != "local_slice") {
+  if (axes && std::strcmp(kind, "local_slice") != 0) {
     int64_t color = 0;
     for (size_t i = 0; i < axisSizes.size(); ++i)
       color = color * axisSizes[i] +

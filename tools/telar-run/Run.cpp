@@ -31,10 +31,7 @@ namespace {
 void prepareOutputs(const Options &o, const Job &job, const Manifest &m,
                     Prepared &p) {
   p.outputPaths = prepareOutputFiles(o, job.rank, m);
-  // The trace file is written after the runs: refused now if it cannot be.
-  if (!o.trace.empty() && job.rank == 0 && !std::ofstream(o.trace))
-    throw Error("cannot write the trace '" + o.trace +
-                "': " + std::strerror(errno));
+  checkTraceFile(o, job);
   if (!o.report.empty() && job.rank == 0) {
     p.report.open(o.report);
     if (!p.report)

@@ -237,6 +237,12 @@ void traceRun(int64_t number, const char *kind, trace::Clock::time_point begin,
                       ", \"kind\": " + trace::quote(kind));
 }
 
+void checkTraceFile(const Options &o, const Job &job) {
+  if (!o.trace.empty() && job.rank == 0 && !std::ofstream(o.trace))
+    throw Error("cannot write the trace '" + o.trace +
+                "': " + std::strerror(errno));
+}
+
 void startTrace(const Options &o, const Job &job) {
   if (o.trace.empty())
     return;

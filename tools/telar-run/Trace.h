@@ -22,6 +22,10 @@
 
 namespace telar::tools::run {
 
+/// With --trace, on rank 0: throws runtime::Error when the file cannot be
+/// written (it is written after the runs: refused before they start).
+void checkTraceFile(const Options &o, const Job &job);
+
 /// With --trace: every rank starts recording as it leaves a barrier
 /// (collective). Without: nothing.
 void startTrace(const Options &o, const Job &job);

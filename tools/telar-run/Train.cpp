@@ -250,9 +250,7 @@ int train(const Options &o, const Job &job) {
     }
     artifact->makeWeightsWritable();
     inputs = readStepInputs(o, m);
-    if (!o.trace.empty() && job.rank == 0 && !std::ofstream(o.trace))
-      throw Error("cannot write the trace '" + o.trace +
-                  "': " + std::strerror(errno));
+    checkTraceFile(o, job);
     if (!o.report.empty() && job.rank == 0) {
       report.open(o.report);
       if (!report)

@@ -850,8 +850,7 @@ int runImpl(int argc, char **argv) {
       }
       page->os() << telar_view::renderPage(
           "Telar plan: " + llvm::sys::path::filename(inputFile).str(),
-          telar::planner::getExplainPageJson(main, *result, *profile,
-                                             inputFile));
+          telar::planner::getExplainPageJson(*result, *profile, inputFile));
       page->keep();
     }
   } else if (explain || explainPage || !memoryLimit.empty()) {

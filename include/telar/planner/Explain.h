@@ -116,7 +116,7 @@ std::string getCostJson(const PlanningResult &result);
 /// activations with each rank's block offsets, and for a pipeline its
 /// schedule table timed with the stages' predicted seconds. `model` names
 /// the model in the page.
-std::string getExplainPageJson(func::FuncOp main, const PlanningResult &result,
+std::string getExplainPageJson(const PlanningResult &result,
                                const Profile &profile, llvm::StringRef model);
 
 } // namespace mlir::telar::planner

@@ -220,8 +220,9 @@ private:
   /// calls (throws std::bad_alloc).
   void *scratch(int index, size_t bytes);
   /// Adds one call's time (since `start`) and bytes to `axes`' statistics,
-  /// and its span to a trace being recorded (Trace.h; not for the empty
-  /// set: point to point, traced by whoever pairs the messages).
+  /// and its span to a trace being recorded (Trace.h; paired across ranks
+  /// for a collective of a group, not for a local slice nor point to
+  /// point).
   void record(AxisSet axes, const char *kind,
               std::chrono::steady_clock::time_point start, int64_t bytes);
   /// Runs `body` on host-visible views of `in` (`inBytes`) and `out`

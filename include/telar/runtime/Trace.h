@@ -37,11 +37,11 @@ struct Span {
   int thread = 0;
   /// The span's arguments, a JSON object's members ("\"bytes\": 64").
   std::string args;
-  /// A collective: its group ("data,model/3": the axes, then the ranks'
-  /// row-major index over the other axes) and its index among this rank's
-  /// calls on the group; "send T" / "recv T" with `peer` for messages
-  /// (T: the tag, `sequence` the index among this rank's on (peer, tag)).
-  /// Empty when nothing pairs with it.
+  /// What pairs it with the same call on other ranks (empty: nothing). A
+  /// collective: its group ("data,model/3": the axes, then the rank with
+  /// the group's coordinates zeroed), `sequence` its index among the calls
+  /// on that group. A message: "FROM>TO#TAG" (ranks and tag), `sequence`
+  /// its index among the messages with that key; `peer` the other rank.
   std::string match;
   int64_t sequence = 0;
   int peer = -1;
@@ -98,6 +98,8 @@ private:
   Describe describe;
   Clock::time_point begin;
 };
+template <typename Describe>
+Scope(const char *, Describe) -> Scope<Describe>;
 
 } // namespace telar::runtime::trace
 
