@@ -493,12 +493,31 @@ int64_t getNaiveBytes(const std::vector<int64_t> &shape, int64_t elementBytes,
   return bytes;
 }
 
-/// reshard() on every pair, executed and checked.
+/// The axes a sharding uses (split or partial), as a bit set.
+uint64_t getAxisSet(const Sharding &s) {
+  uint64_t set = 0;
+  for (const auto &axes : s.dims)
+    for (int64_t a : axes)
+      set |= uint64_t(1) << a;
+  for (const auto &p : s.partial)
+    set |= uint64_t(1) << p.first;
+  return set;
+}
+
+/// reshard() on every pair, executed and checked; its lower bound never
+/// above what it sends; and its bytes the least: no detour through a third
+/// sharding of the same axes is cheaper (what an inadmissible A* bound, or
+/// a search stopped early, would show).
 PairStats checkAllPairs(const std::vector<int64_t> &shape, const Mesh &mesh,
                         std::vector<ReductionKind> kinds,
                         int64_t elementBytes = 4) {
   std::vector<Sharding> all = enumerateShardings(shape, mesh, kinds);
   PairStats stats;
+  size_t n = all.size();
+  std::vector<int64_t> sent(n * n, -1); // -1: no sequence
+  std::vector<uint64_t> axisSet;
+  for (const Sharding &s : all)
+    axisSet.push_back(getAxisSet(s));
   auto report = [&] {
     std::cout << "  " << mesh.str() << ", shape " << shape[0] << "x" << shape[1]
               << "x" << shape[2] << ": " << all.size() << " shardings, "
@@ -506,8 +525,10 @@ PairStats checkAllPairs(const std::vector<int64_t> &shape, const Mesh &mesh,
               << stats.steps << " steps, " << stats.bytes
               << " bytes (the recipe: " << stats.recipeBytes << ")\n";
   };
-  for (const Sharding &source : all) {
-    for (const Sharding &target : all) {
+  for (size_t i = 0; i < n; ++i) {
+    const Sharding &source = all[i];
+    for (size_t j = 0; j < n; ++j) {
+      const Sharding &target = all[j];
       ++stats.pairs;
       std::string error;
       auto steps = reshard(shape, elementBytes, source, target, mesh, error);
@@ -561,10 +582,41 @@ PairStats checkAllPairs(const std::vector<int64_t> &shape, const Mesh &mesh,
       EXPECT_LE(getBytesSent(*steps),
                 getNaiveBytes(shape, elementBytes, source, target, mesh))
           << pair;
+      std::optional<ReshardBound> bound =
+          getReshardLowerBound(shape, elementBytes, source, target, mesh);
+      if (!bound)
+        ADD_FAILURE() << pair << ": no lower bound";
+      else
+        EXPECT_LE(bound->bytes, getBytesSent(*steps)) << pair;
+      sent[i * n + j] = getBytesSent(*steps);
       stats.recipeBytes += getBytesSent(*recipe);
       stats.bytes += getBytesSent(*steps);
     }
   }
+  int64_t detours = 0;
+  for (size_t i = 0; i < n; ++i)
+    for (size_t j = 0; j < n; ++j) {
+      int64_t direct = sent[i * n + j];
+      if (direct < 0)
+        continue;
+      uint64_t axes = axisSet[i] | axisSet[j];
+      for (size_t k = 0; k < n; ++k) {
+        int64_t first = sent[i * n + k], second = sent[k * n + j];
+        if (first < 0 || second < 0 || (axisSet[k] & ~axes))
+          continue;
+        ++detours;
+        if (direct > first + second) {
+          ADD_FAILURE() << formatSharding(all[i], mesh) << " -> "
+                        << formatSharding(all[j], mesh) << " on "
+                        << mesh.str() << " sends " << direct
+                        << " bytes, but through "
+                        << formatSharding(all[k], mesh) << " only "
+                        << first + second;
+          return stats;
+        }
+      }
+    }
+  EXPECT_GT(detours, int64_t(n));
   report();
   return stats;
 }

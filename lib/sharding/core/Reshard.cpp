@@ -203,6 +203,7 @@ public:
     for (int64_t axis : relevantAxes)
       if (!target.getPartialKind(axis))
         minLocalBytes /= double(mesh.axisSizes[axis]);
+    targetLocalBytes = getLocalBytes(target);
   }
 
   /// The fixed recipe (always valid, not always the cheapest).
@@ -272,6 +273,7 @@ private:
   /// The axes of the source or the target: the others stay unused.
   std::vector<int64_t> relevantAxes;
   double minLocalBytes;
+  int64_t targetLocalBytes;
 };
 
 } // namespace
@@ -412,9 +414,12 @@ std::vector<Move> Resharder::getMoves(const Sharding &s) const {
 // the common prefix of their dimension with the target's, of group size M,
 // must leave it by gathers or all-to-alls; over any local block of at least
 // minLocalBytes (B), those cost at least (R-1)/R B and (M-1)/M B (several
-// smaller groups cost more: sum (1 - 1/Gi) >= 1 - 1/prod Gi). The bound is
-// consistent (no step lowers it by more than it costs), so the first time
-// the search reaches a sharding is the cheapest.
+// smaller groups cost more: sum (1 - 1/Gi) >= 1 - 1/prod Gi). And only a
+// gather grows a local block, sending exactly what it grows by: reaching a
+// target block larger than the current one sends at least the difference,
+// on top of the reductions' bytes. The bound is the larger of the two; both
+// are consistent (no step lowers one by more than it costs), so the first
+// time the search reaches a sharding is the cheapest.
 void Resharder::getPending(const Sharding &s, int64_t &reduce,
                            int64_t &leave) const {
   reduce = 1;
@@ -437,8 +442,11 @@ void Resharder::getPending(const Sharding &s, int64_t &reduce,
 int64_t Resharder::getLowerBound(const Sharding &s) const {
   int64_t reduce, leave;
   getPending(s, reduce, leave);
-  double bound = minLocalBytes *
-                 ((1.0 - 1.0 / double(reduce)) + (1.0 - 1.0 / double(leave)));
+  double reduceBytes = minLocalBytes * (1.0 - 1.0 / double(reduce));
+  double leaveBytes = minLocalBytes * (1.0 - 1.0 / double(leave));
+  double growBytes =
+      double(std::max<int64_t>(0, targetLocalBytes - getLocalBytes(s)));
+  double bound = reduceBytes + std::max(leaveBytes, growBytes);
   // Less one byte for the rounding of the steps' integer bytes.
   return std::max<int64_t>(0, int64_t(bound) - 1);
 }
