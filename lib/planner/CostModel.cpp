@@ -73,6 +73,48 @@ double planner::getStepSeconds(const ReshardStep &step, const Mesh &mesh,
   return seconds;
 }
 
+std::optional<double> planner::getReshardSecondsLowerBound(
+    const std::vector<int64_t> &shape, int64_t elementBytes,
+    const Sharding &from, const Sharding &to, const Mesh &mesh,
+    const Profile &profile, bool *communicates) {
+  std::optional<telar_sharding::ReshardBound> bound =
+      telar_sharding::getReshardLowerBound(shape, elementBytes, from, to,
+                                           mesh);
+  if (!bound)
+    return std::nullopt;
+  for (auto [axis, kind] : to.partial)
+    if (from.getPartialKind(axis) != kind)
+      return std::nullopt;
+  if (communicates)
+    *communicates = bound->communicates;
+  if (!bound->communicates || profile.levels.empty())
+    return 0.0;
+  unsigned level = profile.levels.size() - 1;
+  auto visit = [&](const Sharding &s) {
+    for (const std::vector<int64_t> &axes : s.dims)
+      for (int64_t a : axes)
+        level = std::min(level, getLinkLevel(mesh, {a}, profile));
+    for (auto [a, kind] : s.partial)
+      level = std::min(level, getLinkLevel(mesh, {a}, profile));
+  };
+  visit(from);
+  visit(to);
+  // The cheapest step at that level or beyond.
+  double alpha = std::numeric_limits<double>::infinity(), beta = 0;
+  for (size_t l = level; l < profile.levels.size(); ++l) {
+    const telar_planner::LinkLevel &link = profile.levels[l];
+    alpha = std::min(alpha, link.latency);
+    beta = std::max(beta, link.bandwidth);
+    for (const auto &[kind, fit] : link.collectives) {
+      alpha = std::min(alpha, fit.alpha);
+      beta = std::max(beta, fit.beta);
+    }
+  }
+  if (!std::isfinite(alpha) || alpha < 0)
+    alpha = 0;
+  return alpha + (beta > 0 ? double(bound->bytes) / beta : 0.0);
+}
+
 //===----------------------------------------------------------------------===//
 // Compute
 //===----------------------------------------------------------------------===//

@@ -109,24 +109,7 @@ void appendKey(std::vector<int64_t> &key, const Sharding &s) {
 class MeshPlanner {
 public:
   MeshPlanner(func::FuncOp main, const Mesh &mesh, const Profile &profile)
-      : main(main), mesh(mesh), profile(profile) {
-    // The cheapest a collective step can be on this profile: the lowest
-    // latency and the highest bandwidth of any level and collective fit.
-    minLatency = std::numeric_limits<double>::infinity();
-    maxBandwidth = 0;
-    for (const telar_planner::LinkLevel &level : profile.levels) {
-      minLatency = std::min(minLatency, level.latency);
-      maxBandwidth = std::max(maxBandwidth, level.bandwidth);
-      for (const auto &[kind, fit] : level.collectives) {
-        minLatency = std::min(minLatency, fit.alpha);
-        maxBandwidth = std::max(maxBandwidth, fit.beta);
-      }
-    }
-    if (!std::isfinite(minLatency) || minLatency < 0)
-      minLatency = 0;
-    if (maxBandwidth <= 0)
-      maxBandwidth = std::numeric_limits<double>::infinity();
-  }
+      : main(main), mesh(mesh), profile(profile) {}
 
   MeshSearch run(const std::optional<Plan> &constraints, double memoryLimit,
                  double timeLimitSeconds, double cutoff, Solver solver,
@@ -136,7 +119,11 @@ private:
   func::FuncOp main;
   const Mesh &mesh;
   const Profile &profile;
-  double minLatency, maxBandwidth;
+  /// When the time limit runs out: building the problem stops there too.
+  std::chrono::steady_clock::time_point deadline;
+  bool outOfTime() const {
+    return std::chrono::steady_clock::now() >= deadline;
+  }
 
   // The body, in program order (without the terminator).
   std::vector<Operation *> ops;
@@ -205,8 +192,9 @@ private:
   }
 
   double reshardSeconds(Value v, const Sharding &from, const Sharding &to);
-  void buildStrategies();
-  void buildGroups();
+  /// Both return false when the time limit ran out first.
+  bool buildStrategies();
+  bool buildGroups();
   /// This op's strategy under strategy `g` of its group (op: a
   /// representative).
   const Strategy &strategyOf(int64_t op, unsigned g) const {
@@ -244,22 +232,18 @@ double MeshPlanner::reshardLowerBound(Value v, const Sharding &from,
     return 0;
   if (std::optional<double> known = lookupReshard(v, from, to))
     return *known;
-  // The bound of THE resharding function's search (the bytes partial and
-  // misplaced axes must at least move), at the fastest link, plus one
-  // latency when any collective is needed.
-  std::optional<telar_sharding::ReshardBound> bound =
-      telar_sharding::getReshardLowerBound(shapeOf(v), elementBytesOf(v), from,
-                                           to, mesh);
-  // No resharding exists (a partial axis the source lacks): priced as the
+  // The bound of THE resharding function's search at the fastest link it
+  // may use; an invalid pair, or one without a resharding, is priced as the
   // search does, exactly.
-  if (!bound || std::any_of(to.partial.begin(), to.partial.end(), [&](auto p) {
-        return from.getPartialKind(p.first) != p.second;
-      }))
+  bool communicates = false;
+  std::optional<double> bound = getReshardSecondsLowerBound(
+      shapeOf(v), elementBytesOf(v), from, to, mesh, profile, &communicates);
+  if (!bound)
     return reshardSeconds(v, from, to);
-  if (!bound->communicates)
-    return 0;
+  if (!communicates)
+    return 0; // local slices at most
   exact = false;
-  return minLatency + double(bound->bytes) / maxBandwidth;
+  return *bound;
 }
 
 double MeshPlanner::reshardSeconds(Value v, const Sharding &from,
@@ -284,11 +268,13 @@ double MeshPlanner::reshardSeconds(Value v, const Sharding &from,
   return seconds;
 }
 
-void MeshPlanner::buildStrategies() {
+bool MeshPlanner::buildStrategies() {
   data.assign(ops.size(), OpData());
   for (int64_t i = 0; i < int64_t(ops.size()); ++i) {
     if (rep[i] != i)
       continue;
+    if (outOfTime())
+      return false;
     Operation *op = ops[i];
     OpData &d = data[i];
     bool allStatic = llvm::all_of(op->getOperands(), [](Value v) {
@@ -340,6 +326,7 @@ void MeshPlanner::buildStrategies() {
           getComputeCost(op, operandShapes, resultShapes, profile).seconds);
     }
   }
+  return true;
 }
 
 int64_t MeshPlanner::groupOfValue(Value v) const {
@@ -356,10 +343,12 @@ Sharding MeshPlanner::shardingOfValue(Value v, unsigned g) const {
   return strategyOf(i, g).results[r.getResultNumber()];
 }
 
-void MeshPlanner::buildGroups() {
+bool MeshPlanner::buildGroups() {
   for (int64_t i = 0; i < int64_t(ops.size()); ++i) {
     if (rep[i] != i)
       continue;
+    if (outOfTime())
+      return false;
     Operation *op = ops[i];
     OpData &d = data[i];
     if (isSourceOp(op) &&
@@ -403,34 +392,45 @@ void MeshPlanner::buildGroups() {
       Value in = op->getOperand(k);
       int64_t g = data[follow].group;
       d.group = g;
+      // The answer depends only on the sharding produced, which many of
+      // the group's strategies share.
+      std::map<std::vector<int64_t>, std::pair<unsigned, double>> answers;
       for (unsigned s = 0; s < groups[g].size(); ++s) {
-        // The cheapest answer, pricing exactly only the candidates whose
-        // lower bound could still beat the best price so far.
+        if (outOfTime())
+          return false;
         Sharding produced = shardingOfValue(in, s);
-        std::vector<std::pair<double, unsigned>> bounds;
-        for (unsigned t = 0; t < d.strategies.size(); ++t) {
-          bool exact = false;
-          double bound = reshardLowerBound(in, produced,
-                                           d.strategies[t].operands[k], exact);
-          bounds.push_back({bound + d.compute[t], t});
-        }
-        std::stable_sort(bounds.begin(), bounds.end(),
-                         [](auto &a, auto &b) { return a.first < b.first; });
-        unsigned best = 0;
-        double bestCost = std::numeric_limits<double>::infinity();
-        for (auto [bound, t] : bounds) {
-          if (bound >= bestCost)
-            break;
-          double cost =
-              reshardSeconds(in, produced, d.strategies[t].operands[k]) +
-              d.compute[t];
-          if (cost < bestCost || (cost == bestCost && t < best)) {
-            bestCost = cost;
-            best = t;
+        std::vector<int64_t> key;
+        appendKey(key, produced);
+        auto [it, inserted] = answers.try_emplace(std::move(key));
+        if (inserted) {
+          // The cheapest answer, pricing exactly only the candidates whose
+          // lower bound could still beat the best price so far.
+          std::vector<std::pair<double, unsigned>> bounds;
+          for (unsigned t = 0; t < d.strategies.size(); ++t) {
+            bool exact = false;
+            double bound = reshardLowerBound(
+                in, produced, d.strategies[t].operands[k], exact);
+            bounds.push_back({bound + d.compute[t], t});
           }
+          std::stable_sort(bounds.begin(), bounds.end(),
+                           [](auto &a, auto &b) { return a.first < b.first; });
+          unsigned best = 0;
+          double bestCost = std::numeric_limits<double>::infinity();
+          for (auto [bound, t] : bounds) {
+            if (bound >= bestCost)
+              break;
+            double cost =
+                reshardSeconds(in, produced, d.strategies[t].operands[k]) +
+                d.compute[t];
+            if (cost < bestCost || (cost == bestCost && t < best)) {
+              bestCost = cost;
+              best = t;
+            }
+          }
+          it->second = {best, bestCost};
         }
-        d.choice.push_back(best);
-        groups[g].cost[s] += mult[i] * bestCost;
+        d.choice.push_back(it->second.first);
+        groups[g].cost[s] += mult[i] * it->second.second;
       }
       continue;
     }
@@ -442,6 +442,7 @@ void MeshPlanner::buildGroups() {
     }
     groups.push_back(std::move(g));
   }
+  return true;
 }
 
 MeshSearch MeshPlanner::run(const std::optional<Plan> &constraints,
@@ -449,6 +450,10 @@ MeshSearch MeshPlanner::run(const std::optional<Plan> &constraints,
                             double cutoff, Solver solver,
                             std::optional<int64_t> layerCount) {
   MeshSearch result;
+  auto start = std::chrono::steady_clock::now();
+  deadline = start + std::chrono::duration_cast<
+                            std::chrono::steady_clock::duration>(
+                            std::chrono::duration<double>(timeLimitSeconds));
   result.mesh = mesh;
   Block &body = main.getBody().front();
   for (Operation &op : body.without_terminator()) {
@@ -478,7 +483,9 @@ MeshSearch MeshPlanner::run(const std::optional<Plan> &constraints,
     return layerTimes / double(layers.count);
   };
 
-  buildStrategies();
+  // Out of time while building: no solution (status NoSolution).
+  if (!buildStrategies())
+    return result;
   for (BlockArgument arg : body.getArguments()) {
     if (!isTensor(arg) || isFolded(arg) || arg.use_empty())
       continue;
@@ -490,7 +497,8 @@ MeshSearch MeshPlanner::run(const std::optional<Plan> &constraints,
                                 shapeOf(arg).size())};
     groups.push_back(Group{std::vector<double>(argShardings[g].size(), 0)});
   }
-  buildGroups();
+  if (!buildGroups())
+    return result;
 
   // Edges, one matrix per pair of groups, summed over the uses between
   // them (each use of layer 0 once per layer).
@@ -528,6 +536,8 @@ MeshSearch MeshPlanner::run(const std::optional<Plan> &constraints,
     }
   }
   for (const auto &[key, count] : useCounts) {
+    if (outOfTime())
+      return result;
     Value value =
         key[0] < 0 ? Value(body.getArgument(key[1]))
                    : Value(ops[key[0]]->getResult(key[1]));
@@ -738,6 +748,8 @@ MeshSearch MeshPlanner::run(const std::optional<Plan> &constraints,
   for (int64_t i = 0; i < numOps; ++i) {
     if (rep[i] != i || isSourceOp(ops[i]))
       continue;
+    if (outOfTime())
+      return result;
     std::map<int64_t, std::vector<double>> terms = weights;
     for (size_t a = 0; a < activations.size(); ++a)
       if (lifetimes[a].first <= i && i <= lifetimes[a].second)
@@ -761,8 +773,8 @@ MeshSearch MeshPlanner::run(const std::optional<Plan> &constraints,
   // Lazy pricing: solve with lower bounds for the pairs not yet priced;
   // price the pairs the solution uses exactly; repeat until it uses only
   // exact prices. Every price is at least its bound, so that solution is
-  // optimal for the exact prices too.
-  auto searchStart = std::chrono::steady_clock::now();
+  // optimal for the exact prices too. The time limit counts from the
+  // start of the build.
   if (solver == Solver::BruteForce) {
     for (EdgeTerm &t : edgeTerms)
       for (size_t s = 0; s < t.sources.size(); ++s)
@@ -776,31 +788,32 @@ MeshSearch MeshPlanner::run(const std::optional<Plan> &constraints,
     fillEdges();
     result.solution = telar_planner::solveBruteForce(problem);
   }
+  // The best solution seen with every pair it uses priced exactly (each
+  // one is, once priced below): what a search out of time returns.
+  telar_planner::IlpSolution bestExact;
+  auto keepBestExact = [&](const telar_planner::IlpSolution &bound) {
+    result.solution = bestExact;
+    result.solution.status = telar_planner::IlpSolution::Status::TimeLimit;
+    result.solution.bound = std::min(bound.bound, bestExact.objective);
+  };
   while (solver == Solver::Cbc) {
-    double elapsed = std::chrono::duration<double>(
-                         std::chrono::steady_clock::now() - searchStart)
-                         .count();
-    telar_planner::IlpSolution previous = result.solution;
-    result.solution = telar_planner::solveIlp(
-        problem, std::max(0.05, timeLimitSeconds - elapsed),
-        previous.choice.empty() ? nullptr : &previous.choice, cutoff);
-    if (!result.solution.hasSolution()) {
-      // Out of time after a solution: keep it (its pairs are all priced
-      // exactly now), marked as the time limit's.
-      if (result.solution.status ==
-              telar_planner::IlpSolution::Status::NoSolution &&
-          previous.hasSolution()) {
-        bool feasible = false;
-        previous.objective =
-            telar_planner::evaluateChoice(problem, previous.choice, feasible);
-        previous.status = telar_planner::IlpSolution::Status::TimeLimit;
-        previous.bound = std::min(previous.bound, previous.objective);
-        result.solution = previous;
-      }
+    double left =
+        std::chrono::duration<double>(deadline - std::chrono::steady_clock::now())
+            .count();
+    telar_planner::IlpSolution found = telar_planner::solveIlp(
+        problem, std::max(0.05, left),
+        bestExact.hasSolution() ? &bestExact.choice : nullptr, cutoff);
+    if (!found.hasSolution()) {
+      // Out of time after a solution: the best one so far.
+      if (found.status == telar_planner::IlpSolution::Status::NoSolution &&
+          bestExact.hasSolution())
+        keepBestExact(bestExact);
+      else
+        result.solution = found;
       break;
     }
     bool changed = false;
-    const std::vector<unsigned> &c = result.solution.choice;
+    const std::vector<unsigned> &c = found.choice;
     for (EdgeTerm &t : edgeTerms) {
       size_t i = t.to < 0 ? c[t.from] : c[t.from] * t.targets.size() + c[t.to];
       if (t.exact[i])
@@ -810,20 +823,24 @@ MeshSearch MeshPlanner::run(const std::optional<Plan> &constraints,
       t.exact[i] = true;
       changed = true;
     }
-    if (!changed)
+    if (!changed) {
+      // Priced exactly throughout: optimal (or CBC's best within the time).
+      result.solution = found;
+      if (bestExact.hasSolution() &&
+          bestExact.objective < found.objective)
+        keepBestExact(found);
       break;
-    double spent = std::chrono::duration<double>(
-                       std::chrono::steady_clock::now() - searchStart)
-                       .count();
-    if (spent >= timeLimitSeconds) {
-      // Out of time: this solution, at its exact price.
-      fillEdges();
-      bool feasible = false;
-      result.solution.objective = telar_planner::evaluateChoice(
-          problem, result.solution.choice, feasible);
-      result.solution.status = telar_planner::IlpSolution::Status::TimeLimit;
-      result.solution.bound =
-          std::min(result.solution.bound, result.solution.objective);
+    }
+    fillEdges();
+    bool feasible = false;
+    double objective = telar_planner::evaluateChoice(problem, c, feasible);
+    if (feasible &&
+        (!bestExact.hasSolution() || objective < bestExact.objective)) {
+      bestExact = found;
+      bestExact.objective = objective;
+    }
+    if (outOfTime()) {
+      keepBestExact(found);
       break;
     }
     // Every pair of the same shardings is now known exactly.

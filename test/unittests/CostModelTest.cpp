@@ -2,6 +2,7 @@
 
 #include "telar/InitAllTelar.h"
 #include "telar/planner/CostModel.h"
+#include "telar/planner/Strategies.h"
 #include "telar/sharding/Completion.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -149,6 +150,67 @@ TEST(CostModel, StepSecondsOfReshardSteps) {
   EXPECT_DOUBLE_EQ(
       getStepSeconds(step(StepKind::AllToAll, {0}, 1000000), two, p),
       2e-5 + 2e-4);
+}
+
+TEST(CostModel, ReshardLowerBoundNeverAboveThePrice) {
+  // Every pair of shardings (partial ones included) of a [16x8x4] tensor
+  // on meshes within a node, across nodes (nodes of 2), and of three axes:
+  // the bound the search prices unpriced pairs with never exceeds the
+  // summed step seconds of reshard()'s steps, and is exact (0) when nothing
+  // communicates.
+  Profile p = twoLevels();
+  p.levels[0].devices = 2;
+  p.levels[1].collectives["all_gather"] = {3e-5, 5e9};
+  int64_t pairs = 0, network = 0;
+  for (Mesh m : {mesh({"a", "b"}, {2, 2}), mesh({"a", "b", "c"}, {2, 2, 2}),
+                 mesh({"a", "b"}, {4, 2})}) {
+    std::vector<int64_t> shape = {16, 8, 4};
+    // Each sharding, and each with a sum pending over free axes.
+    std::vector<telar_sharding::Sharding> all;
+    for (const telar_sharding::Sharding &s : enumerateShardings(shape, m)) {
+      std::vector<int64_t> free;
+      for (int64_t a = 0; a < m.getNumAxes(); ++a)
+        if (s.getDimOfAxis(a) < 0)
+          free.push_back(a);
+      for (uint64_t mask = 0; mask < (uint64_t(1) << free.size()); ++mask) {
+        telar_sharding::Sharding t = s;
+        for (size_t i = 0; i < free.size(); ++i)
+          if (mask & (uint64_t(1) << i))
+            t.partial.push_back({free[i], telar_sharding::ReductionKind::Sum});
+        all.push_back(std::move(t));
+      }
+    }
+    for (const telar_sharding::Sharding &from : all)
+      for (const telar_sharding::Sharding &to : all) {
+        std::string error;
+        auto steps = telar_sharding::reshard(shape, 4, from, to, m, error);
+        bool communicates = true;
+        std::optional<double> bound =
+            getReshardSecondsLowerBound(shape, 4, from, to, m, p,
+                                        &communicates);
+        ASSERT_EQ(bool(steps), bool(bound)) << error;
+        if (!steps)
+          continue;
+        double seconds = 0;
+        for (const telar_sharding::ReshardStep &step : *steps)
+          seconds += getStepSeconds(step, m, p);
+        ++pairs;
+        std::string pair = telar_sharding::formatSharding(from, m) + " -> " +
+                           telar_sharding::formatSharding(to, m) + " on " +
+                           m.str();
+        EXPECT_LE(*bound, seconds * (1 + 1e-12)) << pair;
+        if (!communicates)
+          EXPECT_EQ(seconds, 0) << pair;
+        else
+          EXPECT_GT(*bound, 0) << pair;
+        if (*bound >= p.levels[1].latency)
+          ++network;
+      }
+  }
+  EXPECT_GT(pairs, 9000);
+  // The levels matter: pairs of axes across nodes only start at the
+  // network's latency.
+  EXPECT_GT(network, 300);
 }
 
 class ComputeCostTest : public ::testing::Test {

@@ -24,6 +24,7 @@
 #include "llvm/Support/JSON.h"
 
 #include <map>
+#include <optional>
 #include <vector>
 
 namespace mlir::telar::planner {
@@ -44,6 +45,20 @@ unsigned getLinkLevel(const telar_sharding::Mesh &mesh, ArrayRef<int64_t> axes,
 /// when the profile has one, else (latency, bandwidth).
 double getStepSeconds(const telar_sharding::ReshardStep &step,
                       const telar_sharding::Mesh &mesh, const Profile &profile);
+
+/// A lower bound of the summed getStepSeconds of reshard()'s steps from
+/// `from` to `to`, without searching: 0 when no step communicates, else the
+/// latency plus getReshardLowerBound's bytes at the fastest fit of the
+/// innermost level any axis of `from` or `to` reaches (reshard() moves only
+/// those axes, and a step runs at the level of its outermost axis). nullopt
+/// when the pair is invalid or has no resharding (a partial axis the
+/// source lacks). `communicates` (optional) says whether any step does: when
+/// not, 0 is the exact price.
+std::optional<double> getReshardSecondsLowerBound(
+    const std::vector<int64_t> &shape, int64_t elementBytes,
+    const telar_sharding::Sharding &from, const telar_sharding::Sharding &to,
+    const telar_sharding::Mesh &mesh, const Profile &profile,
+    bool *communicates = nullptr);
 
 /// Roofline compute of `op` on its local shard.
 struct ComputeCost {
