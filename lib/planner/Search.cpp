@@ -770,6 +770,9 @@ MeshSearch MeshPlanner::run(const std::optional<Plan> &constraints,
   for (const IlpProblem::Node &n : problem.nodes)
     result.numStrategies += int64_t(n.cost.size());
   result.minimumMemory = minimumMemory;
+  result.buildSeconds = std::chrono::duration<double>(
+                            std::chrono::steady_clock::now() - start)
+                            .count();
   // Lazy pricing: solve with lower bounds for the pairs not yet priced;
   // price the pairs the solution uses exactly; repeat until it uses only
   // exact prices. Every price is at least its bound, so that solution is
@@ -1144,6 +1147,7 @@ mlir::telar::planner::searchPlan(func::FuncOp main, const Profile &profile,
       options.memoryLimit > 0 ? options.memoryLimit : profile.memoryBytes;
   double best = std::numeric_limits<double>::infinity();
   bool any = false;
+  double lastBuild = 0; // of the last three-axis mesh
   for (size_t i = 0; i < meshes.size(); ++i) {
     double elapsed = std::chrono::duration<double>(
                          std::chrono::steady_clock::now() - start)
@@ -1172,10 +1176,26 @@ mlir::telar::planner::searchPlan(func::FuncOp main, const Profile &profile,
     // Only plans cheaper than the best so far are of interest.
     // (A plan as cheap as the best, within rounding, may still win by
     // having fewer axes.)
+    // The time left is shared by the meshes left, but a three-axis mesh
+    // gets at least half of it (the first) or 1.5x the build time of the
+    // three-axis mesh before: fewer meshes searched usefully rather than all
+    // cut off while their programs are built (those the limit then leaves
+    // are reported as not searched).
+    double share = remaining / double(meshes.size() - i);
+    if (meshes[i].getNumAxes() >= 3)
+      share = std::min(remaining,
+                       std::max(share, lastBuild > 0 ? 1.5 * lastBuild
+                                                      : remaining / 2));
+    auto meshStart = std::chrono::steady_clock::now();
     MeshSearch s = planOnMesh(main, meshes[i], profile, constraints,
-                              options.memoryLimit,
-                              remaining / double(meshes.size() - i),
+                              options.memoryLimit, share,
                               best * (1 + 1e-6));
+    if (meshes[i].getNumAxes() >= 3)
+      lastBuild = s.buildSeconds > 0
+                      ? s.buildSeconds
+                      : std::chrono::duration<double>(
+                            std::chrono::steady_clock::now() - meshStart)
+                            .count();
     if (s.solution.hasSolution()) {
       double objective = s.solution.objective;
       bool tie = any && std::abs(objective - best) <= 1e-9 * best;

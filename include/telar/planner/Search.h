@@ -99,6 +99,9 @@ struct MeshSearch {
   double minimumMemory = 0;
   /// Not searched: the time limit was used up on the meshes before.
   bool skipped = false;
+  /// Seconds spent building the integer program (0: the time limit ran out
+  /// first).
+  double buildSeconds = 0;
 };
 
 struct SearchResult {
