@@ -80,11 +80,9 @@ std::optional<double> planner::getReshardSecondsLowerBound(
   std::optional<telar_sharding::ReshardBound> bound =
       telar_sharding::getReshardLowerBound(shape, elementBytes, from, to,
                                            mesh);
+  // nullopt also for a target partial where the source is not (checkPair).
   if (!bound)
     return std::nullopt;
-  for (auto [axis, kind] : to.partial)
-    if (from.getPartialKind(axis) != kind)
-      return std::nullopt;
   if (communicates)
     *communicates = bound->communicates;
   if (!bound->communicates || profile.levels.empty())

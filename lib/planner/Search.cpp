@@ -794,10 +794,11 @@ MeshSearch MeshPlanner::run(const std::optional<Plan> &constraints,
   // The best solution seen with every pair it uses priced exactly (each
   // one is, once priced below): what a search out of time returns.
   telar_planner::IlpSolution bestExact;
-  auto keepBestExact = [&](const telar_planner::IlpSolution &bound) {
+  // With the bound of the latest solve (prices only rise between solves).
+  auto keepBestExact = [&](const telar_planner::IlpSolution &latest) {
     result.solution = bestExact;
     result.solution.status = telar_planner::IlpSolution::Status::TimeLimit;
-    result.solution.bound = std::min(bound.bound, bestExact.objective);
+    result.solution.bound = std::min(latest.bound, bestExact.objective);
   };
   while (solver == Solver::Cbc) {
     double left =
@@ -1173,9 +1174,6 @@ mlir::telar::planner::searchPlan(func::FuncOp main, const Profile &profile,
       constraints = *options.constraints;
       constraints->mesh = meshes[i];
     }
-    // Only plans cheaper than the best so far are of interest.
-    // (A plan as cheap as the best, within rounding, may still win by
-    // having fewer axes.)
     // The time left is shared by the meshes left, but a three-axis mesh
     // gets at least half of it (the first) or 1.5x the build time of the
     // three-axis mesh before: fewer meshes searched usefully rather than all
@@ -1187,6 +1185,9 @@ mlir::telar::planner::searchPlan(func::FuncOp main, const Profile &profile,
                        std::max(share, lastBuild > 0 ? 1.5 * lastBuild
                                                       : remaining / 2));
     auto meshStart = std::chrono::steady_clock::now();
+    // Only plans cheaper than the best so far are of interest.
+    // (A plan as cheap as the best, within rounding, may still win by
+    // having fewer axes.)
     MeshSearch s = planOnMesh(main, meshes[i], profile, constraints,
                               options.memoryLimit, share,
                               best * (1 + 1e-6));
